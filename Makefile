@@ -1,0 +1,91 @@
+# DeepVM Studio: build, run and test. Needs only Python 3.11 (with venv) on Debian.
+#   make run    start the dashboard (HOST=127.0.0.1 PORT=8501 by default)
+#   make test   lint + all tests, end-to-end browser tests included
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+# The interpreter that creates the venv: python3.11 if on PATH, else python3.
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
+
+HOST ?= 127.0.0.1
+PORT ?= 8501
+PYTEST_ARGS ?=
+
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: help venv install test-deps run browser test lint bench clean
+
+help:
+	@echo "make run      install and start the dashboard on http://$(HOST):$(PORT)"
+	@echo "make test     install, lint and run all tests (installs Debian's chromium if missing)"
+	@echo "make install  create .venv and install the runtime dependencies + deepvm_core (editable)"
+	@echo "make lint     ruff check ."
+	@echo "make bench    run bench/run_all.py"
+	@echo "make browser  install Debian's chromium if /usr/bin/chromium is missing"
+	@echo "make clean    remove .venv and caches"
+
+# --- virtual environment -----------------------------------------------------------------
+
+$(PY):
+	@if [ -z "$(PYTHON)" ]; then echo "error: neither python3.11 nor python3 is on PATH" >&2; exit 1; fi
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "error: $(PYTHON) is older than Python 3.11" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+venv: $(PY)
+
+# Editable install: Streamlit only puts dashboard/ on sys.path, so deepvm_core must be installed.
+$(RUNTIME_STAMP): requirements.txt pyproject.toml | $(PY)
+	$(PIP) install -r requirements.txt
+	$(PIP) install -e . --no-deps
+	@touch $@
+
+install: $(RUNTIME_STAMP)
+
+$(TEST_STAMP): requirements-test.txt $(RUNTIME_STAMP)
+	$(PIP) install -r requirements-test.txt
+	@touch $@
+
+test-deps: $(TEST_STAMP)
+
+# --- targets -----------------------------------------------------------------------------
+
+run: install
+	$(VENV)/bin/streamlit run dashboard/app.py --server.address $(HOST) --server.port $(PORT)
+
+# Debian's chromium for the end-to-end tests, which use /usr/bin/chromium (or env CHROMIUM_PATH).
+# Never `playwright install`: it downloads browser builds, which cannot work here.
+browser:
+	@if [ -x /usr/bin/chromium ]; then \
+		echo "chromium: /usr/bin/chromium is installed"; \
+	else \
+		if [ "$$(id -u)" -eq 0 ]; then SUDO=""; \
+		elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; \
+		else echo "error: /usr/bin/chromium is missing; install Debian's chromium as root:" \
+			"apt-get update && apt-get install -y chromium" >&2; exit 1; fi; \
+		echo "Installing Debian's chromium with apt-get"; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update \
+		&& $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium \
+		|| { echo "error: apt-get could not install chromium" >&2; exit 1; }; \
+		[ -x /usr/bin/chromium ] || { echo "error: /usr/bin/chromium still missing" >&2; exit 1; }; \
+	fi
+
+test: install test-deps browser
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: test-deps
+	$(VENV)/bin/ruff check .
+
+bench: install
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -1,0 +1,249 @@
+"""The ``deepvm`` command line: recommend, sweep, flopp, catalog validate/convert, fetch.
+
+Every user error (bad argument, missing or invalid file, infeasible input) ends with a one-line
+message on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from deepvm_core.catalog import (
+    Catalog,
+    catalog_to_artifact_dict,
+    catalog_to_dict,
+    load_catalog,
+    write_json_atomic,
+)
+from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.export import recommendation_to_dict
+from deepvm_core.model import (
+    ARCHITECTURE_LABELS,
+    OBJECTIVES,
+    Configuration,
+    Scenario,
+    flopp_ranking,
+)
+from deepvm_core.policies import POLICY_LABELS, SOLVERS, recommend
+from deepvm_core.sweep import pw_grid, sweep
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error message (no usage dump) and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _number(kind: type, minimum: float | None = None, strict: bool = False):
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if minimum is not None and (value <= minimum if strict else value < minimum):
+            rel = ">" if strict else ">="
+            raise argparse.ArgumentTypeError(f"{text!r} must be {rel} {minimum:g}")
+        return value
+    return parse
+
+
+def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool) -> None:
+    p.add_argument("--catalog", required=True,
+                   help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
+    if with_pw:
+        p.add_argument("--pw", type=_number(float, 0.0), required=True,
+                       help="pricing willingness, USD per hour")
+    p.add_argument("--ckpt-gb", type=_number(float, 0.0, strict=True), default=0.3,
+                   help="checkpoint size, GB (default 0.3)")
+    p.add_argument("--buffer", type=_number(float, 0.0, strict=True), default=2.0,
+                   help="checkpoints one memory node keeps in RAM (default 2)")
+    p.add_argument("--no-quotas", action="store_true",
+                   help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
+    p.add_argument("--max-nodes", type=_number(int, 1), default=256,
+                   help="cap on VM counts per role (default 256)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``deepvm``."""
+    parser = _Parser(prog="deepvm", description=(
+        "DeepVM Studio: cost-efficient spot/on-demand clusters for distributed training."))
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    rec = sub.add_parser("recommend", help="recommend configurations for one scenario")
+    _add_scenario_args(rec, with_pw=True)
+    rec.add_argument("--top", type=_number(int, 1), default=3, help="how many (default 3)")
+    rec.add_argument("--objective", choices=OBJECTIVES, default="paper",
+                     help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
+    rec.add_argument("--solver", choices=SOLVERS, default="enumerate",
+                     help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
+    rec.add_argument("--format", choices=("table", "json"), default="table")
+
+    sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
+    _add_scenario_args(sw, with_pw=False)
+    sw.add_argument("--pw-start", type=_number(float, 0.0), default=0.0)
+    sw.add_argument("--pw-stop", type=_number(float, 0.0), default=10.0)
+    sw.add_argument("--pw-step", type=_number(float, 0.0, strict=True), default=0.1)
+    sw.add_argument("--format", choices=("csv", "json"), default="csv")
+
+    fl = sub.add_parser("flopp", help="the FLOPP ranking of a catalog's GPU types")
+    fl.add_argument("--catalog", required=True)
+    fl.add_argument("--format", choices=("table", "json"), default="table")
+
+    cat = sub.add_parser("catalog", help="validate or convert catalog files")
+    cat_sub = cat.add_subparsers(dest="catalog_command", required=True, parser_class=_Parser)
+    val = cat_sub.add_parser("validate", help="check a catalog; list every problem")
+    val.add_argument("path")
+    conv = cat_sub.add_parser("convert", help="convert between our format and the artifact's")
+    conv.add_argument("input")
+    conv.add_argument("output")
+    conv.add_argument("--to", choices=("ours", "artifact"), default="ours",
+                      help="output format (default: ours)")
+    return parser
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _load(name: str) -> Catalog:
+    try:
+        return load_catalog(name)
+    except CatalogError as exc:
+        first = exc.problems[0] if exc.problems else "unknown problem"
+        more = len(exc.problems) - 1
+        extra = f" (+{more} more; run 'deepvm catalog validate {name}')" if more else ""
+        raise DeepVMError(f"catalog {name!r} is invalid: {first}{extra}") from None
+
+
+def _config_line(c: Configuration | None) -> str:
+    return c.describe() if c else "none feasible"
+
+
+def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
+    catalog = _load(args.catalog)
+    scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
+                        args.max_nodes, args.top)
+    rec = recommend(catalog, scenario, args.solver)
+    if args.format == "json":
+        out.write(json.dumps(recommendation_to_dict(rec, catalog), indent=2) + "\n")
+        return 0
+    out.write(f"Catalog {catalog.name} ({catalog.region}, prices {catalog.prices_date}); "
+              f"PW {args.pw:g} USD/h, checkpoint {args.ckpt_gb:g} GB x buffer {args.buffer:g}; "
+              f"objective {args.objective}; quotas {'off' if args.no_quotas else 'on'}\n\n")
+    if rec.explanation:
+        out.write(f"Nothing is feasible. {rec.explanation.summary}\n")
+    else:
+        width = max(len(_config_line(c)) for c in rec.deepvm)
+        out.write(f"{'#':>2}  {'configuration':<{width}}  {'objective':>14}  {'performance':>11}\n")
+        for i, c in enumerate(rec.deepvm, 1):
+            out.write(f"{i:>2}  {_config_line(c):<{width}}  "
+                      f"{c.objective_value(args.objective):>14.6g}  {c.performance:>11.1f}\n")
+    out.write("\n")
+    for arch, best in (("single_anchor", rec.best_single_anchor), ("tiering", rec.best_tiering)):
+        note = rec.architecture_notes.get(arch)
+        out.write(f"Best {ARCHITECTURE_LABELS[arch]}: "
+                  f"{_config_line(best) if best else 'none. ' + (note.summary if note else '')}\n")
+    for policy in ("deepvm_noscale", "cost_first", "performance_first"):
+        c = rec.policy(policy)
+        perf = f" (performance {c.performance:.1f})" if c else ""
+        out.write(f"{POLICY_LABELS[policy]}: {_config_line(c)}{perf}\n")
+    for note in rec.notes:
+        out.write(f"Note: {note}\n")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace, out: io.TextIOBase) -> int:
+    catalog = _load(args.catalog)
+    scenario = Scenario(args.pw_start, args.ckpt_gb, args.buffer, "paper", not args.no_quotas,
+                        args.max_nodes, 1)
+    result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
+    rows = result.rows()
+    if args.format == "json":
+        out.write(json.dumps({"catalog": {"name": catalog.name, "sha256": catalog.sha256},
+                              "normaliser_performance": result.normaliser,
+                              "rows": rows}, indent=2) + "\n")
+    else:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["pw_usd_per_hour"],
+                                lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return 0
+
+
+def _cmd_flopp(args: argparse.Namespace, out: io.TextIOBase) -> int:
+    catalog = _load(args.catalog)
+    rows = flopp_ranking(catalog)
+    if args.format == "json":
+        out.write(json.dumps([r.__dict__ for r in rows], indent=2) + "\n")
+        return 0
+    out.write(f"{'rank':>4}  {'GPU type':<14} {'eFLOPS':>8} {'spot $/h':>9} {'OD $/h':>8} "
+              f"{'spot FLOPP':>12} {'OD FLOPP':>12} {'OD rank':>7}\n")
+    for r in rows:
+        out.write(f"{r.spot_rank:>4}  {r.name:<14} {r.eflops:>8g} {r.spot_usd_per_hour:>9.4f} "
+                  f"{r.on_demand_usd_per_hour:>8.4f} {r.spot_flopp:>12.4g} "
+                  f"{r.on_demand_flopp:>12.4g} {r.on_demand_rank:>7}\n")
+    return 0
+
+
+def _cmd_catalog(args: argparse.Namespace, out: io.TextIOBase) -> int:
+    if args.catalog_command == "validate":
+        try:
+            catalog = load_catalog(args.path)
+        except CatalogError as exc:
+            out.write(str(exc) + "\n")
+            return EXIT_USAGE
+        out.write(f"OK: {catalog.name} ({catalog.provider}, {catalog.region}, prices "
+                  f"{catalog.prices_date}): {len(catalog.gpu_types)} GPU types, "
+                  f"{len(catalog.cpu_types)} CPU types, {len(catalog.quotas)} quotas, "
+                  f"{len(catalog.saturation)} saturation steps; sha256 {catalog.sha256}\n")
+        for w in catalog.warnings:
+            out.write(f"warning: {w}\n")
+        return 0
+    catalog = _load(args.input)
+    data = catalog_to_artifact_dict(catalog) if args.to == "artifact" else catalog_to_dict(catalog)
+    if Path(args.output).resolve() == Path(args.input).resolve():
+        raise DeepVMError("output must differ from input (the input is never overwritten)")
+    try:
+        write_json_atomic(args.output, data)
+    except OSError as exc:
+        raise DeepVMError(f"cannot write {args.output!r}: {exc.strerror}") from None
+    out.write(f"wrote {args.output} ({args.to} format)\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``deepvm``; returns the exit code (0 ok, 2 user error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    out = sys.stdout
+    try:
+        if args.command == "recommend":
+            return _cmd_recommend(args, out)
+        if args.command == "sweep":
+            return _cmd_sweep(args, out)
+        if args.command == "flopp":
+            return _cmd_flopp(args, out)
+        return _cmd_catalog(args, out)
+    except DeepVMError as exc:
+        message = " ".join(str(exc).split()) if not isinstance(exc, CatalogError) else str(
+            exc).splitlines()[0]
+        sys.stderr.write(f"deepvm: error: {message}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

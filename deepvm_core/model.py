@@ -1,0 +1,353 @@
+"""The DeepVM model (``model.md``): FLOPP, scaling factor K, network saturation, architectures.
+
+Everything here is a pure function of a :class:`~deepvm_core.catalog.Catalog` and a
+:class:`Scenario`; nothing is mutated and nothing is read from disk.
+
+Notation (``model.md``): PW pricing willingness (USD/hour), f checkpoint size (GB), s buffer
+size (checkpoints per memory node), v a GPU type, w a CPU type, n GPU VMs, m memory nodes.
+
+* FLOPP (eFLOP per USD): ``SPFP(v) = eFLOPS(v) / SP(v) * 3600``, ``ODFP(v) = eFLOPS(v) / OD(v)
+  * 3600``.
+* Scaling: ``S(n) = c / (1 + exp(-a (n - b)))``, its tangent at b ``L(n) = c a (n - b) / 4 +
+  c / 2``; ``K(n) = 1`` for ``n <= b`` and ``S(n) / L(n)`` beyond.
+* Saturation: ``n_sat(bw)``, a step function of ``bw = min(BW(v), BW(w))`` read from the
+  catalog's table; Tiering needs ``n / m < n_sat``, so the cheapest valid ``m`` is
+  ``floor(n / n_sat) + 1``.
+* Single Anchor: 1 on-demand + (n - 1) spot GPU VMs, ``Z = ((n - 1) SPFP + ODFP) K(n)``.
+* Tiering: n spot GPU VMs + m on-demand memory nodes, ``Z = n SPFP K(n)``.
+* Performance: ``eFLOPS(v) * n * K(n)`` (n counts every GPU VM, the anchor included).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from deepvm_core.catalog import Catalog, CpuType, GpuType, SaturationStep, ScalingParams
+from deepvm_core.errors import InputError
+
+SECONDS_PER_HOUR = 3600.0
+#: GB (10^9 bytes) per GiB (2^30 bytes).
+GB_PER_GIB = 1.073741824
+#: A configuration is affordable when its price <= PW + this (absorbs float noise of sums).
+PRICE_TOLERANCE_USD = 1e-9
+
+Architecture = Literal["single_anchor", "tiering"]
+Objective = Literal["paper", "performance"]
+ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
+OBJECTIVES: tuple[Objective, ...] = ("paper", "performance")
+ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
+
+FloatArray = npt.NDArray[np.float64]
+
+
+# ----------------------------------------------------------------------------- stage 2: FLOPP
+
+
+def spot_flopp(gpu: GpuType) -> float:
+    """SPFP(v): eFLOP per USD on spot, ``eFLOPS / SP * 3600``. Needs ``gpu.eflops``."""
+    if gpu.eflops is None:
+        raise InputError(f"{gpu.name}.eflops", None, "needs eFLOPS to compute FLOPP")
+    return gpu.eflops / gpu.spot_usd_per_hour * SECONDS_PER_HOUR
+
+
+def on_demand_flopp(gpu: GpuType) -> float:
+    """ODFP(v): eFLOP per USD on demand, ``eFLOPS / OD * 3600``. Needs ``gpu.eflops``."""
+    if gpu.eflops is None:
+        raise InputError(f"{gpu.name}.eflops", None, "needs eFLOPS to compute FLOPP")
+    return gpu.eflops / gpu.on_demand_usd_per_hour * SECONDS_PER_HOUR
+
+
+@dataclass(frozen=True)
+class FloppRow:
+    """One GPU type's FLOPP (eFLOP per USD), spot and on-demand, with its ranks (1 = best)."""
+
+    name: str
+    eflops: float
+    spot_usd_per_hour: float
+    on_demand_usd_per_hour: float
+    spot_flopp: float
+    on_demand_flopp: float
+    spot_rank: int
+    on_demand_rank: int
+
+
+def flopp_ranking(catalog: Catalog) -> tuple[FloppRow, ...]:
+    """Stage 2: every solvable GPU type with SPFP and ODFP, ordered by SPFP (ties: name)."""
+    gpus = catalog.solvable_gpu_types
+    sp = {g.name: spot_flopp(g) for g in gpus}
+    od = {g.name: on_demand_flopp(g) for g in gpus}
+    sp_rank = {n: i + 1 for i, n in enumerate(sorted(sp, key=lambda n: (-sp[n], n)))}
+    od_rank = {n: i + 1 for i, n in enumerate(sorted(od, key=lambda n: (-od[n], n)))}
+    rows = [
+        FloppRow(g.name, float(g.eflops or 0.0), g.spot_usd_per_hour, g.on_demand_usd_per_hour,
+                 sp[g.name], od[g.name], sp_rank[g.name], od_rank[g.name])
+        for g in gpus
+    ]
+    return tuple(sorted(rows, key=lambda r: r.spot_rank))
+
+
+# ----------------------------------------------------------------------------- scaling factor
+
+
+def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes."""
+    x = np.asarray(n, dtype=np.float64)
+    return params.c / (1.0 + np.exp(-params.a * (x - params.b)))
+
+
+def tangent_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
+    """L(n) = c a (n - b) / 4 + c / 2: the tangent of S at its inflection point b."""
+    x = np.asarray(n, dtype=np.float64)
+    return params.c * params.a * (x - params.b) / 4.0 + params.c / 2.0
+
+
+def scaling_factor(params: ScalingParams | None, n: npt.ArrayLike) -> FloatArray:
+    """K(n) for an array of node counts: 1 up to b, ``S(n) / L(n)`` beyond (0 < K <= 1).
+
+    ``params`` ``None`` (no fit for this GPU type) gives K = 1 everywhere.
+    """
+    x = np.asarray(n, dtype=np.float64)
+    if params is None:
+        return np.ones_like(x)
+    k = np.ones_like(x)
+    beyond = x > params.b
+    if np.any(beyond):
+        k[beyond] = logistic_speedup(params, x[beyond]) / tangent_speedup(params, x[beyond])
+    return k
+
+
+def scaling_factor_at(params: ScalingParams | None, n: int) -> float:
+    """K(n) for one node count."""
+    return float(scaling_factor(params, np.array([n]))[0])
+
+
+# ----------------------------------------------------------------------------- saturation
+
+
+def saturation_limit(table: tuple[SaturationStep, ...], bandwidth_gbps: float) -> int:
+    """n_sat(bw): the entry of the largest key <= bw; below the smallest key, the first entry."""
+    limit = table[0].max_gpu_vms
+    for step in table:
+        if step.bandwidth_gbps <= bandwidth_gbps:
+            limit = step.max_gpu_vms
+        else:
+            break
+    return limit
+
+
+def pair_bandwidth_gbps(gpu: GpuType, cpu: CpuType) -> float:
+    """bw = min(BW(v), BW(w)): the bandwidth a checkpoint stream gets, Gbit/s."""
+    return min(gpu.network_gbps, cpu.network_gbps)
+
+
+def memory_nodes_needed(gpu_vms: int, saturation_limit_vms: int) -> int:
+    """The cheapest valid m for n GPU VMs: ``floor(n / n_sat) + 1`` (so that n / m < n_sat)."""
+    return gpu_vms // saturation_limit_vms + 1
+
+
+def checkpoint_buffer_gb(checkpoint_gb: float, buffer_checkpoints: float) -> float:
+    """f * s: the RAM a memory node must hold, GB (10^9 bytes)."""
+    return checkpoint_gb * buffer_checkpoints
+
+
+def holds_checkpoints(cpu: CpuType, checkpoint_gb: float, buffer_checkpoints: float) -> bool:
+    """Memory constraint: ``MEM(w) * 1.073741824 >= f * s`` (GiB converted to GB)."""
+    assert cpu.memory_gib is not None  # validated: CPU types always carry memory
+    return cpu.memory_gib * GB_PER_GIB >= checkpoint_buffer_gb(checkpoint_gb, buffer_checkpoints)
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What the user asks for.
+
+    Attributes:
+        pw_usd_per_hour: pricing willingness PW, USD per hour (>= 0).
+        checkpoint_gb: checkpoint size f, GB (> 0).
+        buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
+        objective: ``paper`` (maximise Z, reproduces the paper) or ``performance``
+            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
+        use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
+        max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes).
+        top_k: how many DeepVM configurations to recommend.
+    """
+
+    pw_usd_per_hour: float
+    checkpoint_gb: float = 0.3
+    buffer_checkpoints: float = 2.0
+    objective: Objective = "paper"
+    use_quotas: bool = True
+    max_nodes: int = 256
+    top_k: int = 3
+
+    def __post_init__(self) -> None:
+        def finite(name: str, value: object) -> float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InputError(name, value, "must be a number")
+            if not math.isfinite(value):
+                raise InputError(name, value, "must be a finite number")
+            return float(value)
+
+        if finite("pw_usd_per_hour", self.pw_usd_per_hour) < 0:
+            raise InputError("pw_usd_per_hour", self.pw_usd_per_hour, "must not be negative")
+        if finite("checkpoint_gb", self.checkpoint_gb) <= 0:
+            raise InputError("checkpoint_gb", self.checkpoint_gb, "must be greater than 0")
+        if finite("buffer_checkpoints", self.buffer_checkpoints) <= 0:
+            raise InputError("buffer_checkpoints", self.buffer_checkpoints,
+                             "must be greater than 0")
+        if self.objective not in OBJECTIVES:
+            raise InputError("objective", self.objective, f"must be one of {', '.join(OBJECTIVES)}")
+        if not isinstance(self.max_nodes, int) or isinstance(self.max_nodes, bool) or not (
+            1 <= self.max_nodes <= 100_000
+        ):
+            raise InputError("max_nodes", self.max_nodes, "must be a whole number from 1 to 100000")
+        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not (
+            1 <= self.top_k <= 100
+        ):
+            raise InputError("top_k", self.top_k, "must be a whole number from 1 to 100")
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One cluster: the unit every solver and policy returns.
+
+    Attributes:
+        architecture: ``single_anchor`` or ``tiering``.
+        gpu: GPU type name.
+        gpu_spot: spot GPU VMs (Single Anchor: n - 1; Tiering: n).
+        gpu_on_demand: on-demand GPU VMs (Single Anchor: 1; Tiering: 0).
+        cpu: memory-node CPU type name (Tiering) or ``None``.
+        cpu_on_demand: on-demand memory nodes m (Tiering) or 0.
+        hourly_price_usd: price of the whole cluster, USD per hour.
+        z_paper: the paper's objective Z (eFLOP per USD, scaled by K).
+        z_noscale: Z with K = 1 (what DeepVM-NoScale ranks by).
+        performance: eFLOPS * n * K(n), relative throughput units.
+        scaling_factor: K(n).
+        eflops_per_gpu: eFLOPS of one GPU VM.
+    """
+
+    architecture: Architecture
+    gpu: str
+    gpu_spot: int
+    gpu_on_demand: int
+    cpu: str | None
+    cpu_on_demand: int
+    hourly_price_usd: float
+    z_paper: float
+    z_noscale: float
+    performance: float
+    scaling_factor: float
+    eflops_per_gpu: float
+
+    @property
+    def gpu_vms(self) -> int:
+        """n: every GPU VM (the anchor included)."""
+        return self.gpu_spot + self.gpu_on_demand
+
+    @property
+    def total_vms(self) -> int:
+        """Every VM of the cluster, memory nodes included."""
+        return self.gpu_vms + self.cpu_on_demand
+
+    @property
+    def performance_noscale(self) -> float:
+        """eFLOPS * n: performance as if K were 1."""
+        return self.eflops_per_gpu * self.gpu_vms
+
+    @property
+    def cluster_flopp(self) -> float:
+        """eFLOP per USD of the whole cluster: ``performance / price * 3600``."""
+        return self.performance / self.hourly_price_usd * SECONDS_PER_HOUR
+
+    def objective_value(self, objective: Objective, *, noscale: bool = False) -> float:
+        """The value this configuration scores under ``objective`` (K = 1 if ``noscale``)."""
+        if objective == "paper":
+            return self.z_noscale if noscale else self.z_paper
+        return self.performance_noscale if noscale else self.performance
+
+    def describe(self) -> str:
+        """One line, e.g. ``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge (2.8526 USD/h)``."""
+        if self.architecture == "single_anchor":
+            body = (f"SA: {self.gpu_vms} x {self.gpu} (1 on-demand + {self.gpu_spot} spot)")
+        else:
+            body = f"TR: {self.gpu_spot} x {self.gpu} spot + {self.cpu_on_demand} x {self.cpu}"
+        return f"{body}, {self.hourly_price_usd:.4f} USD/h"
+
+
+def rank_key(config: Configuration, objective: Objective, *, noscale: bool = False) -> tuple:
+    """Sort key of the final ranking (stage 4): objective descending, then lower hourly price,
+    fewer VMs, architecture, GPU name and CPU name."""
+    return (
+        -config.objective_value(objective, noscale=noscale),
+        config.hourly_price_usd,
+        config.total_vms,
+        config.architecture,
+        config.gpu,
+        config.cpu or "",
+    )
+
+
+def single_anchor(gpu: GpuType, n: int) -> Configuration:
+    """The Single Anchor configuration with n GPU VMs of ``gpu`` (1 on-demand, n - 1 spot)."""
+    if gpu.eflops is None:
+        raise InputError(f"{gpu.name}.eflops", None, "needs eFLOPS")
+    k = scaling_factor_at(gpu.scaling, n)
+    z1 = (n - 1) * spot_flopp(gpu) + on_demand_flopp(gpu)
+    return Configuration(
+        architecture="single_anchor", gpu=gpu.name, gpu_spot=n - 1, gpu_on_demand=1,
+        cpu=None, cpu_on_demand=0,
+        hourly_price_usd=gpu.on_demand_usd_per_hour + (n - 1) * gpu.spot_usd_per_hour,
+        z_paper=z1 * k, z_noscale=z1, performance=gpu.eflops * n * k, scaling_factor=k,
+        eflops_per_gpu=gpu.eflops,
+    )
+
+
+def tiering(gpu: GpuType, n: int, cpu: CpuType, m: int) -> Configuration:
+    """The Tiering configuration: n spot GPU VMs of ``gpu`` and m memory nodes of ``cpu``."""
+    if gpu.eflops is None:
+        raise InputError(f"{gpu.name}.eflops", None, "needs eFLOPS")
+    k = scaling_factor_at(gpu.scaling, n)
+    z1 = n * spot_flopp(gpu)
+    return Configuration(
+        architecture="tiering", gpu=gpu.name, gpu_spot=n, gpu_on_demand=0,
+        cpu=cpu.name, cpu_on_demand=m,
+        hourly_price_usd=n * gpu.spot_usd_per_hour + m * cpu.on_demand_usd_per_hour,
+        z_paper=z1 * k, z_noscale=z1, performance=gpu.eflops * n * k, scaling_factor=k,
+        eflops_per_gpu=gpu.eflops,
+    )
+
+
+def affordable(price_usd_per_hour: float, pw_usd_per_hour: float) -> bool:
+    """Budget constraint: price <= PW (with :data:`PRICE_TOLERANCE_USD` for float noise)."""
+    return price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
+
+
+# ----------------------------------------------------------------------------- node limits
+
+
+def max_spot_vms(catalog: Catalog, gpu: GpuType, scenario: Scenario) -> int:
+    """Most spot VMs of ``gpu``: the node cap, and its family's spot vCPU quota if on."""
+    limit = scenario.max_nodes
+    quota = catalog.quota(gpu.family) if scenario.use_quotas else None
+    if quota is not None:
+        limit = min(limit, quota.spot_vcpus // gpu.vcpus)
+    return limit
+
+
+def max_on_demand_vms(catalog: Catalog, vm: GpuType | CpuType, scenario: Scenario) -> int:
+    """Most on-demand VMs of ``vm``: the node cap, and its family's on-demand quota if on."""
+    limit = scenario.max_nodes
+    quota = catalog.quota(vm.family) if scenario.use_quotas else None
+    if quota is not None:
+        limit = min(limit, quota.on_demand_vcpus // vm.vcpus)
+    return limit

@@ -1,0 +1,1 @@
+"""Solvers of the DeepVM model: the PuLP integer program and the exact enumeration."""

@@ -1,0 +1,140 @@
+"""PW sweeps: every policy over a range of pricing willingness (the paper's Fig. 3).
+
+The candidates are enumerated once (they do not depend on PW), sorted by price once, and each
+policy's choice at every PW is read off a running best (see
+:func:`deepvm_core.solvers.enumeration.best_by_pw`): a 101-point sweep of five policies costs a
+few milliseconds instead of the artifact's minutes.
+
+Normalisation (``model.md``): performance divided by DeepVM's (paper objective) performance at
+the largest PW of the sweep.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import InputError
+from deepvm_core.model import Configuration, Scenario
+from deepvm_core.policies import POLICY_LABELS, single_anchor_baselines
+from deepvm_core.solvers.enumeration import best_by_pw, build_candidates
+
+#: Policies of a sweep, in display order. ``deepvm`` uses the paper's Z, ``deepvm_performance``
+#: the performance objective; ``deepvm_noscale`` is the paper's Z with K = 1.
+SWEEP_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
+                  "deepvm_performance")
+MAX_SWEEP_POINTS = 100_000
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """Each policy's configuration at each PW.
+
+    Attributes:
+        pws: the PW values, USD per hour, ascending.
+        configurations: per policy, one configuration (or ``None``) per PW.
+        normaliser: DeepVM's performance at the largest PW (0 when it has none).
+    """
+
+    pws: tuple[float, ...]
+    configurations: dict[str, tuple[Configuration | None, ...]]
+    normaliser: float
+
+    def performance(self, policy: str) -> np.ndarray:
+        """Performance per PW (0 where the policy finds nothing)."""
+        return np.array([c.performance if c else 0.0 for c in self.configurations[policy]])
+
+    def hourly_price(self, policy: str) -> np.ndarray:
+        """Hourly price per PW, USD per hour (NaN where the policy finds nothing)."""
+        return np.array([c.hourly_price_usd if c else np.nan for c in self.configurations[policy]])
+
+    def normalised(self, policy: str) -> np.ndarray:
+        """Performance per PW divided by :attr:`normaliser` (0 where undefined)."""
+        perf = self.performance(policy)
+        return perf / self.normaliser if self.normaliser > 0 else np.zeros_like(perf)
+
+    def mean_gain_performance_over_paper(self) -> float:
+        """Mean of perf(performance objective) / perf(paper objective) - 1 where both exist."""
+        a, b = self.performance("deepvm_performance"), self.performance("deepvm")
+        ok = b > 0
+        return float(np.mean(a[ok] / b[ok] - 1.0)) if np.any(ok) else 0.0
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per (PW, policy): for CSV, JSON and data frames."""
+        out = []
+        for policy, configs in self.configurations.items():
+            norm = self.normalised(policy)
+            for i, (pw, c) in enumerate(zip(self.pws, configs, strict=True)):
+                out.append({
+                    "pw_usd_per_hour": round(pw, 10),
+                    "policy": policy,
+                    "policy_label": POLICY_LABELS[policy],
+                    "architecture": c.architecture if c else None,
+                    "gpu": c.gpu if c else None,
+                    "gpu_spot": c.gpu_spot if c else 0,
+                    "gpu_on_demand": c.gpu_on_demand if c else 0,
+                    "cpu": c.cpu if c else None,
+                    "cpu_on_demand": c.cpu_on_demand if c else 0,
+                    "hourly_price_usd": round(c.hourly_price_usd, 10) if c else None,
+                    "performance": c.performance if c else 0.0,
+                    "normalised_performance": float(norm[i]),
+                    "z_paper": c.z_paper if c else None,
+                    "configuration": c.describe() if c else "none feasible",
+                })
+        return out
+
+
+def pw_grid(start: float, stop: float, step: float) -> np.ndarray:
+    """PW values start, start + step, ... <= stop (inclusive, robust to float steps).
+
+    Raises:
+        InputError: a negative start, stop below start, a step <= 0 or too many points.
+    """
+    for name, value in (("pw_start", start), ("pw_stop", stop), ("pw_step", step)):
+        if not np.isfinite(value):
+            raise InputError(name, value, "must be a finite number")
+    if start < 0:
+        raise InputError("pw_start", start, "must not be negative")
+    if stop < start:
+        raise InputError("pw_stop", stop, f"must be >= pw_start ({start:g})")
+    if step <= 0:
+        raise InputError("pw_step", step, "must be greater than 0")
+    count = int(np.floor((stop - start) / step + 1e-9)) + 1
+    if count > MAX_SWEEP_POINTS:
+        raise InputError("pw_step", step, f"gives {count} points; at most {MAX_SWEEP_POINTS}")
+    return np.round(start + step * np.arange(count), 10)
+
+
+def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
+    """Every policy of :data:`SWEEP_POLICIES` at every PW of ``pws``.
+
+    ``scenario.pw_usd_per_hour`` and ``scenario.objective`` are ignored (the sweep sets PW and
+    runs both objectives); f, s, quotas and the node cap apply.
+    """
+    pws = np.sort(np.asarray(pws, dtype=np.float64))
+    table = build_candidates(catalog, scenario, per_group=1)
+
+    def by(objective: str, noscale: bool = False) -> tuple[Configuration | None, ...]:
+        idx = best_by_pw(table, pws, objective, noscale=noscale)  # type: ignore[arg-type]
+        cache: dict[int, Configuration] = {}
+        return tuple(
+            None if i < 0 else cache.setdefault(int(i), table.configuration(int(i))) for i in idx
+        )
+
+    cost_first, performance_first = single_anchor_baselines(table, catalog, pws)
+    configurations = {
+        "deepvm": by("paper"),
+        "deepvm_noscale": by("paper", noscale=True),
+        "cost_first": tuple(cost_first),
+        "performance_first": tuple(performance_first),
+        "deepvm_performance": by("performance"),
+    }
+    last = configurations["deepvm"][-1] if pws.size else None
+    return SweepResult(
+        pws=tuple(float(p) for p in pws),
+        configurations=configurations,
+        normaliser=last.performance if last else 0.0,
+    )

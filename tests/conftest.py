@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deepvm_core.catalog import Catalog, load_catalog
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_DATA = REPO.parent / "shared" / "reference" / "data"
+
+
+@pytest.fixture(scope="session")
+def aws_catalog() -> Catalog:
+    return load_catalog("aws-us-east-1-2023-10")
+
+
+@pytest.fixture(scope="session")
+def sim_catalog() -> Catalog:
+    return load_catalog("paper-simulated")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_catalog_dirs(tmp_path_factory, monkeypatch):
+    """Never let a test write into the repository's user or fetched catalog folders."""
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path_factory.mktemp("user")))
+    monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(tmp_path_factory.mktemp("fetched")))
+
+
+def read_json(path: Path) -> object:
+    return json.loads(path.read_text())

@@ -1,0 +1,216 @@
+"""Fixtures for the browser end-to-end tests in tests/e2e.
+
+- ``streamlit_server``: the dashboard (dashboard/app.py) served on a free port of 127.0.0.1,
+  with ``DEEPVM_USER_CATALOG_DIR`` pointing at a temporary folder; yields its base URL.
+- ``browser``: Debian's Chromium (``/usr/bin/chromium``, or env ``CHROMIUM_PATH``) driven by
+  Playwright. Never run ``playwright install``: the system browser is used.
+- ``page``: a fresh browser context and page per test (1400x1000, downloads accepted).
+  When a test fails, a screenshot is written to tests/artifacts/.
+- ``artifacts_dir``: tests/artifacts/ (git-ignored), for screenshots and downloads.
+
+Every test collected under tests/e2e gets the ``e2e`` marker automatically.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+E2E_DIR = Path(__file__).resolve().parent
+ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
+APP_ENTRY = "dashboard/app.py"
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+SERVER_START_TIMEOUT = 60.0
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def free_port() -> int:
+    """Return a TCP port that is free on 127.0.0.1 right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if E2E_DIR in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):
+    # Keep each phase's report on the item so that `page` can screenshot failed tests.
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+def _tail(path: Path, limit: int = 4000) -> str:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    return text[-limit:]
+
+
+def _stop_process_group(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        proc.wait(timeout=10)
+
+
+def _wait_for_health(proc: subprocess.Popen[bytes], url: str, timeout: float) -> str | None:
+    """Poll the health endpoint; return None when it answers "ok", else a failure reason."""
+    deadline = time.monotonic() + timeout
+    last_error = "no answer yet"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            return f"streamlit exited with code {proc.returncode}"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                body = response.read().decode(errors="replace").strip()
+            if body == "ok":
+                return None
+            last_error = f"health answered {body!r}"
+        except (urllib.error.URLError, OSError) as exc:
+            last_error = str(exc)
+        time.sleep(0.25)
+    return f"no 'ok' from {url} within {timeout:.0f} s ({last_error})"
+
+
+@pytest.fixture(scope="session")
+def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start the dashboard once per session and yield its base URL (no trailing slash)."""
+    port = free_port()
+    user_catalogs = tmp_path_factory.mktemp("user_catalogs")
+    logs = tmp_path_factory.mktemp("streamlit_logs")
+    env = os.environ.copy()
+    env["DEEPVM_USER_CATALOG_DIR"] = str(user_catalogs)
+    env["PYTHONUNBUFFERED"] = "1"
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", APP_ENTRY,
+        "--server.address", "127.0.0.1",
+        "--server.port", str(port),
+        "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    stdout_path, stderr_path = logs / "stdout.log", logs / "stderr.log"
+    # Output goes to files, not pipes: a pipe nobody reads would block a long session.
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=REPO_ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,  # own process group, killed as a whole at the end
+        )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        failure = _wait_for_health(proc, f"{base_url}/_stcore/health", SERVER_START_TIMEOUT)
+        if failure is not None:
+            _stop_process_group(proc)
+            pytest.fail(
+                f"Streamlit did not start: {failure}\n"
+                f"command: {' '.join(cmd)}\n"
+                f"--- stderr ---\n{_tail(stderr_path)}\n"
+                f"--- stdout ---\n{_tail(stdout_path)}",
+                pytrace=False,
+            )
+        yield base_url
+    finally:
+        _stop_process_group(proc)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium under Playwright, headless; one per session."""
+    executable = os.environ.get("CHROMIUM_PATH", DEFAULT_CHROMIUM)
+    if not (os.path.isfile(executable) and os.access(executable, os.X_OK)):
+        reason = (
+            f"Chromium not found at {executable}: run `make browser` (installs Debian's "
+            "chromium with apt-get) or set CHROMIUM_PATH"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI is set, so this is an error)", pytrace=False)
+        pytest.skip(reason)
+
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+    except BaseException:
+        playwright.stop()
+        raise
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        playwright.stop()
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir() -> Path:
+    """tests/artifacts/ (created; git-ignored) for screenshots, downloads and logs."""
+    ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS_DIR
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A new context and page for each test; closed afterwards."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    new_page = context.new_page()
+    try:
+        yield new_page
+    finally:
+        report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]
+            try:
+                new_page.screenshot(path=str(ARTIFACTS_DIR / f"FAILED-{name}.png"), full_page=True)
+            except Exception:
+                pass  # a screenshot must never hide the real failure
+        context.close()

@@ -1,0 +1,198 @@
+"""Catalog loading: every problem collected with row, field and value; both formats."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from deepvm_core.catalog import (
+    DEFAULT_SATURATION,
+    ScalingParams,
+    catalog_from_json_text,
+    catalog_to_artifact_dict,
+    catalog_to_dict,
+    from_artifact_dict,
+    load_catalog,
+    parse_catalog,
+    save_catalog,
+)
+from deepvm_core.errors import CatalogError, DeepVMError
+from tests.conftest import SHARED_DATA
+from tests.factories import catalog_dict, cpu_row, gpu_row, make_catalog
+
+
+def problems_of(data) -> list[tuple[str, str, object]]:
+    with pytest.raises(CatalogError) as info:
+        parse_catalog(data)
+    return [(p.where, p.field, p.value) for p in info.value.problems]
+
+
+def test_valid_catalog_builds_typed_rows():
+    cat = make_catalog()
+    assert cat.gpu_types[0].name == "g1"
+    assert cat.gpu_types[0].scaling == ScalingParams(0.1, 15.0, 10.0)
+    assert cat.cpu_types[0].memory_gib == 8.0
+    assert cat.warnings == ()
+
+
+def test_every_problem_is_collected_not_only_the_first():
+    data = catalog_dict(
+        gpus=[gpu_row("a", spot_usd_per_hour="cheap", eflops=0),
+              gpu_row("b", on_demand_usd_per_hour=-1.0, network_gbps=math.nan)],
+        cpus=[cpu_row("c", memory_gib=None, vcpus=2.5)],
+    )
+    found = problems_of(data)
+    assert ("gpu_types[0] (a)", "spot_usd_per_hour", "cheap") in found
+    assert ("gpu_types[0] (a)", "eflops", 0) in found
+    assert ("gpu_types[1] (b)", "on_demand_usd_per_hour", -1.0) in found
+    assert any(w == "gpu_types[1] (b)" and f == "network_gbps" for w, f, _ in found)
+    assert ("cpu_types[0] (c)", "memory_gib", None) in found
+    assert ("cpu_types[0] (c)", "vcpus", 2.5) in found
+    assert len(found) == 6
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan, 0, -0.5, None, "x", True])
+def test_bad_prices_are_rejected(value):
+    found = problems_of(catalog_dict(gpus=[gpu_row(spot_usd_per_hour=value)]))
+    assert [(f, v) for _, f, v in found] == [("spot_usd_per_hour", value)] or (
+        isinstance(value, float) and math.isnan(value) and found[0][1] == "spot_usd_per_hour")
+
+
+def test_missing_field_named():
+    row = gpu_row()
+    del row["vcpus"]
+    assert problems_of(catalog_dict(gpus=[row])) == [("gpu_types[0] (g1)", "vcpus", None)]
+
+
+def test_duplicate_names_across_gpu_and_cpu():
+    found = problems_of(catalog_dict(gpus=[gpu_row("x")], cpus=[cpu_row("x")]))
+    assert found == [("cpu_types (x)", "name", "x")]
+
+
+@pytest.mark.parametrize("field,value", [("a", 0.0), ("a", 11.0), ("b", -1.0), ("c", 0.0),
+                                         ("c", math.inf)])
+def test_scaling_out_of_range(field, value):
+    scaling = {"a": 0.1, "b": 10.0, "c": 5.0, field: value}
+    found = problems_of(catalog_dict(gpus=[gpu_row(scaling=scaling)]))
+    assert [(f, v) for _, f, v in found] == [(f"scaling.{field}", value)]
+
+
+def test_spot_above_on_demand_is_a_warning_not_an_error():
+    cat = make_catalog(gpus=[gpu_row(spot_usd_per_hour=2.0, on_demand_usd_per_hour=1.0)])
+    assert [(w.field, w.value) for w in cat.warnings] == [("spot_usd_per_hour", 2.0)]
+
+
+def test_gpu_without_eflops_is_kept_but_not_solvable():
+    cat = make_catalog(gpus=[gpu_row("known"), gpu_row("new", eflops=None)])
+    assert [g.name for g in cat.gpu_types] == ["known", "new"]
+    assert [g.name for g in cat.solvable_gpu_types] == ["known"]
+    assert any("needs eFLOPS" in w.message for w in cat.warnings)
+
+
+def test_saturation_table_must_increase_and_be_whole():
+    found = problems_of(catalog_dict(saturation=[
+        {"bandwidth_gbps": 5, "max_gpu_vms": 16}, {"bandwidth_gbps": 5, "max_gpu_vms": 2.5}]))
+    assert ("network_saturation[1]", "max_gpu_vms", 2.5) in found
+
+
+def test_quota_problems():
+    found = problems_of(catalog_dict(quotas=[
+        {"family": "G", "on_demand_vcpus": -4, "spot_vcpus": 8},
+        {"family": "G", "on_demand_vcpus": 4, "spot_vcpus": 8}]))
+    assert found == [("quotas[0]", "on_demand_vcpus", -4), ("quotas[1]", "family", "G")]
+
+
+def test_malformed_json_names_line_and_column():
+    with pytest.raises(CatalogError) as info:
+        catalog_from_json_text('{"schema_version": 1,\n "name": }', source="broken.json")
+    problem = info.value.problems[0]
+    assert problem.where == "line 2, column 10"
+    assert "malformed JSON" in problem.message
+    assert "broken.json" in str(info.value)
+
+
+def test_not_an_object():
+    with pytest.raises(CatalogError):
+        catalog_from_json_text("[1, 2]")
+
+
+def test_round_trip_ours(tmp_path):
+    cat = make_catalog()
+    save_catalog(cat, tmp_path / "c.json")
+    again = load_catalog(tmp_path / "c.json")
+    assert again == cat
+    assert again.sha256 == cat.sha256
+
+
+def test_parse_never_mutates_its_input():
+    data = catalog_dict()
+    before = json.dumps(data, sort_keys=True)
+    parse_catalog(data)
+    assert json.dumps(data, sort_keys=True) == before
+
+
+def test_artifact_import_matches_bundled_catalog(aws_catalog):
+    raw = json.loads((SHARED_DATA / "artifact_data.json").read_text())
+    imported = catalog_from_json_text(json.dumps(raw), source="artifact_data.json")
+    by_name = {t.name: t for t in (*imported.gpu_types, *imported.cpu_types)}
+    for t in (*aws_catalog.gpu_types, *aws_catalog.cpu_types):
+        other = by_name[t.name]
+        assert (other.on_demand_usd_per_hour, other.spot_usd_per_hour, other.vcpus,
+                other.network_gbps, other.family) == (
+            t.on_demand_usd_per_hour, t.spot_usd_per_hour, t.vcpus, t.network_gbps, t.family)
+    assert {q.family: (q.on_demand_vcpus, q.spot_vcpus) for q in imported.quotas}["G"] == (32, 128)
+    # the artifact's JSON has no fits for real instances: K = 1, said as a warning
+    assert all(g.scaling is None for g in imported.gpu_types)
+    assert any(w.field == "scaling" for w in imported.warnings)
+
+
+def test_bundled_aws_catalog_facts(aws_catalog):
+    g4 = aws_catalog.instance("g4dn.xlarge")
+    assert g4.spot_usd_per_hour == 0.1578  # the price that reproduces Table IV
+    assert g4.scaling == ScalingParams(0.1338806402, 12.87424514, 6.176666667)
+    assert aws_catalog.quota("G").on_demand_vcpus == 32
+    assert aws_catalog.quota("G").spot_vcpus == 128
+    assert aws_catalog.saturation == DEFAULT_SATURATION
+    assert aws_catalog.region == "us-east-1" and aws_catalog.prices_date.startswith("2023-10")
+    assert "Table IV" in aws_catalog.source
+
+
+def test_bundled_simulated_catalog_matches_artifact(sim_catalog):
+    raw = json.loads((SHARED_DATA / "artifact_simul_data.json").read_text())
+    rows = {r["name"]: r for r in raw["instances"]}
+    assert len(sim_catalog.gpu_types) == 10 and len(sim_catalog.cpu_types) == 8
+    for g in sim_catalog.gpu_types:
+        r = rows[g.name]
+        assert (g.eflops, g.scaling) == (r["flops"], ScalingParams(r["a"], r["b"], r["c"]))
+
+
+def test_artifact_export_round_trip(aws_catalog):
+    back = parse_catalog(from_artifact_dict(
+        catalog_to_artifact_dict(aws_catalog), name=aws_catalog.name, region="us-east-1"))
+    assert [g.scaling for g in back.gpu_types] == [g.scaling for g in aws_catalog.gpu_types]
+    assert [c.memory_gib for c in back.cpu_types] == [c.memory_gib for c in aws_catalog.cpu_types]
+
+
+def test_artifact_problem_rows_are_reported():
+    raw = {"instances": [{"name": "x", "type": "G", "ondemand_price": "a", "spot_price": 0.1,
+                          "vCPU": 4, "network_bandwidth": 10, "flops": 1}]}
+    with pytest.raises(CatalogError) as info:
+        catalog_from_json_text(json.dumps(raw))
+    assert [(p.field, p.value) for p in info.value.problems] == [("on_demand_usd_per_hour", "a")]
+
+
+def test_unknown_catalog_name_suggests():
+    with pytest.raises(DeepVMError, match="Did you mean paper-simulated"):
+        load_catalog("paper-simulatd")
+
+
+def test_unknown_instance_suggests(aws_catalog):
+    with pytest.raises(DeepVMError, match="g4dn.xlarge"):
+        aws_catalog.instance("g4dn.xlarg")
+
+
+def test_catalog_dict_is_canonical(aws_catalog):
+    assert catalog_to_dict(parse_catalog(catalog_to_dict(aws_catalog))) == catalog_to_dict(
+        aws_catalog)

@@ -1,0 +1,147 @@
+"""The ``deepvm`` command line: outputs, JSON schema, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from deepvm_core.cli import main
+from tests.conftest import SHARED_DATA
+
+AWS = "aws-us-east-1-2023-10"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_recommend_json_schema(capsys):
+    code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3",
+                       "--buffer", "2", "--solver", "enumerate", "--format", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert {"inputs", "catalog", "deepvm", "deepvm_noscale", "cost_first", "performance_first",
+            "best_per_architecture"} <= set(doc)
+    assert doc["catalog"]["name"] == AWS and len(doc["catalog"]["sha256"]) == 64
+    first = doc["deepvm"][0]
+    assert first["architecture"] == "tiering"
+    assert first["gpu"] == {"name": "g4dn.xlarge", "spot": 17, "on_demand": 0}
+    assert first["cpu"] == {"name": "c5.xlarge", "on_demand": 1}
+    assert first["hourly_price"] == pytest.approx(2.8526)
+    assert doc["cost_first"]["gpu"] == {"name": "g4dn.xlarge", "spot": 15, "on_demand": 1}
+    assert doc["cost_first"]["cpu"] is None
+    assert doc["performance_first"]["gpu"]["name"] == "g5.xlarge"
+    assert set(doc["best_per_architecture"]) == {"single_anchor", "tiering"}
+    assert "explanation" not in doc
+
+
+def test_recommend_infeasible_has_explanation(capsys):
+    code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "0.1", "--solver",
+                       "enumerate", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["deepvm"] == []
+    assert doc["explanation"]["binding"] == ["budget"]
+    assert doc["explanation"]["cheapest_feasible_usd_per_hour"] == pytest.approx(0.3242)
+
+
+def test_recommend_table(capsys):
+    code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "3", "--solver",
+                       "enumerate")
+    assert code == 0
+    assert "TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h" in out
+    assert "Cost-First: SA: 16 x g4dn.xlarge" in out
+
+
+def test_recommend_artifact_format_catalog(capsys):
+    path = str(SHARED_DATA / "artifact_simul_data.json")
+    code, out, _ = run(capsys, "recommend", "--catalog", path, "--pw", "1", "--no-quotas",
+                       "--solver", "enumerate", "--format", "json")
+    assert code == 0
+    assert json.loads(out)["deepvm"][0]["gpu"]["name"] == "H"
+
+
+def test_sweep_csv(capsys):
+    code, out, _ = run(capsys, "sweep", "--catalog", "paper-simulated", "--no-quotas",
+                       "--pw-start", "0", "--pw-stop", "10", "--pw-step", "0.1")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == 101 * 5
+    last = [r for r in rows if r["policy"] == "deepvm" and r["pw_usd_per_hour"] == "10.0"][0]
+    assert float(last["normalised_performance"]) == pytest.approx(1.0)
+
+
+def test_sweep_json(capsys):
+    code, out, _ = run(capsys, "sweep", "--catalog", "paper-simulated", "--no-quotas",
+                       "--pw-stop", "1", "--pw-step", "0.5", "--format", "json")
+    doc = json.loads(out)
+    assert code == 0 and len(doc["rows"]) == 3 * 5 and doc["catalog"]["name"] == "paper-simulated"
+
+
+def test_flopp(capsys):
+    code, out, _ = run(capsys, "flopp", "--catalog", "paper-simulated", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and rows[0]["name"] == "D" and rows[0]["spot_rank"] == 1
+
+
+def test_catalog_validate_and_convert(capsys, tmp_path):
+    src = str(SHARED_DATA / "artifact_data.json")
+    out_path = tmp_path / "ours.json"
+    code, out, _ = run(capsys, "catalog", "convert", src, str(out_path))
+    assert code == 0 and out_path.exists()
+    code, out, _ = run(capsys, "catalog", "validate", str(out_path))
+    assert code == 0 and out.startswith("OK: artifact_data")
+    back = tmp_path / "artifact.json"
+    assert run(capsys, "catalog", "convert", str(out_path), str(back), "--to", "artifact")[0] == 0
+    assert json.loads(back.read_text())["available_vcpus"]["G"] == {"ondemand": 32, "spot": 128}
+
+
+def test_catalog_validate_lists_every_problem(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"instances": [
+        {"name": "x", "type": "G", "ondemand_price": -1, "spot_price": 0.1, "vCPU": 4,
+         "network_bandwidth": "fast", "flops": 10}]}))
+    code, out, _ = run(capsys, "catalog", "validate", str(bad))
+    assert code == 2
+    assert "on_demand_usd_per_hour = -1" in out and "network_gbps = 'fast'" in out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["recommend", "--catalog", AWS, "--pw", "abc"], "--pw: 'abc' is not a float"),
+    (["recommend", "--catalog", AWS, "--pw", "-1"], "must be >= 0"),
+    (["recommend", "--catalog", AWS, "--pw", "3", "--ckpt-gb", "0"], "must be > 0"),
+    (["recommend", "--catalog", AWS, "--pw", "nan"], "not a finite number"),
+    (["recommend", "--catalog", "nowhere.json", "--pw", "3"], "not found"),
+    (["recommend", "--catalog", "paper-simulatd", "--pw", "3"], "Did you mean paper-simulated"),
+    (["recommend", "--catalog", AWS, "--pw", "3", "--objective", "speed"], "invalid choice"),
+    (["recommend", "--pw", "3"], "--catalog"),
+    (["sweep", "--catalog", AWS, "--pw-start", "5", "--pw-stop", "1"], "pw_stop"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_arguments_one_line_exit_2(capsys, argv, needle):
+    with pytest.raises(SystemExit) as info:
+        code = main(argv)
+        raise SystemExit(code)
+    _, err = capsys.readouterr()
+    assert info.value.code == 2
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_invalid_catalog_file_one_line(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "recommend", "--catalog", str(bad), "--pw", "3")
+    assert code == 2 and "malformed JSON" in err and len(err.strip().splitlines()) == 1
+
+
+def test_console_script_runs_as_module():
+    proc = subprocess.run([sys.executable, "-m", "deepvm_core.cli", "flopp", "--catalog",
+                           AWS], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "g4dn.xlarge" in proc.stdout
