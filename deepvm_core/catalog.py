@@ -136,6 +136,14 @@ class SaturationStep:
     max_gpu_vms: int
 
 
+#: The research artifact's logistic fits for real AWS instances (``model.md``). The artifact keeps
+#: them in code, not in its JSON, so an imported artifact file gets them by instance name.
+ARTIFACT_SCALING: dict[str, ScalingParams] = {
+    "g3s.xlarge": ScalingParams(0.1408559584, 14.49263334, 13.53250952),
+    "g4dn.xlarge": ScalingParams(0.1338806402, 12.87424514, 6.176666667),
+    "g5.xlarge": ScalingParams(0.08533428072, 20.06669931, 4.962225551),
+}
+
 #: The measured table of ``model.md`` (Gbit/s -> n_sat).
 DEFAULT_SATURATION: tuple[SaturationStep, ...] = tuple(
     SaturationStep(bw, n)
@@ -565,8 +573,8 @@ def from_artifact_dict(
 
     ``type`` "G" or "P" is a GPU VM, any other letter a CPU VM; ``type`` is the quota family.
     ``scaling`` supplies (a, b, c) for types whose rows lack them (the artifact keeps the real
-    instances' fits in code, not in the JSON). Field problems are left for
-    :func:`parse_catalog` to report, with the artifact's row index.
+    instances' fits in code, not in the JSON); by default :data:`ARTIFACT_SCALING`. Field
+    problems are left for :func:`parse_catalog` to report.
 
     Raises:
         CatalogError: when the root is not the artifact's shape at all.
@@ -574,7 +582,7 @@ def from_artifact_dict(
     if not isinstance(data, Mapping) or not isinstance(data.get("instances"), list):
         raise CatalogError([Problem("(file)", "instances", None,
                                     "the artifact format needs an 'instances' list")], name)
-    scaling = dict(scaling or {})
+    scaling = dict(ARTIFACT_SCALING if scaling is None else scaling)
     gpus: list[dict[str, Any]] = []
     cpus: list[dict[str, Any]] = []
     for row in data["instances"]:

@@ -143,9 +143,16 @@ def test_artifact_import_matches_bundled_catalog(aws_catalog):
                 other.network_gbps, other.family) == (
             t.on_demand_usd_per_hour, t.spot_usd_per_hour, t.vcpus, t.network_gbps, t.family)
     assert {q.family: (q.on_demand_vcpus, q.spot_vcpus) for q in imported.quotas}["G"] == (32, 128)
-    # the artifact's JSON has no fits for real instances: K = 1, said as a warning
-    assert all(g.scaling is None for g in imported.gpu_types)
-    assert any(w.field == "scaling" for w in imported.warnings)
+    # the artifact keeps its fits in code: an import gets them by name (model.md's table)
+    assert [g.scaling for g in imported.gpu_types] == [g.scaling for g in aws_catalog.gpu_types]
+
+
+def test_artifact_import_without_known_fit_warns_k_is_one():
+    raw = {"instances": [{"name": "new.gpu", "type": "G", "ondemand_price": 1, "spot_price": 0.3,
+                          "vCPU": 4, "network_bandwidth": 10, "flops": 10}]}
+    cat = catalog_from_json_text(json.dumps(raw))
+    assert cat.gpu_types[0].scaling is None
+    assert [w.field for w in cat.warnings] == ["scaling"]
 
 
 def test_bundled_aws_catalog_facts(aws_catalog):

@@ -67,6 +67,14 @@ def test_recommend_artifact_format_catalog(capsys):
     assert json.loads(out)["deepvm"][0]["gpu"]["name"] == "H"
 
 
+def test_artifact_file_reproduces_table_iv(capsys):
+    path = str(SHARED_DATA / "artifact_data.json")
+    code, out, _ = run(capsys, "recommend", "--catalog", path, "--pw", "3", "--solver",
+                       "enumerate", "--format", "json")
+    doc = json.loads(out)
+    assert [c["cpu"]["name"] for c in doc["deepvm"]] == ["c5.xlarge", "m6i.xlarge", "c5n.xlarge"]
+
+
 def test_sweep_csv(capsys):
     code, out, _ = run(capsys, "sweep", "--catalog", "paper-simulated", "--no-quotas",
                        "--pw-start", "0", "--pw-stop", "10", "--pw-step", "0.1")

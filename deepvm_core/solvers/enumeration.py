@@ -187,8 +187,13 @@ def build_candidates(
             valid = m <= cpu_limit[None, :]
             # group (v, n): rank memory-node choices by price, then m, then CPU name
             key = np.where(valid, price, np.inf)
-            order = np.lexsort((np.broadcast_to(cpu_order, m.shape), m, key), axis=1)
-            keep = order if per_group is None else order[:, :per_group]
+            if per_group == 1:  # the sweep's case: argmin of (price, m, CPU name), exactly
+                tie = m * len(cpus) + cpu_order[None, :]
+                tie = np.where(key == key.min(axis=1, keepdims=True), tie, np.iinfo(np.int64).max)
+                keep = np.argmin(tie, axis=1)[:, None]
+            else:
+                order = np.lexsort((np.broadcast_to(cpu_order, m.shape), m, key), axis=1)
+                keep = order if per_group is None else order[:, :per_group]
             rows = np.repeat(np.arange(n.size), keep.shape[1])
             cols = keep.ravel()
             ok = valid[rows, cols]
