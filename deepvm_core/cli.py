@@ -23,6 +23,7 @@ from deepvm_core.catalog import (
     load_catalog,
     write_json_atomic,
 )
+from deepvm_core.cli_fetch import add_fetch_parser, run_fetch
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import (
@@ -111,6 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("output")
     conv.add_argument("--to", choices=("ours", "artifact"), default="ours",
                       help="output format (default: ours)")
+
+    add_fetch_parser(sub)
     return parser
 
 
@@ -235,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_sweep(args, out)
         if args.command == "flopp":
             return _cmd_flopp(args, out)
+        if args.command == "fetch":
+            return run_fetch(args)
         return _cmd_catalog(args, out)
     except DeepVMError as exc:
         message = " ".join(str(exc).split()) if not isinstance(exc, CatalogError) else str(

@@ -1,0 +1,212 @@
+"""``deepvm fetch``: fetch live AWS catalogs from the command line.
+
+Wiring into the main CLI is one line each::
+
+    from deepvm_core.cli_fetch import add_fetch_parser
+    add_fetch_parser(subparsers)        # adds "fetch"; sets args.func = run_fetch
+    ...
+    return args.func(args)              # or: if args.command == "fetch": return run_fetch(args)
+
+``run_fetch`` returns 0 on success and 2 with one line on stderr on failure (bad arguments,
+no credentials, an unreachable endpoint, throttling, access denied, a malformed answer, a
+region without offers). A progress bar goes to stderr only when stderr is a terminal. This
+module also runs on its own: ``python -m deepvm_core.cli_fetch --region us-east-1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from deepvm_core.aws import (
+    DEFAULT_BASE_CATALOG,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_PRICING_REGION,
+    DEFAULT_SPOT_WINDOW_HOURS,
+    PRICING_REGIONS,
+    SPOT_AGGREGATES,
+    FetchResult,
+    compare_regions,
+    fetch_catalogs,
+)
+from deepvm_core.errors import DeepVMError
+
+PROG = "deepvm fetch"
+DESCRIPTION = (
+    "Fetch instance specs (EC2 DescribeInstanceTypes), spot prices (EC2 "
+    "DescribeSpotPriceHistory, Linux/UNIX, latest per availability zone) and on-demand prices "
+    "(AWS Price List API) for one or more regions, and write one catalog per region to "
+    "data/catalogs/fetched/ (or $DEEPVM_FETCHED_CATALOG_DIR). eFLOPS, scaling parameters and "
+    "quotas carry over from the base catalog. Credentials come from the standard AWS chain "
+    "(environment, profile, SSO); endpoint settings such as AWS_ENDPOINT_URL_EC2 are honoured. "
+    "Nothing is written when any part fails.")
+
+
+def add_fetch_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``fetch`` sub-command to an ``argparse`` sub-parsers object; returns it."""
+    parser = subparsers.add_parser(
+        "fetch",
+        help="fetch a live AWS catalog (specs, spot and on-demand prices)",
+        description=DESCRIPTION,
+    )
+    configure_fetch_parser(parser)
+    return parser
+
+
+def configure_fetch_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the ``fetch`` options to ``parser`` (used by :func:`add_fetch_parser` and
+    :func:`main`)."""
+    parser.add_argument("--region", dest="regions", action="append", required=True,
+                        metavar="REGION",
+                        help="AWS region to fetch (repeat for several: one catalog each)")
+    parser.add_argument("--base", default=DEFAULT_BASE_CATALOG, metavar="CATALOG",
+                        help="base catalog (bundled name or path) whose types are fetched and "
+                             "whose eFLOPS, scaling and quotas carry over; 'none' for no base "
+                             f"(default: {DEFAULT_BASE_CATALOG})")
+    parser.add_argument("--instance-types", nargs="+", metavar="TYPE",
+                        help="instance types or globs to fetch instead of the base catalog's "
+                             "(g5.xlarge 'g4dn.*')")
+    parser.add_argument("--profile", help="AWS profile of the shared config (default: the "
+                                          "standard credential chain)")
+    parser.add_argument("--spot-aggregate", choices=SPOT_AGGREGATES, default="min",
+                        help="spot price from the per-zone prices: min = cheapest zone "
+                             "(default), median")
+    parser.add_argument("--spot-window-hours", type=float, default=DEFAULT_SPOT_WINDOW_HOURS,
+                        metavar="H", help="spot price history window, hours (default: "
+                                          f"{DEFAULT_SPOT_WINDOW_HOURS:g})")
+    parser.add_argument("--pricing-region", choices=PRICING_REGIONS,
+                        default=DEFAULT_PRICING_REGION,
+                        help="endpoint region of the AWS Price List API (default: "
+                             f"{DEFAULT_PRICING_REGION})")
+    parser.add_argument("--max-attempts", type=int, default=DEFAULT_MAX_ATTEMPTS, metavar="N",
+                        help="attempts per request, retries included (default: "
+                             f"{DEFAULT_MAX_ATTEMPTS})")
+    parser.add_argument("--out", metavar="PATH",
+                        help="output folder, or a .json file for a single region (default: "
+                             "data/catalogs/fetched/)")
+    parser.add_argument("--compare-pw", type=float, metavar="USD_PER_HOUR",
+                        help="after fetching, print the best recommendation of each region "
+                             "for this pricing willingness")
+    parser.add_argument("--ckpt-gb", type=float, default=0.3,
+                        help="checkpoint size for --compare-pw, GB (default: 0.3)")
+    parser.add_argument("--buffer", type=float, default=2.0,
+                        help="buffer size for --compare-pw, checkpoints (default: 2)")
+    parser.set_defaults(func=run_fetch, command="fetch")
+    return parser
+
+
+class ProgressBar:
+    """``progress(step, done, total)`` drawn as one self-erasing line on a terminal stream."""
+
+    def __init__(self, stream: TextIO, width: int = 24) -> None:
+        self.stream = stream
+        self.width = width
+        self.drawn = False
+
+    def __call__(self, step: str, done: int, total: int) -> None:
+        filled = int(self.width * done / total) if total else self.width
+        columns = shutil.get_terminal_size((80, 24)).columns
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {step}"
+        self.stream.write("\r\x1b[K" + line[: max(columns - 1, 10)])
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        """Erase the bar."""
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _print_result(result: FetchResult, out: TextIO) -> None:
+    for r in result.regions:
+        gpus, cpus = len(r.catalog.gpu_types), len(r.catalog.cpu_types)
+        where = f" -> {r.path}" if r.path else ""
+        print(f"{r.region}: {gpus + cpus} instance types ({gpus} GPU, {cpus} CPU), catalog "
+              f"{r.catalog.name}{where}", file=out)
+        for note in r.notes:
+            print(f"  note: {note}", file=out)
+
+
+def _print_comparison(result: FetchResult, args: argparse.Namespace, out: TextIO) -> None:
+    from deepvm_core.model import Scenario
+
+    scenario = Scenario(args.compare_pw, checkpoint_gb=args.ckpt_gb,
+                        buffer_checkpoints=args.buffer)
+    print(f"best per region at PW {args.compare_pw:g} USD/h, checkpoint "
+          f"{args.ckpt_gb:g} GB, buffer {args.buffer:g}:", file=out)
+    for row in compare_regions(result.catalogs_by_region(), scenario):
+        text = row.best.describe() if row.best else f"nothing feasible: {row.explanation}"
+        print(f"  {row.region}: {text}", file=out)
+
+
+def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
+              stderr: TextIO | None = None) -> int:
+    """Run ``fetch`` with parsed ``args``: 0 on success, 2 (one line on stderr) on failure."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    bar = ProgressBar(stderr) if _isatty(stderr) else None
+    base = None if str(args.base).strip().lower() == "none" else args.base
+    try:
+        if args.compare_pw is not None:
+            from deepvm_core.model import Scenario
+
+            Scenario(args.compare_pw, checkpoint_gb=args.ckpt_gb,
+                     buffer_checkpoints=args.buffer)  # check before any network call
+        result = fetch_catalogs(
+            args.regions, base=base, instance_types=args.instance_types, profile=args.profile,
+            spot_aggregate=args.spot_aggregate, spot_window_hours=args.spot_window_hours,
+            pricing_region=args.pricing_region, out=args.out, max_attempts=args.max_attempts,
+            progress=bar)
+    except DeepVMError as exc:
+        if bar:
+            bar.close()
+        print(f"{PROG}: error: {_one_line(str(exc))}", file=stderr)
+        return 2
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
+        print(f"{PROG}: interrupted; nothing was written", file=stderr)
+        return 130
+    if bar:
+        bar.close()
+    _print_result(result, stdout)
+    if args.compare_pw is not None:
+        _print_comparison(result, args, stdout)
+    return 0
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (exit code 2)."""
+
+    def error(self, message: str) -> Any:
+        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``deepvm fetch`` on its own (``python -m deepvm_core.cli_fetch``)."""
+    parser = configure_fetch_parser(_OneLineParser(prog=PROG, description=DESCRIPTION))
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return run_fetch(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,545 @@
+"""Loopback fakes of the AWS endpoints the catalog fetcher calls (no test reaches AWS).
+
+* moto runs as a real server on 127.0.0.1 (``ThreadedMotoServer``): it answers
+  ``DescribeInstanceTypes`` from its instance-type data.
+* :class:`FakeAws` is a small ``http.server`` on 127.0.0.1 that both ``AWS_ENDPOINT_URL_EC2``
+  and ``AWS_ENDPOINT_URL_PRICING`` point to. It speaks the wire format of two operations moto
+  cannot serve realistically:
+
+  - EC2 ``DescribeSpotPriceHistory`` (query protocol: form-encoded POST, XML answer with a
+    ``spotPriceHistorySet`` and ``nextToken`` pagination); moto's spot prices are placeholders;
+  - Pricing ``GetProducts`` (JSON 1.1: POST with ``X-Amz-Target:
+    AWSPriceListService.GetProducts``, answer ``{"PriceList": [json-string, ...],
+    "NextToken": ...}``); moto has no Pricing API.
+
+  Every other request (``DescribeInstanceTypes``) is proxied to moto unchanged. Faults (HTTP
+  500, throttling, access denied, malformed answers, an error echoing credentials) are
+  injected per operation with :meth:`FakeAws.fail`.
+
+The fixture data derive from the bundled catalog ``aws-us-east-1-2023-10``: on-demand prices
+are its on-demand prices, the cheapest zone's latest spot price is its spot price (other
+regions: times a factor).
+
+Fixtures (import them into a test module): ``moto_url``, ``fake_aws``, ``aws_env``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import json
+import os
+import re
+import socket
+import threading
+import urllib.parse
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import pytest
+
+from deepvm_core.catalog import DATA_DIR, Catalog, load_catalog
+
+BASE_CATALOG = "aws-us-east-1-2023-10"
+
+#: A recognisable fake secret: it must never show up in an output.
+FAKE_ACCESS_KEY_ID = "AKIAFAKEDEEPVM7EXAMPLE"
+FAKE_SECRET_ACCESS_KEY = "fAkE/SeCrEt+DeepVM-never-print-me-0123456789"
+FAKE_SESSION_TOKEN = "FakeSessionToken-DeepVM-never-print-me-abcdef"
+
+#: Latest spot price of each zone, as a multiple of the catalog's spot price (zone a is the
+#: cheapest, so the minimum is the catalog's price; the median is 1.1 times it).
+ZONE_FACTORS = {"a": 1.0, "b": 1.1, "c": 1.25}
+#: Older entries within the window (hours ago, factor): cheaper or dearer, never the latest.
+OLDER_ENTRIES = ((3.0, 0.5), (2.0, 2.0))
+#: An entry older than any reasonable window (hours ago, factor).
+STALE_ENTRY = (30.0, 0.01)
+
+SPOT_PAGE_SIZE = 7  # the fake's page size: several pages per answer
+PRICING_PAGE_SIZE = 2
+
+EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15/"
+_CREDENTIAL_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([a-z0-9-]+)/([a-z0-9-]+)/")
+
+
+@dataclass
+class RegionOffers:
+    """What the fake offers in one region.
+
+    Attributes:
+        spot_factor: spot prices are the base catalog's times this; ``None``: no spot offers.
+        on_demand_factor: on-demand prices are the base catalog's times this; ``None``: the
+            price list has no product in this region.
+    """
+
+    spot_factor: float | None = 1.0
+    on_demand_factor: float | None = 1.0
+
+
+def default_offers() -> dict[str, RegionOffers]:
+    """us-east-1 (the base catalog's prices), eu-west-1 (20 % dearer), ap-south-2 (spot
+    prices but no price-list offers: "a region with no offers")."""
+    return {
+        "us-east-1": RegionOffers(1.0, 1.0),
+        "eu-west-1": RegionOffers(1.2, 1.2),
+        "ap-south-2": RegionOffers(1.0, None),
+    }
+
+
+# ----------------------------------------------------------------------------- fixture data
+
+
+#: Prices of types the base catalog lacks (name: on-demand, spot USD/h, vCPUs): a GPU type
+#: that will need eFLOPS. Other g5 sizes have no offers in the fake (left out, with a note).
+EXTRA_TYPES = {"g5.2xlarge": (1.212, 0.3636, 8)}
+
+
+@dataclass(frozen=True)
+class PricedType:
+    name: str
+    on_demand_usd_per_hour: float
+    spot_usd_per_hour: float
+    vcpus: int
+
+
+def _types(catalog: Catalog) -> list[PricedType]:
+    rows = [PricedType(t.name, t.on_demand_usd_per_hour, t.spot_usd_per_hour, t.vcpus)
+            for t in (*catalog.gpu_types, *catalog.cpu_types)]
+    return rows + [PricedType(n, od, sp, v) for n, (od, sp, v) in EXTRA_TYPES.items()]
+
+
+def spot_history(catalog: Catalog, region: str, factor: float, now: datetime) -> list[dict]:
+    """DescribeSpotPriceHistory entries (newest first, as AWS returns them)."""
+    entries = []
+    for t in _types(catalog):
+        base = t.spot_usd_per_hour * factor
+        zones = dict(ZONE_FACTORS)
+        if t.name == "c4.xlarge":
+            zones.pop("c")  # not every type is offered in every zone
+        for zone, zf in zones.items():
+            entries.append((now - timedelta(minutes=5), t.name, f"{region}{zone}", base * zf))
+            for hours, of in OLDER_ENTRIES:
+                entries.append((now - timedelta(hours=hours), t.name, f"{region}{zone}",
+                                base * zf * of))
+            hours, of = STALE_ENTRY
+            entries.append((now - timedelta(hours=hours), t.name, f"{region}{zone}", base * of))
+    entries.sort(key=lambda e: e[0], reverse=True)
+    return [{"Timestamp": when, "InstanceType": name, "AvailabilityZone": zone,
+             "SpotPrice": f"{price:.6f}", "ProductDescription": "Linux/UNIX"}
+            for when, name, zone, price in entries]
+
+
+def _product(sku: str, attributes: dict, on_demand_usd: float | None,
+             reserved_usd: float | None = None) -> str:
+    terms: dict = {}
+    if on_demand_usd is not None:
+        offer = f"{sku}.JRTCKXETXF"
+        terms["OnDemand"] = {offer: {
+            "offerTermCode": "JRTCKXETXF", "sku": sku, "effectiveDate": "2026-11-01T00:00:00Z",
+            "priceDimensions": {f"{offer}.6YS6EN2CT7": {
+                "rateCode": f"{offer}.6YS6EN2CT7", "unit": "Hrs", "beginRange": "0",
+                "endRange": "Inf", "appliesTo": [],
+                "description": f"${on_demand_usd:.4f} per On Demand Linux "
+                               f"{attributes['instanceType']} Instance Hour",
+                "pricePerUnit": {"USD": f"{on_demand_usd:.10f}"}}},
+            "termAttributes": {}}}
+    if reserved_usd is not None:
+        offer = f"{sku}.4NA7Y494T4"
+        terms["Reserved"] = {offer: {
+            "offerTermCode": "4NA7Y494T4", "sku": sku,
+            "priceDimensions": {f"{offer}.6YS6EN2CT7": {
+                "unit": "Hrs", "pricePerUnit": {"USD": f"{reserved_usd:.10f}"}}},
+            "termAttributes": {"LeaseContractLength": "1yr", "PurchaseOption": "No Upfront"}}}
+    return json.dumps({
+        "product": {"productFamily": "Compute Instance", "sku": sku, "attributes": attributes},
+        "serviceCode": "AmazonEC2", "terms": terms, "version": "20261101000000",
+        "publicationDate": "2026-11-01T00:00:00Z"})
+
+
+def price_list(catalog: Catalog, region: str, factor: float) -> list[tuple[dict, str]]:
+    """(attributes, price-list JSON string) per product: the Linux shared on-demand product of
+    every type, and decoys the filters must exclude (Windows, Dedicated, a capacity
+    reservation, SQL Server)."""
+    products = []
+    for i, t in enumerate(_types(catalog)):
+        attrs = {
+            "instanceType": t.name, "regionCode": region, "location": f"Fake location {region}",
+            "operatingSystem": "Linux", "tenancy": "Shared", "preInstalledSw": "NA",
+            "capacitystatus": "Used", "licenseModel": "No License required",
+            "marketoption": "OnDemand", "usagetype": f"BoxUsage:{t.name}",
+            "vcpu": str(t.vcpus), "servicecode": "AmazonEC2",
+        }
+        od = t.on_demand_usd_per_hour * factor
+        sku = f"SKU{i:03d}{region.replace('-', '').upper()}"
+        products.append((attrs, _product(sku, attrs, od, reserved_usd=od * 0.6)))
+        for j, (key, value, mult) in enumerate([("operatingSystem", "Windows", 1.8),
+                                                ("tenancy", "Dedicated", 1.1),
+                                                ("capacitystatus", "UnusedCapacityReservation",
+                                                 0.0),
+                                                ("preInstalledSw", "SQL Std", 2.5)]):
+            decoy = {**attrs, key: value}
+            price = od * mult if mult else 0.0
+            products.append((decoy, _product(f"{sku}D{j}", decoy, price)))
+    return products
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+@dataclass
+class Fault:
+    kind: str  # http500, throttle, denied, malformed, not_json, echo_credentials, wrong_shape
+    remaining: int | None  # requests left to fail; None = every request
+
+
+@dataclass
+class FakeAws:
+    """The fake EC2 (spot) + Pricing endpoint; everything else goes to moto."""
+
+    moto_url: str
+    catalog: Catalog
+    offers: dict[str, RegionOffers] = field(default_factory=default_offers)
+    faults: dict[str, Fault] = field(default_factory=dict)
+    requests: list[tuple[str, str]] = field(default_factory=list)  # (operation, region)
+    #: GetProducts filters the fake applies; the others are ignored, like a lax server, so
+    #: decoy products come back (several pages) and the client's own attribute check counts.
+    pricing_filter_fields: tuple[str, ...] = ("instanceType", "regionCode")
+    _server: http.server.ThreadingHTTPServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeAws:
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            # One segment per answer: unbuffered header and body writes would meet Nagle's
+            # algorithm and delayed ACKs (40 ms per request).
+            wbufsize = 1 << 16
+            disable_nagle_algorithm = True
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                fake._handle(self)
+
+            def do_GET(self) -> None:  # noqa: N802
+                fake._handle(self)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def reset(self) -> None:
+        with self._lock:
+            self.offers = default_offers()
+            self.faults.clear()
+            self.requests.clear()
+
+    def fail(self, operation: str, kind: str, times: int | None = None) -> None:
+        """Make the next ``times`` (all, when ``None``) requests of ``operation`` fail."""
+        self.faults[operation] = Fault(kind, times)
+
+    def count(self, operation: str) -> int:
+        """How many requests of ``operation`` arrived."""
+        return sum(1 for op, _ in self.requests if op == operation)
+
+    # -- dispatch
+
+    def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
+        length = int(h.headers.get("Content-Length") or 0)
+        body = h.rfile.read(length) if length else b""
+        target = h.headers.get("X-Amz-Target", "")
+        scope = _CREDENTIAL_SCOPE.search(h.headers.get("Authorization", ""))
+        signing_region = scope.group(1) if scope else "?"
+        if target == "AWSPriceListService.GetProducts":
+            self._pricing(h, body)
+            return
+        form = urllib.parse.parse_qs(body.decode("utf-8"), keep_blank_values=True)
+        action = (form.get("Action") or [""])[0]
+        with self._lock:
+            self.requests.append((action, signing_region))
+        if self._fault("ec2", action, h):
+            return
+        if action == "DescribeSpotPriceHistory":
+            self._spot(h, form, signing_region)
+        else:
+            self._proxy(h, body)
+
+    def _fault(self, protocol: str, operation: str,
+               h: http.server.BaseHTTPRequestHandler) -> bool:
+        with self._lock:
+            fault = self.faults.get(operation)
+            if fault is None or fault.remaining == 0:
+                return False
+            if fault.remaining is not None:
+                fault.remaining -= 1
+        echo = (f"credentials {h.headers.get('Authorization', '')} secret "
+                f"{os.environ.get('AWS_SECRET_ACCESS_KEY', '')} token "
+                f"{os.environ.get('AWS_SESSION_TOKEN', '')}")
+        if protocol == "ec2":
+            answers = {
+                "http500": (500, "InternalError", "An internal error has occurred"),
+                "throttle": (503, "RequestLimitExceeded", "Request limit exceeded."),
+                "denied": (403, "UnauthorizedOperation",
+                           "You are not authorized to perform this operation."),
+                "echo_credentials": (401, "AuthFailure", f"AWS was not able to validate {echo}"),
+            }
+            if fault.kind in answers:
+                status, code, message = answers[fault.kind]
+                xml = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>'
+                       f"<Code>{code}</Code><Message>{escape(message)}</Message></Error>"
+                       f"</Errors><RequestID>{uuid.uuid4()}</RequestID></Response>")
+                self._send(h, status, xml.encode(), "text/xml;charset=UTF-8")
+            elif fault.kind in ("malformed", "not_json"):
+                self._send(h, 200, b'<?xml version="1.0"?><DescribeSpotPriceHistoryResponse>'
+                                   b"<spotPriceHistorySet><item><instanceType>", "text/xml")
+            else:
+                raise AssertionError(f"unknown EC2 fault {fault.kind}")
+            return True
+        answers_json = {
+            "http500": (500, "InternalErrorException", "An internal error occurred."),
+            "throttle": (400, "ThrottlingException", "Rate exceeded"),
+            "denied": (400, "AccessDeniedException", "User: arn:aws:iam::123456789012:user/"
+                       "deepvm is not authorized to perform: pricing:GetProducts"),
+            "echo_credentials": (400, "UnrecognizedClientException",
+                                 f"The security token included in the request is invalid: "
+                                 f"{echo}"),
+        }
+        if fault.kind in answers_json:
+            status, code, message = answers_json[fault.kind]
+            payload = json.dumps({"__type": code, "Message": message}).encode()
+            self._send(h, status, payload, "application/x-amz-json-1.1")
+        elif fault.kind == "malformed":
+            payload = json.dumps({"FormatVersion": "aws_v1",
+                                  "PriceList": ['{"product": {"attributes": ']}).encode()
+            self._send(h, 200, payload, "application/x-amz-json-1.1")
+        elif fault.kind == "not_json":
+            self._send(h, 200, b"<html><body>Gateway says hello</body></html>",
+                       "application/x-amz-json-1.1")
+        elif fault.kind == "wrong_shape":
+            self._send(h, 200, b'{"Products": []}', "application/x-amz-json-1.1")
+        else:
+            raise AssertionError(f"unknown Pricing fault {fault.kind}")
+        return True
+
+    # -- EC2 DescribeSpotPriceHistory
+
+    def _spot(self, h: http.server.BaseHTTPRequestHandler, form: dict[str, list[str]],
+              region: str) -> None:
+        types = [v[0] for k, v in sorted(form.items()) if k.startswith("InstanceType.")]
+        products = [v[0] for k, v in form.items() if k.startswith("ProductDescription.")]
+        start = form.get("StartTime", [None])[0]
+        start_time = (datetime.fromisoformat(start.replace("Z", "+00:00")) if start else None)
+        offers = self.offers.get(region)
+        entries: list[dict] = []
+        if offers is not None and offers.spot_factor is not None:
+            entries = spot_history(self.catalog, region, offers.spot_factor, datetime.now(UTC))
+        entries = [e for e in entries
+                   if (not types or e["InstanceType"] in types)
+                   and (not products or e["ProductDescription"] in products)
+                   and (start_time is None or e["Timestamp"] >= start_time)]
+        offset = int((form.get("NextToken") or ["0"])[0] or 0)
+        size = min(int((form.get("MaxResults") or [SPOT_PAGE_SIZE])[0]), SPOT_PAGE_SIZE)
+        page = entries[offset:offset + size]
+        items = "".join(
+            "<item>"
+            f"<instanceType>{e['InstanceType']}</instanceType>"
+            f"<productDescription>{escape(e['ProductDescription'])}</productDescription>"
+            f"<spotPrice>{e['SpotPrice']}</spotPrice>"
+            f"<timestamp>{e['Timestamp'].strftime('%Y-%m-%dT%H:%M:%S.000Z')}</timestamp>"
+            f"<availabilityZone>{e['AvailabilityZone']}</availabilityZone>"
+            "</item>" for e in page)
+        token = (f"<nextToken>{offset + size}</nextToken>"
+                 if offset + size < len(entries) else "<nextToken/>")
+        xml = (f'<?xml version="1.0" encoding="UTF-8"?>\n<DescribeSpotPriceHistoryResponse '
+               f'xmlns="{EC2_NS}"><requestId>{uuid.uuid4()}</requestId>'
+               f"<spotPriceHistorySet>{items}</spotPriceHistorySet>{token}"
+               "</DescribeSpotPriceHistoryResponse>")
+        self._send(h, 200, xml.encode(), "text/xml;charset=UTF-8")
+
+    # -- Pricing GetProducts
+
+    def _pricing(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+        request = json.loads(body or b"{}")
+        filters = {f["Field"]: f["Value"] for f in request.get("Filters", [])
+                   if f.get("Type") == "TERM_MATCH"}
+        region = filters.get("regionCode", "?")
+        with self._lock:
+            self.requests.append(("GetProducts", region))
+        if self._fault("pricing", "GetProducts", h):
+            return
+        if request.get("ServiceCode") != "AmazonEC2":
+            payload = json.dumps({"__type": "InvalidParameterException",
+                                  "Message": "unknown service code"}).encode()
+            self._send(h, 400, payload, "application/x-amz-json-1.1")
+            return
+        offers = self.offers.get(region)
+        products: list[tuple[dict, str]] = []
+        if offers is not None and offers.on_demand_factor is not None:
+            products = price_list(self.catalog, region, offers.on_demand_factor)
+        matching = [text for attrs, text in products
+                    if all(attrs.get(k) == v for k, v in filters.items()
+                           if k in self.pricing_filter_fields)]
+        offset = int(request.get("NextToken") or 0)
+        size = min(int(request.get("MaxResults") or PRICING_PAGE_SIZE), PRICING_PAGE_SIZE)
+        answer: dict = {"FormatVersion": "aws_v1", "PriceList": matching[offset:offset + size]}
+        if offset + size < len(matching):
+            answer["NextToken"] = str(offset + size)
+        self._send(h, 200, json.dumps(answer).encode(), "application/x-amz-json-1.1")
+
+    # -- everything else: moto
+
+    def _proxy(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+        parsed = urllib.parse.urlsplit(self.moto_url)
+        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+        headers = {k: v for k, v in h.headers.items()
+                   if k.lower() not in ("host", "content-length", "connection")}
+        try:
+            conn.request(h.command, h.path, body=body, headers=headers)
+            response = conn.getresponse()
+            payload = response.read()
+            content_type = response.getheader("Content-Type", "text/xml")
+            status = response.status
+        finally:
+            conn.close()
+        self._send(h, status, payload, content_type)
+
+    @staticmethod
+    def _send(h: http.server.BaseHTTPRequestHandler, status: int, payload: bytes,
+              content_type: str) -> None:
+        h.send_response(status)
+        h.send_header("Content-Type", content_type)
+        h.send_header("Content-Length", str(len(payload)))
+        h.send_header("x-amzn-RequestId", str(uuid.uuid4()))
+        h.end_headers()
+        h.wfile.write(payload)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def closed_port_url() -> str:
+    """An http:// URL on 127.0.0.1 where nothing listens (an endpoint that is down)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (hidden temp files included) and its content."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+def guard_loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any connection or name lookup beyond loopback fail loudly (no test reaches AWS,
+    not even its DNS names)."""
+    real_connect = socket.socket.connect
+    real_getaddrinfo = socket.getaddrinfo
+
+    def connect(self: socket.socket, address: object) -> None:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0] if isinstance(address, tuple) else address
+            if host not in _LOOPBACK:
+                raise OSError(f"test network guard: connection to {address!r} refused")
+        return real_connect(self, address)
+
+    def getaddrinfo(host: object, *args: object, **kwargs: object) -> list:
+        if host not in _LOOPBACK and host is not None:
+            raise OSError(f"test network guard: name lookup of {host!r} refused")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@dataclass
+class AwsEnv:
+    """What a test gets from the ``aws_env`` fixture."""
+
+    fake: FakeAws
+    fetched_dir: Path
+    monkeypatch: pytest.MonkeyPatch
+
+    def snapshot(self) -> dict[str, bytes]:
+        return snapshot(self.fetched_dir)
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def moto_url() -> Iterator[str]:
+    """moto as a real server on 127.0.0.1 (a free port); yields its URL."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def fake_aws(moto_url: str) -> Iterator[FakeAws]:
+    """The fake spot/pricing endpoint in front of moto."""
+    fake = FakeAws(moto_url=moto_url, catalog=load_catalog(BASE_CATALOG)).start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture
+def aws_env(fake_aws: FakeAws, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> AwsEnv:
+    """An environment where boto3 reaches only the fakes: every ``AWS_*`` variable of the
+    developer removed, fake credentials, config files that do not exist, instance metadata
+    off, no proxies, and any connection beyond loopback refused; fetched catalogs go to a
+    temporary folder that already holds one catalog (so tests can check that a failure changes
+    nothing)."""
+    fake_aws.reset()
+    guard_loopback_only(monkeypatch)
+    for key in list(os.environ):
+        if key.startswith("AWS_") or key.lower() in ("http_proxy", "https_proxy", "all_proxy"):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", FAKE_ACCESS_KEY_ID)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", FAKE_SECRET_ACCESS_KEY)
+    monkeypatch.setenv("AWS_SESSION_TOKEN", FAKE_SESSION_TOKEN)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-such-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-such-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_EC2", fake_aws.url)
+    monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", fake_aws.url)
+    fetched = tmp_path / "fetched"
+    fetched.mkdir()
+    (fetched / "aws-us-east-1-earlier.json").write_bytes(
+        (DATA_DIR / f"{BASE_CATALOG}.json").read_bytes())
+    monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(fetched))
+    return AwsEnv(fake_aws, fetched, monkeypatch)

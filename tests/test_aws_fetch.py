@@ -1,0 +1,368 @@
+"""The AWS fetcher against loopback servers: moto (DescribeInstanceTypes) behind a fake that
+speaks DescribeSpotPriceHistory and the Pricing API's GetProducts (see ``aws_fakes``).
+
+boto3 reaches them only through ``AWS_ENDPOINT_URL_EC2`` / ``AWS_ENDPOINT_URL_PRICING``, the
+variables a user would set; no test reaches AWS.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+
+import aws_fakes
+import pytest
+from aws_fakes import (
+    BASE_CATALOG,
+    EXTRA_TYPES,
+    FAKE_ACCESS_KEY_ID,
+    FAKE_SECRET_ACCESS_KEY,
+    FAKE_SESSION_TOKEN,
+    ZONE_FACTORS,
+    AwsEnv,
+    closed_port_url,
+    snapshot,
+)
+
+from deepvm_core import aws
+from deepvm_core.catalog import DATA_DIR, load_catalog
+from deepvm_core.cli_fetch import main, run_fetch
+from deepvm_core.model import Scenario
+from deepvm_core.policies import catalog_notes, recommend
+from deepvm_core.store import list_catalogs
+
+# The loopback servers (module scope) and the per-test environment.
+moto_url = aws_fakes.moto_url
+fake_aws = aws_fakes.fake_aws
+aws_env = aws_fakes.aws_env
+
+SECRETS = (FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN)
+TABLE_IV = Scenario(3.0, checkpoint_gb=0.3, buffer_checkpoints=2.0)
+
+
+def _assert_no_secret(*texts: str) -> None:
+    for text in texts:
+        for secret in SECRETS:
+            assert secret not in text
+            assert secret[:12] not in text  # no part of it either
+
+
+@pytest.fixture(scope="module")
+def base():
+    return load_catalog(BASE_CATALOG)
+
+
+# ----------------------------------------------------------------------------- success
+
+
+def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, caplog):
+    before = aws_env.snapshot()
+    calls: list[tuple[str, int, int]] = []
+    with caplog.at_level(logging.DEBUG, logger="deepvm_core.aws"):
+        result = aws.fetch_catalogs("us-east-1", max_attempts=1,
+                                    progress=lambda *a: calls.append(a))
+
+    # written atomically to the fetched folder, next to the untouched earlier catalog
+    path = result.path
+    assert path is not None and path.parent == aws_env.fetched_dir
+    after = aws_env.snapshot()
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert set(after) - set(before) == {path.name}  # no temp file left behind
+    assert any(e.kind == "fetched" and e.path == path for e in list_catalogs())
+
+    catalog = load_catalog(path)  # passes the core's validation
+    assert catalog == result.catalog
+    assert (catalog.provider, catalog.region) == ("aws", "us-east-1")
+    assert catalog.prices_date == result.fetched_at and "DescribeSpotPriceHistory" in (
+        catalog.source)
+
+    # moto (like AWS today) has no g3s.xlarge: reported, not fatal
+    assert "not offered in us-east-1 (DescribeInstanceTypes): g3s.xlarge" in result.notes[0]
+    names = {t.name for t in (*base.gpu_types, *base.cpu_types)} - {"g3s.xlarge"}
+    assert {t.name for t in (*catalog.gpu_types, *catalog.cpu_types)} == names
+    for name in names:  # prices, specs, eFLOPS and scaling carried over exactly
+        fetched, original = catalog.instance(name), base.instance(name)
+        for attribute in ("family", "vcpus", "memory_gib", "network_gbps",
+                          "on_demand_usd_per_hour", "spot_usd_per_hour", "eflops", "scaling"):
+            assert getattr(fetched, attribute, None) == getattr(original, attribute, None), (
+                name, attribute)
+    g4dn = catalog.instance("g4dn.xlarge")
+    assert set(g4dn.spot_by_zone_usd_per_hour) == {f"us-east-1{z}" for z in ZONE_FACTORS}
+    assert g4dn.spot_usd_per_hour == min(g4dn.spot_by_zone_usd_per_hour.values())
+    assert set(catalog.instance("c4.xlarge").spot_by_zone_usd_per_hour) == {
+        "us-east-1a", "us-east-1b"}
+    assert catalog.quotas == base.quotas and catalog.saturation == base.saturation
+    notes = "\n".join(result.notes)
+    assert "c3.xlarge 'Moderate' -> 0.3 Gbps" in notes and "c4.xlarge 'High' -> 1.7 Gbps" in notes
+    specs = {s.name: s for s in result.regions[0].instance_specs}
+    assert specs["g4dn.xlarge"].gpu_text() == "1 x NVIDIA T4 (16 GiB)"
+
+    # the paper's Table IV first choice from live-shaped data
+    rec = recommend(catalog, TABLE_IV)
+    assert rec.best is not None
+    assert rec.best.describe() == "TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h"
+
+    # paginated calls: several pages of spot history and of price lists
+    fake = aws_env.fake
+    assert fake.count("DescribeSpotPriceHistory") > 1
+    assert fake.count("GetProducts") > len(names)
+
+    # progress: monotone, ends with done == total
+    assert calls[-1] == ("done", 4, 4)
+    assert [c[1] for c in calls] == sorted(c[1] for c in calls)
+    assert any("Pricing GetProducts" in c[0] for c in calls)
+
+    _assert_no_secret(path.read_text(), "\n".join(result.notes), caplog.text)
+
+
+def test_fetch_median_aggregate_and_patterns(aws_env: AwsEnv, base):
+    result = aws.fetch_catalogs(["us-east-1"], instance_types=["g5.*", "c5.xlarge"],
+                                spot_aggregate="median", max_attempts=1)
+    catalog = result.catalog
+    assert {g.name for g in catalog.gpu_types} == {"g5.xlarge", *EXTRA_TYPES}
+    assert [c.name for c in catalog.cpu_types] == ["c5.xlarge"]
+    g5 = catalog.instance("g5.xlarge")
+    assert g5.spot_usd_per_hour == pytest.approx(base.instance("g5.xlarge").spot_usd_per_hour
+                                                 * sorted(ZONE_FACTORS.values())[1])
+    assert g5.eflops == 696.0  # carried over from the base
+    new = catalog.instance("g5.2xlarge")
+    assert new.eflops is None and new.vcpus == 8  # "needs eFLOPS": kept, not solved
+    notes = "\n".join(result.notes)
+    assert "needs eFLOPS" in notes and "g5.2xlarge" in notes
+    assert "g5.4xlarge" in notes  # no offers in the fake: left out, with the reason
+    rec = recommend(catalog, TABLE_IV)
+    assert rec.best is not None and rec.best.gpu == "g5.xlarge"
+    assert any("g5.2xlarge" in n for n in catalog_notes(catalog))
+
+
+def test_fetch_several_regions_and_compare(aws_env: AwsEnv):
+    result = aws.fetch_catalogs(["us-east-1", "eu-west-1"], max_attempts=1)
+    assert [r.region for r in result.regions] == ["us-east-1", "eu-west-1"]
+    assert len(set(result.paths)) == 2 and all(p.exists() for p in result.paths)
+    us, eu = result.regions[0].catalog, result.regions[1].catalog
+    assert eu.instance("g4dn.xlarge").on_demand_usd_per_hour == pytest.approx(
+        1.2 * us.instance("g4dn.xlarge").on_demand_usd_per_hour)
+    assert set(eu.instance("g4dn.xlarge").spot_by_zone_usd_per_hour) == {
+        "eu-west-1a", "eu-west-1b", "eu-west-1c"}
+    rows = aws.compare_regions(result.catalogs_by_region(), TABLE_IV)
+    assert [r.region for r in rows] == ["us-east-1", "eu-west-1"]
+    assert rows[0].hourly_price_usd == pytest.approx(2.8526)
+    assert rows[1].best is not None and rows[1].hourly_price_usd <= TABLE_IV.pw_usd_per_hour
+
+
+def test_retry_after_a_server_error_succeeds(aws_env: AwsEnv):
+    aws_env.fake.fail("DescribeSpotPriceHistory", "http500", times=1)
+    result = aws.fetch_catalogs("us-east-1", max_attempts=3)
+    assert result.path is not None and result.path.exists()
+
+
+def test_fetch_to_a_json_file_and_never_over_a_bundled_catalog(aws_env: AwsEnv, tmp_path):
+    out = tmp_path / "mine" / "live.json"
+    result = aws.fetch_catalogs("us-east-1", out=out, max_attempts=1)
+    assert result.path == out and load_catalog(out).region == "us-east-1"
+    bundled = DATA_DIR / f"{BASE_CATALOG}.json"
+    content = bundled.read_bytes()
+    aws_env.fake.requests.clear()
+    with pytest.raises(aws.FetchError, match="bundled"):
+        aws.fetch_catalogs("us-east-1", out=bundled, max_attempts=1)
+    assert bundled.read_bytes() == content
+    assert aws_env.fake.requests == []  # refused before any request
+
+
+# ----------------------------------------------------------------------------- failures
+
+
+FAULTS = [
+    # (operation, fault, kind, words the message must contain)
+    ("DescribeInstanceTypes", "denied", "access_denied", ["ec2:DescribeInstanceTypes"]),
+    ("DescribeInstanceTypes", "throttle", "throttled", ["RequestLimitExceeded", "2 attempt"]),
+    ("DescribeSpotPriceHistory", "http500", "server_error", ["HTTP 500", "2 attempt"]),
+    ("DescribeSpotPriceHistory", "throttle", "throttled", ["RequestLimitExceeded"]),
+    ("DescribeSpotPriceHistory", "denied", "access_denied", ["ec2:DescribeSpotPriceHistory"]),
+    ("DescribeSpotPriceHistory", "malformed", "malformed", ["malformed answer"]),
+    ("GetProducts", "http500", "server_error", ["HTTP 500", "pricing endpoint us-east-1"]),
+    ("GetProducts", "throttle", "throttled", ["ThrottlingException"]),
+    ("GetProducts", "denied", "access_denied", ["pricing:GetProducts"]),
+    ("GetProducts", "malformed", "malformed", ["not JSON"]),
+    ("GetProducts", "not_json", "malformed", ["without a PriceList"]),
+    ("GetProducts", "wrong_shape", "malformed", ["without a PriceList"]),
+]
+
+
+@pytest.mark.parametrize(("operation", "fault", "kind", "words"), FAULTS,
+                         ids=[f"{o}-{f}" for o, f, _, _ in FAULTS])
+def test_faults_name_operation_and_region_and_write_nothing(aws_env: AwsEnv, operation, fault,
+                                                            kind, words):
+    before = aws_env.snapshot()
+    aws_env.fake.fail(operation, fault)
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs(["us-east-1", "eu-west-1"], max_attempts=2)
+    error = caught.value
+    message = str(error)
+    assert (error.operation, error.region, error.kind) == (operation, "us-east-1", kind)
+    assert operation in message and "us-east-1" in message and "Nothing was written" in message
+    for word in words:
+        assert word in message
+    assert "\n" not in message
+    assert aws_env.snapshot() == before
+    if fault in ("http500", "throttle"):
+        assert aws_env.fake.count(operation) == 2  # total attempts, retries included
+    _assert_no_secret(message)
+
+
+def test_partial_fetch_writes_nothing(aws_env: AwsEnv):
+    """The first region succeeds, the second has no price-list offers: nothing is written."""
+    before = aws_env.snapshot()
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs(["us-east-1", "ap-south-2"], max_attempts=1)
+    error = caught.value
+    assert (error.operation, error.region, error.kind) == ("GetProducts", "ap-south-2",
+                                                           "no_offers")
+    assert "no on-demand Linux offer" in str(error) and "ap-south-2" in str(error)
+    assert aws_env.snapshot() == before
+
+
+def test_region_without_spot_offers(aws_env: AwsEnv):
+    aws_env.fake.offers["eu-west-1"].spot_factor = None
+    before = aws_env.snapshot()
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("eu-west-1", max_attempts=1)
+    assert (caught.value.operation, caught.value.kind) == ("DescribeSpotPriceHistory",
+                                                           "no_offers")
+    assert "eu-west-1" in str(caught.value)
+    assert aws_env.snapshot() == before
+
+
+def test_unknown_instance_types(aws_env: AwsEnv):
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("us-east-1", instance_types=["zz9.*", "qq1.large"], max_attempts=1)
+    assert caught.value.operation == "DescribeInstanceTypes"
+    assert "zz9.*" in str(caught.value) and "us-east-1" in str(caught.value)
+
+
+@pytest.mark.parametrize("variable", ["AWS_ENDPOINT_URL_EC2", "AWS_ENDPOINT_URL_PRICING"])
+def test_endpoint_down(aws_env: AwsEnv, variable):
+    aws_env.monkeypatch.setenv(variable, closed_port_url())
+    before = aws_env.snapshot()
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("us-east-1", max_attempts=1, connect_timeout_s=2)
+    expected = "DescribeInstanceTypes" if variable.endswith("EC2") else "GetProducts"
+    assert (caught.value.operation, caught.value.kind) == (expected, "unreachable")
+    assert "could not be reached" in str(caught.value) and "us-east-1" in str(caught.value)
+    assert aws_env.snapshot() == before
+
+
+def test_missing_credentials(aws_env: AwsEnv):
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        aws_env.monkeypatch.delenv(key)
+    before = aws_env.snapshot()
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("us-east-1", max_attempts=1)
+    assert (caught.value.operation, caught.value.kind) == ("DescribeInstanceTypes",
+                                                           "credentials")
+    assert "no AWS credentials" in str(caught.value) and "us-east-1" in str(caught.value)
+    assert aws_env.snapshot() == before
+    assert aws_env.fake.requests == []  # nothing was sent unsigned
+
+
+def test_unknown_profile(aws_env: AwsEnv):
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("us-east-1", profile="no-such-profile", max_attempts=1)
+    assert caught.value.kind == "credentials" and "no-such-profile" in str(caught.value)
+
+
+def test_profile_from_a_config_file(aws_env: AwsEnv, tmp_path):
+    """A named profile of the shared credentials file (the standard chain) is used."""
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        aws_env.monkeypatch.delenv(key)
+    credentials = tmp_path / "credentials"
+    credentials.write_text(f"[research]\naws_access_key_id = {FAKE_ACCESS_KEY_ID}\n"
+                           f"aws_secret_access_key = {FAKE_SECRET_ACCESS_KEY}\n")
+    aws_env.monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    result = aws.fetch_catalogs("us-east-1", profile="research", max_attempts=1)
+    assert result.path is not None
+    _assert_no_secret(result.path.read_text())
+
+
+@pytest.mark.parametrize("operation", ["DescribeInstanceTypes", "DescribeSpotPriceHistory",
+                                       "GetProducts"])
+def test_credentials_echoed_by_a_service_are_redacted(aws_env: AwsEnv, operation, capsys):
+    aws_env.fake.fail(operation, "echo_credentials")
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("us-east-1", max_attempts=1)
+    message = str(caught.value)
+    assert caught.value.kind == "credentials" and "[REDACTED]" in message
+    _assert_no_secret(message, repr(caught.value))
+    # and through the CLI
+    assert main(["--region", "us-east-1", "--max-attempts", "1"]) == 2
+    captured = capsys.readouterr()
+    _assert_no_secret(captured.out, captured.err)
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_success_prints_paths_and_comparison(aws_env: AwsEnv, capsys):
+    code = main(["--region", "us-east-1", "--region", "eu-west-1", "--max-attempts", "1",
+                 "--compare-pw", "3"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err == ""  # stderr is not a terminal: no progress bar
+    out = captured.out
+    assert str(aws_env.fetched_dir) in out and "g3s.xlarge" in out
+    assert "us-east-1: TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h" in out
+    assert out.index("  us-east-1: TR") < out.index("  eu-west-1: ")
+    _assert_no_secret(out)
+    written = sorted(aws_env.fetched_dir.glob("aws-*-2*.json"))
+    assert len(written) == 2
+    _assert_no_secret(*(p.read_text() for p in written))
+
+
+def test_cli_failure_is_one_line(aws_env: AwsEnv, capsys):
+    before = aws_env.snapshot()
+    aws_env.fake.fail("DescribeInstanceTypes", "denied")
+    assert main(["--region", "us-east-1", "--max-attempts", "1"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and captured.out == ""
+    assert lines[0].startswith("deepvm fetch: error: EC2 DescribeInstanceTypes for region "
+                               "us-east-1 failed: access denied")
+    assert aws_env.snapshot() == before
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_cli_progress_bar_on_a_terminal(aws_env: AwsEnv):
+    import argparse
+
+    from deepvm_core.cli_fetch import configure_fetch_parser
+
+    args = configure_fetch_parser(argparse.ArgumentParser()).parse_args(
+        ["--region", "us-east-1", "--max-attempts", "1"])
+    out, err = io.StringIO(), _Terminal()
+    assert run_fetch(args, stdout=out, stderr=err) == 0
+    drawn = err.getvalue()
+    assert "\r" in drawn and "us-east-1: spot prices" in drawn and "] 4/4 done" in drawn
+    assert drawn.endswith("\r\x1b[K")  # erased at the end
+    assert Path(out.getvalue().split(" -> ")[1].split()[0]).exists()
+    _assert_no_secret(drawn, out.getvalue())
+    assert json.loads(Path(out.getvalue().split(" -> ")[1].split()[0]).read_text())[
+        "region"] == "us-east-1"
+
+
+def test_snapshot_helper_sees_hidden_files(tmp_path):
+    (tmp_path / ".x.tmp").write_text("1")
+    assert snapshot(tmp_path) == {".x.tmp": b"1"}
+
+
+def test_the_network_guard_refuses_aws(aws_env: AwsEnv):
+    """Without the endpoint variables boto3 would go to AWS: the guard stops it."""
+    aws_env.monkeypatch.delenv("AWS_ENDPOINT_URL_EC2")
+    with pytest.raises(aws.FetchError) as caught:
+        aws.fetch_catalogs("us-east-1", max_attempts=1)
+    assert caught.value.kind == "unreachable" and "amazonaws.com" in str(caught.value)
