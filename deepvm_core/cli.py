@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--top", type=_number(int, 1), default=3, help="how many (default 3)")
     rec.add_argument("--objective", choices=OBJECTIVES, default="paper",
                      help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
-    rec.add_argument("--solver", choices=SOLVERS, default="enumerate",
+    rec.add_argument("--solver", choices=SOLVERS, default="ilp",
                      help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
     rec.add_argument("--format", choices=("table", "json"), default="table")
 

@@ -244,3 +244,61 @@ def test_more_budget_never_hurts(cat, s, extra):
     if low is not None:
         assert high is not None
         assert high.objective_value(s.objective) >= low.objective_value(s.objective) - 1e-9
+
+
+@settings(max_examples=40, deadline=None)
+@given(cat=catalogs(), s=scenarios)
+def test_enumeration_configurations_equal_the_models(cat, s):
+    """A configuration read from the candidate arrays equals the model's own construction."""
+    from deepvm_core.model import single_anchor, tiering
+
+    for c in recommend(cat, s).deepvm:
+        g = cat.instance(c.gpu)
+        again = (single_anchor(g, c.gpu_vms) if c.architecture == "single_anchor"
+                 else tiering(g, c.gpu_spot, cat.instance(c.cpu), c.cpu_on_demand))
+        assert again.eflops_per_gpu == c.eflops_per_gpu
+        assert again.hourly_price_usd == pytest.approx(c.hourly_price_usd, rel=1e-12)
+        assert again.z_paper == pytest.approx(c.z_paper, rel=1e-12)
+        assert again.performance == pytest.approx(c.performance, rel=1e-12)
+
+
+small_scenarios = st.builds(
+    Scenario, st.floats(0, 4), st.floats(0.1, 20), st.floats(0.5, 4),
+    st.sampled_from(["paper", "performance"]), st.booleans(), st.integers(1, 10),
+    st.integers(1, 4))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cat=catalogs(), s=small_scenarios)
+def test_recommend_ilp_agrees_with_enumeration(cat, s):
+    ilp, enum = recommend(cat, s, "ilp"), recommend(cat, s, "enumerate")
+
+    def values(configs, noscale=False):
+        return [c.objective_value(s.objective, noscale=noscale) if c else None for c in configs]
+
+    assert values(ilp.deepvm) == pytest.approx(values(enum.deepvm), rel=1e-9)
+    assert [c.hourly_price_usd for c in ilp.deepvm] == pytest.approx(
+        [c.hourly_price_usd for c in enum.deepvm], rel=1e-9)
+    assert (ilp.deepvm_noscale is None) == (enum.deepvm_noscale is None)
+    if ilp.deepvm_noscale is not None:
+        assert values([ilp.deepvm_noscale], True) == pytest.approx(
+            values([enum.deepvm_noscale], True), rel=1e-9)
+    for a, b in ((ilp.best_single_anchor, enum.best_single_anchor),
+                 (ilp.best_tiering, enum.best_tiering)):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.objective_value(s.objective) == pytest.approx(
+                b.objective_value(s.objective), rel=1e-9)
+    for c in (*ilp.deepvm, ilp.deepvm_noscale, ilp.best_single_anchor, ilp.best_tiering):
+        if c is not None:
+            assert_feasible(cat, s, c)
+    assert (ilp.explanation is None) == (enum.explanation is None)
+
+
+@pytest.mark.parametrize("objective", ["paper", "performance"])
+def test_paper_table_iv_ilp(aws_catalog, objective):
+    ilp = recommend(aws_catalog, Scenario(3.0, 0.3, 2.0, objective=objective), "ilp")
+    enum = recommend(aws_catalog, Scenario(3.0, 0.3, 2.0, objective=objective), "enumerate")
+    assert ilp.deepvm == enum.deepvm
+    assert (ilp.deepvm_noscale, ilp.best_single_anchor, ilp.best_tiering) == (
+        enum.deepvm_noscale, enum.best_single_anchor, enum.best_tiering)

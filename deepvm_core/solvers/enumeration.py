@@ -54,6 +54,7 @@ class CandidateTable:
     Attributes:
         gpu_names, cpu_names: the types the indices refer to (solvable GPU types only; CPU
             types able to hold ``f * s``).
+        gpu_eflops: eFLOPS of each GPU type of ``gpu_names``.
         arch: 0 Single Anchor, 1 Tiering.
         gpu, cpu: indices into the name tuples (cpu = -1 for Single Anchor).
         n: GPU VMs (all of them); m: memory nodes (0 for Single Anchor).
@@ -66,6 +67,7 @@ class CandidateTable:
 
     gpu_names: tuple[str, ...]
     cpu_names: tuple[str, ...]
+    gpu_eflops: tuple[float, ...]
     arch: IntArray
     gpu: IntArray
     cpu: IntArray
@@ -114,7 +116,7 @@ class CandidateTable:
             z_noscale=float(self.z_noscale[i]),
             performance=float(self.perf[i]),
             scaling_factor=float(self.k[i]),
-            eflops_per_gpu=float(self.perf_noscale[i]) / n,
+            eflops_per_gpu=self.gpu_eflops[self.gpu[i]],
         )
 
 
@@ -210,6 +212,7 @@ def build_candidates(
     cpu_idx = cat("cpu", np.int64)
     return CandidateTable(
         gpu_names=gpu_names, cpu_names=cpu_names,
+        gpu_eflops=tuple(float(g.eflops) for g in gpus),  # type: ignore[arg-type]
         arch=cat("arch", np.int64), gpu=gpu_idx, cpu=cpu_idx, n=cat("n", np.int64),
         m=cat("m", np.int64), price=cat("price", np.float64), z_paper=cat("z", np.float64),
         z_noscale=cat("z1", np.float64), perf=cat("perf", np.float64),
