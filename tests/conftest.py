@@ -8,7 +8,8 @@ import pytest
 from deepvm_core.catalog import Catalog, load_catalog
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_DATA = REPO.parent / "shared" / "reference" / "data"
+#: The research artifact's JSON files (copied verbatim from the shared reference).
+SHARED_DATA = REPO / "tests" / "fixtures" / "artifact"
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,149 @@
+"""Browser latency of the dashboard: from a PW slider key press to the updated recommendation card.
+
+Starts its own Streamlit server (like the e2e fixture: a free 127.0.0.1 port, user catalogs in a
+temporary folder), opens the Recommend page in Debian's Chromium (``/usr/bin/chromium`` or env
+``CHROMIUM_PATH``), focuses the PW slider at PW 3 and presses ArrowRight / ArrowLeft in turn
+(PW 3.00 <-> 3.05 changes the recommendation from 17 to 18 g4dn.xlarge). Each try is timed in the
+browser (a MutationObserver installed just before the key press resolves when the card shows the
+new configuration) and from Python (key press to Playwright seeing the text). Prints the figures.
+
+    .venv/bin/python bench/bench_browser.py [--tries 7] [--warmup 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+REPO = Path(__file__).resolve().parent.parent
+PW_LABEL = "PW: pricing willingness (USD/hour)"
+CARD = ".st-key-rec_card h3"
+STEPS = (("ArrowRight", "18 × g4dn.xlarge"), ("ArrowLeft", "17 × g4dn.xlarge"))
+WATCH = """([selector, want]) => {
+  window.__deepvmLatency = new Promise((resolve) => {
+    const start = performance.now();
+    const done = () => {
+      const card = document.querySelector(selector);
+      if (card && card.textContent.includes(want)) {
+        observer.disconnect();
+        resolve(performance.now() - start);
+        return true;
+      }
+      return false;
+    };
+    const observer = new MutationObserver(done);
+    observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+  });
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(user_dir: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    env = {**os.environ, "DEEPVM_USER_CATALOG_DIR": user_dir, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.address",
+         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+         "--browser.gatherUsageStats", "false"],
+        cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"streamlit exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return proc, url
+        except OSError:
+            pass
+        time.sleep(0.25)
+    stop_server(proc)
+    raise SystemExit("streamlit did not answer /_stcore/health within 60 s")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def measure(url: str, tries: int, warmup: int) -> tuple[list[float], list[float]]:
+    """Browser-side and Python-side milliseconds per try (after ``warmup`` unmeasured tries)."""
+    executable = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+    in_browser: list[float] = []
+    end_to_end: list[float] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, headless=True,
+                                    args=["--no-sandbox", "--disable-gpu",
+                                          "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(f"{url}/?pw=3")
+        card = page.locator(CARD)
+        expect(card).to_contain_text("17 × g4dn.xlarge", timeout=60_000)
+        slider = page.get_by_role("slider", name=PW_LABEL)
+        for i in range(warmup + tries):
+            key, want = STEPS[i % 2]
+            slider.focus()
+            page.evaluate(WATCH, [CARD, want])
+            start = time.perf_counter()
+            page.keyboard.press(key)
+            expect(card).to_contain_text(want, timeout=10_000)
+            python_ms = (time.perf_counter() - start) * 1000
+            browser_ms = float(page.evaluate("window.__deepvmLatency"))
+            if i >= warmup:
+                in_browser.append(browser_ms)
+                end_to_end.append(python_ms)
+        browser.close()
+    return in_browser, end_to_end
+
+
+def summary(name: str, values: list[float]) -> str:
+    return (f"{name:<34} median {statistics.median(values):7.1f} ms   min {min(values):7.1f}   "
+            f"max {max(values):7.1f}   (n={len(values)})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tries", type=int, default=7)
+    parser.add_argument("--warmup", type=int, default=2)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="deepvm-bench-") as user_dir:
+        proc, url = start_server(user_dir)
+        try:
+            in_browser, end_to_end = measure(url, args.tries, args.warmup)
+        finally:
+            stop_server(proc)
+    print("PW slider key press -> updated recommendation card (Recommend page)")
+    print(summary("in the browser (MutationObserver)", in_browser))
+    print(summary("from Python (Playwright expect)", end_to_end))
+    print("tries (browser ms): " + ", ".join(f"{v:.0f}" for v in in_browser))
+    target = 1000.0
+    ok = statistics.median(in_browser) < target
+    print(f"target: median < {target:.0f} ms: {'met' if ok else 'NOT met'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

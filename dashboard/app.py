@@ -1,0 +1,81 @@
+"""DeepVM Studio: the Streamlit dashboard's entry point (``streamlit run dashboard/app.py``).
+
+Page config, the shared sidebar (catalog and scenario), navigation, then the current page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+import state
+import widgets
+from deepvm_core.errors import DeepVMError
+
+st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
+                   initial_sidebar_state="expanded")
+state.init_state()
+
+PAGES = {
+    "recommend": st.Page("views/recommend.py", title="Recommend", icon=":material/recommend:",
+                         url_path="recommend", default=True),
+    "instances": st.Page("views/instances.py", title="Instances", icon=":material/memory:",
+                         url_path="instances"),
+    "catalog": st.Page("views/catalog_editor.py", title="Catalog editor",
+                       icon=":material/edit_note:", url_path="catalog"),
+    "simulate": st.Page("views/simulate.py", title="Simulate", icon=":material/show_chart:",
+                        url_path="simulate"),
+    "method": st.Page("views/method.py", title="Method", icon=":material/menu_book:",
+                      url_path="method"),
+}
+page = st.navigation(list(PAGES.values()), position="top")
+slug = next((s for s, p in PAGES.items() if p.title == page.title), state.DEFAULT_PAGE)
+wanted = st.session_state.pop("url_page", None)
+if wanted and wanted != slug:  # a shared link names its page: open it once
+    st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
+
+
+def sidebar() -> DeltaGenerator:
+    """The shared controls; returns the slot that shows the active catalog (filled last)."""
+    ss = st.session_state
+    choices = state.catalog_choices()
+    if ss.sb_catalog not in choices:
+        ss.url_warnings = [*ss.url_warnings, f"Catalog {ss.sb_catalog!r} is no longer "
+                           f"available; using {state.DEFAULT_CATALOG}."]
+        ss.sb_catalog = state.DEFAULT_CATALOG
+    with st.sidebar:
+        st.markdown("### Scenario")
+        st.selectbox("Catalog", list(choices), key="sb_catalog",
+                     format_func=lambda cid: choices[cid].label,
+                     help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
+        slot = st.empty()
+        for c in state.CONTROLS:
+            low, high = c.slider_range(ss[c.key])
+            st.markdown(f"**{c.label}**", help=c.help)
+            left, right = st.columns([0.6, 0.4], vertical_alignment="center")
+            left.slider(c.label, low, high, step=c.slider_step, key=f"{c.key}_slider",
+                        on_change=state.on_slider, args=(c.name,), label_visibility="collapsed")
+            right.number_input(f"{c.label} value", c.low, c.high, step=c.input_step,
+                               format=c.fmt, key=f"{c.key}_input", on_change=state.on_input,
+                               args=(c.name,), label_visibility="collapsed")
+        st.radio("Objective", list(state.OBJECTIVE_LABELS), key="sb_objective", horizontal=True,
+                 format_func=state.OBJECTIVE_LABELS.get,
+                 help="Paper's Z: the paper's FLOP-per-dollar objective (reproduces it). "
+                      "Performance: the most eFLOPS x n x K(n) within PW.")
+        st.toggle("Apply vCPU quotas", key="sb_quotas",
+                  help="Off is the paper's simulation mode (no account limits).")
+        st.number_input("Top-k recommendations", *state.TOP_K_RANGE, step=1, key="sb_top")
+        st.caption("The address bar holds this whole scenario: copy it to share it.")
+    return slot
+
+
+catalog_slot = sidebar()
+state.sync_query_params(slug)
+widgets.url_warnings()
+page.run()
+
+try:
+    active = state.active_catalog()
+    catalog_slot.markdown(widgets.catalog_summary(active))
+except DeepVMError as exc:
+    catalog_slot.error(str(exc).splitlines()[0], icon=":material/error:")

@@ -1,0 +1,132 @@
+"""Plotly figure builders: pure functions of the frames in :mod:`tables`."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from deepvm_core.policies import POLICY_LABELS
+from tables import Col
+
+#: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
+POLICY_COLORS = {
+    "deepvm": "#0072B2",
+    "deepvm_noscale": "#56B4E9",
+    "cost_first": "#E69F00",
+    "performance_first": "#D55E00",
+    "deepvm_performance": "#009E73",
+}
+_POLICY_BY_LABEL = {label: key for key, label in POLICY_LABELS.items()}
+SPOT_COLOR, ON_DEMAND_COLOR = "#0072B2", "#E69F00"
+GPU_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
+               "#000000", "#999999", "#882255", "#44AA99", "#117733")
+
+
+def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool = False,
+            **axes: str) -> go.Figure:
+    legend = ({"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": None}
+              if legend_below else
+              {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None})
+    fig.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50 if legend_below else 70, "b": 10},
+        legend=legend,
+        hoverlabel={"align": "left"},
+        xaxis_title=axes.get("x"),
+        yaxis_title=axes.get("y"),
+    )
+    return fig
+
+
+def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
+                pw: float | None = None, fmt: str = ",.0f") -> go.Figure:
+    """Horizontal bars of ``column`` per policy (``tables.policy_frame``); ``pw`` draws the
+    budget line."""
+    data = frame.dropna(subset=[column]).iloc[::-1]
+    colors = [POLICY_COLORS.get(_POLICY_BY_LABEL.get(p, ""), "#777") for p in data[Col.POLICY]]
+    fig = go.Figure(go.Bar(
+        x=data[column], y=data[Col.POLICY], orientation="h", marker_color=colors,
+        text=[f"{v:{fmt}}" for v in data[column]], textposition="auto",
+        customdata=data[Col.CONFIG],
+        hovertemplate="%{y}<br>%{customdata}<br>" + column + ": %{x:" + fmt + "}<extra></extra>",
+    ))
+    if pw is not None:
+        fig.add_vline(x=pw, line_dash="dash", line_color="#444",
+                      annotation_text=f"PW {pw:g}", annotation_position="top")
+    _layout(fig, title, height=60 + 48 * max(len(data), 1), x=column)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def flopp_bars(frame: pd.DataFrame) -> go.Figure:
+    """Stage 2: spot and on-demand FLOPP per GPU type, best spot FLOPP first."""
+    fig = go.Figure([
+        go.Bar(name="Spot (SPFP)", x=frame[Col.GPU], y=frame[Col.SPOT_FLOPP],
+               marker_color=SPOT_COLOR),
+        go.Bar(name="On-demand (ODFP)", x=frame[Col.GPU], y=frame[Col.OD_FLOPP],
+               marker_color=ON_DEMAND_COLOR),
+    ])
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(tickformat=".3s")
+    return _layout(fig, "FLOPP: eFLOP per USD", x="GPU type", y="eFLOP per USD")
+
+
+def scaling_chart(curves: pd.DataFrame, inflections: pd.DataFrame, column: str,
+                  title: str, *, ideal: bool = False) -> go.Figure:
+    """``column`` (K(n) or n·K(n)) against n per GPU type; a diamond marks n = b."""
+    fig = go.Figure()
+    if ideal and not curves.empty:
+        n_max = int(curves[Col.NODES].max())
+        fig.add_trace(go.Scatter(x=[1, n_max], y=[1, n_max], mode="lines", name="ideal (K = 1)",
+                                 line={"dash": "dot", "color": "#999"}, hoverinfo="skip"))
+    for i, (gpu, part) in enumerate(curves.groupby(Col.GPU, sort=False)):
+        color = GPU_PALETTE[i % len(GPU_PALETTE)]
+        fig.add_trace(go.Scatter(
+            x=part[Col.NODES], y=part[column], mode="lines", name=str(gpu), legendgroup=str(gpu),
+            line={"color": color},
+            hovertemplate=f"{gpu}<br>n %{{x}}<br>{column} %{{y:.3f}}<extra></extra>"))
+        b = inflections.loc[inflections[Col.GPU] == gpu, Col.INFLECTION]
+        if len(b) and pd.notna(b.iloc[0]) and b.iloc[0] <= part[Col.NODES].max():
+            b_value = float(b.iloc[0])
+            fig.add_trace(go.Scatter(
+                x=[b_value], y=[1.0 if column == Col.K else b_value], mode="markers",
+                marker={"symbol": "diamond", "size": 10, "color": color,
+                        "line": {"color": "white", "width": 1}},
+                name=f"b of {gpu}", legendgroup=str(gpu), showlegend=False,
+                hovertemplate=f"{gpu}: inflection b = {b_value:.2f}<extra></extra>"))
+    return _layout(fig, title, height=420, legend_below=True, x="n (GPU VMs)", y=column)
+
+
+def sweep_chart(frame: pd.DataFrame, *, normalised: bool) -> go.Figure:
+    """Performance of every policy against PW as step lines (the paper's Fig. 3)."""
+    column = "normalised_performance" if normalised else "performance"
+    label = "Performance / DeepVM's at the largest PW" if normalised else "Performance"
+    fig = go.Figure()
+    for policy, part in frame.groupby("policy", sort=False):
+        fig.add_trace(go.Scatter(
+            x=part["pw_usd_per_hour"], y=part[column], mode="lines", line_shape="hv",
+            name=POLICY_LABELS[policy], line={"color": POLICY_COLORS[policy], "width": 2},
+            customdata=part["configuration"],
+            hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>" + label
+                           + " %{y:,.3f}<br>%{customdata}<extra></extra>")))
+    return _layout(fig, f"{label} vs PW", height=440, x="PW (USD/hour)", y=label)
+
+
+def sweep_price_chart(frame: pd.DataFrame) -> go.Figure:
+    """Hourly price of every policy's choice against PW, with the budget line price = PW."""
+    fig = go.Figure()
+    pws = frame["pw_usd_per_hour"]
+    if len(pws):
+        fig.add_trace(go.Scatter(x=[pws.min(), pws.max()], y=[pws.min(), pws.max()],
+                                 mode="lines", name="price = PW", hoverinfo="skip",
+                                 line={"dash": "dot", "color": "#999"}))
+    for policy, part in frame.groupby("policy", sort=False):
+        fig.add_trace(go.Scatter(
+            x=part["pw_usd_per_hour"], y=part["hourly_price_usd"], mode="lines",
+            line_shape="hv", name=POLICY_LABELS[policy],
+            line={"color": POLICY_COLORS[policy], "width": 2}, customdata=part["configuration"],
+            hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>price %{y:.4f}"
+                           " USD/h<br>%{customdata}<extra></extra>")))
+    return _layout(fig, "Hourly price of the chosen cluster vs PW", height=380,
+                   x="PW (USD/hour)", y="USD/hour")

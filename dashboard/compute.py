@@ -1,0 +1,69 @@
+"""Cached calls into ``deepvm_core``: the only place the dashboard computes.
+
+Arguments are hashable values (paths, mtimes, a catalog's sha256, a frozen Scenario); the
+catalog itself is passed as ``_catalog`` (not hashed) next to its sha256, which identifies its
+content exactly. Nothing here reads widgets or session state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import datetime
+
+import numpy as np
+import streamlit as st
+
+from deepvm_core.catalog import Catalog, load_catalog
+from deepvm_core.export import recommendation_to_dict
+from deepvm_core.model import Configuration, Scenario
+from deepvm_core.policies import Recommendation, recommend
+from deepvm_core.sweep import SweepResult, pw_grid, sweep
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
+    """Load and validate a catalog file (``mtime_ns`` invalidates the cache on change)."""
+    del mtime_ns  # part of the cache key only
+    return load_catalog(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def run_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario) -> Recommendation:
+    """:func:`deepvm_core.policies.recommend` with the exact enumeration solver."""
+    return recommend(_catalog, scenario, solver="enumerate")
+
+
+def recommend_both(catalog: Catalog, scenario: Scenario) -> tuple[Recommendation, Recommendation]:
+    """The recommendation for ``scenario`` and, at top 1, the one for the other objective."""
+    sha = catalog.sha256
+    rec = run_recommend(sha, catalog, scenario)
+    other = "performance" if scenario.objective == "paper" else "paper"
+    return rec, run_recommend(sha, catalog, replace(scenario, objective=other, top_k=1))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _sweep(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, start: float,
+           stop: float, step: float) -> SweepResult:
+    grid: np.ndarray = pw_grid(start, stop, step)
+    return sweep(_catalog, scenario, grid)
+
+
+def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
+              step: float) -> SweepResult:
+    """:func:`deepvm_core.sweep.sweep` over ``pw_grid(start, stop, step)``.
+
+    The sweep ignores PW, the objective and top-k, so they are normalised away before the
+    cache sees the scenario.
+    """
+    key = replace(scenario, pw_usd_per_hour=0.0, objective="paper", top_k=1)
+    return _sweep(catalog.sha256, catalog, key, float(start), float(stop), float(step))
+
+
+def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,
+                timestamp: datetime | None) -> str:
+    """The "Download configuration (JSON)" file: the CLI's ``recommend --format json``
+    document (:func:`deepvm_core.export.recommendation_to_dict`) with the chosen configuration
+    and a timestamp."""
+    doc = recommendation_to_dict(rec, catalog, chosen=chosen, timestamp=timestamp)
+    return json.dumps(doc, indent=2) + "\n"

@@ -1,0 +1,240 @@
+"""Data frames the pages show and the charts draw: pure functions of core results.
+
+Column names are defined once here (:class:`Col`) and used by pages and charts alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.model import (
+    ARCHITECTURE_LABELS,
+    Configuration,
+    Objective,
+    flopp_ranking,
+    pair_bandwidth_gbps,
+    saturation_limit,
+    scaling_factor,
+)
+from deepvm_core.policies import POLICY_LABELS, Recommendation
+from deepvm_core.sweep import SweepResult
+
+#: Policies compared on the Recommend page, in display order (as in the sweep).
+COMPARED_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
+                     "deepvm_performance")
+
+
+class Col:
+    """Column names of the frames below."""
+
+    RANK = "#"
+    POLICY = "Policy"
+    ARCH = "Architecture"
+    GPU = "GPU type"
+    SPOT = "GPU spot"
+    ON_DEMAND = "GPU OD"
+    MEM_NODES = "Memory nodes"
+    PRICE = "USD/hour"
+    PW_SHARE = "% of PW"
+    PERF = "Performance"
+    OBJECTIVE = "Objective"
+    K = "K(n)"
+    FLOPP = "Cluster FLOPP"
+    CONFIG = "Configuration"
+    EFLOPS = "eFLOPS"
+    SPOT_PRICE = "Spot USD/h"
+    OD_PRICE = "On-demand USD/h"
+    SPOT_FLOPP = "Spot FLOPP"
+    OD_FLOPP = "On-demand FLOPP"
+    SPOT_RANK = "Spot rank"
+    OD_RANK = "On-demand rank"
+    NODES = "n (GPU VMs)"
+    SPEEDUP = "n·K(n)"
+    INFLECTION = "b"
+    BANDWIDTH = "Bandwidth from (Gbps)"
+    N_SAT = "n_sat"
+
+
+CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
+                  Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)
+
+
+def configuration_row(config: Configuration, pw: float, objective: Objective) -> dict:
+    """One table row describing ``config``."""
+    return {
+        Col.ARCH: ARCHITECTURE_LABELS[config.architecture],
+        Col.GPU: config.gpu,
+        Col.SPOT: config.gpu_spot,
+        Col.ON_DEMAND: config.gpu_on_demand,
+        Col.MEM_NODES: f"{config.cpu_on_demand} × {config.cpu}" if config.cpu else "none",
+        Col.PRICE: config.hourly_price_usd,
+        Col.PW_SHARE: 100.0 * config.hourly_price_usd / pw if pw > 0 else np.nan,
+        Col.PERF: config.performance,
+        Col.OBJECTIVE: config.objective_value(objective),
+        Col.K: config.scaling_factor,
+        Col.FLOPP: config.cluster_flopp,
+    }
+
+
+def top_k_frame(configs: Sequence[Configuration], pw: float, objective: Objective) -> pd.DataFrame:
+    """The DeepVM ranking, best first."""
+    rows = [{Col.RANK: i, **configuration_row(c, pw, objective)}
+            for i, c in enumerate(configs, 1)]
+    return pd.DataFrame(rows, columns=[Col.RANK, *CONFIG_COLUMNS])
+
+
+def policy_configurations(
+    rec: Recommendation, other: Recommendation
+) -> dict[str, Configuration | None]:
+    """Each compared policy's configuration: ``rec`` for the sidebar objective, ``other`` for
+    the other one (top 1)."""
+    paper, performance = (rec, other) if rec.scenario.objective == "paper" else (other, rec)
+    return {
+        "deepvm": paper.best,
+        "deepvm_noscale": paper.deepvm_noscale,
+        "cost_first": rec.cost_first,
+        "performance_first": rec.performance_first,
+        "deepvm_performance": performance.best,
+    }
+
+
+def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.DataFrame:
+    """One row per policy (a policy with nothing feasible keeps its row, empty)."""
+    rows = []
+    for policy, c in configs.items():
+        row = {Col.POLICY: POLICY_LABELS[policy],
+               Col.CONFIG: c.describe().rsplit(",", 1)[0] if c else "none feasible"}
+        if c is not None:
+            row.update(configuration_row(c, pw, "paper"))
+            row.pop(Col.OBJECTIVE)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[Col.POLICY, Col.CONFIG, Col.PRICE, Col.PW_SHARE, Col.PERF,
+                                       Col.K, Col.FLOPP])
+
+
+def flopp_frame(catalog: Catalog) -> pd.DataFrame:
+    """Stage 2: eFLOP per USD of every solvable GPU type, spot and on-demand."""
+    rows = [{Col.GPU: r.name, Col.EFLOPS: r.eflops, Col.SPOT_PRICE: r.spot_usd_per_hour,
+             Col.OD_PRICE: r.on_demand_usd_per_hour, Col.SPOT_FLOPP: r.spot_flopp,
+             Col.OD_FLOPP: r.on_demand_flopp, Col.SPOT_RANK: r.spot_rank,
+             Col.OD_RANK: r.on_demand_rank} for r in flopp_ranking(catalog)]
+    return pd.DataFrame(rows, columns=[Col.GPU, Col.EFLOPS, Col.SPOT_PRICE, Col.OD_PRICE,
+                                       Col.SPOT_FLOPP, Col.OD_FLOPP, Col.SPOT_RANK, Col.OD_RANK])
+
+
+def scaling_frame(catalog: Catalog, n_max: int) -> pd.DataFrame:
+    """K(n) and n·K(n) for n = 1..n_max of every solvable GPU type (long format)."""
+    n = np.arange(1, n_max + 1)
+    parts = []
+    for gpu in catalog.solvable_gpu_types:
+        k = scaling_factor(gpu.scaling, n)
+        parts.append(pd.DataFrame({Col.GPU: gpu.name, Col.NODES: n, Col.K: k,
+                                   Col.SPEEDUP: n * k}))
+    if not parts:
+        return pd.DataFrame(columns=[Col.GPU, Col.NODES, Col.K, Col.SPEEDUP])
+    return pd.concat(parts, ignore_index=True)
+
+
+def inflection_frame(catalog: Catalog) -> pd.DataFrame:
+    """Each GPU type's scaling parameters (a, b, c); empty fits mean K = 1."""
+    rows = []
+    for gpu in catalog.solvable_gpu_types:
+        s = gpu.scaling
+        rows.append({Col.GPU: gpu.name, "a": s.a if s else np.nan,
+                     Col.INFLECTION: s.b if s else np.nan, "c": s.c if s else np.nan})
+    return pd.DataFrame(rows, columns=[Col.GPU, "a", Col.INFLECTION, "c"])
+
+
+def saturation_frame(catalog: Catalog) -> pd.DataFrame:
+    """The catalog's network-saturation table."""
+    return pd.DataFrame({Col.BANDWIDTH: [s.bandwidth_gbps for s in catalog.saturation],
+                         Col.N_SAT: [s.max_gpu_vms for s in catalog.saturation]})
+
+
+def pair_saturation_frame(catalog: Catalog) -> pd.DataFrame:
+    """n_sat(min(BW(v), BW(w))) for every GPU type (rows) and CPU type (columns)."""
+    data = {
+        w.name: [saturation_limit(catalog.saturation, pair_bandwidth_gbps(v, w))
+                 for v in catalog.gpu_types]
+        for w in catalog.cpu_types
+    }
+    return pd.DataFrame(data, index=pd.Index([v.name for v in catalog.gpu_types], name=Col.GPU))
+
+
+def sweep_frame(result: SweepResult) -> pd.DataFrame:
+    """The sweep's rows (one per PW and policy), as in the CSV download."""
+    return pd.DataFrame(result.rows())
+
+
+# ----------------------------------------------------------------------------- findings
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What a sweep says about the paper's Fig. 3 claims (computed, not hard-coded).
+
+    Attributes:
+        pf_beats_deepvm: PW intervals (inclusive, USD/hour) where Performance-First has more
+            performance than DeepVM (paper objective).
+        noscale_below_cost_first: PW intervals where DeepVM-NoScale has less performance than
+            Cost-First.
+        mean_gain: mean of perf(performance objective) / perf(paper objective) - 1.
+        max_ratio: largest perf(performance objective) / perf(paper objective).
+    """
+
+    pf_beats_deepvm: tuple[tuple[float, float], ...]
+    noscale_below_cost_first: tuple[tuple[float, float], ...]
+    mean_gain: float
+    max_ratio: float
+
+
+def intervals(pws: Sequence[float], mask: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """Maximal runs of consecutive grid points where ``mask`` holds, as (first, last) PW."""
+    out: list[tuple[float, float]] = []
+    start = None
+    for i, flag in enumerate(mask):
+        if flag and start is None:
+            start = i
+        if start is not None and (not flag or i == len(mask) - 1):
+            end = i if flag else i - 1
+            out.append((float(pws[start]), float(pws[end])))
+            start = None
+    return tuple(out)
+
+
+def sweep_findings(result: SweepResult, tolerance: float = 1e-9) -> Findings:
+    """Compare the policies of ``result`` the way model.md does."""
+    deepvm = result.performance("deepvm")
+    performance = result.performance("deepvm_performance")
+    ok = deepvm > 0
+    ratio = performance[ok] / deepvm[ok]
+    return Findings(
+        pf_beats_deepvm=intervals(
+            result.pws, result.performance("performance_first") > deepvm + tolerance),
+        noscale_below_cost_first=intervals(
+            result.pws,
+            result.performance("deepvm_noscale") < result.performance("cost_first") - tolerance),
+        mean_gain=result.mean_gain_performance_over_paper(),
+        max_ratio=float(ratio.max()) if ratio.size else 1.0,
+    )
+
+
+def si(value: float, digits: int = 4) -> str:
+    """A large number with an SI suffix: ``145.4 M``, ``8.045 M``, ``6,375``."""
+    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M")):
+        if abs(value) >= factor:
+            return f"{value / factor:.{digits}g} {suffix}"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}g}"
+
+
+def format_intervals(spans: Sequence[tuple[float, float]]) -> str:
+    """``0.8-1.3 and 9.5-10`` (or ``never``)."""
+    if not spans:
+        return "never"
+    parts = [f"{a:g}" if a == b else f"{a:g}–{b:g}" for a, b in spans]
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]

@@ -1,0 +1,210 @@
+"""Catalog editor: edit, upload, download, reset and save the active catalog.
+
+The tables start from the active catalog (or this session's draft of it). Every valid state of
+the tables becomes the active catalog of every page at once; while a cell is invalid, the core's
+problems are listed and the last valid catalog stays in use.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+import catalog_tables
+import state
+import widgets
+from catalog_tables import COLUMN_LABELS, TABLES, TableSpec
+from deepvm_core import store
+from deepvm_core.catalog import Catalog, catalog_to_artifact_dict, catalog_to_dict
+from deepvm_core.errors import CatalogError, DeepVMError, Problem
+
+
+def editor_key(spec: TableSpec, version: int) -> str:
+    return f"ce_{spec.key}_{version}"
+
+
+def forget(cid: str) -> None:
+    """Drop the edits and draft of catalog ``cid``; the tables restart from its source."""
+    ss = st.session_state
+    ss["edits"].pop(cid, None)
+    ss.setdefault("ce_drafts", {}).pop(cid, None)
+    ss.pop("ce_session", None)
+
+
+def on_reset(cid: str) -> None:
+    forget(cid)
+    st.session_state["ce_notice"] = ("info", "Edits discarded: back to the catalog as stored.")
+
+
+def on_upload() -> None:
+    """Callback of the uploader: an accepted file becomes the active catalog."""
+    ss = st.session_state
+    uploaded = ss.get("ce_upload")
+    if uploaded is None:
+        return
+    try:
+        catalog = catalog_tables.parse_upload(uploaded.name, uploaded.getvalue())
+    except CatalogError as exc:
+        ss["ce_upload_problems"] = (uploaded.name, exc.problems)
+        return
+    cid = f"upload:{catalog.name}"
+    ss["uploads"][cid] = catalog
+    forget(cid)
+    state.select_catalog(cid)
+    ss["ce_upload_problems"] = None
+    ss["ce_notice"] = ("success", f"Loaded {uploaded.name} as catalog {catalog.name!r} "
+                       f"({len(catalog.gpu_types)} GPU and {len(catalog.cpu_types)} CPU types). "
+                       "It is now the active catalog.")
+
+
+def on_save(cid: str, catalog: Catalog) -> None:
+    """Callback: save ``catalog`` as a named user catalog and switch to it."""
+    ss = st.session_state
+    name = ss.get("ce_save_name", "").strip()
+    try:
+        path = store.save_user_catalog(catalog, name)
+    except (DeepVMError, OSError) as exc:
+        ss["ce_notice"] = ("error", f"Not saved: {exc}")
+        return
+    forget(cid)
+    state.select_catalog(f"user:{name}")
+    ss["ce_notice"] = ("success", f"Saved as {name!r} ({path.name}); it is now the active "
+                       "catalog, listed in the sidebar.")
+
+
+def notices() -> None:
+    ss = st.session_state
+    kind, text = ss.pop("ce_notice", (None, None))
+    if kind:
+        getattr(st, kind)(text)
+    failed = ss.get("ce_upload_problems")
+    if failed:
+        name, problems = failed
+        st.error(f"{name} was not loaded: {len(problems)} problem(s). The active catalog is "
+                 "unchanged.", icon=":material/error:")
+        show_problems(problems)
+
+
+def show_problems(problems: tuple[Problem, ...] | list[Problem], key: str | None = None) -> None:
+    frame = catalog_tables.problems_frame(problems)
+    if key is not None:
+        frame = frame[frame["table_key"] == key]
+    if not frame.empty:
+        st.dataframe(frame.drop(columns="table_key"), hide_index=True)
+
+
+def session_for(active: state.ActiveCatalog) -> dict:
+    """The editor's base tables; restarted (new widget keys) when the catalog changes or the
+    editors were not on screen in the last run (the page was left)."""
+    ss = st.session_state
+    session = ss.get("ce_session")
+    alive = (session is not None and session["source"] == active.id
+             and all(editor_key(t, session["version"]) in ss for t in TABLES))
+    if not alive:
+        version = ss["ce_version"] = ss.get("ce_version", 0) + 1  # never reuse a widget key
+        draft = ss.setdefault("ce_drafts", {}).get(active.id)
+        base = draft if draft is not None else catalog_tables.catalog_frames(active.catalog)
+        session = {"source": active.id, "version": version, "base": base}
+        ss["ce_session"] = session
+    return session
+
+
+def column_config(spec: TableSpec) -> dict:
+    config = {}
+    for column in spec.columns:
+        label, help_text = COLUMN_LABELS[column]
+        if column in spec.text_columns:
+            config[column] = st.column_config.TextColumn(label, help=help_text)
+        else:
+            config[column] = st.column_config.NumberColumn(label, help=help_text)
+    return config
+
+
+def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
+    catalog = active.catalog
+    with st.container(border=True):
+        up, down, keep = st.columns([0.36, 0.3, 0.34], gap="medium")
+        up.file_uploader("Upload a catalog (JSON: ours or the research artifact's)",
+                         type=["json"], key="ce_upload", on_change=on_upload)
+        with down:
+            st.markdown("**Download** the catalog in use")
+            stem = catalog.name + ("-edited" if active.edited else "")
+            st.download_button("Our format (JSON)", json.dumps(catalog_to_dict(catalog), indent=2),
+                               file_name=f"{stem}.json", mime="application/json",
+                               key="ce_download_ours", on_click="ignore",
+                               icon=":material/download:")
+            st.download_button("Artifact format (JSON)",
+                               json.dumps(catalog_to_artifact_dict(catalog), indent=2),
+                               file_name=f"{stem}-artifact.json", mime="application/json",
+                               key="ce_download_artifact", on_click="ignore",
+                               icon=":material/download:",
+                               help="The research artifact's format: loses region, price date, "
+                                    "source and the saturation table")
+        with keep:
+            st.text_input("Save as a named catalog", key="ce_save_name",
+                          placeholder="my-catalog", help="Letters, digits, '.', '_' or '-'")
+            save, reset = st.columns(2)
+            save.button("Save", key="ce_save", icon=":material/save:", type="primary",
+                        on_click=on_save, args=(active.id, catalog), disabled=bool(problems),
+                        help="Fix the problems first" if problems else None, width="stretch")
+            reset.button("Reset", key="ce_reset", icon=":material/restart_alt:",
+                         on_click=on_reset, args=(active.id,),
+                         disabled=not (active.edited or problems),
+                         help="Discard the edits: back to the catalog as stored",
+                         width="stretch")
+
+
+def main() -> None:
+    ss = st.session_state
+    active = state.active_catalog()
+    st.title("Catalog editor")
+    st.caption(f"Editing **{active.label}** ({active.catalog.region}, prices "
+               f"{active.catalog.prices_date}). Valid edits apply on every page at once.")
+    # Fixed containers: the toolbar keeps its place whether or not a notice shows, so a file
+    # being uploaded is not re-mounted (and lost) by the rerun its first half triggers.
+    with st.container():
+        notices()
+    status = st.container()
+    toolbar_slot = st.container()
+    session = session_for(active)
+    problems_slots, frames = {}, {}
+    places = [st.container(), st.container(), *st.columns(2, gap="medium")]
+    for spec, place in zip(TABLES, places, strict=True):
+        with place:
+            st.markdown(f"**{spec.title}**")
+            frames[spec.key] = st.data_editor(
+                session["base"][spec.key], key=editor_key(spec, session["version"]),
+                num_rows="dynamic", hide_index=True, column_config=column_config(spec),
+                placeholder="–")
+            problems_slots[spec.key] = st.container()
+    ss["ce_drafts"][active.id] = frames
+
+    catalog, problems = catalog_tables.validate_frames(frames, active.source)
+    if catalog is not None:
+        if catalog.sha256 == active.source.sha256:
+            ss["edits"].pop(active.id, None)
+        else:
+            ss["edits"][active.id] = catalog
+        active = state.active_catalog()
+    with status:
+        if problems:
+            st.error(f"{len(problems)} problem(s) in the tables. The last valid catalog "
+                     f"({active.label}) stays in use on every page until they are fixed.",
+                     icon=":material/error:")
+            show_problems([p for p in problems if p.where.startswith("(")])
+        else:
+            st.success(f"Valid: **{active.label}** is in use on every page "
+                       f"(sha256 `{active.catalog.sha256[:12]}…`).",
+                       icon=":material/check_circle:")
+            if active.catalog.warnings:
+                with st.expander(f"{len(active.catalog.warnings)} warning(s)"):
+                    show_problems(active.catalog.warnings)
+    for key, slot in problems_slots.items():
+        with slot:
+            show_problems(problems, key)
+    with toolbar_slot:
+        toolbar(active, problems)
+
+
+widgets.run_page(main)

@@ -1,0 +1,86 @@
+"""Instances: FLOPP ranking (stage 2), scaling curves and the network-saturation table."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import charts
+import state
+import tables
+import widgets
+from deepvm_core.policies import catalog_notes
+from tables import Col
+
+
+def flopp(active: state.ActiveCatalog) -> None:
+    st.subheader("FLOPP ranking")
+    st.caption("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS / "
+               "on-demand price × 3600. Click a column header to sort.")
+    frame = tables.flopp_frame(active.catalog)
+    if frame.empty:
+        st.warning("No GPU type with an eFLOPS score: nothing to rank.", icon=":material/warning:")
+        return
+    st.plotly_chart(charts.flopp_bars(frame), key="inst_flopp_chart")
+    n = st.column_config.NumberColumn
+    st.dataframe(frame, hide_index=True, key="inst_flopp_table", column_config={
+        Col.SPOT_FLOPP: n(format="compact", help="eFLOP per USD on spot"),
+        Col.OD_FLOPP: n(format="compact", help="eFLOP per USD on demand"),
+        Col.SPOT_PRICE: n(format="%.4f"), Col.OD_PRICE: n(format="%.4f"),
+        Col.SPOT_RANK: n(format="%d"), Col.OD_RANK: n(format="%d")})
+
+
+def scaling(active: state.ActiveCatalog) -> None:
+    st.subheader("Scaling factor")
+    st.caption("K(n) = 1 up to the inflection point b of the fitted speedup S(n) = c / (1 + "
+               "exp(-a (n - b))), then S(n) / L(n) with L the tangent at b. The effective "
+               "speedup n·K(n) is what a cluster of n GPU VMs delivers; diamonds mark n = b.")
+    n_max = st.columns([0.4, 0.6])[0].slider("Largest n shown", 8, 256, 64, step=4,
+                                             key="inst_n_max")
+    curves = tables.scaling_frame(active.catalog, n_max)
+    fits = tables.inflection_frame(active.catalog)
+    if curves.empty:
+        st.warning("No GPU type with an eFLOPS score.", icon=":material/warning:")
+        return
+    left, right = st.columns(2, gap="medium")
+    left.plotly_chart(charts.scaling_chart(curves, fits, Col.K, "Scaling factor K(n)"),
+                      key="inst_k_chart")
+    right.plotly_chart(charts.scaling_chart(curves, fits, Col.SPEEDUP,
+                                            "Effective speedup n·K(n)", ideal=True),
+                       key="inst_speedup_chart")
+    with st.expander("Fitted parameters (a, b, c)"):
+        st.dataframe(fits, hide_index=True, key="inst_fits")
+
+
+def saturation(active: state.ActiveCatalog) -> None:
+    st.subheader("Network saturation")
+    st.caption("A memory node serves fewer than n_sat GPU VMs, read from the table at bw = "
+               "min(BW(GPU), BW(CPU)) (the entry of the largest bandwidth <= bw). Tiering "
+               "therefore needs m = floor(n / n_sat) + 1 memory nodes.")
+    left, right = st.columns([0.25, 0.75], gap="medium")
+    with left:
+        st.markdown("**Measured table**")
+        st.dataframe(tables.saturation_frame(active.catalog), hide_index=True,
+                     key="inst_saturation")
+    with right:
+        st.markdown("**n_sat per pair** (GPU type × memory node type)")
+        pairs = tables.pair_saturation_frame(active.catalog)
+        if pairs.empty:
+            st.caption("The catalog needs GPU and CPU types for pairs.")
+        else:
+            st.dataframe(pairs, key="inst_pairs", column_config={
+                c: st.column_config.NumberColumn(width="small") for c in pairs.columns})
+
+
+def main() -> None:
+    active = state.active_catalog()
+    st.title("Instances")
+    st.caption(f"Catalog **{active.label}** ({active.catalog.region}, prices "
+               f"{active.catalog.prices_date})")
+    for note in catalog_notes(active.catalog):
+        st.info(note, icon=":material/info:")
+    flopp(active)
+    scaling(active)
+    saturation(active)
+
+
+widgets.run_page(main)

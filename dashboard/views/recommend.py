@@ -1,0 +1,146 @@
+"""Recommend: the best configuration for the sidebar's scenario, its rivals, and the export."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import streamlit as st
+
+import charts
+import compute
+import state
+import tables
+import widgets
+from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
+from deepvm_core.policies import Explanation, Recommendation
+from tables import Col
+
+
+def infeasible(rec: Recommendation) -> None:
+    """Nothing is feasible: the core's explanation, and a way out when raising PW helps."""
+    explanation = rec.explanation
+    if explanation is None:
+        return
+    with st.container(border=True, key="rec_card"):
+        st.markdown("#### Nothing is feasible for this scenario")
+        st.error(explanation.summary, icon=":material/block:")
+        st.markdown("Binding constraint: " + " ".join(
+            f":red-badge[{b.replace('_', ' ')}]" for b in explanation.binding))
+        price = explanation.cheapest_feasible_usd_per_hour
+        if price is not None:
+            pw = math.ceil(price * 100) / 100
+            st.markdown(f"Cheapest feasible cluster: **{price:.4f} USD/h**")
+            st.button(f"Raise PW to {pw:.2f} USD/h", key="rec_raise_pw", icon=":material/north:",
+                      on_click=state.set_number, args=("pw", pw))
+        elif explanation.cheapest_configuration is not None:
+            st.caption("Without quotas: " + explanation.cheapest_configuration.describe())
+
+
+def architecture_box(name: str, best: Configuration | None, note: Explanation | None,
+                     scenario: Scenario) -> None:
+    with st.container(border=True):
+        st.markdown(f"**Best {ARCHITECTURE_LABELS[name]}**")
+        if best is None:
+            st.warning(note.summary if note else "None feasible.", icon=":material/block:")
+            return
+        st.markdown(widgets.cluster_lines(best))
+        st.markdown(f"{best.hourly_price_usd:.4f} USD/h · performance {best.performance:,.0f} · "
+                    f"K(n) {best.scaling_factor:.3f} · objective "
+                    f"{tables.si(best.objective_value(scenario.objective))}")
+
+
+def choose(rec: Recommendation) -> Configuration:
+    """The configuration the card shows and the export calls "chosen" (default: #1).
+
+    The labels are ranks ("#1"), stable while PW moves; the card shows the details."""
+    count = len(rec.deepvm)
+    chosen = st.session_state.get("rec_chosen", 0)
+    if not isinstance(chosen, int) or not 0 <= chosen < count:
+        st.session_state["rec_chosen"] = 0
+    index = st.radio("Configuration to show and export", range(count), key="rec_chosen",
+                     format_func=lambda i: f"#{i + 1}", horizontal=True,
+                     help="One of the top-k (see the table below); the JSON marks it 'chosen'.")
+    return rec.deepvm[index]
+
+
+def download(rec: Recommendation, active: state.ActiveCatalog,
+             chosen: Configuration | None) -> str:
+    """The download button; returns the JSON text it serves."""
+    text = compute.export_text(rec, active.catalog, chosen, datetime.now(UTC))
+    pw = f"{rec.scenario.pw_usd_per_hour:g}".replace(".", "_")
+    st.download_button("Download configuration (JSON)", text, key="rec_download",
+                       file_name=f"deepvm-{active.catalog.name}-pw{pw}.json",
+                       mime="application/json", on_click="ignore", type="primary",
+                       icon=":material/download:", width="stretch")
+    return text
+
+
+def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None:
+    with st.expander("What the JSON holds (preview)"):
+        st.caption(f"Inputs, catalog **{active.catalog.name}** (sha256 "
+                   f"`{rec.catalog_sha256[:16]}…`), the chosen configuration with its price and "
+                   "performance, every policy's choice, tool version and time: the schema of "
+                   "`deepvm recommend --format json`.")
+        st.code(text, language="json")
+
+
+def policies(rec: Recommendation, other: Recommendation, scenario: Scenario) -> None:
+    st.subheader("Policies side by side")
+    st.caption("DeepVM with the paper's objective Z and with the performance objective, "
+               "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines.")
+    frame = tables.policy_frame(tables.policy_configurations(rec, other),
+                                scenario.pw_usd_per_hour)
+    st.dataframe(frame, hide_index=True, column_config=widgets.number_columns(),
+                 key="rec_policies")
+    left, right = st.columns(2)
+    left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance (eFLOPS × n × K)"),
+                      key="rec_perf_chart")
+    right.plotly_chart(charts.policy_bars(frame, Col.PRICE, "Hourly price (USD)",
+                                          pw=scenario.pw_usd_per_hour, fmt=".4f"),
+                       key="rec_price_chart")
+
+
+def main() -> None:
+    active = state.active_catalog()
+    scenario = state.scenario()
+    st.title("Recommend")
+    widgets.scenario_caption(active, scenario)
+    rec, other = compute.recommend_both(active.catalog, scenario)
+    for note in rec.notes:
+        st.info(note, icon=":material/info:")
+
+    pick, action = st.columns([0.7, 0.3], vertical_alignment="bottom")
+    if rec.best is None:
+        infeasible(rec)
+        with st.columns([0.7, 0.3])[1]:
+            text = download(rec, active, None)
+    else:
+        with pick:
+            chosen = choose(rec)
+        with action:
+            text = download(rec, active, chosen)
+        rank = rec.deepvm.index(chosen) + 1
+        widgets.configuration_card(chosen, scenario.pw_usd_per_hour, scenario.objective,
+                                   f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}")
+    preview(rec, active, text)
+
+    if rec.deepvm:
+        st.subheader(f"Top {len(rec.deepvm)} (objective: "
+                     f"{state.OBJECTIVE_LABELS[scenario.objective]})")
+        st.dataframe(tables.top_k_frame(rec.deepvm, scenario.pw_usd_per_hour,
+                                        scenario.objective),
+                     hide_index=True, column_config=widgets.number_columns(), key="rec_top_k")
+
+    st.subheader("Single Anchor vs Tiering")
+    left, right = st.columns(2)
+    for column, name, best in ((left, "single_anchor", rec.best_single_anchor),
+                               (right, "tiering", rec.best_tiering)):
+        with column:
+            architecture_box(name, best, rec.architecture_notes.get(name), scenario)
+
+    if rec.best is not None:
+        policies(rec, other, scenario)
+
+
+widgets.run_page(main)

@@ -1,0 +1,94 @@
+"""Simulate: every policy over a range of PW, as the paper's Fig. 3."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import charts
+import compute
+import state
+import tables
+import widgets
+
+DEFAULT_RANGE = (0.0, 10.0)
+DEFAULT_STEP = 0.1
+
+
+def paper_setup() -> None:
+    """Callback: the paper's Fig. 3 (simulated catalog, quotas off, PW 0..10 step 0.1)."""
+    state.select_catalog(state.SIMULATED_CATALOG)
+    st.session_state.update(sb_quotas=False, sim_pw_range=DEFAULT_RANGE,
+                            sim_pw_step=DEFAULT_STEP, sim_normalised=True)
+
+
+def setup_note(active: state.ActiveCatalog) -> None:
+    ss = st.session_state
+    is_paper = active.id == state.SIMULATED_CATALOG and not active.edited and not ss.sb_quotas
+    if is_paper:
+        st.success("This is the paper's Fig. 3 setup: the simulated catalog with quotas off "
+                   "(node counts up to 256).", icon=":material/check_circle:")
+        return
+    with st.container(border=True):
+        left, right = st.columns([0.72, 0.28], vertical_alignment="center")
+        left.markdown(
+            f"Quotas are **{'on' if ss.sb_quotas else 'off'}** on catalog **{active.label}**. "
+            "The paper's simulation (Fig. 3) used its simulated catalog with quotas **off**.")
+        right.button("Use the paper's Fig. 3 setup", key="sim_paper_setup",
+                     icon=":material/science:", on_click=paper_setup, width="stretch")
+
+
+def findings(result) -> None:
+    found = tables.sweep_findings(result)
+    a, b, c = st.columns(3)
+    a.metric("Performance objective vs paper's Z", f"+{found.mean_gain:.1%} mean",
+             delta=f"up to {found.max_ratio:.2f}×", delta_color="off", delta_arrow="off",
+             help="perf(performance objective) / perf(paper's Z) - 1, averaged where both exist")
+    b.metric("Performance-First beats DeepVM (Z) at PW",
+             tables.format_intervals(found.pf_beats_deepvm),
+             help="Grid points where Performance-First has more performance than DeepVM with the "
+                  "paper's objective; the paper claims DeepVM is highest everywhere")
+    c.metric("DeepVM-NoScale below Cost-First at PW",
+             tables.format_intervals(found.noscale_below_cost_first),
+             help="The paper claims NoScale falls below Cost-First beyond about PW 2.5")
+
+
+def main() -> None:
+    active = state.active_catalog()
+    scenario = state.scenario()
+    st.title("Simulate")
+    st.caption(f"Catalog **{active.label}** · checkpoint {scenario.checkpoint_gb:g} GB × "
+               f"buffer {scenario.buffer_checkpoints:g} · quotas "
+               f"{'on' if scenario.use_quotas else 'off'} · each policy's choice at every PW")
+    setup_note(active)
+
+    ss = st.session_state
+    ss.setdefault("sim_pw_range", DEFAULT_RANGE)
+    ss.setdefault("sim_pw_step", DEFAULT_STEP)
+    ss.setdefault("sim_normalised", True)
+    left, mid, right = st.columns([0.5, 0.25, 0.25], vertical_alignment="bottom")
+    start, stop = left.slider("PW range (USD/hour)", 0.0, 50.0, step=0.1, key="sim_pw_range",
+                              persist_state="session")
+    step = mid.number_input("PW step (USD/hour)", 0.01, 10.0, step=0.01, format="%.2f",
+                            key="sim_pw_step", persist_state="session")
+    normalised = right.toggle("Normalised", key="sim_normalised", persist_state="session",
+                              help="Performance divided by DeepVM's (paper's Z) at the largest "
+                                   "PW of the sweep, as in the paper's Fig. 3")
+
+    result = compute.run_sweep(active.catalog, scenario, start, stop, step)
+    frame = tables.sweep_frame(result)
+    if normalised and result.normaliser <= 0:
+        st.warning("DeepVM finds nothing at the largest PW, so there is nothing to normalise "
+                   "by: showing absolute performance.", icon=":material/warning:")
+        normalised = False
+    findings(result)
+    st.plotly_chart(charts.sweep_chart(frame, normalised=normalised), key="sim_perf_chart")
+    st.plotly_chart(charts.sweep_price_chart(frame), key="sim_price_chart")
+    st.download_button(
+        "Download sweep (CSV)", frame.to_csv(index=False), key="sim_csv", on_click="ignore",
+        file_name=f"deepvm-sweep-{active.catalog.name}-{start:g}-{stop:g}-{step:g}.csv",
+        mime="text/csv", icon=":material/download:")
+    with st.expander(f"Sweep rows ({len(frame)})"):
+        st.dataframe(frame, hide_index=True, key="sim_rows")
+
+
+widgets.run_page(main)

@@ -1,0 +1,121 @@
+"""Small UI pieces shared by the pages (cards, captions, error display)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+import catalog_tables
+import state
+from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
+from tables import Col, si
+
+
+def run_page(body: Callable[[], None]) -> None:
+    """Run a page's body; a :class:`DeepVMError` shows as an error, never as a traceback."""
+    try:
+        body()
+    except CatalogError as exc:
+        st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
+                 icon=":material/error:")
+        st.dataframe(catalog_tables.problems_frame(exc.problems).drop(columns="table_key"),
+                     hide_index=True)
+    except DeepVMError as exc:
+        st.error(str(exc), icon=":material/error:")
+
+
+def url_warnings() -> None:
+    """Warnings about URL parameters that could not be used, until dismissed."""
+    warnings = st.session_state.get("url_warnings") or []
+    box = st.container()  # always there, so the page below keeps its place when dismissed
+    if not warnings:
+        return
+    with box.container(border=True):
+        for text in warnings:
+            st.warning(text, icon=":material/link_off:")
+        st.button("Dismiss", key="sb_dismiss_url_warnings",
+                  on_click=lambda: st.session_state.update(url_warnings=[]))
+
+
+def catalog_summary(active: state.ActiveCatalog) -> str:
+    """Markdown naming the active catalog: name (edited), kind, region, price date."""
+    c = active.catalog
+    kind = state.KIND_NOTES[active.choice.kind]
+    return (f"**{active.label}**  \n"
+            f":gray[{kind} · {c.provider} · region **{c.region}** · prices **{c.prices_date}** · "
+            f"{len(c.gpu_types)} GPU / {len(c.cpu_types)} CPU types]")
+
+
+def scenario_caption(active: state.ActiveCatalog, scenario: Scenario) -> None:
+    """One line with the scenario every number on the page depends on."""
+    s = scenario
+    st.caption(
+        f"Catalog **{active.label}** ({active.catalog.region}, prices "
+        f"{active.catalog.prices_date}) · PW **{s.pw_usd_per_hour:g} USD/h** · checkpoint "
+        f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g} · objective "
+        f"{state.OBJECTIVE_LABELS[s.objective]} · quotas {'on' if s.use_quotas else 'off'}")
+
+
+def cluster_lines(config: Configuration) -> str:
+    """The machines of ``config`` as a markdown list."""
+    if config.architecture == "single_anchor":
+        return (f"- **{config.gpu_vms} × {config.gpu}**: 1 on-demand (the anchor, keeps the "
+                f"checkpoints) + {config.gpu_spot} spot\n- no memory node")
+    return (f"- **{config.gpu_spot} × {config.gpu}** spot (all training), 0 on-demand\n"
+            f"- **{config.cpu_on_demand} × {config.cpu}** on-demand memory "
+            f"node{'s' if config.cpu_on_demand != 1 else ''} (checkpoints in RAM)")
+
+
+def headline(config: Configuration) -> str:
+    """``Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node``."""
+    label = ARCHITECTURE_LABELS[config.architecture]
+    if config.architecture == "single_anchor":
+        return (f"{label} · {config.gpu_vms} × {config.gpu} (1 on-demand anchor + "
+                f"{config.gpu_spot} spot)")
+    plural = "s" if config.cpu_on_demand != 1 else ""
+    return (f"{label} · {config.gpu_spot} × {config.gpu} spot + {config.cpu_on_demand} × "
+            f"{config.cpu} memory node{plural}")
+
+
+def configuration_card(config: Configuration, pw: float, objective: Objective,
+                       heading: str) -> None:
+    """The recommended configuration as a bordered card: what to launch and what it costs."""
+    with st.container(border=True, key="rec_card"):
+        st.caption(heading)
+        st.markdown(f"### {headline(config)}")
+        left, right = st.columns([0.5, 0.5], gap="large")
+        left.markdown(cluster_lines(config))
+        share = config.hourly_price_usd / pw if pw > 0 else 1.0
+        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.4f}** of **{pw:g}** "
+                       f"USD/h PW ({share:.0%})")
+        a, b, c, d = st.columns(4)
+        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
+                 delta=f"{pw - config.hourly_price_usd:.4f} under PW", delta_color="off",
+                 delta_arrow="off")
+        b.metric("Performance", f"{config.performance:,.0f}",
+                 help="eFLOPS × n × K(n), the paper's performance measure (relative units)",
+                 delta=f"Z = {si(config.z_paper)}" if objective == "paper" else None,
+                 delta_color="off", delta_arrow="off")
+        c.metric("Cluster FLOPP", si(config.cluster_flopp),
+                 help="eFLOP per USD of the whole cluster: performance / price × 3600")
+        d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
+                 help="1 up to the inflection point b of the GPU type's speedup fit, then < 1")
+
+
+def number_columns() -> dict[str, st.column_config.Column]:
+    """Display formats of the numeric columns of :mod:`tables` frames."""
+    n = st.column_config.NumberColumn
+    return {
+        Col.RANK: n(Col.RANK, format="%d", width="small"),
+        Col.PRICE: n(Col.PRICE, format="%.4f", help="Hourly price of the whole cluster"),
+        Col.PW_SHARE: n(Col.PW_SHARE, format="%.1f%%", help="Hourly price as a share of PW"),
+        Col.PERF: n(Col.PERF, format="%,.0f", help="eFLOPS × n × K(n)"),
+        Col.OBJECTIVE: n(Col.OBJECTIVE, format="compact", help="Value of the chosen objective"),
+        Col.K: n(Col.K, format="%.3f", help="Scaling factor K(n) <= 1"),
+        Col.FLOPP: n(Col.FLOPP, format="compact",
+                     help="eFLOP per USD of the cluster: performance / price × 3600"),
+        Col.SPOT: n(Col.SPOT, format="%d", help="Spot GPU VMs"),
+        Col.ON_DEMAND: n(Col.ON_DEMAND, format="%d", help="On-demand GPU VMs (the anchor)"),
+    }

@@ -1,0 +1,165 @@
+"""The dashboard in a real browser: keyboard, download, shared links, upload, screenshots.
+
+Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
+``expect`` (auto-waiting), never on sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from deepvm_core.catalog import catalog_to_artifact_dict, load_catalog
+from deepvm_core.export import recommendation_to_dict
+from deepvm_core.model import Scenario
+from deepvm_core.policies import recommend
+
+pytestmark = pytest.mark.e2e
+
+PW_LABEL = "PW: pricing willingness (USD/hour)"
+LOAD_TIMEOUT_MS = 30_000
+UPDATE_TIMEOUT_MS = 10_000
+PAGES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalog editor",
+         "simulate": "Simulate", "method": "Method"}
+
+
+def headline(page: Page):
+    """The recommended configuration's headline on the card."""
+    return page.locator(".st-key-rec_card h3")
+
+
+def open_app(page: Page, url: str, heading: str = "Recommend") -> None:
+    page.goto(url)
+    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS)
+    expect(page.get_by_role("slider", name=PW_LABEL)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+
+
+def query(page: Page) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def screenshot(page: Page, path: Path) -> None:
+    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit."""
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    size = page.viewport_size or {"width": 1400, "height": 1000}
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height + 40)})
+    try:
+        page.screenshot(path=str(path))
+    finally:
+        page.set_viewport_size(size)
+
+
+def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
+    open_app(page, f"{streamlit_server}/?pw=3")
+    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
+    slider = page.get_by_role("slider", name=PW_LABEL)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect(headline(page)).to_contain_text("18 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    number = page.get_by_label(f"{PW_LABEL} value")
+    expect(number).to_have_value("3.05")
+    page.keyboard.press("ArrowLeft")
+    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+
+    number.fill("5")
+    number.press("Enter")
+    expect(headline(page)).to_contain_text("29 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    expect(slider).to_have_attribute("aria-valuetext", "5.00")
+    expect(page).to_have_url(re.compile(r"[?&]pw=5(&|$)"))
+
+
+def test_download_configuration_json(page: Page, streamlit_server: str,
+                                     artifacts_dir: Path) -> None:
+    open_app(page, f"{streamlit_server}/?pw=2.5&top=4")
+    expect(headline(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    page.get_by_role("radiogroup", name="Configuration to show and export").get_by_text(
+        "#2").click()
+    expect(page.get_by_text("#2 OF 4")).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download configuration (JSON)").click()
+    download = info.value
+    assert download.suggested_filename == "deepvm-aws-us-east-1-2023-10-pw2_5.json"
+    target = artifacts_dir / "configuration.json"
+    download.save_as(target)
+    doc = json.loads(target.read_text())
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", doc.pop("generated_at"))
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    rec = recommend(catalog, Scenario(2.5, top_k=4), solver="enumerate")
+    assert doc == recommendation_to_dict(rec, catalog, chosen=rec.deepvm[1])
+
+
+def test_shared_link_restores_the_scenario(page: Page, streamlit_server: str) -> None:
+    params = {"catalog": "paper-simulated", "pw": "1.5", "ckpt": "0.5", "buffer": "3",
+              "objective": "performance", "quotas": "off", "top": "5", "page": "simulate"}
+    url = f"{streamlit_server}/simulate?" + "&".join(f"{k}={v}" for k, v in params.items())
+    open_app(page, url, "Simulate")
+    expect(page.get_by_label(f"{PW_LABEL} value")).to_have_value("1.50")
+    expect(page.get_by_label("Checkpoint size (GB) value")).to_have_value("0.50")
+    expect(page.get_by_label("Buffer (checkpoints per memory node) value")).to_have_value("3.0")
+    expect(page.get_by_role("radio", name="Performance")).to_be_checked()
+    expect(page.get_by_role("switch", name="Apply vCPU quotas")).not_to_be_checked()
+    expect(page.get_by_label("Top-k recommendations")).to_have_value("5")
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("paper-simulated")
+    expect(page.get_by_text("This is the paper's Fig. 3 setup")).to_be_visible()
+    assert query(page) == params
+
+    # the same scenario from the root URL, the page named by the parameter only
+    url = f"{streamlit_server}/?" + "&".join(f"{k}={v}" for k, v in params.items())
+    open_app(page, url, "Simulate")
+    expect(page.get_by_label(f"{PW_LABEL} value")).to_have_value("1.50")
+
+    # switching pages keeps the scenario in the URL
+    page.get_by_role("link", name="Recommend").click()
+    expect(page.get_by_role("heading", name="Recommend", level=1)).to_be_visible()
+    expect(page).to_have_url(re.compile(r"page=recommend"))
+    assert {k: v for k, v in query(page).items() if k != "page"} == {
+        k: v for k, v in params.items() if k != "page"}
+
+
+def test_invalid_link_warns_and_falls_back(page: Page, streamlit_server: str) -> None:
+    open_app(page, f"{streamlit_server}/?pw=abc&catalog=nope")
+    expect(page.get_by_text("URL parameter pw='abc' is not a number")).to_be_visible()
+    expect(page.get_by_text("URL parameter catalog='nope'")).to_be_visible()
+    expect(headline(page)).to_contain_text("17 × g4dn.xlarge")
+    expect(page.get_by_text("Traceback")).to_have_count(0)
+
+
+def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str,
+                                              tmp_path: Path, artifacts_dir: Path) -> None:
+    artifact = catalog_to_artifact_dict(load_catalog("paper-simulated"))
+    path = tmp_path / "simul_data.json"
+    path.write_text(json.dumps(artifact))
+    open_app(page, f"{streamlit_server}/catalog", "Catalog editor")
+    page.locator(".st-key-ce_upload input[type=file]").set_input_files(str(path))
+    expect(page.get_by_text("Loaded simul_data.json as catalog 'simul_data'")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
+    expect(page).to_have_url(re.compile(r"catalog=upload%3Asimul_data|catalog=upload:simul_data"))
+    screenshot(page, artifacts_dir / "page-catalog-uploaded.png")
+
+    bad = tmp_path / "broken.json"
+    bad.write_text("{not json")
+    page.locator(".st-key-ce_upload input[type=file]").set_input_files(str(bad))
+    expect(page.get_by_text("broken.json was not loaded")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
+
+
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_dir: Path,
+                                  slug: str) -> None:
+    open_app(page, f"{streamlit_server}/?page={slug}", PAGES[slug])
+    charts = {"recommend": 2, "instances": 3, "simulate": 2}.get(slug, 0)
+    expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=LOAD_TIMEOUT_MS)
+    if slug == "method":
+        expect(page.get_by_text("Performance-First beats DeepVM")).to_be_visible()
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    screenshot(page, artifacts_dir / f"page-{slug}.png")

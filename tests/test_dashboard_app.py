@@ -1,0 +1,284 @@
+"""AppTest tests of the dashboard: every page, the shared controls, the URL and the export."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
+         "views/simulate.py", "views/method.py"]
+TITLES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalog editor",
+          "simulate": "Simulate", "method": "Method"}
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    """The dashboard, not yet run, with user catalogs in a temporary folder."""
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    return AppTest.from_file(str(APP), default_timeout=60)
+
+
+def headline(at: AppTest) -> str:
+    """The recommended configuration's headline on the card."""
+    heads = [m.value for m in at.main.markdown if m.value.startswith("### ")]
+    return heads[0] if heads else ""
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def table(at: AppTest, column: str):
+    """The first table on the page with ``column`` (AppTest keeps no key for st.dataframe)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def export_doc(at: AppTest) -> dict:
+    """The JSON the download button serves (shown in the preview expander)."""
+    doc = json.loads(at.code[0].value)
+    assert doc.pop("generated_at").endswith("Z")
+    return doc
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_loads_without_exception(app: AppTest, page: str) -> None:
+    app.run()
+    app.switch_page(page).run()
+    no_errors(app)
+    assert not app.error
+    assert app.title[0].value in TITLES.values()
+
+
+@pytest.mark.parametrize("slug", list(TITLES))
+def test_page_query_parameter_opens_that_page(app: AppTest, slug: str) -> None:
+    app.query_params["page"] = slug
+    app.run()
+    no_errors(app)
+    assert app.title[0].value == TITLES[slug]
+    assert app.query_params["page"] == slug
+
+
+def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    ss = app.session_state
+    assert (ss["sb_catalog"], ss["sb_pw"], ss["sb_ckpt"], ss["sb_buffer"]) == (
+        "aws-us-east-1-2023-10", 3.0, 0.3, 2.0)
+    assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == ("paper", True, 3)
+    assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
+    assert app.main.metric[0].value == "2.8526 USD"
+    sidebar_text = " ".join(m.value for m in app.sidebar.markdown)
+    assert "aws-us-east-1-2023-10" in sidebar_text and "us-east-1" in sidebar_text
+    assert "2023-10-01" in sidebar_text
+
+
+# ----------------------------------------------------------------------------- controls
+
+
+def test_changing_pw_changes_the_recommendation_and_syncs_both_widgets(app: AppTest) -> None:
+    app.run()
+    before = headline(app)
+    app.number_input(key="sb_pw_input").set_value(1.0).run()
+    no_errors(app)
+    assert headline(app) != before
+    assert app.slider(key="sb_pw_slider").value == 1.0
+    assert app.query_params["pw"] == "1"
+
+    app.slider(key="sb_pw_slider").set_value(5.0).run()
+    assert "29 × g4dn.xlarge" in headline(app)
+    assert app.number_input(key="sb_pw_input").value == 5.0
+    assert app.session_state["sb_pw"] == 5.0
+
+
+def test_typed_value_beyond_the_slider_stretches_it(app: AppTest) -> None:
+    app.run()
+    app.number_input(key="sb_pw_input").set_value(50.0).run()
+    no_errors(app)
+    slider = app.slider(key="sb_pw_slider")
+    assert slider.value == 50.0 and slider.max >= 50.0
+
+
+def test_objective_toggle_and_top_k(app: AppTest) -> None:
+    app.run()
+    app.radio(key="sb_objective").set_value("performance")
+    app.number_input(key="sb_top").set_value(5)
+    app.run()
+    no_errors(app)
+    assert len(table(app, "#")) == 5
+    assert export_doc(app)["inputs"]["objective"] == "performance"
+
+
+def test_pw_zero_explains_and_offers_the_cheapest_price(app: AppTest) -> None:
+    app.run()
+    app.number_input(key="sb_pw_input").set_value(0.0).run()
+    no_errors(app)
+    assert any("below the cheapest feasible" in e.value for e in app.error)
+    button = app.button(key="rec_raise_pw")
+    assert button.label == "Raise PW to 0.33 USD/h"
+    button.click().run()
+    no_errors(app)
+    assert app.session_state["sb_pw"] == 0.33
+    assert "1 × g4dn.xlarge" in headline(app)
+
+
+def test_checkpoint_too_big_for_every_memory_node(app: AppTest) -> None:
+    app.run()
+    app.number_input(key="sb_ckpt_input").set_value(1000.0).run()
+    no_errors(app)
+    assert headline(app).startswith("### Single Anchor")
+    assert any("no CPU VM holds the checkpoint buffer" in w.value for w in app.main.warning)
+
+
+# ----------------------------------------------------------------------------- URL
+
+
+def test_shared_link_restores_the_scenario(app: AppTest) -> None:
+    params = {"catalog": "paper-simulated", "pw": "1.5", "ckpt": "0.5", "buffer": "3",
+              "objective": "performance", "quotas": "off", "top": "5", "page": "recommend"}
+    app.query_params.update(params)
+    app.run()
+    no_errors(app)
+    ss = app.session_state
+    assert ss["sb_catalog"] == "paper-simulated"
+    assert (ss["sb_pw"], ss["sb_ckpt"], ss["sb_buffer"]) == (1.5, 0.5, 3.0)
+    assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == ("performance", False, 5)
+    assert app.query_params == params
+    assert not app.warning
+
+
+def test_invalid_query_values_fall_back_with_a_warning(app: AppTest) -> None:
+    app.query_params.update({"catalog": "nope", "pw": "abc", "ckpt": "-1", "buffer": "nan",
+                             "objective": "x", "quotas": "maybe", "top": "0", "page": "zzz"})
+    app.run()
+    no_errors(app)
+    warnings = " ".join(w.value for w in app.warning)
+    for key in ("catalog", "pw", "ckpt", "buffer", "objective", "quotas", "top", "page"):
+        assert f"URL parameter {key}=" in warnings
+    assert app.title[0].value == "Recommend"
+    assert app.query_params["pw"] == "3" and app.query_params["catalog"] == "aws-us-east-1-2023-10"
+    app.button(key="sb_dismiss_url_warnings").click().run()
+    assert not app.warning
+
+
+# ----------------------------------------------------------------------------- export
+
+
+def cli_json(*args: str) -> dict:
+    cli = Path(__file__).resolve().parent.parent / "deepvm_core" / "cli.py"
+    if not cli.exists():
+        pytest.skip("deepvm_core/cli.py does not exist yet")
+    out = subprocess.run([sys.executable, "-m", "deepvm_core.cli", "recommend", *args,
+                          "--format", "json", "--solver", "enumerate"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("params, argv", [
+    ({}, ["--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--ckpt-gb", "0.3", "--buffer",
+          "2", "--top", "3", "--objective", "paper"]),
+    ({"catalog": "paper-simulated", "pw": "2.5", "quotas": "off", "objective": "performance",
+      "top": "4", "ckpt": "0.5", "buffer": "1.5"},
+     ["--catalog", "paper-simulated", "--pw", "2.5", "--ckpt-gb", "0.5", "--buffer", "1.5",
+      "--top", "4", "--objective", "performance", "--no-quotas"]),
+])
+def test_json_export_matches_the_cli(app: AppTest, params: dict, argv: list[str]) -> None:
+    app.query_params.update(params)
+    app.run()
+    no_errors(app)
+    assert app.download_button(key="rec_download").label == "Download configuration (JSON)"
+    assert export_doc(app) == cli_json(*argv)
+
+
+def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppTest) -> None:
+    from deepvm_core.catalog import load_catalog
+    from deepvm_core.export import recommendation_to_dict
+    from deepvm_core.model import Scenario
+    from deepvm_core.policies import recommend
+
+    app.run()
+    app.radio(key="rec_chosen").set_value(1).run()
+    no_errors(app)
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    rec = recommend(catalog, Scenario(3.0), solver="enumerate")
+    doc = export_doc(app)
+    assert doc == recommendation_to_dict(rec, catalog, chosen=rec.deepvm[1])
+    assert doc["chosen"] == doc["deepvm"][1]
+    assert "m6i.xlarge" in headline(app)
+
+
+def test_export_when_nothing_is_feasible(app: AppTest) -> None:
+    app.query_params["pw"] = "0"
+    app.run()
+    no_errors(app)
+    doc = export_doc(app)
+    assert doc["chosen"] is None and doc["deepvm"] == []
+    assert doc["explanation"]["binding"] == ["budget"]
+
+
+# ----------------------------------------------------------------------------- pages' content
+
+
+def test_recommend_page_compares_policies(app: AppTest) -> None:
+    app.run()
+    frame = table(app, "Policy")
+    assert list(frame["Policy"]) == ["DeepVM", "DeepVM-NoScale", "Cost-First",
+                                     "Performance-First", "DeepVM (performance objective)"]
+    configs = dict(zip(frame["Policy"], frame["Configuration"], strict=True))
+    assert configs["Cost-First"].startswith("SA: 16 x g4dn.xlarge")
+    assert configs["Performance-First"].startswith("SA: 7 x g5.xlarge")
+    assert len(app.get("plotly_chart")) == 2
+
+
+def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/simulate.py").run()
+    assert any("quotas **off**" in m.value for m in app.main.markdown)
+    app.button(key="sim_paper_setup").click().run()
+    no_errors(app)
+    assert app.session_state["sb_catalog"] == "paper-simulated"
+    assert app.session_state["sb_quotas"] is False
+    assert any("Fig. 3 setup" in s.value for s in app.success)
+    metrics = {m.label: m.value for m in app.main.metric}
+    assert metrics["Performance-First beats DeepVM (Z) at PW"] == "0.8–1.3 and 9.5–10"
+    assert metrics["DeepVM-NoScale below Cost-First at PW"] == "never"
+    assert app.download_button(key="sim_csv").label == "Download sweep (CSV)"
+
+
+def test_simulate_custom_range_and_absolute_values(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/simulate.py").run()
+    app.slider(key="sim_pw_range").set_value((1.0, 2.0))
+    app.number_input(key="sim_pw_step").set_value(0.5)
+    app.toggle(key="sim_normalised").set_value(False)
+    app.run()
+    no_errors(app)
+    rows = table(app, "pw_usd_per_hour")
+    assert sorted(set(rows["pw_usd_per_hour"])) == [1.0, 1.5, 2.0]
+
+
+def test_method_page_computes_the_findings(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/method.py").run()
+    no_errors(app)
+    text = " ".join(m.value for m in app.main.markdown)
+    assert "**0.8–1.3 and 9.5–10**" in text
+    assert "Cost-First at PW **never**" in text
+    assert len(app.main.latex) >= 5
+    assert len(app.main.get("page_link")) >= 4
+
+
+def test_instances_page_ranks_flopp(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/instances.py").run()
+    frame = table(app, "Spot FLOPP")
+    assert list(frame["GPU type"]) == ["g4dn.xlarge", "g5.xlarge", "g3s.xlarge"]
+    assert len(app.get("plotly_chart")) == 3

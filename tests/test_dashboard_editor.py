@@ -1,0 +1,267 @@
+"""AppTest tests of the catalog editor: edits, invalid cells, uploads, save, reset, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from deepvm_core.catalog import catalog_to_artifact_dict, catalog_to_dict, load_catalog
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+EDITOR = "views/catalog_editor.py"
+RECOMMEND = "views/recommend.py"
+
+
+@pytest.fixture
+def user_dir(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "user"
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def editor(user_dir) -> AppTest:
+    """The dashboard on the catalog editor page (AWS catalog)."""
+    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    return at.switch_page(EDITOR).run()
+
+
+def edit(at: AppTest, table: int, *, edited=None, added=None, deleted=None) -> AppTest:
+    """Apply a data-editor edit (as the browser would send it) to table ``table`` and rerun.
+
+    Tables: 0 GPU VMs, 1 CPU VMs, 2 quotas, 3 network saturation.
+    """
+    key = at.data_editor[table].key
+    at.session_state[key] = {"edited_rows": edited or {}, "added_rows": added or [],
+                             "deleted_rows": deleted or []}
+    return at.run()
+
+
+def headline(at: AppTest) -> str:
+    heads = [m.value for m in at.main.markdown if m.value.startswith("### ")]
+    return heads[0] if heads else ""
+
+
+def sidebar_catalog(at: AppTest) -> str:
+    return next(m.value for m in at.sidebar.markdown if m.value.startswith("**")
+                and "pricing" not in m.value)
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def problems(at: AppTest) -> list[dict]:
+    return [row for d in at.dataframe if "Problem" in d.value.columns
+            for row in d.value.to_dict("records")]
+
+
+def test_editor_shows_the_four_tables(editor: AppTest) -> None:
+    no_errors(editor)
+    assert [d.editing_mode for d in editor.data_editor] == ["dynamic"] * 4
+    gpus = editor.data_editor[0].value
+    assert list(gpus["name"]) == ["g3s.xlarge", "g4dn.xlarge", "g5.xlarge"]
+    assert "scaling_b" in gpus.columns
+    assert any(s.value.startswith("Valid:") for s in editor.success)
+
+
+def test_editing_a_row_changes_the_result_on_every_page(editor: AppTest) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.5}})  # g4dn.xlarge spot price
+    no_errors(editor)
+    assert "(edited)" in sidebar_catalog(editor)
+    editor.switch_page(RECOMMEND).run()
+    no_errors(editor)
+    assert "g4dn.xlarge" not in headline(editor)
+    assert "aws-us-east-1-2023-10 (edited)" in sidebar_catalog(editor)
+    # the edit survives leaving the editor and coming back
+    editor.switch_page(EDITOR).run()
+    assert editor.data_editor[0].value["spot_usd_per_hour"].tolist()[1] == 0.5
+
+
+def test_invalid_cell_shows_the_core_message_and_keeps_the_last_valid(editor: AppTest) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.5}})
+    editor.switch_page(RECOMMEND).run()
+    valid_headline = headline(editor)
+    editor.switch_page(EDITOR).run()
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": -1.0}})
+    no_errors(editor)
+    assert any("stays in use" in e.value for e in editor.error)
+    assert problems(editor) == [{"Table": "GPU VMs", "Row": 2, "Instance": "g4dn.xlarge",
+                                 "Column": "Spot $/h", "Value": "-1.0",
+                                 "Problem": "must be greater than 0"}]
+    assert editor.button(key="ce_save").disabled
+    editor.switch_page(RECOMMEND).run()
+    assert headline(editor) == valid_headline
+    # the invalid draft is still there when coming back, and fixing it applies it
+    editor.switch_page(EDITOR).run()
+    assert problems(editor)
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.1578}})
+    assert not problems(editor)
+    assert "(edited)" not in sidebar_catalog(editor)
+
+
+def test_added_row_and_duplicate_name(editor: AppTest) -> None:
+    row = {"name": "g4dn.xlarge", "family": "G", "on_demand_usd_per_hour": 0.3,
+           "spot_usd_per_hour": 0.05, "vcpus": 4, "memory_gib": 16, "network_gbps": 25,
+           "eflops": 377}
+    edit(editor, 0, added=[row])
+    no_errors(editor)
+    assert [p["Problem"] for p in problems(editor)] == ["duplicate name (also in gpu_types)"]
+    edit(editor, 0, added=[{**row, "name": "cheap.xlarge"}])
+    assert not editor.error
+    assert any(s.value.startswith("Valid:") for s in editor.success)
+    assert [p["Problem"] for p in problems(editor)] == [  # a warning, not an error
+        "no scaling parameters: the scaling factor K is taken as 1"]
+    editor.switch_page(RECOMMEND).run()
+    assert "cheap.xlarge" in headline(editor)
+    assert any("K = 1 assumed for: cheap.xlarge" in i.value for i in editor.info)
+
+
+@pytest.mark.parametrize("table, rows, expected", [
+    (0, 3, "the catalog has no GPU VM types"),
+    (1, 8, None),
+])
+def test_catalog_without_gpu_or_cpu_vms(editor: AppTest, table: int, rows: int,
+                                        expected: str | None) -> None:
+    edit(editor, table, deleted=list(range(rows)))
+    no_errors(editor)
+    for page in ("views/recommend.py", "views/instances.py", "views/simulate.py",
+                 "views/method.py"):
+        editor.switch_page(page).run()
+        no_errors(editor)
+    editor.switch_page(RECOMMEND).run()
+    if expected:
+        assert any(expected in e.value for e in editor.error)
+        assert any(m.value == "#### Nothing is feasible for this scenario"
+                   for m in editor.main.markdown)
+    else:  # no memory node: Single Anchor only
+        assert headline(editor).startswith("### Single Anchor")
+        assert any("no CPU VM types" in w.value for w in editor.main.warning)
+
+
+def test_empty_catalog(editor: AppTest) -> None:
+    edit(editor, 0, deleted=[0, 1, 2])
+    edit(editor, 1, deleted=list(range(8)))
+    no_errors(editor)
+    editor.switch_page(RECOMMEND).run()
+    no_errors(editor)
+    assert any("no GPU VM types" in e.value for e in editor.error)
+
+
+def test_upload_artifact_format_is_accepted(editor: AppTest) -> None:
+    artifact = catalog_to_artifact_dict(load_catalog("aws-us-east-1-2023-10"))
+    for row in artifact["instances"]:  # the artifact keeps real instances' fits in code
+        for key in ("a", "b", "c"):
+            row.pop(key, None)
+    artifact["instances"].append({"name": "new.xlarge", "type": "G", "ondemand_price": 9.0,
+                                  "spot_price": 3.0, "vCPU": 4, "memory": 16,
+                                  "network_bandwidth": 10, "flops": 100})
+    data = json.dumps(artifact).encode()
+    editor.file_uploader(key="ce_upload").upload("artifact_data.json", data, "application/json")
+    editor.run()
+    no_errors(editor)
+    assert editor.session_state["sb_catalog"] == "upload:artifact_data"
+    assert any("Loaded artifact_data.json" in s.value for s in editor.success)
+    assert "artifact_data" in sidebar_catalog(editor)
+    assert list(editor.data_editor[0].value["name"]) == ["g3s.xlarge", "g4dn.xlarge", "g5.xlarge",
+                                                         "new.xlarge"]
+    editor.switch_page(RECOMMEND).run()
+    no_errors(editor)
+    assert headline(editor) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
+    assert any("K = 1 assumed for: new.xlarge" in i.value for i in editor.info)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"{not json", "malformed JSON"),
+    (b"[1, 2]", "a catalog must be a JSON object"),
+    (json.dumps({"instances": [{"name": "x", "type": "G", "ondemand_price": -1}]}).encode(),
+     "must be greater than 0"),
+])
+def test_bad_upload_is_refused_and_keeps_the_active_catalog(editor: AppTest, content: bytes,
+                                                           message: str) -> None:
+    editor.file_uploader(key="ce_upload").upload("bad.json", content, "application/json")
+    editor.run()
+    no_errors(editor)
+    assert any("bad.json was not loaded" in e.value for e in editor.error)
+    assert any(message in p["Problem"] for p in problems(editor))
+    assert editor.session_state["sb_catalog"] == "aws-us-east-1-2023-10"
+
+
+def test_upload_our_format_round_trip(editor: AppTest) -> None:
+    ours = catalog_to_dict(load_catalog("paper-simulated"))
+    ours["name"] = "my-sim"
+    editor.file_uploader(key="ce_upload").upload("x.json", json.dumps(ours).encode())
+    editor.run()
+    no_errors(editor)
+    assert editor.session_state["sb_catalog"] == "upload:my-sim"
+    assert len(editor.data_editor[0].value) == 10
+
+
+def test_save_as_named_user_catalog(editor: AppTest, user_dir: Path) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.5}})
+    editor.text_input(key="ce_save_name").input("my-aws")
+    editor.button(key="ce_save").click().run()
+    no_errors(editor)
+    saved = json.loads((user_dir / "my-aws.json").read_text())
+    assert saved["name"] == "my-aws"
+    assert saved["gpu_types"][1]["spot_usd_per_hour"] == 0.5
+    assert editor.session_state["sb_catalog"] == "user:my-aws"
+    assert "my-aws" in sidebar_catalog(editor) and "(edited)" not in sidebar_catalog(editor)
+    assert "my-aws (saved)" in editor.selectbox(key="sb_catalog").options
+
+
+def test_save_refuses_a_bundled_name(editor: AppTest, user_dir: Path) -> None:
+    editor.text_input(key="ce_save_name").input("paper-simulated")
+    editor.button(key="ce_save").click().run()
+    no_errors(editor)
+    assert any("bundled catalog's" in e.value for e in editor.error)
+    assert not (user_dir / "paper-simulated.json").exists()
+
+
+def test_reset_discards_the_edits(editor: AppTest) -> None:
+    edit(editor, 2, edited={0: {"spot_vcpus": 256}})  # G spot quota
+    assert "(edited)" in sidebar_catalog(editor)
+    editor.button(key="ce_reset").click().run()
+    no_errors(editor)
+    assert "(edited)" not in sidebar_catalog(editor)
+    assert editor.data_editor[2].value["spot_vcpus"].tolist()[0] == 128
+
+
+def test_invalid_saturation_table(editor: AppTest) -> None:
+    edit(editor, 3, deleted=list(range(8)))
+    no_errors(editor)
+    assert any("non-empty list" in p["Problem"] for p in problems(editor))
+    edit(editor, 3, edited={2: {"bandwidth_gbps": 1.0}})
+    assert any("must increase strictly" in p["Problem"] for p in problems(editor))
+
+
+def test_invalid_saved_catalog_shows_its_problems_on_every_page(user_dir: Path) -> None:
+    user_dir.mkdir(parents=True)
+    broken = catalog_to_dict(load_catalog("aws-us-east-1-2023-10"))
+    broken["gpu_types"][0]["vcpus"] = 0
+    (user_dir / "broken.json").write_text(json.dumps(broken))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["catalog"] = "user:broken"
+    at.run()
+    for page in ("views/recommend.py", "views/instances.py", EDITOR, "views/simulate.py"):
+        at.switch_page(page).run()
+        no_errors(at)
+        assert any("is invalid: 1 problem(s)" in e.value for e in at.main.error)
+        assert problems(at)[0]["Problem"] == "must be greater than 0"
+        assert any("is invalid" in e.value for e in at.sidebar.error)
+    at.selectbox(key="sb_catalog").select("paper-simulated").run()
+    no_errors(at)
+    assert not at.error
+
+
+def test_reset_discards_an_invalid_first_edit(editor: AppTest) -> None:
+    assert editor.button(key="ce_reset").disabled
+    edit(editor, 1, edited={0: {"memory_gib": None}})
+    assert problems(editor)[0]["Problem"] == "missing (a number is required)"
+    editor.button(key="ce_reset").click().run()
+    no_errors(editor)
+    assert not problems(editor) and not editor.error
+    assert editor.data_editor[1].value["memory_gib"].tolist()[0] == 7.5

@@ -1,0 +1,148 @@
+"""Unit tests of the dashboard's pure helpers (URL parsing, editor tables, findings)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from deepvm_core.catalog import catalog_sha256, load_catalog
+from deepvm_core.errors import CatalogError, Problem
+from deepvm_core.model import Scenario
+from deepvm_core.sweep import pw_grid, sweep
+
+# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
+DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
+if str(DASHBOARD) not in sys.path:
+    sys.path.insert(0, str(DASHBOARD))
+
+import catalog_tables  # noqa: E402
+import charts  # noqa: E402
+import state  # noqa: E402
+import tables  # noqa: E402
+
+CATALOGS = {"aws-us-east-1-2023-10", "paper-simulated", "user:mine"}
+
+
+def test_parse_query_params_accepts_a_full_scenario() -> None:
+    values, warnings = state.parse_query_params(
+        {"catalog": "user:mine", "pw": "2.5", "ckpt": "1", "buffer": "1.5",
+         "objective": "performance", "quotas": "OFF", "top": "7", "page": "simulate",
+         "utm": "ignored"}, CATALOGS)
+    assert warnings == []
+    assert values == {"catalog": "user:mine", "pw": 2.5, "ckpt": 1.0, "buffer": 1.5,
+                      "objective": "performance", "quotas": False, "top": 7,
+                      "page": "simulate"}
+
+
+@pytest.mark.parametrize("key, raw, why", [
+    ("pw", "abc", "is not a number"),
+    ("pw", "-1", "is outside 0..1000"),
+    ("pw", "inf", "is not a finite number"),
+    ("ckpt", "0", "is outside 0.01..10000"),
+    ("buffer", "nan", "is not a finite number"),
+    ("top", "2.5", "is not a whole number"),
+    ("top", "21", "is outside 1..20"),
+    ("quotas", "perhaps", "is not on or off"),
+    ("objective", "cost", "is not one of paper, performance"),
+    ("catalog", "gone", "is not a catalog available here"),
+    ("page", "pages", "is not one of recommend"),
+])
+def test_parse_query_params_warns_and_keeps_the_default(key: str, raw: str, why: str) -> None:
+    values, warnings = state.parse_query_params({key: raw}, CATALOGS)
+    assert values == {}
+    assert len(warnings) == 1 and why in warnings[0]
+    assert f"using the default {state.format_param(key, state.DEFAULTS[key])}" in warnings[0]
+
+
+def test_format_param_round_trips() -> None:
+    for key in ("pw", "ckpt", "buffer", "quotas", "objective", "top"):
+        text = state.format_param(key, state.DEFAULTS[key])
+        values, warnings = state.parse_query_params({key: text}, CATALOGS)
+        assert not warnings and values[key] == state.DEFAULTS[key]
+
+
+def test_slider_range_stretches_for_large_values() -> None:
+    pw = state.CONTROL_BY_NAME["pw"]
+    assert pw.slider_range(3.0) == (0.0, 20.0)
+    assert pw.slider_range(42.3) == (0.0, 43.0)
+    ckpt = state.CONTROL_BY_NAME["ckpt"]
+    assert ckpt.slider_value(0.01) == ckpt.slider_low
+
+
+@pytest.mark.parametrize("name", ["aws-us-east-1-2023-10", "paper-simulated"])
+def test_catalog_tables_round_trip(name: str) -> None:
+    catalog = load_catalog(name)
+    frames = catalog_tables.catalog_frames(catalog)
+    assert set(frames) == {"gpu_types", "cpu_types", "quotas", "network_saturation"}
+    parsed, problems = catalog_tables.validate_frames(frames, catalog)
+    assert problems == ()
+    assert catalog_sha256(parsed) == catalog_sha256(catalog)
+
+
+def test_blank_cells_become_missing_values() -> None:
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    frames = catalog_tables.catalog_frames(catalog)
+    frames["cpu_types"].loc[0, "memory_gib"] = np.nan
+    frames["cpu_types"].loc[1, "name"] = "  "
+    frames["gpu_types"].loc[0, "scaling_b"] = np.nan
+    parsed, problems = catalog_tables.validate_frames(frames, catalog)
+    assert parsed is None
+    rows = catalog_tables.problems_frame(problems).to_dict("records")
+    found = {(r["Table"], r["Row"], r["Column"]) for r in rows}
+    assert ("CPU VMs (memory nodes)", 1, "GiB") in found
+    assert ("CPU VMs (memory nodes)", 2, "Name") in found
+    assert ("GPU VMs", 1, "b") in found
+
+
+def test_problems_frame_maps_catalog_level_problems() -> None:
+    frame = catalog_tables.problems_frame([
+        Problem("(catalog)", "network_saturation", [], "must be a non-empty list"),
+        Problem("quotas[2]", "family", "G", "duplicate family"),
+    ])
+    assert frame["Table"].tolist() == ["(catalog)", "Quotas (vCPUs per family)"]
+    assert frame["Row"].tolist()[1] == 3
+
+
+def test_parse_upload_reports_malformed_json() -> None:
+    with pytest.raises(CatalogError) as info:
+        catalog_tables.parse_upload("x.json", b"{oops")
+    assert "malformed JSON" in info.value.problems[0].message
+
+
+def test_intervals_and_their_text() -> None:
+    pws = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+    spans = tables.intervals(pws, np.array([False, True, True, False, False, True]))
+    assert spans == ((0.1, 0.2), (0.5, 0.5))
+    assert tables.format_intervals(spans) == "0.1–0.2 and 0.5"
+    assert tables.format_intervals(()) == "never"
+
+
+def test_sweep_findings_match_model_md() -> None:
+    result = sweep(load_catalog("paper-simulated"), Scenario(0.0, use_quotas=False),
+                   pw_grid(0.0, 10.0, 0.1))
+    found = tables.sweep_findings(result)
+    assert found.pf_beats_deepvm == ((0.8, 1.3), (9.5, 10.0))
+    assert found.noscale_below_cost_first == ()
+    assert found.mean_gain == pytest.approx(0.19, abs=0.01)
+    assert found.max_ratio == pytest.approx(2.2, abs=0.05)
+
+
+def test_si_formatting() -> None:
+    assert tables.si(145_400_000) == "145.4 M"
+    assert tables.si(6375.2) == "6,375"
+    assert tables.si(0.995) == "0.995"
+
+
+def test_charts_are_built_from_frames() -> None:
+    catalog = load_catalog("paper-simulated")
+    result = sweep(catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 2.0, 0.5))
+    frame = tables.sweep_frame(result)
+    fig = charts.sweep_chart(frame, normalised=True)
+    assert len(fig.data) == 5 and all(t.line.shape == "hv" for t in fig.data)
+    assert "hv" == charts.sweep_price_chart(frame).data[1].line.shape
+    curves = tables.scaling_frame(catalog, 32)
+    fig = charts.scaling_chart(curves, tables.inflection_frame(catalog), tables.Col.K, "K")
+    assert len(fig.data) == 20  # a curve and a b marker per GPU type
