@@ -25,7 +25,7 @@ help:
 	@echo "make test     install, lint and run all tests (installs Debian's chromium if missing)"
 	@echo "make install  create .venv and install the runtime dependencies + deepvm_core (editable)"
 	@echo "make lint     ruff check ."
-	@echo "make bench    run bench/run_all.py"
+	@echo "make bench    run the benchmarks (core, then browser latency)"
 	@echo "make browser  install Debian's chromium if /usr/bin/chromium is missing"
 	@echo "make clean    remove .venv and caches"
 
@@ -83,8 +83,9 @@ test: install test-deps browser
 lint: test-deps
 	$(VENV)/bin/ruff check .
 
-bench: install
+bench: install test-deps browser
 	$(PY) bench/run_all.py
+	$(PY) bench/bench_browser.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info

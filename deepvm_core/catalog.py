@@ -20,6 +20,7 @@ throughput score).
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -201,9 +202,11 @@ class Catalog:
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise DeepVMError(f"no instance type {name!r} in catalog {self.name!r}.{hint}")
 
-    @property
+    @functools.cached_property
     def sha256(self) -> str:
-        """SHA-256 of the catalog's canonical JSON (our format): identifies its exact content."""
+        """SHA-256 of the catalog's canonical JSON (our format): identifies its exact content.
+
+        Computed once per object (the catalog is immutable)."""
         return catalog_sha256(self)
 
 
