@@ -25,6 +25,10 @@ PAGES = {
                        icon=":material/edit_note:", url_path="catalog"),
     "simulate": st.Page("views/simulate.py", title="Simulate", icon=":material/show_chart:",
                         url_path="simulate"),
+    "live": st.Page("views/live_prices.py", title="Live prices", icon=":material/cloud_download:",
+                    url_path="live"),
+    "regions": st.Page("views/regions.py", title="Regions", icon=":material/public:",
+                       url_path="regions"),
     "method": st.Page("views/method.py", title="Method", icon=":material/menu_book:",
                       url_path="method"),
 }

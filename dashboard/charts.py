@@ -130,3 +130,52 @@ def sweep_price_chart(frame: pd.DataFrame) -> go.Figure:
                            " USD/h<br>%{customdata}<extra></extra>")))
     return _layout(fig, "Hourly price of the chosen cluster vs PW", height=380,
                    x="PW (USD/hour)", y="USD/hour")
+
+
+def price_change_bars(diff: pd.DataFrame) -> go.Figure:
+    """Spot and on-demand price change (%) per instance type present in both catalogs
+    (``tables.price_diff_frame``)."""
+    data = diff.dropna(subset=[Col.SPOT_CHANGE, Col.OD_CHANGE], how="all")
+    fig = go.Figure()
+    for column, name, color in ((Col.SPOT_CHANGE, "Spot", SPOT_COLOR),
+                                (Col.OD_CHANGE, "On-demand", ON_DEMAND_COLOR)):
+        old, new = ((Col.SPOT_OLD, Col.SPOT_NEW) if column == Col.SPOT_CHANGE
+                    else (Col.OD_OLD, Col.OD_NEW))
+        fig.add_trace(go.Bar(
+            name=name, x=data[Col.TYPE], y=data[column], marker_color=color,
+            customdata=data[[old, new]].to_numpy(),
+            hovertemplate=("%{x} " + name.lower() + "<br>%{customdata[0]:.4f} → "
+                           "%{customdata[1]:.4f} USD/h<br>%{y:+.1f} %<extra></extra>")))
+    fig.add_hline(y=0, line_color="#444", line_width=1)
+    fig.update_layout(barmode="group")
+    return _layout(fig, "Price change vs the catalog compared with (%)", height=360,
+                   x="Instance type", y="change (%)")
+
+
+#: Colours of the region chart: the best region, the other feasible ones.
+BEST_REGION_COLOR, REGION_COLOR = "#009E73", "#0072B2"
+
+
+def region_bars(frame: pd.DataFrame) -> go.Figure:
+    """Performance of each region's best configuration (``tables.region_frame``), best on
+    top, hourly price as the bar's text; a region with nothing feasible keeps an empty row
+    labelled with that."""
+    data = frame.iloc[::-1]
+    feasible = data[Col.PERF].notna()
+    best = data[Col.RANK] == 1
+    colors = [BEST_REGION_COLOR if b else REGION_COLOR for b in best]
+    text = [f"{p:.4f} USD/h" if ok else "nothing feasible"
+            for p, ok in zip(data[Col.PRICE], feasible, strict=True)]
+    detail = [(f"{cfg}<br>{p:.4f} USD/h ({share:.0f} % of PW)" if ok else f"nothing feasible: "
+               f"{note}") for cfg, p, share, note, ok in zip(
+                   data[Col.CONFIG], data[Col.PRICE], data[Col.PW_SHARE], data[Col.NOTE],
+                   feasible, strict=True)]
+    fig = go.Figure(go.Bar(
+        x=data[Col.PERF].fillna(0.0), y=data[Col.REGION], orientation="h", marker_color=colors,
+        text=text, textposition=["auto" if ok else "outside" for ok in feasible],
+        customdata=detail, cliponaxis=False,
+        hovertemplate="%{y}<br>%{customdata}<br>performance %{x:,.0f}<extra></extra>"))
+    _layout(fig, "Best configuration per region: performance (bar) and hourly price (text)",
+            height=90 + 52 * max(len(data), 1), x="Performance (eFLOPS × n × K)")
+    fig.update_yaxes(automargin=True)
+    return fig

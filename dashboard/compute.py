@@ -8,12 +8,14 @@ content exactly. Nothing here reads widgets or session state.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
 
 import numpy as np
 import streamlit as st
 
+from deepvm_core import aws
 from deepvm_core.catalog import Catalog, load_catalog
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import Configuration, Scenario
@@ -58,6 +60,20 @@ def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
     """
     key = replace(scenario, pw_usd_per_hour=0.0, objective="paper", top_k=1)
     return _sweep(catalog.sha256, catalog, key, float(start), float(stop), float(step))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _compare(key: tuple[tuple[str, str], ...], _catalogs: dict[str, Catalog],
+             scenario: Scenario) -> list[aws.RegionComparison]:
+    del key  # (label, sha256) per catalog: the cache key only
+    return aws.compare_regions(_catalogs, scenario)
+
+
+def compare_regions(catalogs: Mapping[str, Catalog],
+                    scenario: Scenario) -> list[aws.RegionComparison]:
+    """:func:`deepvm_core.aws.compare_regions` (each region's best only, so top-k is 1)."""
+    key = tuple((label, c.sha256) for label, c in catalogs.items())
+    return _compare(key, dict(catalogs), replace(scenario, top_k=1))
 
 
 def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,

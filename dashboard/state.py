@@ -23,6 +23,7 @@ import streamlit as st
 
 import compute
 from deepvm_core import store
+from deepvm_core.aws import FetchResult
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import OBJECTIVES, Scenario
@@ -33,7 +34,7 @@ OBJECTIVE_LABELS = {"paper": "Paper's Z", "performance": "Performance"}
 KIND_LABELS = {"bundled": "bundled", "user": "saved", "fetched": "fetched", "upload": "uploaded"}
 KIND_NOTES = {"bundled": "bundled with the app", "user": "your saved copy",
               "fetched": "fetched from the provider", "upload": "uploaded, this session only"}
-PAGE_SLUGS = ("recommend", "instances", "catalog", "simulate", "method")
+PAGE_SLUGS = ("recommend", "instances", "catalog", "simulate", "live", "regions", "method")
 DEFAULT_PAGE = "recommend"
 TOP_K_RANGE = (1, 20)
 
@@ -210,6 +211,8 @@ def init_state() -> None:
     ss.setdefault("sb_top", seeded.get("top", DEFAULTS["top"]))
     ss.setdefault("edits", {})  # catalog id -> last valid edited Catalog
     ss.setdefault("uploads", {})  # catalog id -> uploaded Catalog
+    ss.setdefault("last_fetch", None)  # LastFetch of the Live prices page, or None
+    ss.setdefault("kept", {})  # page widget key -> value, kept across page switches
     ss.setdefault("url_warnings", [])
 
 
@@ -306,6 +309,53 @@ def active_catalog() -> ActiveCatalog:
     return ActiveCatalog(cid, choice, source, edited if edited is not None else source)
 
 
+def restore(*keys: str) -> None:
+    """Give page widgets back the values they had when their page was left (Streamlit drops
+    the state of widgets that are not on screen). Call before the widgets."""
+    ss = st.session_state
+    for key in keys:
+        if key not in ss and key in ss["kept"]:
+            ss[key] = ss["kept"][key]
+
+
+def remember(*keys: str) -> None:
+    """Keep the current values of page widgets for :func:`restore`. Call after the widgets."""
+    ss = st.session_state
+    ss["kept"].update({key: ss[key] for key in keys if key in ss})
+
+
 def select_catalog(cid: str) -> None:
     """Make ``cid`` the sidebar's catalog (from a callback only)."""
     st.session_state["sb_catalog"] = cid
+
+
+def fetched_catalog_id(path: Path) -> str:
+    """The id of the fetched catalog stored at ``path`` (``fetched:aws-us-east-1-2026…``)."""
+    return f"fetched:{path.stem}"
+
+
+def fetched_choices() -> dict[str, CatalogChoice]:
+    """The fetched catalogs on disk (``store.fetched_dir()``), by id."""
+    return {cid: c for cid, c in catalog_choices().items() if c.kind == "fetched"}
+
+
+@dataclass(frozen=True)
+class LastFetch:
+    """This session's last successful fetch (Live prices page) and what it is compared with.
+
+    Attributes:
+        result: what :func:`deepvm_core.aws.fetch_catalogs` returned.
+        baseline: the catalog that was active when fetching (the diff's "old" prices).
+        baseline_label: its label (``aws-us-east-1-2023-10 (edited)``).
+        instance_types: the names or globs fetched, or ``None`` for the baseline's types.
+    """
+
+    result: FetchResult
+    baseline: Catalog
+    baseline_label: str
+    instance_types: tuple[str, ...] | None = None
+
+    @property
+    def catalog_ids(self) -> tuple[str, ...]:
+        """The sidebar ids of the catalogs written, in region order."""
+        return tuple(fetched_catalog_id(p) for p in self.result.paths)

@@ -5,13 +5,15 @@ Column names are defined once here (:class:`Col`) and used by pages and charts a
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from deepvm_core.catalog import Catalog
+from deepvm_core.aws import RegionComparison
+from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
     Configuration,
@@ -58,6 +60,31 @@ class Col:
     INFLECTION = "b"
     BANDWIDTH = "Bandwidth from (Gbps)"
     N_SAT = "n_sat"
+    TYPE = "Instance type"
+    KIND = "Kind"
+    STATUS = "Status"
+    OD_OLD = "On-demand old"
+    OD_NEW = "On-demand new"
+    OD_CHANGE = "On-demand change %"
+    SPOT_OLD = "Spot old"
+    SPOT_NEW = "Spot new"
+    SPOT_CHANGE = "Spot change %"
+    NOTE = "Note"
+    REGION = "Region"
+    CATALOG = "Catalog"
+
+
+class DiffStatus:
+    """Values of the :attr:`Col.STATUS` column of :func:`price_diff_frame`."""
+
+    CHANGED = "changed"
+    SAME = "unchanged"
+    ADDED = "added"
+    MISSING = "missing"
+
+
+#: Note on a GPU type without eFLOPS (the solver leaves it out until eFLOPS is given).
+NEEDS_EFLOPS = "needs eFLOPS"
 
 
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
@@ -164,6 +191,91 @@ def pair_saturation_frame(catalog: Catalog) -> pd.DataFrame:
         for w in catalog.cpu_types
     }
     return pd.DataFrame(data, index=pd.Index([v.name for v in catalog.gpu_types], name=Col.GPU))
+
+
+# ----------------------------------------------------------------------------- live prices
+
+DIFF_COLUMNS = (Col.TYPE, Col.KIND, Col.STATUS, Col.NOTE, Col.OD_OLD, Col.OD_NEW, Col.OD_CHANGE,
+                Col.SPOT_OLD, Col.SPOT_NEW, Col.SPOT_CHANGE)
+
+
+def _change_percent(old: float | None, new: float | None) -> float:
+    if old is None or new is None or old == 0:
+        return np.nan
+    return 100.0 * (new - old) / old
+
+
+def price_diff_frame(old: Catalog, new: Catalog, requested: Sequence[str] | None = None,
+                     tolerance: float = 1e-9) -> pd.DataFrame:
+    """Per instance type, ``old``'s and ``new``'s on-demand and spot USD/hour and the change.
+
+    Rows: ``old``'s types in its order (``missing`` when ``new`` lacks them), then the types
+    only ``new`` has (``added``). With ``requested`` (the names or globs that were fetched),
+    ``old``'s types that match none of them are left out. The note flags GPU types of ``new``
+    without eFLOPS.
+    """
+    old_types = {t.name: t for t in (*old.gpu_types, *old.cpu_types)
+                 if requested is None or any(fnmatch.fnmatchcase(t.name, p) for p in requested)}
+    new_types = {t.name: t for t in (*new.gpu_types, *new.cpu_types)}
+    rows = []
+    for name in [*old_types, *(n for n in new_types if n not in old_types)]:
+        before, after = old_types.get(name), new_types.get(name)
+        either = after if after is not None else before
+        if after is None:
+            status, note = DiffStatus.MISSING, "not fetched (see the notes)"
+        else:
+            note = NEEDS_EFLOPS if isinstance(after, GpuType) and after.eflops is None else ""
+            if before is None:
+                status = DiffStatus.ADDED
+            elif (abs(after.on_demand_usd_per_hour - before.on_demand_usd_per_hour) > tolerance
+                  or abs(after.spot_usd_per_hour - before.spot_usd_per_hour) > tolerance):
+                status = DiffStatus.CHANGED
+            else:
+                status = DiffStatus.SAME
+        od_old = before.on_demand_usd_per_hour if before else None
+        od_new = after.on_demand_usd_per_hour if after else None
+        spot_old = before.spot_usd_per_hour if before else None
+        spot_new = after.spot_usd_per_hour if after else None
+        rows.append({
+            Col.TYPE: name, Col.KIND: "GPU" if isinstance(either, GpuType) else "CPU",
+            Col.STATUS: status,
+            Col.OD_OLD: od_old, Col.OD_NEW: od_new, Col.OD_CHANGE: _change_percent(od_old, od_new),
+            Col.SPOT_OLD: spot_old, Col.SPOT_NEW: spot_new,
+            Col.SPOT_CHANGE: _change_percent(spot_old, spot_new), Col.NOTE: note,
+        })
+    frame = pd.DataFrame(rows, columns=list(DIFF_COLUMNS))
+    for column in (Col.OD_OLD, Col.OD_NEW, Col.SPOT_OLD, Col.SPOT_NEW):
+        frame[column] = frame[column].astype(float)
+    return frame
+
+
+REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.PW_SHARE,
+                  Col.PERF, Col.OBJECTIVE, Col.FLOPP, Col.NOTE)
+
+
+def region_frame(rows: Sequence[RegionComparison], pw: float,
+                 objective: Objective) -> pd.DataFrame:
+    """One row per region (``deepvm_core.aws.compare_regions`` order): its best configuration,
+    or, when nothing is feasible, empty numbers and the reason."""
+    out = []
+    rank = 0
+    for r in rows:
+        row: dict = {Col.REGION: r.region, Col.CATALOG: r.catalog_name}
+        if r.best is None:
+            row.update({Col.RANK: np.nan, Col.CONFIG: "nothing feasible",
+                        Col.NOTE: r.explanation or "nothing is feasible"})
+        else:
+            rank += 1
+            c = configuration_row(r.best, pw, objective)
+            row.update({Col.RANK: rank, Col.CONFIG: r.best.describe().rsplit(",", 1)[0],
+                        Col.NOTE: ""})
+            row.update({k: c[k] for k in (Col.PRICE, Col.PW_SHARE, Col.PERF, Col.OBJECTIVE,
+                                          Col.FLOPP)})
+        out.append(row)
+    frame = pd.DataFrame(out, columns=list(REGION_COLUMNS))
+    for column in (Col.RANK, Col.PRICE, Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.FLOPP):
+        frame[column] = frame[column].astype(float)
+    return frame
 
 
 def sweep_frame(result: SweepResult) -> pd.DataFrame:

@@ -26,6 +26,13 @@ def run_page(body: Callable[[], None]) -> None:
         st.error(str(exc), icon=":material/error:")
 
 
+def escape_md(text: str) -> str:
+    """``text`` shown as typed inside markdown (globs such as ``g5.*``, names with ``_``)."""
+    for char in "\\*_`[]<>#|~$":
+        text = text.replace(char, "\\" + char)
+    return text
+
+
 def url_warnings() -> None:
     """Warnings about URL parameters that could not be used, until dismissed."""
     warnings = st.session_state.get("url_warnings") or []
@@ -102,6 +109,11 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
                  help="eFLOP per USD of the whole cluster: performance / price × 3600")
         d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
                  help="1 up to the inflection point b of the GPU type's speedup fit, then < 1")
+
+
+def table_height(rows: int, limit: int = 25) -> int:
+    """Pixels of an ``st.dataframe`` that shows ``rows`` rows (at most ``limit``) unscrolled."""
+    return 38 + 35 * max(min(rows, limit), 1)
 
 
 def number_columns() -> dict[str, st.column_config.Column]:

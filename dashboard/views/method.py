@@ -11,7 +11,8 @@ import widgets
 from deepvm_core.model import Scenario
 
 PAGES = {"recommend": "views/recommend.py", "instances": "views/instances.py",
-         "catalog": "views/catalog_editor.py", "simulate": "views/simulate.py"}
+         "catalog": "views/catalog_editor.py", "simulate": "views/simulate.py",
+         "live": "views/live_prices.py", "regions": "views/regions.py"}
 
 
 def link(page: str, label: str) -> None:
@@ -25,6 +26,7 @@ def stages() -> None:
                 "per memory node) describe the training job; the catalog lists the VM types, "
                 "their prices and your account's vCPU quotas.")
     link("catalog", "Edit the catalog")
+    link("live", "Fetch today's AWS prices (Live prices), then compare regions")
 
     st.markdown("### 2 · Instance-level analysis: FLOPP")
     st.markdown("Each GPU type is scored by eFLOP per USD (FLOP per price), spot and on-demand:")

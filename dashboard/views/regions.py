@@ -1,0 +1,145 @@
+"""Regions: the best configuration and its hourly price in each region, for the sidebar's scenario.
+
+Works on fetched catalogs (``store.list_catalogs()`` kind "fetched"): by default those of this
+session's last fetch, else the newest catalog of each region on disk; any set can be chosen.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import charts
+import compute
+import state
+import tables
+import widgets
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import CatalogError, DeepVMError
+from tables import Col
+
+
+def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:
+    """Each fetched catalog, and why the ones that cannot be used cannot (by id)."""
+    catalogs: dict[str, Catalog] = {}
+    broken: dict[str, str] = {}
+    for cid, choice in choices.items():
+        try:
+            catalogs[cid] = state.source_catalog(choice)
+        except CatalogError as exc:
+            broken[cid] = f"invalid ({len(exc.problems)} problem(s))"
+        except (DeepVMError, OSError) as exc:
+            broken[cid] = str(exc).splitlines()[0]
+    return catalogs, broken
+
+
+def default_selection(catalogs: dict[str, Catalog]) -> list[str]:
+    """The last fetch's catalogs, else the newest catalog of each region."""
+    last = st.session_state.get("last_fetch")
+    if last is not None:
+        ids = [cid for cid in last.catalog_ids if cid in catalogs]
+        if ids:
+            return ids
+    newest: dict[str, tuple[str, str]] = {}
+    for cid, c in catalogs.items():
+        if c.region not in newest or c.prices_date > newest[c.region][0]:
+            newest[c.region] = (c.prices_date, cid)
+    return [cid for _, cid in sorted(newest.values(), key=lambda v: v[1])]
+
+
+def selection(catalogs: dict[str, Catalog]) -> list[str]:
+    """The catalogs to compare (multiselect ``rg_catalogs``), seeded again after a new fetch."""
+    ss = st.session_state
+    state.restore("rg_catalogs")
+    last = ss.get("last_fetch")
+    stamp = last.result.fetched_at if last is not None else None
+    if "rg_catalogs" not in ss or ss.get("rg_seeded_for") != stamp:
+        ss["rg_catalogs"] = default_selection(catalogs)
+        ss["rg_seeded_for"] = stamp
+    ss["rg_catalogs"] = [cid for cid in ss["rg_catalogs"] if cid in catalogs]
+    chosen = st.multiselect(
+        "Fetched catalogs to compare", list(catalogs), key="rg_catalogs",
+        format_func=lambda cid: f"{catalogs[cid].region} · {catalogs[cid].name}",
+        placeholder="Choose fetched catalogs",
+        help="Catalogs fetched on the Live prices page (or with `deepvm fetch`). Default: the "
+             "last fetch of this session, else the newest catalog of each region.")
+    state.remember("rg_catalogs")
+    return chosen
+
+
+def labels(chosen: list[str], catalogs: dict[str, Catalog]) -> dict[str, Catalog]:
+    """``{region: catalog}``; a region chosen twice is told apart by its catalog's name."""
+    regions = [catalogs[cid].region for cid in chosen]
+    return {(c.region if regions.count(c.region) == 1 else f"{c.region} · {c.name}"): c
+            for c in (catalogs[cid] for cid in chosen)}
+
+
+def best_card(feasible: list) -> None:
+    """The first region's configuration, price and lead over the runner-up."""
+    best = feasible[0]
+    with st.container(border=True, key="rg_best"):
+        st.caption("BEST REGION FOR THIS SCENARIO")
+        st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
+        st.caption(f"catalog {best.catalog_name}")
+        a, b, c = st.columns(3)
+        a.metric("Hourly price", f"{best.hourly_price_usd:.4f} USD")
+        b.metric("Performance", f"{best.performance:,.0f}",
+                 help="eFLOPS × n × K(n), relative units")
+        if len(feasible) > 1 and feasible[1].performance:
+            runner = feasible[1]
+            c.metric(f"Performance vs {runner.region}",
+                     f"{best.performance / runner.performance - 1:+.1%}",
+                     help=f"{runner.region}: {runner.best.describe()}")
+
+
+def comparison(by_region: dict[str, Catalog]) -> None:
+    scenario = state.scenario()
+    s = scenario
+    st.caption(f"PW **{s.pw_usd_per_hour:g} USD/h** · checkpoint {s.checkpoint_gb:g} GB × buffer "
+               f"{s.buffer_checkpoints:g} · objective {state.OBJECTIVE_LABELS[s.objective]} · "
+               f"quotas {'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
+    rows = compute.compare_regions(by_region, scenario)
+    frame = tables.region_frame(rows, s.pw_usd_per_hour, s.objective)
+    feasible = [r for r in rows if r.best is not None]
+    if feasible:
+        best_card(feasible)
+    columns = {**widgets.number_columns(),
+               Col.NOTE: st.column_config.TextColumn(Col.NOTE, help="Why nothing is feasible")}
+    shown = [c for c in frame.columns if c != Col.CATALOG and (c != Col.NOTE or
+                                                                len(feasible) < len(rows))]
+    st.dataframe(frame, hide_index=True, column_config=columns, column_order=shown,
+                 key="rg_table", placeholder="–", height=widgets.table_height(len(frame)))
+    if feasible:
+        st.plotly_chart(charts.region_bars(frame), key="rg_chart")
+    for r in rows:
+        if r.best is None:
+            st.warning(f"**{widgets.escape_md(r.region)}**: nothing is feasible. "
+                       f"{widgets.escape_md(r.explanation or '')}",
+                       icon=":material/block:")
+
+
+def main() -> None:
+    st.title("Regions")
+    st.caption("The best DeepVM configuration and its hourly price in each region, from "
+               "fetched catalogs, for the scenario in the sidebar.")
+    choices = state.fetched_choices()
+    catalogs, broken = load(choices)
+    if broken:
+        st.warning("Left out of the list: " + "; ".join(
+            f"{choices[cid].name}: {why}" for cid, why in broken.items()),
+            icon=":material/warning:")
+    if not catalogs:
+        st.info("No fetched catalogs yet. Fetch live prices for one or more regions first.",
+                icon=":material/info:")
+        st.page_link("views/live_prices.py", label="Fetch live prices",
+                     icon=":material/cloud_download:")
+        return
+    chosen = selection(catalogs)
+    if not chosen:
+        st.info("Choose at least one fetched catalog above.", icon=":material/info:")
+        return
+    comparison(labels(chosen, catalogs))
+    st.page_link("views/live_prices.py", label="Fetch more regions",
+                 icon=":material/cloud_download:")
+
+
+widgets.run_page(main)
