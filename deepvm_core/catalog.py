@@ -276,8 +276,20 @@ class _Collector:
         return value.strip()
 
 
+#: Our row fields -> the research artifact's names, for problems found in an imported file.
+ARTIFACT_FIELD_NAMES = {
+    "family": "type", "on_demand_usd_per_hour": "ondemand_price",
+    "spot_usd_per_hour": "spot_price", "vcpus": "vCPU", "memory_gib": "memory",
+    "network_gbps": "network_bandwidth", "eflops": "flops", "scaling.a": "a", "scaling.b": "b",
+    "scaling.c": "c", "on_demand_vcpus": "ondemand", "spot_vcpus": "spot",
+}
+_ARTIFACT_ROW = "_artifact_row"  # set by from_artifact_dict: the row's index in "instances"
+
+
 def _row_label(kind: str, index: int, row: object) -> str:
     name = row.get("name") if isinstance(row, Mapping) else None
+    if isinstance(row, Mapping) and isinstance(row.get(_ARTIFACT_ROW), int):
+        kind, index = "instances", row[_ARTIFACT_ROW]
     return f"{kind}[{index}]" + (f" ({name})" if isinstance(name, str) and name else "")
 
 
@@ -588,12 +600,13 @@ def from_artifact_dict(
     scaling = dict(ARTIFACT_SCALING if scaling is None else scaling)
     gpus: list[dict[str, Any]] = []
     cpus: list[dict[str, Any]] = []
-    for row in data["instances"]:
+    for j, row in enumerate(data["instances"]):
         if not isinstance(row, Mapping):
             cpus.append(row)  # type: ignore[arg-type]  # reported by parse_catalog
             continue
         family = row.get("type")
         out: dict[str, Any] = {
+            _ARTIFACT_ROW: j,
             "name": row.get("name"),
             "family": family,
             "on_demand_usd_per_hour": row.get("ondemand_price"),
@@ -680,10 +693,16 @@ def catalog_from_json_text(text: str | bytes, source: str = "catalog") -> Catalo
                  if isinstance(exc, json.JSONDecodeError) else "(file)")
         raise CatalogError([Problem(where, "(json)", None, f"malformed JSON: {exc}")],
                            source) from None
-    if is_artifact_format(data):
-        stem = Path(source).stem if source != "catalog" else "artifact-import"
-        data = from_artifact_dict(data, name=stem)
-    return parse_catalog(data, source)
+    if not is_artifact_format(data):
+        return parse_catalog(data, source)
+    stem = Path(source).stem if source != "catalog" else "artifact-import"
+    try:
+        return parse_catalog(from_artifact_dict(data, name=stem), source)
+    except CatalogError as exc:  # speak the artifact's field names back to its user
+        raise CatalogError([
+            replace(p, field=ARTIFACT_FIELD_NAMES.get(p.field, p.field))
+            if p.where.startswith(("instances[", "quotas[")) else p
+            for p in exc.problems], source) from None
 
 
 # ----------------------------------------------------------------------------- files

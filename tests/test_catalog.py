@@ -187,7 +187,22 @@ def test_artifact_problem_rows_are_reported():
                           "vCPU": 4, "network_bandwidth": 10, "flops": 1}]}
     with pytest.raises(CatalogError) as info:
         catalog_from_json_text(json.dumps(raw))
-    assert [(p.field, p.value) for p in info.value.problems] == [("on_demand_usd_per_hour", "a")]
+    assert [(p.where, p.field, p.value) for p in info.value.problems] == [
+        ("instances[0] (x)", "ondemand_price", "a")]
+
+
+def test_artifact_problems_name_the_artifact_row_and_field():
+    raw = {"instances": [
+        {"name": "c", "type": "C", "ondemand_price": 0.2, "spot_price": 0.1, "vCPU": 4,
+         "memory": 8, "network_bandwidth": 10},
+        {"name": "g", "type": "G", "ondemand_price": 1, "spot_price": 0.3, "vCPU": 0,
+         "network_bandwidth": 10, "flops": -5, "a": 50, "b": 1, "c": 1}],
+        "available_vcpus": {"G": {"ondemand": -1, "spot": 8}}}
+    with pytest.raises(CatalogError) as info:
+        catalog_from_json_text(json.dumps(raw))
+    assert [(p.where, p.field) for p in info.value.problems] == [
+        ("instances[1] (g)", "vCPU"), ("instances[1] (g)", "flops"), ("instances[1] (g)", "a"),
+        ("quotas[0]", "ondemand")]
 
 
 def test_unknown_catalog_name_suggests():

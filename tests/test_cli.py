@@ -116,7 +116,8 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
          "network_bandwidth": "fast", "flops": 10}]}))
     code, out, _ = run(capsys, "catalog", "validate", str(bad))
     assert code == 2
-    assert "on_demand_usd_per_hour = -1" in out and "network_gbps = 'fast'" in out
+    assert "instances[0] (x): ondemand_price = -1" in out
+    assert "network_bandwidth = 'fast'" in out
 
 
 @pytest.mark.parametrize("argv,needle", [
