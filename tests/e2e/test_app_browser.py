@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from browser_helpers import screenshot
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog import catalog_to_artifact_dict, load_catalog
@@ -44,16 +45,6 @@ def query(page: Page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
-def screenshot(page: Page, path: Path) -> None:
-    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit."""
-    height = page.evaluate(
-        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    size = page.viewport_size or {"width": 1400, "height": 1000}
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height + 40)})
-    try:
-        page.screenshot(path=str(path))
-    finally:
-        page.set_viewport_size(size)
 
 
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:

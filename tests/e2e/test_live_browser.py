@@ -28,6 +28,7 @@ from aws_fakes import (
     FakeAws,
     closed_port_url,
 )
+from browser_helpers import screenshot
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -137,17 +138,6 @@ def down_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 # ----------------------------------------------------------------------------- helpers
 
 
-def screenshot(page: Page, path: Path) -> None:
-    """The whole page: Streamlit scrolls inside its main block, so grow the viewport to fit."""
-    height = page.evaluate(
-        "() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
-    size = page.viewport_size or {"width": 1400, "height": 1000}
-    page.set_viewport_size({"width": size["width"], "height": max(size["height"], height + 40)})
-    try:
-        page.wait_for_timeout(300)  # let plotly redraw at the new size
-        page.screenshot(path=str(path))
-    finally:
-        page.set_viewport_size(size)
 
 
 def open_live(page: Page, url: str) -> None:
