@@ -56,9 +56,14 @@ def main() -> None:
                                   5 if solver == "ilp" else 50)
             best = rec.best.describe() if rec.best else "none"
             print(f"{name:<24} {solver:<10} median {med:8.2f} ms  min {low:8.2f} ms  -> {best}")
+    sim = load_catalog("paper-simulated")
+    hard = Scenario(10.0, 0.3, 2.0, use_quotas=False)
+    for solver in [s for s in SOLVERS if s != "ilp" or HAVE_ILP]:
+        med, low, rec = timed(lambda v=solver: recommend(sim, hard, v), 5)
+        print(f"{'paper-simulated PW 10, no quotas':<34} {solver:<10} median {med:8.2f} ms  "
+              f"min {low:8.2f} ms  -> {rec.best.describe()}")
 
     pws = pw_grid(0.0, 10.0, 0.1)
-    sim = load_catalog("paper-simulated")
     scenario = Scenario(0.0, 0.3, 2.0, use_quotas=False)
     print("\n== Fig. 3 sweep: 101 PWs x 5 policies, quotas off ==")
     for catalog in (sim, synthetic_catalog(100, 100)):
