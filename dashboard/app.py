@@ -69,6 +69,15 @@ def sidebar() -> DeltaGenerator:
         st.toggle("Apply vCPU quotas", key="sb_quotas",
                   help="Off is the paper's simulation mode (no account limits).")
         st.number_input("Top-k recommendations", *state.TOP_K_RANGE, step=1, key="sb_top")
+        with st.expander("Advanced"):
+            st.number_input("Node cap per role", *state.NODE_CAP_RANGE, step=1, key="sb_nodes",
+                            help="Most spot GPU VMs, on-demand GPU VMs and memory nodes each "
+                                 "(the CLI's --max-nodes; the paper's simulation used 256).")
+            st.radio("Solver", list(state.SOLVER_LABELS), key="sb_solver",
+                     format_func=state.SOLVER_LABELS.get,
+                     help="Both give the same ranking (the tests check it). Enumeration is "
+                          "instant; the integer program is the paper's 'linear programming' "
+                          "stage, solved by CBC in about 0.1-0.3 s.")
         st.caption("The address bar holds this whole scenario: copy it to share it.")
     return slot
 

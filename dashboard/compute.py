@@ -19,7 +19,7 @@ from deepvm_core import aws
 from deepvm_core.catalog import Catalog, load_catalog
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import Recommendation, recommend
+from deepvm_core.policies import Recommendation, Solver, recommend
 from deepvm_core.sweep import SweepResult, pw_grid, sweep
 
 
@@ -31,17 +31,19 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def run_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario) -> Recommendation:
-    """:func:`deepvm_core.policies.recommend` with the exact enumeration solver."""
-    return recommend(_catalog, scenario, solver="enumerate")
+def run_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
+                  solver: Solver = "enumerate") -> Recommendation:
+    """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking)."""
+    return recommend(_catalog, scenario, solver=solver)
 
 
-def recommend_both(catalog: Catalog, scenario: Scenario) -> tuple[Recommendation, Recommendation]:
+def recommend_both(catalog: Catalog, scenario: Scenario,
+                   solver: Solver = "enumerate") -> tuple[Recommendation, Recommendation]:
     """The recommendation for ``scenario`` and, at top 1, the one for the other objective."""
     sha = catalog.sha256
-    rec = run_recommend(sha, catalog, scenario)
+    rec = run_recommend(sha, catalog, scenario, solver)
     other = "performance" if scenario.objective == "paper" else "paper"
-    return rec, run_recommend(sha, catalog, replace(scenario, objective=other, top_k=1))
+    return rec, run_recommend(sha, catalog, replace(scenario, objective=other, top_k=1), solver)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

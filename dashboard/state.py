@@ -27,6 +27,7 @@ from deepvm_core.aws import FetchResult
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import OBJECTIVES, Scenario
+from deepvm_core.policies import SOLVERS
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
 SIMULATED_CATALOG = "paper-simulated"
@@ -37,6 +38,8 @@ KIND_NOTES = {"bundled": "bundled with the app", "user": "your saved copy",
 PAGE_SLUGS = ("recommend", "instances", "catalog", "simulate", "live", "regions", "method")
 DEFAULT_PAGE = "recommend"
 TOP_K_RANGE = (1, 20)
+NODE_CAP_RANGE = (1, 100_000)
+SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP/CBC)"}
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
     "catalog": DEFAULT_CATALOG, "objective": "paper", "quotas": True, "top": 3,
+    "nodes": 256, "solver": "enumerate",
     "page": DEFAULT_PAGE,
 }
 _TRUE = {"1", "true", "on", "yes"}
@@ -129,14 +133,15 @@ def parse_query_params(
                 reject(key, text, f"is outside {c.low:g}..{c.high:g}")
                 continue
             values[key] = number
-        elif key == "top":
+        elif key in ("top", "nodes"):
+            low, high = TOP_K_RANGE if key == "top" else NODE_CAP_RANGE
             try:
                 number = int(text)
             except ValueError:
                 reject(key, text, "is not a whole number")
                 continue
-            if not TOP_K_RANGE[0] <= number <= TOP_K_RANGE[1]:
-                reject(key, text, f"is outside {TOP_K_RANGE[0]}..{TOP_K_RANGE[1]}")
+            if not low <= number <= high:
+                reject(key, text, f"is outside {low}..{high}")
                 continue
             values[key] = number
         elif key == "quotas":
@@ -144,6 +149,11 @@ def parse_query_params(
                 values[key] = text.lower() in _TRUE
             else:
                 reject(key, text, "is not on or off")
+        elif key == "solver":
+            if text in SOLVERS:
+                values[key] = text
+            else:
+                reject(key, text, f"is not one of {', '.join(SOLVERS)}")
         elif key == "objective":
             if text in OBJECTIVES:
                 values[key] = text
@@ -180,6 +190,8 @@ def sync_query_params(page: str) -> None:
         "objective": ss.sb_objective,
         "quotas": ss.sb_quotas,
         "top": ss.sb_top,
+        "nodes": ss.sb_nodes,
+        "solver": ss.sb_solver,
         "page": page,
     }
     for key, value in wanted.items():
@@ -209,6 +221,8 @@ def init_state() -> None:
     ss.setdefault("sb_objective", seeded.get("objective", DEFAULTS["objective"]))
     ss.setdefault("sb_quotas", seeded.get("quotas", DEFAULTS["quotas"]))
     ss.setdefault("sb_top", seeded.get("top", DEFAULTS["top"]))
+    ss.setdefault("sb_nodes", seeded.get("nodes", DEFAULTS["nodes"]))
+    ss.setdefault("sb_solver", seeded.get("solver", DEFAULTS["solver"]))
     ss.setdefault("edits", {})  # catalog id -> last valid edited Catalog
     ss.setdefault("uploads", {})  # catalog id -> uploaded Catalog
     ss.setdefault("last_fetch", None)  # LastFetch of the Live prices page, or None
@@ -238,7 +252,8 @@ def scenario() -> Scenario:
     ss = st.session_state
     return Scenario(
         pw_usd_per_hour=ss.sb_pw, checkpoint_gb=ss.sb_ckpt, buffer_checkpoints=ss.sb_buffer,
-        objective=ss.sb_objective, use_quotas=ss.sb_quotas, top_k=int(ss.sb_top))
+        objective=ss.sb_objective, use_quotas=ss.sb_quotas, max_nodes=int(ss.sb_nodes),
+        top_k=int(ss.sb_top))
 
 
 # ----------------------------------------------------------------------------- catalogs

@@ -143,7 +143,8 @@ def test_checkpoint_too_big_for_every_memory_node(app: AppTest) -> None:
 
 def test_shared_link_restores_the_scenario(app: AppTest) -> None:
     params = {"catalog": "paper-simulated", "pw": "1.5", "ckpt": "0.5", "buffer": "3",
-              "objective": "performance", "quotas": "off", "top": "5", "page": "recommend"}
+              "objective": "performance", "quotas": "off", "top": "5", "nodes": "40",
+              "solver": "ilp", "page": "recommend"}
     app.query_params.update(params)
     app.run()
     no_errors(app)
@@ -151,17 +152,20 @@ def test_shared_link_restores_the_scenario(app: AppTest) -> None:
     assert ss["sb_catalog"] == "paper-simulated"
     assert (ss["sb_pw"], ss["sb_ckpt"], ss["sb_buffer"]) == (1.5, 0.5, 3.0)
     assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == ("performance", False, 5)
+    assert (ss["sb_nodes"], ss["sb_solver"]) == (40, "ilp")
     assert app.query_params == params
     assert not app.warning
 
 
 def test_invalid_query_values_fall_back_with_a_warning(app: AppTest) -> None:
     app.query_params.update({"catalog": "nope", "pw": "abc", "ckpt": "-1", "buffer": "nan",
-                             "objective": "x", "quotas": "maybe", "top": "0", "page": "zzz"})
+                             "objective": "x", "quotas": "maybe", "top": "0", "page": "zzz",
+                             "nodes": "0", "solver": "simplex"})
     app.run()
     no_errors(app)
     warnings = " ".join(w.value for w in app.warning)
-    for key in ("catalog", "pw", "ckpt", "buffer", "objective", "quotas", "top", "page"):
+    for key in ("catalog", "pw", "ckpt", "buffer", "objective", "quotas", "top", "page",
+                "nodes", "solver"):
         assert f"URL parameter {key}=" in warnings
     assert app.title[0].value == "Recommend"
     assert app.query_params["pw"] == "3" and app.query_params["catalog"] == "aws-us-east-1-2023-10"
@@ -177,18 +181,22 @@ def cli_json(*args: str) -> dict:
     if not cli.exists():
         pytest.skip("deepvm_core/cli.py does not exist yet")
     out = subprocess.run([sys.executable, "-m", "deepvm_core.cli", "recommend", *args,
-                          "--format", "json", "--solver", "enumerate"],
+                          "--format", "json"],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
 @pytest.mark.parametrize("params, argv", [
     ({}, ["--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--ckpt-gb", "0.3", "--buffer",
-          "2", "--top", "3", "--objective", "paper"]),
+          "2", "--top", "3", "--objective", "paper", "--solver", "enumerate"]),
     ({"catalog": "paper-simulated", "pw": "2.5", "quotas": "off", "objective": "performance",
       "top": "4", "ckpt": "0.5", "buffer": "1.5"},
      ["--catalog", "paper-simulated", "--pw", "2.5", "--ckpt-gb", "0.5", "--buffer", "1.5",
-      "--top", "4", "--objective", "performance", "--no-quotas"]),
+      "--top", "4", "--objective", "performance", "--no-quotas", "--solver", "enumerate"]),
+    # the integer program and a node cap, against the CLI's defaults (solver ilp)
+    ({"catalog": "paper-simulated", "pw": "6", "quotas": "off", "nodes": "12",
+      "solver": "ilp"},
+     ["--catalog", "paper-simulated", "--pw", "6", "--no-quotas", "--max-nodes", "12"]),
 ])
 def test_json_export_matches_the_cli(app: AppTest, params: dict, argv: list[str]) -> None:
     app.query_params.update(params)
@@ -282,3 +290,19 @@ def test_instances_page_ranks_flopp(app: AppTest) -> None:
     frame = table(app, "Spot FLOPP")
     assert list(frame["GPU type"]) == ["g4dn.xlarge", "g5.xlarge", "g3s.xlarge"]
     assert len(app.get("plotly_chart")) == 3
+
+
+def test_node_cap_and_solver_in_the_sidebar(app: AppTest) -> None:
+    app.query_params.update({"catalog": "paper-simulated", "pw": "6", "quotas": "off"})
+    app.run()
+    free = headline(app)
+    app.number_input(key="sb_nodes").set_value(12).run()
+    no_errors(app)
+    capped = headline(app)
+    assert free == "### Tiering · 34 × D spot + 2 × c5.xlarge memory nodes"
+    assert capped == "### Single Anchor · 13 × D (1 on-demand anchor + 12 spot)"
+    assert app.query_params["nodes"] == "12"
+    app.radio(key="sb_solver").set_value("ilp").run()
+    no_errors(app)
+    assert headline(app) == capped  # same ranking from the integer program
+    assert export_doc(app)["inputs"]["solver"] == "ilp"

@@ -106,7 +106,7 @@ def main() -> None:
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec, other = compute.recommend_both(active.catalog, scenario)
+    rec, other = compute.recommend_both(active.catalog, scenario, st.session_state.sb_solver)
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 

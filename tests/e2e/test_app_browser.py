@@ -88,7 +88,8 @@ def test_download_configuration_json(page: Page, streamlit_server: str,
 
 def test_shared_link_restores_the_scenario(page: Page, streamlit_server: str) -> None:
     params = {"catalog": "paper-simulated", "pw": "1.5", "ckpt": "0.5", "buffer": "3",
-              "objective": "performance", "quotas": "off", "top": "5", "page": "simulate"}
+              "objective": "performance", "quotas": "off", "top": "5", "nodes": "200",
+              "solver": "ilp", "page": "simulate"}
     url = f"{streamlit_server}/simulate?" + "&".join(f"{k}={v}" for k, v in params.items())
     open_app(page, url, "Simulate")
     expect(page.get_by_label(f"{PW_LABEL} value")).to_have_value("1.50")
