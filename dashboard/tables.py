@@ -5,15 +5,14 @@ Column names are defined once here (:class:`Col`) and used by pages and charts a
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from deepvm_core.aws import RegionComparison
-from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.catalog import Catalog
+from deepvm_core.diff import PriceChange, price_diff
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
     Configuration,
@@ -72,19 +71,6 @@ class Col:
     NOTE = "Note"
     REGION = "Region"
     CATALOG = "Catalog"
-
-
-class DiffStatus:
-    """Values of the :attr:`Col.STATUS` column of :func:`price_diff_frame`."""
-
-    CHANGED = "changed"
-    SAME = "unchanged"
-    ADDED = "added"
-    MISSING = "missing"
-
-
-#: Note on a GPU type without eFLOPS (the solver leaves it out until eFLOPS is given).
-NEEDS_EFLOPS = "needs eFLOPS"
 
 
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
@@ -199,54 +185,30 @@ DIFF_COLUMNS = (Col.TYPE, Col.KIND, Col.STATUS, Col.NOTE, Col.OD_OLD, Col.OD_NEW
                 Col.SPOT_OLD, Col.SPOT_NEW, Col.SPOT_CHANGE)
 
 
-def _change_percent(old: float | None, new: float | None) -> float:
-    if old is None or new is None or old == 0:
-        return np.nan
-    return 100.0 * (new - old) / old
+def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
+    """``deepvm_core.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent prices
+    and undefined changes are NaN)."""
+    def nan(value: float | None) -> float:
+        return np.nan if value is None else value
 
-
-def price_diff_frame(old: Catalog, new: Catalog, requested: Sequence[str] | None = None,
-                     tolerance: float = 1e-9) -> pd.DataFrame:
-    """Per instance type, ``old``'s and ``new``'s on-demand and spot USD/hour and the change.
-
-    Rows: ``old``'s types in its order (``missing`` when ``new`` lacks them), then the types
-    only ``new`` has (``added``). With ``requested`` (the names or globs that were fetched),
-    ``old``'s types that match none of them are left out. The note flags GPU types of ``new``
-    without eFLOPS.
-    """
-    old_types = {t.name: t for t in (*old.gpu_types, *old.cpu_types)
-                 if requested is None or any(fnmatch.fnmatchcase(t.name, p) for p in requested)}
-    new_types = {t.name: t for t in (*new.gpu_types, *new.cpu_types)}
-    rows = []
-    for name in [*old_types, *(n for n in new_types if n not in old_types)]:
-        before, after = old_types.get(name), new_types.get(name)
-        either = after if after is not None else before
-        if after is None:
-            status, note = DiffStatus.MISSING, "not fetched (see the notes)"
-        else:
-            note = NEEDS_EFLOPS if isinstance(after, GpuType) and after.eflops is None else ""
-            if before is None:
-                status = DiffStatus.ADDED
-            elif (abs(after.on_demand_usd_per_hour - before.on_demand_usd_per_hour) > tolerance
-                  or abs(after.spot_usd_per_hour - before.spot_usd_per_hour) > tolerance):
-                status = DiffStatus.CHANGED
-            else:
-                status = DiffStatus.SAME
-        od_old = before.on_demand_usd_per_hour if before else None
-        od_new = after.on_demand_usd_per_hour if after else None
-        spot_old = before.spot_usd_per_hour if before else None
-        spot_new = after.spot_usd_per_hour if after else None
-        rows.append({
-            Col.TYPE: name, Col.KIND: "GPU" if isinstance(either, GpuType) else "CPU",
-            Col.STATUS: status,
-            Col.OD_OLD: od_old, Col.OD_NEW: od_new, Col.OD_CHANGE: _change_percent(od_old, od_new),
-            Col.SPOT_OLD: spot_old, Col.SPOT_NEW: spot_new,
-            Col.SPOT_CHANGE: _change_percent(spot_old, spot_new), Col.NOTE: note,
-        })
+    rows = [{
+        Col.TYPE: c.name, Col.KIND: c.kind.upper(), Col.STATUS: c.status,
+        Col.OD_OLD: c.on_demand_old, Col.OD_NEW: c.on_demand_new,
+        Col.OD_CHANGE: nan(c.on_demand_change_pct),
+        Col.SPOT_OLD: c.spot_old, Col.SPOT_NEW: c.spot_new,
+        Col.SPOT_CHANGE: nan(c.spot_change_pct), Col.NOTE: c.note,
+    } for c in changes]
     frame = pd.DataFrame(rows, columns=list(DIFF_COLUMNS))
     for column in (Col.OD_OLD, Col.OD_NEW, Col.SPOT_OLD, Col.SPOT_NEW):
         frame[column] = frame[column].astype(float)
     return frame
+
+
+def price_diff_frame(old: Catalog, new: Catalog, requested: Sequence[str] | None = None,
+                     tolerance: float = 1e-9) -> pd.DataFrame:
+    """Per instance type, ``old``'s and ``new``'s on-demand and spot USD/hour and the change
+    (``deepvm_core.diff.price_diff``, which documents the rows and their order)."""
+    return diff_frame(price_diff(old, new, requested, tolerance))
 
 
 REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.PW_SHARE,
@@ -283,57 +245,7 @@ def sweep_frame(result: SweepResult) -> pd.DataFrame:
     return pd.DataFrame(result.rows())
 
 
-# ----------------------------------------------------------------------------- findings
-
-
-@dataclass(frozen=True)
-class Findings:
-    """What a sweep says about the paper's Fig. 3 claims (computed, not hard-coded).
-
-    Attributes:
-        pf_beats_deepvm: PW intervals (inclusive, USD/hour) where Performance-First has more
-            performance than DeepVM (paper objective).
-        noscale_below_cost_first: PW intervals where DeepVM-NoScale has less performance than
-            Cost-First.
-        mean_gain: mean of perf(performance objective) / perf(paper objective) - 1.
-        max_ratio: largest perf(performance objective) / perf(paper objective).
-    """
-
-    pf_beats_deepvm: tuple[tuple[float, float], ...]
-    noscale_below_cost_first: tuple[tuple[float, float], ...]
-    mean_gain: float
-    max_ratio: float
-
-
-def intervals(pws: Sequence[float], mask: np.ndarray) -> tuple[tuple[float, float], ...]:
-    """Maximal runs of consecutive grid points where ``mask`` holds, as (first, last) PW."""
-    out: list[tuple[float, float]] = []
-    start = None
-    for i, flag in enumerate(mask):
-        if flag and start is None:
-            start = i
-        if start is not None and (not flag or i == len(mask) - 1):
-            end = i if flag else i - 1
-            out.append((float(pws[start]), float(pws[end])))
-            start = None
-    return tuple(out)
-
-
-def sweep_findings(result: SweepResult, tolerance: float = 1e-9) -> Findings:
-    """Compare the policies of ``result`` the way model.md does."""
-    deepvm = result.performance("deepvm")
-    performance = result.performance("deepvm_performance")
-    ok = deepvm > 0
-    ratio = performance[ok] / deepvm[ok]
-    return Findings(
-        pf_beats_deepvm=intervals(
-            result.pws, result.performance("performance_first") > deepvm + tolerance),
-        noscale_below_cost_first=intervals(
-            result.pws,
-            result.performance("deepvm_noscale") < result.performance("cost_first") - tolerance),
-        mean_gain=result.mean_gain_performance_over_paper(),
-        max_ratio=float(ratio.max()) if ratio.size else 1.0,
-    )
+# ----------------------------------------------------------------------------- text
 
 
 def si(value: float, digits: int = 4) -> str:

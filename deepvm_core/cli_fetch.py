@@ -9,8 +9,10 @@ Wiring into the main CLI is one line each::
 
 ``run_fetch`` returns 0 on success and 2 with one line on stderr on failure (bad arguments,
 no credentials, an unreachable endpoint, throttling, access denied, a malformed answer, a
-region without offers). A progress bar goes to stderr only when stderr is a terminal. This
-module also runs on its own: ``python -m deepvm_core.cli_fetch --region us-east-1``.
+region without offers). ``--diff`` then prints, per region, the price changes against the
+base catalog (:func:`deepvm_core.diff.price_diff`). A progress bar goes to stderr only when
+stderr is a terminal. This module also runs on its own:
+``python -m deepvm_core.cli_fetch --region us-east-1``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ from deepvm_core.aws import (
     FetchResult,
     compare_regions,
     fetch_catalogs,
+    validate_instance_types,
 )
+from deepvm_core.catalog import Catalog, load_catalog
+from deepvm_core.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
 
 PROG = "deepvm fetch"
@@ -87,6 +92,10 @@ def configure_fetch_parser(parser: argparse.ArgumentParser) -> argparse.Argument
     parser.add_argument("--out", metavar="PATH",
                         help="output folder, or a .json file for a single region (default: "
                              "data/catalogs/fetched/)")
+    parser.add_argument("--diff", action="store_true",
+                        help="after fetching, print each region's price changes against the "
+                             "base catalog (old -> new USD/h and %%); unchanged types are "
+                             "counted, not listed")
     parser.add_argument("--compare-pw", type=float, metavar="USD_PER_HOUR",
                         help="after fetching, print the best recommendation of each region "
                              "for this pricing willingness")
@@ -136,6 +145,47 @@ def _print_result(result: FetchResult, out: TextIO) -> None:
             print(f"  note: {note}", file=out)
 
 
+def _price(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
+def _change(old: float | None, new: float | None, percent: float | None) -> str:
+    text = f"{_price(old)} -> {_price(new)}"
+    return text + (f" ({percent:+.1f}%)" if percent is not None else "")
+
+
+def format_price_diff(changes: Sequence[PriceChange]) -> list[str]:
+    """Lines of a compact table of ``changes`` (unchanged types left out) and a summary line:
+    per type its kind, status, on-demand and spot ``old -> new`` USD/hour with the change in
+    percent, and its note."""
+    rows = [(c.name, c.kind.upper(), c.status,
+             _change(c.on_demand_old, c.on_demand_new, c.on_demand_change_pct),
+             _change(c.spot_old, c.spot_new, c.spot_change_pct), c.note)
+            for c in changes if c.status != DiffStatus.SAME]
+    lines = []
+    if rows:
+        header = ("type", "kind", "status", "on-demand USD/h", "spot USD/h", "note")
+        widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+        for row in (header, *rows):
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True))
+                         .rstrip())
+    counts = summarize_price_diff(changes)
+    median = counts.median_spot_change_pct
+    lines.append(f"{counts.fetched} fetched: {counts.changed} changed, {counts.unchanged} "
+                 f"unchanged, {counts.added} added, {counts.missing} missing"
+                 + (f", {counts.needs_eflops} need eFLOPS" if counts.needs_eflops else "")
+                 + (f"; median spot change {median:+.1f}%" if median is not None else ""))
+    return lines
+
+
+def _print_diff(result: FetchResult, base: Catalog, requested: Sequence[str] | None,
+                out: TextIO) -> None:
+    for r in result.regions:
+        print(f"{r.region}: price changes against {base.name}:", file=out)
+        for line in format_price_diff(price_diff(base, r.catalog, requested)):
+            print(f"  {line}", file=out)
+
+
 def _print_comparison(result: FetchResult, args: argparse.Namespace, out: TextIO) -> None:
     from deepvm_core.model import Scenario
 
@@ -155,14 +205,22 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
     stderr = stderr or sys.stderr
     bar = ProgressBar(stderr) if _isatty(stderr) else None
     base = None if str(args.base).strip().lower() == "none" else args.base
+    if args.diff and base is None:
+        print(f"{PROG}: error: --diff compares with the base catalog; give one with --base",
+              file=stderr)
+        return 2
+    diff_base: Catalog | None = None
     try:
+        if args.diff:  # loaded once: the fetch's base and the diff's "old" prices
+            diff_base = load_catalog(base)
         if args.compare_pw is not None:
             from deepvm_core.model import Scenario
 
             Scenario(args.compare_pw, checkpoint_gb=args.ckpt_gb,
                      buffer_checkpoints=args.buffer)  # check before any network call
         result = fetch_catalogs(
-            args.regions, base=base, instance_types=args.instance_types, profile=args.profile,
+            args.regions, base=diff_base if diff_base is not None else base,
+            instance_types=args.instance_types, profile=args.profile,
             spot_aggregate=args.spot_aggregate, spot_window_hours=args.spot_window_hours,
             pricing_region=args.pricing_region, out=args.out, max_attempts=args.max_attempts,
             progress=bar)
@@ -179,6 +237,10 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
     if bar:
         bar.close()
     _print_result(result, stdout)
+    if diff_base is not None:
+        requested = (validate_instance_types(args.instance_types) if args.instance_types
+                     else None)
+        _print_diff(result, diff_base, requested, stdout)
     if args.compare_pw is not None:
         _print_comparison(result, args, stdout)
     return 0

@@ -7,10 +7,14 @@ few milliseconds instead of the artifact's minutes.
 
 Normalisation (``model.md``): performance divided by DeepVM's (paper objective) performance at
 the largest PW of the sweep.
+
+:meth:`SweepResult.findings` checks the paper's Fig. 3 claims on a sweep (the dashboard's
+Simulate and Method pages show them).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +31,30 @@ from deepvm_core.solvers.enumeration import best_by_pw, build_candidates
 SWEEP_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
                   "deepvm_performance")
 MAX_SWEEP_POINTS = 100_000
+
+#: A span of the PW grid: its first and last grid point, USD per hour (inclusive).
+Span = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class SweepFindings:
+    """What a sweep says about the paper's Fig. 3 claims (computed, not hard-coded).
+
+    Attributes:
+        pf_beats_deepvm: PW spans (inclusive, USD/hour) where Performance-First has more
+            performance than DeepVM (paper objective); the paper claims there are none.
+        noscale_below_cost_first: PW spans where DeepVM-NoScale has less performance than
+            Cost-First; the paper claims beyond about PW 2.5.
+        mean_gain: mean of perf(performance objective) / perf(paper objective) - 1 where both
+            exist (a fraction: 0.19 is 19 %).
+        max_ratio: largest perf(performance objective) / perf(paper objective) (1 when DeepVM
+            finds nothing at any PW).
+    """
+
+    pf_beats_deepvm: tuple[Span, ...]
+    noscale_below_cost_first: tuple[Span, ...]
+    mean_gain: float
+    max_ratio: float
 
 
 @dataclass(frozen=True)
@@ -62,6 +90,33 @@ class SweepResult:
         ok = b > 0
         return float(np.mean(a[ok] / b[ok] - 1.0)) if np.any(ok) else 0.0
 
+    def max_ratio_performance_over_paper(self) -> float:
+        """Largest perf(performance objective) / perf(paper objective) where DeepVM (paper
+        objective) finds something; 1 when it finds nothing at any PW."""
+        a, b = self.performance("deepvm_performance"), self.performance("deepvm")
+        ok = b > 0
+        ratio = a[ok] / b[ok]
+        return float(ratio.max()) if ratio.size else 1.0
+
+    def intervals_where(self, policy_a: str, policy_b: str,
+                        tolerance: float = 1e-9) -> tuple[Span, ...]:
+        """PW spans where ``policy_a``'s performance exceeds ``policy_b``'s by more than
+        ``tolerance`` (a policy that finds nothing counts 0), as (first, last) grid points,
+        USD per hour."""
+        return intervals(self.pws, self.performance(policy_a) > self.performance(policy_b)
+                         + tolerance)
+
+    def findings(self, tolerance: float = 1e-9) -> SweepFindings:
+        """Compare the policies the way ``model.md`` does (see :class:`SweepFindings`);
+        performance differences up to ``tolerance`` count as ties."""
+        return SweepFindings(
+            pf_beats_deepvm=self.intervals_where("performance_first", "deepvm", tolerance),
+            noscale_below_cost_first=self.intervals_where("cost_first", "deepvm_noscale",
+                                                          tolerance),
+            mean_gain=self.mean_gain_performance_over_paper(),
+            max_ratio=self.max_ratio_performance_over_paper(),
+        )
+
     def rows(self) -> list[dict[str, Any]]:
         """One row per (PW, policy): for CSV, JSON and data frames."""
         out = []
@@ -85,6 +140,26 @@ class SweepResult:
                     "configuration": c.describe() if c else "none feasible",
                 })
         return out
+
+
+def intervals(pws: Sequence[float], mask: Sequence[bool] | np.ndarray) -> tuple[Span, ...]:
+    """Maximal runs of consecutive grid points where ``mask`` holds, as (first, last) PW.
+
+    ``pws`` and ``mask`` are parallel (one flag per grid point); a run of one point gives
+    ``(p, p)``.
+    """
+    if len(pws) != len(mask):
+        raise ValueError(f"pws has {len(pws)} points but mask has {len(mask)}")
+    out: list[Span] = []
+    start = None
+    for i, flag in enumerate(mask):
+        if flag and start is None:
+            start = i
+        if start is not None and (not flag or i == len(mask) - 1):
+            end = i if flag else i - 1
+            out.append((float(pws[start]), float(pws[end])))
+            start = None
+    return tuple(out)
 
 
 def pw_grid(start: float, stop: float, step: float) -> np.ndarray:

@@ -320,6 +320,54 @@ def test_cli_success_prints_paths_and_comparison(aws_env: AwsEnv, capsys):
     _assert_no_secret(*(p.read_text() for p in written))
 
 
+def test_cli_diff_prints_price_changes_per_region(aws_env: AwsEnv, capsys):
+    code = main(["--region", "us-east-1", "--region", "eu-west-1", "--max-attempts", "1",
+                 "--diff"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    out = captured.out
+    us = out[out.index("us-east-1: price changes against aws-us-east-1-2023-10:"):
+             out.index("eu-west-1: price changes")]
+    eu = out[out.index("eu-west-1: price changes against aws-us-east-1-2023-10:"):]
+    # us-east-1 has the base catalog's prices: only the type moto lacks is listed
+    assert [line.split()[:3] for line in us.splitlines()[2:-1]] == [
+        ["g3s.xlarge", "GPU", "missing"]]
+    assert "0.7500 -> -" in us and "not fetched (see the notes)" in us
+    assert us.splitlines()[-1] == ("  10 fetched: 0 changed, 10 unchanged, 0 added, 1 missing; "
+                                   "median spot change +0.0%")
+    # eu-west-1 is 20 % dearer (on-demand and spot) than the base catalog
+    g4dn = next(line for line in eu.splitlines() if line.startswith("  g4dn.xlarge"))
+    assert g4dn.split() == ["g4dn.xlarge", "GPU", "changed", "0.5260", "->", "0.6312",
+                            "(+20.0%)", "0.1578", "->", "0.1894", "(+20.0%)"]
+    assert eu.splitlines()[-1] == ("  10 fetched: 10 changed, 0 unchanged, 0 added, 1 missing; "
+                                   "median spot change +20.0%")
+
+    # given types and the median zone: spot +10 %, a new type that needs eFLOPS
+    code = main(["--region", "us-east-1", "--max-attempts", "1", "--diff", "--spot-aggregate",
+                 "median", "--instance-types", "g5.*", "c5.xlarge"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    table = captured.out[captured.out.index("price changes against"):].splitlines()[1:]
+    assert [line.split()[0] for line in table[1:-1]] == ["g5.xlarge", "c5.xlarge", "g5.2xlarge"]
+    assert "0.3018 -> 0.3320 (+10.0%)" in table[1]
+    assert table[3].split()[2:] == ["added", "-", "->", "1.2120", "-", "->", "0.4000", "needs",
+                                    "eFLOPS"]
+    assert table[-1] == ("  3 fetched: 2 changed, 0 unchanged, 1 added, 0 missing, "
+                         "1 need eFLOPS; median spot change +10.0%")
+    _assert_no_secret(captured.out)
+
+
+def test_cli_diff_needs_a_base_catalog(aws_env: AwsEnv, capsys):
+    before = aws_env.snapshot()
+    assert main(["--region", "us-east-1", "--base", "none", "--instance-types", "g5.xlarge",
+                 "--diff"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        "deepvm fetch: error: --diff compares with the base catalog; give one with --base\n")
+    assert aws_env.fake.count("DescribeSpotPriceHistory") == 0  # no request was made
+    assert aws_env.snapshot() == before
+
+
 def test_cli_failure_is_one_line(aws_env: AwsEnv, capsys):
     before = aws_env.snapshot()
     aws_env.fake.fail("DescribeInstanceTypes", "denied")

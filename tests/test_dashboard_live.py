@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from deepvm_core import aws
 from deepvm_core.catalog import Catalog, catalog_to_dict, load_catalog, parse_catalog, save_catalog
+from deepvm_core.diff import NEEDS_EFLOPS
 from deepvm_core.model import Scenario
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
@@ -358,7 +359,7 @@ def test_price_diff_frame_statuses_changes_and_requested_types() -> None:
     assert frame.loc["g3s.xlarge", "Status"] == "missing"
     assert frame.loc["g3s.xlarge", ["On-demand new", "Spot change %"]].isna().all()
     assert (frame.loc["g5.2xlarge", "Status"], frame.loc["g5.2xlarge", "Note"]) == (
-        "added", tables.NEEDS_EFLOPS)
+        "added", NEEDS_EFLOPS)
     same = tables.price_diff_frame(old, old)
     assert set(same["Status"]) == {"unchanged"} and (same["Spot change %"] == 0).all()
     only = tables.price_diff_frame(old, live_catalog("us-east-1", 1.0, ["g*.xlarge"]),

@@ -18,8 +18,9 @@ import state
 import tables
 import widgets
 from deepvm_core import aws
+from deepvm_core.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
-from tables import Col, DiffStatus
+from tables import Col
 from widgets import escape_md as md
 
 logger = logging.getLogger(__name__)
@@ -164,29 +165,28 @@ def diff_columns() -> dict[str, st.column_config.Column]:
     }
 
 
-def summary(frame) -> None:
-    counts = frame[Col.STATUS].value_counts()
-    needs = int((frame[Col.NOTE] == tables.NEEDS_EFLOPS).sum())
-    spot = frame[Col.SPOT_CHANGE].dropna()
+def summary(counts: PriceDiffSummary) -> None:
+    spot = counts.median_spot_change_pct
     cols = st.columns(5)
-    cols[0].metric("Types fetched", int(len(frame) - counts.get(DiffStatus.MISSING, 0)))
-    cols[1].metric("Prices changed", int(counts.get(DiffStatus.CHANGED, 0)),
-                   delta=f"median spot {spot.median():+.1f} %" if len(spot) else None,
+    cols[0].metric("Types fetched", counts.fetched)
+    cols[1].metric("Prices changed", counts.changed,
+                   delta=f"median spot {spot:+.1f} %" if spot is not None else None,
                    delta_color="off", delta_arrow="off")
-    cols[2].metric("Added", int(counts.get(DiffStatus.ADDED, 0)),
+    cols[2].metric("Added", counts.added,
                    help="In the fetched catalog, not in the one compared with")
-    cols[3].metric("Missing", int(counts.get(DiffStatus.MISSING, 0)),
+    cols[3].metric("Missing", counts.missing,
                    help="In the catalog compared with, not fetched (see the notes for why)")
-    cols[4].metric("Needs eFLOPS", needs,
+    cols[4].metric("Needs eFLOPS", counts.needs_eflops,
                    help="GPU types without eFLOPS are left out of solving")
 
 
 def region_result(last: state.LastFetch, fetched: aws.RegionFetch,
                   active: state.ActiveCatalog) -> None:
     catalog = fetched.catalog
-    frame = tables.price_diff_frame(last.baseline, catalog, last.instance_types)
-    summary(frame)
-    needs = frame.loc[frame[Col.NOTE] == tables.NEEDS_EFLOPS, Col.TYPE].tolist()
+    changes = price_diff(last.baseline, catalog, last.instance_types)
+    frame = tables.diff_frame(changes)
+    summary(summarize_price_diff(changes))
+    needs = [c.name for c in changes if c.needs_eflops]
     if needs:
         with st.container(border=True):
             st.warning(f"**Needs eFLOPS**: {', '.join(needs)}. These GPU types are left out of "

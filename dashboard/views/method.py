@@ -78,7 +78,7 @@ def findings() -> None:
     st.markdown("### The paper's Fig. 3, checked live")
     catalog = compute.load_catalog_file(*_bundled(state.SIMULATED_CATALOG))
     result = compute.run_sweep(catalog, Scenario(0.0, use_quotas=False), 0.0, 10.0, 0.1)
-    found = tables.sweep_findings(result)
+    found = result.findings()
     st.markdown(
         "On the simulated catalog with quotas off and PW from 0 to 10 USD/h in steps of 0.1 "
         "(the paper's setup), this model finds:\n"

@@ -38,7 +38,7 @@ def setup_note(active: state.ActiveCatalog) -> None:
 
 
 def findings(result) -> None:
-    found = tables.sweep_findings(result)
+    found = result.findings()
     a, b, c = st.columns(3)
     a.metric("Performance objective vs paper's Z", f"+{found.mean_gain:.1%} mean",
              delta=f"up to {found.max_ratio:.2f}×", delta_color="off", delta_arrow="off",

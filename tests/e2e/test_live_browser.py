@@ -214,7 +214,7 @@ def test_fetch_two_regions_use_the_catalog_and_compare(page: Page, live_server: 
 def test_endpoint_down_says_why_and_the_app_keeps_working(page: Page, down_server: str,
                                                           artifacts_dir: Path) -> None:
     open_live(page, down_server)
-    page.get_by_text("Advanced").click()
+    page.get_by_test_id("stForm").get_by_text("Advanced").click()  # the sidebar has one too
     attempts = page.get_by_label("Attempts per request", exact=True)
     attempts.fill("1")
     attempts.press("Tab")
