@@ -51,12 +51,16 @@ def stages() -> None:
              r"\qquad \frac{n}{m} < n_{sat}(bw)")
     st.latex(r"Z_{TR} = n\,\mathrm{SPFP}(v)\,K_v(n)")
     st.markdown("Both respect the vCPU quotas per family (on-demand and spot separately) "
-                "unless quotas are off, and at most 256 VMs per role.")
+                "unless quotas are off, and at most the node cap per role (spot GPU VMs, "
+                f"on-demand GPU VMs, memory nodes; now {st.session_state.sb_nodes}, under "
+                "*Advanced* in the sidebar).")
     link("instances", "Network-saturation table")
 
     st.markdown("### 4 · Final decision")
     st.markdown("Every feasible configuration of both architectures is ranked by Z, highest "
-                "first; ties go to the lower hourly price, then fewer VMs. The top-k are the "
+                "first; ties go to the lower hourly price, then fewer VMs, then architecture "
+                "and names. Two solvers rank the same way: an exact enumeration and an integer "
+                "program (PuLP/CBC, the paper's 'linear programming'). The top-k are the "
                 "recommendations. **Performance** is what the cluster delivers:")
     st.latex(r"\mathrm{performance} = \mathrm{eFLOPS}(v)\cdot n \cdot K_v(n)")
     link("recommend", "The recommendation, best Single Anchor vs best Tiering")
