@@ -95,6 +95,8 @@ DEFAULTS: dict[str, Any] = {
     "nodes": 256, "solver": "enumerate",
     "page": DEFAULT_PAGE,
 }
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "objective": OBJECTIVES, "solver": SOLVERS, "page": PAGE_SLUGS}
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
 
@@ -149,26 +151,16 @@ def parse_query_params(
                 values[key] = text.lower() in _TRUE
             else:
                 reject(key, text, "is not on or off")
-        elif key == "solver":
-            if text in SOLVERS:
+        elif key in _CHOICES:
+            if text in _CHOICES[key]:
                 values[key] = text
             else:
-                reject(key, text, f"is not one of {', '.join(SOLVERS)}")
-        elif key == "objective":
-            if text in OBJECTIVES:
-                values[key] = text
-            else:
-                reject(key, text, f"is not one of {', '.join(OBJECTIVES)}")
+                reject(key, text, f"is not one of {', '.join(_CHOICES[key])}")
         elif key == "catalog":
             if text in catalog_ids:
                 values[key] = text
             else:
                 reject(key, text, "is not a catalog available here")
-        elif key == "page":
-            if text in PAGE_SLUGS:
-                values[key] = text
-            else:
-                reject(key, text, f"is not one of {', '.join(PAGE_SLUGS)}")
     return values, warnings
 
 
