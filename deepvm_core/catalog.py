@@ -759,8 +759,3 @@ def write_json_atomic(path: str | os.PathLike[str], data: object) -> Path:
 def save_catalog(catalog: Catalog, path: str | os.PathLike[str]) -> Path:
     """Write ``catalog`` in our format to ``path`` atomically."""
     return write_json_atomic(path, catalog_to_dict(catalog))
-
-
-def with_updates(catalog: Catalog, **changes: Any) -> Catalog:
-    """A copy of ``catalog`` with fields replaced, re-validated (the input is not changed)."""
-    return parse_catalog(catalog_to_dict(replace(catalog, **changes)), source=catalog.name)

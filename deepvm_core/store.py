@@ -19,7 +19,6 @@ from deepvm_core.catalog import (
     DATA_DIR,
     Catalog,
     bundled_catalog_paths,
-    load_catalog,
     save_catalog,
 )
 from deepvm_core.errors import DeepVMError
@@ -45,11 +44,6 @@ class CatalogEntry:
     kind: Kind
     name: str
     path: Path
-
-    @property
-    def label(self) -> str:
-        """``name (kind)`` for menus."""
-        return f"{self.name} ({self.kind})"
 
 
 def list_catalogs() -> list[CatalogEntry]:
@@ -84,8 +78,3 @@ def save_user_catalog(catalog: Catalog, name: str) -> Path:
     """
     name = check_name(name)
     return save_catalog(replace(catalog, name=name), user_dir() / f"{name}.json")
-
-
-def load_entry(entry: CatalogEntry) -> Catalog:
-    """Load (and validate) a listed catalog."""
-    return load_catalog(entry.path)

@@ -198,10 +198,16 @@ def assert_feasible(cat: Catalog, s: Scenario, c: Configuration) -> None:
     assert c.hourly_price_usd == pytest.approx(expected, rel=1e-12)
 
 
-scenarios = st.builds(
-    Scenario, st.floats(0, 6), st.floats(0.1, 20), st.floats(0.5, 4),
-    st.sampled_from(["paper", "performance"]), st.booleans(), st.integers(1, 40),
-    st.integers(1, 5))
+def scenario_strategy(pw_max: float, nodes_max: int, top_max: int) -> st.SearchStrategy:
+    """Random scenarios: PW up to ``pw_max``, node cap up to ``nodes_max``, top-k up to
+    ``top_max``; both objectives, quotas on and off."""
+    return st.builds(
+        Scenario, st.floats(0, pw_max), st.floats(0.1, 20), st.floats(0.5, 4),
+        st.sampled_from(["paper", "performance"]), st.booleans(), st.integers(1, nodes_max),
+        st.integers(1, top_max))
+
+
+scenarios = scenario_strategy(6, 40, 5)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -262,10 +268,7 @@ def test_enumeration_configurations_equal_the_models(cat, s):
         assert again.performance == pytest.approx(c.performance, rel=1e-12)
 
 
-small_scenarios = st.builds(
-    Scenario, st.floats(0, 4), st.floats(0.1, 20), st.floats(0.5, 4),
-    st.sampled_from(["paper", "performance"]), st.booleans(), st.integers(1, 10),
-    st.integers(1, 4))
+small_scenarios = scenario_strategy(4, 10, 4)  # small programs keep the ILP test quick
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
