@@ -1,0 +1,61 @@
+"""Golden files: the JSON of ``deepvm recommend``, ``sweep`` and ``flopp`` on the bundled catalogs.
+
+These files were written before the core was restructured (issue 7) and pin the CLI's output
+byte for byte: a refactor must not change a single number or key. Regenerate them only for an
+intended change of output, with ``DEEPVM_UPDATE_GOLDEN=1 pytest tests/test_golden_cli.py``, and
+say why in the commit.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from deepvm_core.cli import main
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"
+
+AWS = "aws-us-east-1-2023-10"
+SIM = "paper-simulated"
+
+CASES: dict[str, list[str]] = {}
+for _cat in (AWS, SIM):
+    for _pw in ("0.5", "1", "3", "10"):
+        for _objective in ("paper", "performance"):
+            for _solver in ("ilp", "enumerate"):
+                for _quotas in ((), ("--no-quotas",)):
+                    key = (f"recommend-{_cat}-pw{_pw}-{_objective}-{_solver}"
+                           f"{'-noquotas' if _quotas else ''}")
+                    CASES[key] = ["recommend", "--catalog", _cat, "--pw", _pw, "--objective",
+                                  _objective, "--solver", _solver, "--top", "5",
+                                  "--format", "json", *_quotas]
+    CASES[f"recommend-{_cat}-pw3-f5-s4-cap20"] = [
+        "recommend", "--catalog", _cat, "--pw", "3", "--ckpt-gb", "5", "--buffer", "4",
+        "--max-nodes", "20", "--format", "json"]
+    CASES[f"sweep-{_cat}"] = ["sweep", "--catalog", _cat, "--format", "json"]
+    CASES[f"sweep-{_cat}-noquotas"] = ["sweep", "--catalog", _cat, "--no-quotas",
+                                       "--format", "json"]
+    CASES[f"flopp-{_cat}"] = ["flopp", "--catalog", _cat, "--format", "json"]
+
+
+def _run(argv: list[str]) -> str:
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = main(argv)
+    assert code == 0, argv
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_cli_json_matches_golden_file(name: str) -> None:
+    path = GOLDEN_DIR / f"{name}.json"
+    text = _run(CASES[name])
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path.name}: run with DEEPVM_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")
