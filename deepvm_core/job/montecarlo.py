@@ -227,8 +227,9 @@ def simulate_jobs(plan: JobPlan, rng: np.random.Generator, *, trials: int = 10_0
             keep(f"{label}_mean", mean)
             keep(f"{label}_error", error)
             if label != "interruptions":
-                for p, q in zip(PERCENTILES, np.percentile(x, PERCENTILES, axis=1),
-                                strict=True):
+                with np.errstate(invalid="ignore"):  # inf - inf between infinite draws
+                    quantiles = np.percentile(x, PERCENTILES, axis=1)
+                for p, q in zip(PERCENTILES, quantiles, strict=True):
                     keep(f"{label}_p{p:.0f}", q)
         if deadline_hours is not None:
             keep("deadline", np.mean(draws.makespan_hours <= deadline_hours, axis=1))
