@@ -38,7 +38,8 @@ class BucketGpu(GpuType):
 
 def with_buckets(catalog: Catalog, buckets: dict[str, int | None]) -> Catalog:
     gpus = tuple(
-        BucketGpu(**{k: getattr(g, k) for k in g.__dataclass_fields__ if k != "interruption_bucket"},
+        BucketGpu(**{k: getattr(g, k) for k in g.__dataclass_fields__
+                     if k != "interruption_bucket"},
                   interruption_bucket=buckets.get(g.name))
         for g in catalog.gpu_types)
     return replace(catalog, gpu_types=gpus)

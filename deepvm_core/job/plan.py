@@ -50,7 +50,7 @@ def _bad(field: str, values: npt.NDArray[np.generic], mask: npt.NDArray[np.bool_
     if not np.any(mask):
         return None
     where = np.flatnonzero(mask)
-    shown = ", ".join(f"{field}[{i}] = {values[i]!r}" for i in where[:3])
+    shown = ", ".join(f"{field}[{i}] = {values[i].item()!r}" for i in where[:3])
     more = f" and {where.size - 3} more" if where.size > 3 else ""
     return f"{shown}{more}: {message}"
 
