@@ -1,0 +1,95 @@
+"""The job model (``job-model.md``): what a training job costs in total and when it is done,
+given that spot VMs get reclaimed.
+
+Flow: a :class:`Workload` (epochs, a reference epoch time, checkpoint and restart settings,
+MTBI assumptions) and a catalog -> per-GPU-type facts (:func:`mtbi_estimates`,
+:func:`one_vm_epoch_seconds` under a :class:`SpeedupModel`) -> :func:`plan_jobs` turns
+:class:`ClusterArrays` (many configurations at once) into a :class:`JobPlan` (epoch time, δ, τ,
+segments, λ) -> :func:`expected_jobs` (exact closed form, :class:`JobEstimates`) and
+:func:`simulate_jobs` (seeded Monte Carlo, :class:`MonteCarloSummary`) -> :func:`cheapest`,
+:func:`fastest`, :func:`pareto_frontier`. Measurements (:func:`load_measurements`) feed the
+``measured`` speedup model and :func:`calibrate_catalog`.
+
+Modules: ``workload``, ``mtbi``, ``measurements``, ``speedup``, ``calibrate``, ``checkpoint``,
+``plan``, ``closed_form``, ``montecarlo``, ``objectives``, ``errors``. Nothing is read from disk
+at import time.
+"""
+
+from deepvm_core.job.calibrate import (
+    Calibration,
+    EflopsCalibration,
+    ScalingFit,
+    calibrate_catalog,
+    fit_scaling,
+)
+from deepvm_core.job.checkpoint import (
+    daly_interval_seconds,
+    segment_plan,
+    single_anchor_stall_seconds,
+    tiering_stall_seconds,
+)
+from deepvm_core.job.closed_form import (
+    JobEstimates,
+    SegmentExpectations,
+    estimate_jobs,
+    expected_jobs,
+    segment_expectations,
+)
+from deepvm_core.job.errors import (
+    CalibrationError,
+    JobModelError,
+    MeasurementsError,
+    WorkloadError,
+)
+from deepvm_core.job.measurements import (
+    InstanceMeasurements,
+    MeasurementTable,
+    bundled_measurements_paths,
+    load_measurements,
+    measurements_to_csv,
+    parse_measurements_csv,
+)
+from deepvm_core.job.montecarlo import JobSamples, MonteCarloSummary, sample_jobs, simulate_jobs
+from deepvm_core.job.mtbi import (
+    ADVISOR_BUCKET_MTBI_HOURS,
+    DEFAULT_MTBI_HOURS,
+    MtbiEstimate,
+    mtbi_estimate,
+    mtbi_estimates,
+)
+from deepvm_core.job.objectives import cheapest, fastest, pareto_frontier
+from deepvm_core.job.plan import (
+    ARCHITECTURE_CODES,
+    SINGLE_ANCHOR,
+    TIERING,
+    ClusterArrays,
+    JobPlan,
+    cluster_epoch_seconds,
+    plan_jobs,
+)
+from deepvm_core.job.speedup import (
+    SPEEDUP_MODELS,
+    OneVmTime,
+    SpeedupModel,
+    fitted_speedup,
+    measured_speedup,
+    one_vm_epoch_seconds,
+    paper_speedup,
+)
+from deepvm_core.job.workload import AUTO, Workload, check_workload, top_spot_flopp_gpu
+
+__all__ = [
+    "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS",
+    "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
+    "Calibration", "CalibrationError", "ClusterArrays", "EflopsCalibration",
+    "InstanceMeasurements", "JobEstimates", "JobModelError", "JobPlan", "JobSamples",
+    "MeasurementTable", "MeasurementsError", "MonteCarloSummary", "MtbiEstimate", "OneVmTime",
+    "ScalingFit", "SegmentExpectations", "SpeedupModel", "Workload", "WorkloadError",
+    "bundled_measurements_paths", "calibrate_catalog", "check_workload", "cheapest",
+    "cluster_epoch_seconds", "daly_interval_seconds", "estimate_jobs", "expected_jobs",
+    "fastest", "fit_scaling", "fitted_speedup", "load_measurements", "measured_speedup",
+    "measurements_to_csv", "mtbi_estimate", "mtbi_estimates", "one_vm_epoch_seconds",
+    "paper_speedup", "pareto_frontier", "parse_measurements_csv", "plan_jobs", "sample_jobs",
+    "segment_expectations", "segment_plan", "simulate_jobs", "single_anchor_stall_seconds",
+    "tiering_stall_seconds", "top_spot_flopp_gpu",
+]

@@ -1,0 +1,184 @@
+"""Speedup models S_g(n) and the one-VM epoch time t_g(1) (``job-model.md``, "Epoch time").
+
+n GPU VMs of type g take ``t_g(n) = t_g(1) / S_g(n)`` seconds per epoch. Three speedup models,
+each with ``S_g(1) = 1``:
+
+* ``paper``: ``S(n) = n K(n)`` with the scaling factor K of ``model.md`` (the proxy behind the
+  paper's Z). A type without (a, b, c) has K = 1, so S(n) = n (source ``linear``).
+* ``fitted`` (default): the logistic ``S(n) = c / (1 + exp(-a (n - b)))`` for n >= 2, fitted to
+  measured speedups t(1)/t(n). A type without (a, b, c) gets ``S(n) = n`` (source ``linear``,
+  to be flagged).
+* ``measured``: the user's epoch times: ``S(n) = t(1) / t(n)`` interpolated linearly in n; past
+  the largest measured n it stays at its last value (no extrapolated gain). Types without rows
+  fall back to ``fitted``. The speedup is relative to t(1), so a type with rows but no row for
+  one node is refused when the model is built (:class:`SpeedupModel`).
+
+One VM: ``t_g(1)`` is the user's measured one-node time when the measurements have one (in any
+model); otherwise ``t_ref1 eFLOPS(g_ref) / eFLOPS(g)`` with ``t_ref1 = t_ref S_ref(n_ref)``
+(speed across types follows eFLOPS, the paper's assumption).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from deepvm_core.catalog import Catalog, GpuType, ScalingParams
+from deepvm_core.errors import InputError, Problem
+from deepvm_core.job.errors import MeasurementsError, WorkloadError
+from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
+from deepvm_core.job.workload import Workload, check_workload
+from deepvm_core.model import scaling_factor
+
+FloatArray = npt.NDArray[np.float64]
+
+SpeedupModelName = Literal["paper", "fitted", "measured"]
+SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
+#: What a type's speedup actually comes from; ``linear`` (S(n) = n) is to be flagged.
+SpeedupSource = Literal["paper", "fitted", "measured", "linear"]
+OneVmSource = Literal["measured", "reference", "eflops"]
+
+
+def _one_is_one(x: FloatArray, s: FloatArray) -> FloatArray:
+    """S(1) = 1 in every model."""
+    return np.where(x == 1.0, 1.0, s)
+
+
+def paper_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatArray:
+    """``paper``: ``S(n) = n K(n)`` (``S(1) = 1``; K = 1 without a fit)."""
+    x = np.asarray(nodes, dtype=np.float64)
+    return _one_is_one(x, x * scaling_factor(scaling, x))
+
+
+def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatArray:
+    """``fitted``: ``S(n) = c / (1 + exp(-a (n - b)))`` for n >= 2, ``S(1) = 1``;
+    ``S(n) = n`` without a fit."""
+    x = np.asarray(nodes, dtype=np.float64)
+    if scaling is None:
+        return x.copy()
+    logistic = scaling.c / (1.0 + np.exp(-scaling.a * (x - scaling.b)))
+    return np.where(x >= 2.0, logistic, 1.0)
+
+
+def measured_speedup(rows: InstanceMeasurements, nodes: npt.ArrayLike) -> FloatArray:
+    """``measured``: ``S(n) = t(1) / t(n)``, linear in n between measured node counts and flat
+    past the largest one. ``rows`` must include one node.
+
+    Raises:
+        MeasurementsError: ``rows`` has no one-node time.
+    """
+    t1 = rows.one_node_epoch_seconds
+    if t1 is None:
+        raise MeasurementsError([_no_one_node(rows.instance)])
+    x = np.asarray(nodes, dtype=np.float64)
+    measured = t1 / rows.epoch_seconds_array()
+    return _one_is_one(x, np.interp(x, rows.nodes_array(), measured))
+
+
+def _no_one_node(instance: str) -> Problem:
+    return Problem(instance, "nodes", None,
+                   "no row with nodes 1: the measured speedup t(1)/t(n) needs the one-node "
+                   "time; add it or use the fitted model")
+
+
+@dataclass(frozen=True)
+class SpeedupModel:
+    """The speedup model a user picked, with their measurements (if any).
+
+    Attributes:
+        name: ``paper``, ``fitted`` (default) or ``measured``.
+        measurements: the user's measured epoch times; they also give t_g(1) for every type
+            with a one-node row, whatever ``name`` is.
+
+    Raises:
+        MeasurementsError: ``measured`` with a type whose rows lack one node (every such type
+            is listed).
+        InputError: an unknown ``name``.
+    """
+
+    name: SpeedupModelName = "fitted"
+    measurements: MeasurementTable | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in SPEEDUP_MODELS:
+            raise InputError("speedup_model", self.name,
+                             f"must be one of {', '.join(SPEEDUP_MODELS)}")
+        if self.name == "measured" and self.measurements is not None:
+            missing = [_no_one_node(m.instance) for m in self.measurements.instances
+                       if m.one_node_epoch_seconds is None]
+            if missing:
+                raise MeasurementsError(missing, self.measurements.source)
+
+    def _rows(self, gpu: GpuType) -> InstanceMeasurements | None:
+        return None if self.measurements is None else self.measurements.get(gpu.name)
+
+    def source(self, gpu: GpuType) -> SpeedupSource:
+        """Where ``gpu``'s speedup comes from under this model (``linear``: S(n) = n)."""
+        if self.name == "measured" and self._rows(gpu) is not None:
+            return "measured"
+        if gpu.scaling is None:
+            return "linear"
+        return "paper" if self.name == "paper" else "fitted"
+
+    def speedup(self, gpu: GpuType, nodes: npt.ArrayLike) -> FloatArray:
+        """S_g(n) for an array of node counts (>= 1)."""
+        rows = self._rows(gpu)
+        if self.name == "measured" and rows is not None:
+            return measured_speedup(rows, nodes)
+        if self.name == "paper":
+            return paper_speedup(gpu.scaling, nodes)
+        return fitted_speedup(gpu.scaling, nodes)
+
+    def one_node_epoch_seconds(self, gpu: GpuType) -> float | None:
+        """The user's measured t_g(1), or ``None``."""
+        rows = self._rows(gpu)
+        return None if rows is None else rows.one_node_epoch_seconds
+
+
+@dataclass(frozen=True)
+class OneVmTime:
+    """t_g(1) of one GPU type and where it comes from.
+
+    Attributes:
+        gpu: GPU type name.
+        epoch_seconds: seconds per epoch on one VM, or ``None`` when unknown (no measured
+            one-node time and no eFLOPS for g or g_ref).
+        source: ``measured`` (the user's one-node row), ``reference`` (g is g_ref:
+            ``t_ref S_ref(n_ref)``), ``eflops`` (``t_ref1 eFLOPS(g_ref) / eFLOPS(g)``), or
+            ``None``.
+    """
+
+    gpu: str
+    epoch_seconds: float | None
+    source: OneVmSource | None
+
+
+def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
+                         model: SpeedupModel) -> tuple[OneVmTime, ...]:
+    """t_g(1) of every GPU type of ``catalog`` (catalog order).
+
+    Raises:
+        WorkloadError: the workload does not fit the catalog (:func:`check_workload`).
+    """
+    reference = check_workload(workload, catalog)
+    s_ref = float(model.speedup(reference, np.array([workload.reference_nodes]))[0])
+    if not s_ref > 0:
+        raise WorkloadError([Problem("workload", "reference_nodes", workload.reference_nodes,
+                                     f"the speedup of {reference.name} there is {s_ref!r}; "
+                                     "t_ref1 = t_ref S_ref(n_ref) needs it > 0")])
+    t_ref1 = workload.reference_epoch_seconds * s_ref
+    times: list[OneVmTime] = []
+    for g in catalog.gpu_types:
+        measured = model.one_node_epoch_seconds(g)
+        if measured is not None:
+            times.append(OneVmTime(g.name, measured, "measured"))
+        elif g.name == reference.name:
+            times.append(OneVmTime(g.name, t_ref1, "reference"))
+        elif g.eflops is not None and reference.eflops is not None:
+            times.append(OneVmTime(g.name, t_ref1 * reference.eflops / g.eflops, "eflops"))
+        else:
+            times.append(OneVmTime(g.name, None, None))
+    return tuple(times)

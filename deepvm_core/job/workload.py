@@ -1,0 +1,176 @@
+"""The training job a user wants to run (``job-model.md``, "Inputs").
+
+A :class:`Workload` checks its own values when it is built and lists every bad field with its
+value (:class:`~deepvm_core.job.errors.WorkloadError`). :func:`check_workload` then checks it
+against a catalog: the reference GPU type and the types named in MTBI overrides must exist
+(close names are suggested).
+
+Symbols of ``job-model.md``: E ``epochs``, t_ref ``reference_epoch_seconds`` measured on n_ref
+``reference_nodes`` VMs of g_ref ``reference_gpu``, f ``checkpoint_gb``, k
+``checkpoint_every_epochs`` (or ``"auto"``: Daly's interval), R ``restart_hours``, W
+``wait_hours``, D ``disk_gb_per_second``, δ0 ``checkpoint_fixed_seconds``, MTBI(g) overrides
+``mtbi_hours_by_gpu`` and the sensitivity factor ``mtbi_scale``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.errors import Problem
+from deepvm_core.job.errors import WorkloadError
+
+CheckpointEvery = int | Literal["auto"]
+AUTO: Literal["auto"] = "auto"
+
+_WHERE = "workload"
+
+
+def _number(problems: list[Problem], name: str, value: object, *, positive: bool = False,
+            nonnegative: bool = False) -> None:
+    """Record a problem unless ``value`` is a finite number within the bound asked for."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        problems.append(Problem(_WHERE, name, value, "must be a number"))
+    elif not math.isfinite(value):
+        problems.append(Problem(_WHERE, name, value, "must be a finite number"))
+    elif positive and value <= 0:
+        problems.append(Problem(_WHERE, name, value, "must be greater than 0"))
+    elif nonnegative and value < 0:
+        problems.append(Problem(_WHERE, name, value, "must not be negative"))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Workload:
+    """A training job and the assumptions about its interruptions.
+
+    Attributes:
+        epochs: E, epochs of the job (> 0; may be fractional).
+        reference_epoch_seconds: t_ref, measured seconds per epoch (> 0) on
+            ``reference_nodes`` VMs of ``reference_gpu``.
+        reference_gpu: g_ref, the GPU type of that measurement; ``None`` means the catalog's
+            top spot-FLOPP type (:func:`top_spot_flopp_gpu`).
+        reference_nodes: n_ref, VMs of that measurement (whole number >= 1).
+        checkpoint_gb: f, checkpoint size in GB (> 0).
+        checkpoint_every_epochs: k, a checkpoint every k epochs (whole number >= 1), or
+            ``"auto"`` for Daly's interval.
+        restart_hours: R, relaunch + rejoin + restore after an interruption, hours (>= 0).
+        wait_hours: W, wait for spot capacity after an interruption, hours (>= 0).
+        disk_gb_per_second: D, the anchor's disk write bandwidth, GB/s (> 0; Single Anchor).
+        checkpoint_fixed_seconds: δ0, fixed cost of one checkpoint, seconds (>= 0).
+        mtbi_hours_by_gpu: user MTBI per GPU type name, hours (> 0); replaces the Spot
+            Advisor default. Stored as a copy; treat it as read-only.
+        mtbi_scale: factor on every MTBI (> 0), the sensitivity control (``job-model.md``
+            suggests 0.25 to 4).
+    """
+
+    epochs: float
+    reference_epoch_seconds: float
+    reference_gpu: str | None = None
+    reference_nodes: int = 1
+    checkpoint_gb: float = 0.3
+    checkpoint_every_epochs: CheckpointEvery = 1
+    restart_hours: float = 0.1
+    wait_hours: float = 0.0
+    disk_gb_per_second: float = 0.25
+    checkpoint_fixed_seconds: float = 0.0
+    mtbi_hours_by_gpu: Mapping[str, float] = field(default_factory=dict, hash=False)
+    mtbi_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        problems: list[Problem] = []
+        _number(problems, "epochs", self.epochs, positive=True)
+        _number(problems, "reference_epoch_seconds", self.reference_epoch_seconds,
+                positive=True)
+        if self.reference_gpu is not None and (
+                not isinstance(self.reference_gpu, str) or not self.reference_gpu.strip()):
+            problems.append(Problem(_WHERE, "reference_gpu", self.reference_gpu,
+                                    "must be a GPU type name, or None for the top "
+                                    "spot-FLOPP type"))
+        n_ref = self.reference_nodes
+        if isinstance(n_ref, bool) or not isinstance(n_ref, int) or n_ref < 1:
+            problems.append(Problem(_WHERE, "reference_nodes", n_ref,
+                                    "must be a whole number >= 1"))
+        _number(problems, "checkpoint_gb", self.checkpoint_gb, positive=True)
+        k = self.checkpoint_every_epochs
+        if k != AUTO and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            problems.append(Problem(_WHERE, "checkpoint_every_epochs", k,
+                                    "must be a whole number >= 1 or 'auto' (Daly's interval)"))
+        _number(problems, "restart_hours", self.restart_hours, nonnegative=True)
+        _number(problems, "wait_hours", self.wait_hours, nonnegative=True)
+        _number(problems, "disk_gb_per_second", self.disk_gb_per_second, positive=True)
+        _number(problems, "checkpoint_fixed_seconds", self.checkpoint_fixed_seconds,
+                nonnegative=True)
+        _number(problems, "mtbi_scale", self.mtbi_scale, positive=True)
+        overrides = self.mtbi_hours_by_gpu
+        if not isinstance(overrides, Mapping):
+            problems.append(Problem(_WHERE, "mtbi_hours_by_gpu", overrides,
+                                    "must be a mapping {GPU type name: hours}"))
+        else:
+            for name, hours in overrides.items():
+                if not isinstance(name, str) or not name:
+                    problems.append(Problem(_WHERE, "mtbi_hours_by_gpu", name,
+                                            "keys must be GPU type names"))
+                _number(problems, f"mtbi_hours_by_gpu[{name!r}]", hours, positive=True)
+            object.__setattr__(self, "mtbi_hours_by_gpu", dict(sorted(overrides.items())))
+        if problems:
+            raise WorkloadError(problems)
+
+
+def _unknown_name(field_name: str, name: str, known: list[str], kind: str) -> Problem:
+    close = difflib.get_close_matches(name, known, n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return Problem(_WHERE, field_name, name, f"no {kind} of that name in the catalog{hint}")
+
+
+def top_spot_flopp_gpu(catalog: Catalog) -> GpuType:
+    """The GPU type with the most eFLOP per spot USD (ties: name): g_ref's default.
+
+    Raises:
+        WorkloadError: the catalog has no GPU type with eFLOPS.
+    """
+    gpus = [g for g in catalog.gpu_types if g.eflops is not None]
+    if not gpus:
+        raise WorkloadError([Problem(_WHERE, "reference_gpu", None,
+                                     "the catalog has no GPU type with eFLOPS to default to")])
+    return min(gpus, key=lambda g: (-(g.eflops or 0.0) / g.spot_usd_per_hour, g.name))
+
+
+def check_workload(workload: Workload, catalog: Catalog) -> GpuType:
+    """Check ``workload`` against ``catalog`` and return its reference GPU type g_ref.
+
+    Every problem is collected: a reference type that is not a GPU type of the catalog, and
+    MTBI overrides for unknown GPU types (both with close names suggested).
+
+    Raises:
+        WorkloadError: listing every problem.
+    """
+    problems: list[Problem] = []
+    gpu_names = [g.name for g in catalog.gpu_types]
+    reference: GpuType | None = None
+    if workload.reference_gpu is None:
+        try:
+            reference = top_spot_flopp_gpu(catalog)
+        except WorkloadError as exc:
+            problems.extend(exc.problems)
+    else:
+        for g in catalog.gpu_types:
+            if g.name == workload.reference_gpu:
+                reference = g
+        if reference is None:
+            cpu_names = {c.name for c in catalog.cpu_types}
+            if workload.reference_gpu in cpu_names:
+                problems.append(Problem(_WHERE, "reference_gpu", workload.reference_gpu,
+                                        "is a CPU type; the reference must be a GPU type"))
+            else:
+                problems.append(_unknown_name("reference_gpu", workload.reference_gpu,
+                                              gpu_names, "GPU type"))
+    for name in workload.mtbi_hours_by_gpu:
+        if name not in gpu_names:
+            problems.append(_unknown_name("mtbi_hours_by_gpu", name, gpu_names, "GPU type"))
+    if problems or reference is None:
+        raise WorkloadError(problems)
+    return reference

@@ -1,0 +1,99 @@
+"""Speedup models (paper, fitted, measured) and the one-VM epoch time t_g(1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deepvm_core.catalog import ScalingParams
+from deepvm_core.errors import InputError
+from deepvm_core.job import (
+    MeasurementsError,
+    SpeedupModel,
+    Workload,
+    fitted_speedup,
+    measured_speedup,
+    one_vm_epoch_seconds,
+    paper_speedup,
+    parse_measurements_csv,
+)
+from deepvm_core.model import scaling_factor
+from tests.factories import gpu_row, make_catalog
+
+G4 = ScalingParams(0.1338806402, 12.87424514, 6.176666667)
+TABLE = parse_measurements_csv("instance,nodes,epoch_seconds\n"
+                               "g1,1,100\ng1,2,60\ng1,4,40\ng1,8,50\n")
+
+
+def test_paper_reproduces_the_proxy():
+    # The contract: the paper's proxy says 17 g4dn.xlarge VMs run 16.9x one VM.
+    assert paper_speedup(G4, [17])[0] == pytest.approx(16.9, abs=0.05)
+    n = np.arange(1, 40)
+    np.testing.assert_allclose(paper_speedup(G4, n)[1:], n[1:] * scaling_factor(G4, n[1:]))
+
+
+def test_fitted_is_the_logistic_from_two_nodes_and_one_at_one():
+    n = np.array([1, 2, 17, 32])
+    expected = G4.c / (1 + np.exp(-G4.a * (n - G4.b)))
+    s = fitted_speedup(G4, n)
+    assert s[0] == 1.0
+    np.testing.assert_allclose(s[1:], expected[1:], rtol=1e-15)
+    np.testing.assert_array_equal(fitted_speedup(None, n), n)  # no (a, b, c): linear
+
+
+@given(st.floats(0.01, 5), st.floats(0, 0.999), st.floats(0.1, 50))
+@settings(max_examples=30, deadline=None)
+def test_every_model_has_speedup_one_at_one_node(a, b, c):
+    params = ScalingParams(a, b, c)  # b < 1 would make n K(n) != 1 at one node
+    assert paper_speedup(params, [1])[0] == 1.0
+    assert fitted_speedup(params, [1])[0] == 1.0
+
+
+def test_measured_interpolates_and_stays_flat_past_the_data():
+    g1 = TABLE.get("g1")
+    assert g1 is not None
+    s = measured_speedup(g1, [1, 2, 3, 4, 6, 8, 9, 100])
+    np.testing.assert_allclose(s, [1.0, 100 / 60, (100 / 60 + 100 / 40) / 2, 2.5,
+                                   (2.5 + 2.0) / 2, 2.0, 2.0, 2.0])
+
+
+def test_measured_model_falls_back_to_fitted_and_flags_linear():
+    catalog = make_catalog(gpus=[gpu_row("g1"), gpu_row("g2"), gpu_row("g3", scaling=None)])
+    g1, g2, g3 = catalog.gpu_types
+    model = SpeedupModel("measured", TABLE)
+    assert [model.source(g) for g in (g1, g2, g3)] == ["measured", "fitted", "linear"]
+    np.testing.assert_allclose(model.speedup(g2, [5]), fitted_speedup(g2.scaling, [5]))
+    np.testing.assert_array_equal(model.speedup(g3, [5]), [5.0])
+    paper = SpeedupModel("paper", TABLE)
+    assert paper.source(g1) == "paper"  # the paper model ignores the rows' speedups
+    assert SpeedupModel("measured").source(g1) == "fitted"
+
+
+def test_measured_rows_without_one_node_are_refused():
+    table = parse_measurements_csv("instance,nodes,epoch_seconds\n"
+                                   "g1,2,60\ng1,4,40\ng2,1,10\ng3,8,5\n")
+    with pytest.raises(MeasurementsError) as info:
+        SpeedupModel("measured", table)
+    assert [p.where for p in info.value.problems] == ["g1", "g3"]
+    assert "nodes 1" in str(info.value)
+    SpeedupModel("fitted", table)  # other models do not use the rows' speedups
+    with pytest.raises(InputError, match="speedup_model"):
+        SpeedupModel("linear")  # type: ignore[arg-type]
+
+
+def test_one_vm_time_measured_reference_or_eflops():
+    catalog = make_catalog(gpus=[gpu_row("g1", eflops=100.0), gpu_row("g2", eflops=400.0),
+                                 gpu_row("g3", eflops=None), gpu_row("g4", eflops=50.0)])
+    # reference: 40 s per epoch on 4 VMs of g2; fitted S(4) = 10 / (1 + e^{-0.1 (4 - 15)}).
+    w = Workload(epochs=1, reference_epoch_seconds=40.0, reference_gpu="g2", reference_nodes=4)
+    s4 = 10.0 / (1.0 + np.exp(-0.1 * (4 - 15)))
+    t_ref1 = 40.0 * s4
+    times = one_vm_epoch_seconds(w, catalog, SpeedupModel("measured", TABLE))
+    assert [(t.gpu, t.source) for t in times] == [
+        ("g1", "measured"), ("g2", "reference"), ("g3", None), ("g4", "eflops")]
+    assert times[0].epoch_seconds == 100.0
+    assert times[1].epoch_seconds == pytest.approx(t_ref1, rel=1e-14)
+    assert times[2].epoch_seconds is None
+    assert times[3].epoch_seconds == pytest.approx(t_ref1 * 400.0 / 50.0, rel=1e-14)

@@ -1,0 +1,134 @@
+"""Workload validation, its check against a catalog, and the MTBI defaults."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import pytest
+
+from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.errors import DeepVMError
+from deepvm_core.job import (
+    ADVISOR_BUCKET_MTBI_HOURS,
+    DEFAULT_MTBI_HOURS,
+    JobModelError,
+    Workload,
+    WorkloadError,
+    check_workload,
+    mtbi_estimates,
+    top_spot_flopp_gpu,
+)
+from tests.factories import cpu_row, gpu_row, make_catalog
+
+
+def workload(**over: object) -> Workload:
+    fields: dict[str, object] = {"epochs": 30, "reference_epoch_seconds": 60.0,
+                                 "reference_gpu": "g1"}
+    fields.update(over)
+    return Workload(**fields)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, kw_only=True)
+class BucketGpu(GpuType):
+    """A GPU type with the Spot Advisor bucket the catalog will carry."""
+
+    interruption_bucket: int | None = None
+
+
+def with_buckets(catalog: Catalog, buckets: dict[str, int | None]) -> Catalog:
+    gpus = tuple(
+        BucketGpu(**{k: getattr(g, k) for k in g.__dataclass_fields__
+                     if k != "interruption_bucket"},
+                  interruption_bucket=buckets.get(g.name))
+        for g in catalog.gpu_types)
+    return replace(catalog, gpu_types=gpus)
+
+
+def test_defaults_follow_the_contract():
+    w = Workload(epochs=30, reference_epoch_seconds=61.2)
+    assert (w.reference_gpu, w.reference_nodes, w.checkpoint_gb, w.checkpoint_every_epochs) == (
+        None, 1, 0.3, 1)
+    assert (w.restart_hours, w.wait_hours, w.disk_gb_per_second) == (0.1, 0.0, 0.25)
+    assert (w.checkpoint_fixed_seconds, w.mtbi_scale, dict(w.mtbi_hours_by_gpu)) == (0.0, 1.0, {})
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("epochs", 0), ("epochs", -1.0), ("epochs", math.inf), ("epochs", math.nan),
+    ("epochs", "30"), ("epochs", True),
+    ("reference_epoch_seconds", 0.0), ("reference_nodes", 0), ("reference_nodes", 2.5),
+    ("reference_gpu", ""), ("checkpoint_gb", 0.0), ("checkpoint_every_epochs", 0),
+    ("checkpoint_every_epochs", 1.5), ("checkpoint_every_epochs", "daly"),
+    ("restart_hours", -0.1), ("wait_hours", -1.0), ("disk_gb_per_second", 0.0),
+    ("checkpoint_fixed_seconds", -1.0), ("mtbi_scale", 0.0), ("mtbi_scale", math.inf),
+])
+def test_a_bad_value_names_its_field_and_value(field, value):
+    with pytest.raises(WorkloadError) as info:
+        workload(**{field: value})
+    assert [p.field for p in info.value.problems] == [field]
+    assert info.value.problems[0].value is value or info.value.problems[0].value == value
+    assert field in str(info.value) and repr(value) in str(info.value)
+    assert isinstance(info.value, DeepVMError)
+
+
+def test_every_problem_is_collected():
+    with pytest.raises(WorkloadError) as info:
+        workload(epochs=-1, wait_hours=-2, mtbi_hours_by_gpu={"g1": 0.0})
+    assert [p.field for p in info.value.problems] == [
+        "epochs", "wait_hours", "mtbi_hours_by_gpu['g1']"]
+
+
+def test_auto_and_overrides_are_accepted_and_copied():
+    overrides = {"g1": 3.0}
+    w = workload(checkpoint_every_epochs="auto", mtbi_hours_by_gpu=overrides)
+    overrides["g1"] = 99.0
+    assert w.checkpoint_every_epochs == "auto" and w.mtbi_hours_by_gpu == {"g1": 3.0}
+
+
+def test_check_against_catalog_suggests_close_names():
+    catalog = make_catalog(gpus=[gpu_row("g4dn.xlarge"), gpu_row("g5.xlarge")],
+                           cpus=[cpu_row("c5.xlarge")])
+    with pytest.raises(WorkloadError) as info:
+        check_workload(workload(reference_gpu="g4dn.xlarg",
+                                mtbi_hours_by_gpu={"g5.xlage": 2.0}), catalog)
+    messages = [str(p) for p in info.value.problems]
+    assert len(messages) == 2
+    assert "reference_gpu" in messages[0] and "did you mean g4dn.xlarge" in messages[0]
+    assert "mtbi_hours_by_gpu" in messages[1] and "did you mean g5.xlarge" in messages[1]
+    with pytest.raises(WorkloadError, match="is a CPU type"):
+        check_workload(workload(reference_gpu="c5.xlarge"), catalog)
+    assert check_workload(workload(reference_gpu="g5.xlarge"), catalog).name == "g5.xlarge"
+
+
+def test_reference_defaults_to_top_spot_flopp(aws_catalog):
+    # eFLOPS / spot: g3s 100/0.225 = 444, g4dn 377/0.1578 = 2389, g5 696/0.3018 = 2306.
+    assert top_spot_flopp_gpu(aws_catalog).name == "g4dn.xlarge"
+    assert check_workload(Workload(epochs=1, reference_epoch_seconds=1.0),
+                          aws_catalog).name == "g4dn.xlarge"
+    no_eflops = make_catalog(gpus=[gpu_row("g1", eflops=None)])
+    with pytest.raises(WorkloadError, match="no GPU type with eFLOPS"):
+        top_spot_flopp_gpu(no_eflops)
+
+
+def test_mtbi_from_buckets_defaults_and_overrides(aws_catalog):
+    catalog = with_buckets(aws_catalog, {"g3s.xlarge": 4, "g5.xlarge": 0})
+    w = Workload(epochs=1, reference_epoch_seconds=1.0, mtbi_hours_by_gpu={"g5.xlarge": 3.0})
+    rows = {m.gpu: m for m in mtbi_estimates(w, catalog)}
+    assert (rows["g3s.xlarge"].mtbi_hours, rows["g3s.xlarge"].mtbi_source,
+            rows["g3s.xlarge"].interruption_bucket) == (2.0, "advisor", 4)
+    assert (rows["g4dn.xlarge"].mtbi_hours, rows["g4dn.xlarge"].mtbi_source,
+            rows["g4dn.xlarge"].interruption_bucket) == (8.0, "default", None)
+    assert (rows["g5.xlarge"].mtbi_hours, rows["g5.xlarge"].mtbi_source,
+            rows["g5.xlarge"].interruption_bucket) == (3.0, "user", 0)
+    scaled = {m.gpu: m.mtbi_hours for m in mtbi_estimates(replace(w, mtbi_scale=0.25), catalog)}
+    assert scaled == {"g3s.xlarge": 0.5, "g4dn.xlarge": 2.0, "g5.xlarge": 0.75}
+
+
+def test_every_bucket_maps_to_its_default(aws_catalog):
+    assert ADVISOR_BUCKET_MTBI_HOURS == (32.0, 16.0, 8.0, 4.0, 2.0) and DEFAULT_MTBI_HOURS == 8.0
+    w = Workload(epochs=1, reference_epoch_seconds=1.0)
+    for bucket, hours in enumerate(ADVISOR_BUCKET_MTBI_HOURS):
+        catalog = with_buckets(aws_catalog, {"g4dn.xlarge": bucket})
+        assert mtbi_estimates(w, catalog)[1].mtbi_hours == hours
+    with pytest.raises(JobModelError, match="interruption_bucket = 5"):
+        mtbi_estimates(w, with_buckets(aws_catalog, {"g4dn.xlarge": 5}))
