@@ -16,6 +16,7 @@ Progress goes to stderr, one line per step; results to stdout. Exit codes are in
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -239,7 +240,9 @@ def _price_line(plan: FleetPlan, options: RequestOptions) -> str:
 def _cmd_export(args: argparse.Namespace, out: _Out) -> int:
     doc, data = read_export(args.export)
     options = _options(args)
-    bundle = build_bundle(doc, options, data=data, export_name=args.export,
+    # launch.txt's commands run from the output folder: name the export relative to it.
+    export_name = os.path.relpath(os.path.abspath(args.export), os.path.abspath(args.out))
+    bundle = build_bundle(doc, options, data=data, export_name=export_name,
                           region=check_region(args.region) if args.region else None)
     paths = write_bundle(bundle, args.out)
     plan = bundle.plan

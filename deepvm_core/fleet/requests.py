@@ -90,6 +90,12 @@ class TemplateRef:
     def __str__(self) -> str:
         return f"{self.ref} ({self.version})"
 
+    def argument(self) -> str:
+        """How ``--gpu-template`` takes it back: ``NAME``, or ``NAME:VERSION`` when the
+        version is not ``$Latest``."""
+        return self.ref if self.version == DEFAULT_TEMPLATE_VERSION else \
+            f"{self.ref}:{self.version}"
+
 
 def parse_template(text: str, option: str = "--gpu-template") -> TemplateRef:
     """``NAME``, ``lt-ID``, ``NAME:VERSION`` or ``lt-ID:VERSION`` (version ``$Latest``,
@@ -272,10 +278,10 @@ def launch_command(plan: FleetPlan, options: RequestOptions, export_name: str,
                    region: str | None = None) -> list[str]:
     """The ``deepvm launch`` command line of these options (without ``--yes``)."""
     words = ["deepvm", "launch", export_name, "--gpu-template",
-             f"{options.gpu_template.ref}:{options.gpu_template.version}"]
+             options.gpu_template.argument()]
     if options.cpu_template is not None and plan.on_demand is not None \
             and not plan.on_demand.uses_gpu_template:
-        words += ["--cpu-template", f"{options.cpu_template.ref}:{options.cpu_template.version}"]
+        words += ["--cpu-template", options.cpu_template.argument()]
     for subnet in options.subnets:
         words += ["--subnet", subnet]
     words += ["--region", region or plan.catalog_region]
