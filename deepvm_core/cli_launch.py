@@ -35,6 +35,7 @@ from deepvm_core.fleet.errors import (
     EXIT_INTERRUPTED,
     EXIT_LAUNCH_FAILED,
     EXIT_OK,
+    EXIT_ROLLBACK_INCOMPLETE,
     EXIT_USAGE,
     LaunchFailed,
     TeardownIncomplete,
@@ -43,6 +44,7 @@ from deepvm_core.fleet.manage import (
     PollSettings,
     format_instances,
     plan_status,
+    sort_key,
     summarize,
     teardown,
 )
@@ -298,6 +300,11 @@ def _cmd_launch(args: argparse.Namespace, out: _Out) -> int:
     poll = PollSettings(wait_timeout_s=args.wait_seconds)
     try:
         result = launch(ec2, pre, poll=poll, progress=out.progress)
+    except KeyboardInterrupt:  # a second Ctrl-C, during the rollback
+        out.error(f"interrupted during the rollback: instances of plan {plan.plan_id} may "
+                  f"still run; run 'deepvm teardown --plan {plan.plan_id} --region "
+                  f"{ec2.region} --yes'")
+        return EXIT_ROLLBACK_INCOMPLETE
     except LaunchFailed as exc:
         out.error(str(exc))
         if not exc.rollback.complete:
@@ -309,7 +316,7 @@ def _cmd_launch(args: argparse.Namespace, out: _Out) -> int:
               "catalog's prices")
     for launched in result.parts:
         out.print(f"  {launched.part.describe()}: fleet {launched.fleet_id}")
-    for line in format_instances(result.instances):
+    for line in format_instances(sorted(result.instances, key=sort_key)):
         out.print(f"  {line}")
     out.print(f"Status:   deepvm status --plan {plan.plan_id} --region {ec2.region}")
     out.print(f"Teardown: deepvm teardown --plan {plan.plan_id} --region {ec2.region} --yes")

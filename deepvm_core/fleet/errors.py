@@ -85,7 +85,7 @@ class LaunchFailed(DeepVMError):
     """A launch failed after it began; :attr:`rollback` says what was cleaned up."""
 
     def __init__(self, reason: str, rollback: RollbackReport, *, interrupted: bool = False):
-        super().__init__(f"{reason}; {rollback.describe()}")
+        super().__init__(f"{reason.rstrip('.')}; {rollback.describe()}")
         self.reason = reason
         self.rollback = rollback
         self.interrupted = interrupted

@@ -159,7 +159,7 @@ def prepare(ec2: Ec2, plan: FleetPlan, options: RequestOptions, *,
             f"them with 'deepvm teardown --plan {plan.plan_id} --region {ec2.region} --yes'")
     for part, body in ((plan.spot, requests.spot), (plan.on_demand, requests.on_demand)):
         if part is not None and body is not None:
-            progress(f"{part.role}: CreateFleet DryRun ({part.describe()})")
+            progress(f"{part.role}: CreateFleet DryRun: {part.describe()}")
             ec2.dry_run("CreateFleet", **body)
     return Preflight(plan, requests, subnet_azs, default, ec2.region)
 
@@ -292,7 +292,7 @@ def launch(ec2: Ec2, pre: Preflight, *, poll: PollSettings = DEFAULT_POLL,
                                   f"{on_demand.availability_zone}, not in the workers' AZ {az}")
             results.append(on_demand)
     except (_StepFailed, AwsCallError) as exc:
-        progress(f"launch failed: {exc}")
+        progress(f"launch failed, rolling back: {exc}")
         raise LaunchFailed(str(exc), rollback(ec2, plan.plan_id, fleets, seen, poll=poll,
                                               progress=progress)) from None
     except KeyboardInterrupt:
@@ -371,5 +371,4 @@ def rollback(ec2: Ec2, plan_id: str, fleet_ids: Sequence[str], instance_ids: Seq
             break
     report.terminated = done
     report.still_running = left
-    progress(report.describe())
     return report

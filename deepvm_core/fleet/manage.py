@@ -103,7 +103,8 @@ def instance_info(raw: Mapping[str, Any]) -> InstanceInfo:
     )
 
 
-def _sort_key(info: InstanceInfo) -> tuple[int, str, str]:
+def sort_key(info: InstanceInfo) -> tuple[int, str, str]:
+    """Instances by role (workers first), AZ and id."""
     order = ROLES.index(info.role) if info.role in ROLES else len(ROLES)
     return (order, info.availability_zone, info.instance_id)
 
@@ -119,7 +120,7 @@ def plan_instances(ec2: Ec2, plan_id: str,
              for reservation in ec2.pages("DescribeInstances", "Reservations", Filters=filters,
                                           MaxResults=1000)
              for i in reservation.get("Instances") or []]
-    return sorted(found, key=_sort_key)
+    return sorted(found, key=sort_key)
 
 
 def describe_ids(ec2: Ec2, instance_ids: Sequence[str]) -> list[InstanceInfo]:
@@ -259,17 +260,18 @@ def teardown(ec2: Ec2, plan_id: str, *, yes: bool, poll: PollSettings = DEFAULT_
     progress(f"terminating {len(ids)} instance(s) of plan {plan_id} in {ec2.region}")
     terminate(ec2, ids)
     left = wait_gone(ec2, ids, poll, progress)
-    late = [i.instance_id for i in plan_instances(ec2, plan_id, LIVE_STATES)
-            if i.instance_id not in ids]
+    late = [i for i in plan_instances(ec2, plan_id, LIVE_STATES) if i.instance_id not in ids]
     if late:  # launched while we were terminating (a launch still running elsewhere)
+        late_ids = [i.instance_id for i in late]
         progress(f"terminating {len(late)} more instance(s) that appeared meanwhile")
-        terminate(ec2, late)
-        left += wait_gone(ec2, late, poll, progress)
-        ids += late
+        terminate(ec2, late_ids)
+        left += wait_gone(ec2, late_ids, poll, progress)
+        ids += late_ids
+        result.targets += late
     if left:
         raise TeardownIncomplete(
             f"{len(left)} of {len(ids)} instance(s) of plan {plan_id} are not shutting-down "
             f"or terminated after {poll.terminate_timeout_s:g} s: {', '.join(left)}; run "
             f"'deepvm teardown --plan {plan_id} --region {ec2.region} --yes' again", left)
-    result.terminated = ids
+    result.terminated = [i for i in ids if i not in left]
     return result
