@@ -379,3 +379,22 @@ def test_status_of_an_unknown_plan(fleet_env: FleetEnv,
     assert code == 0 and "no instances" in out
     code, _, err = run(capsys, "status", "--plan", "not-a-plan!", "--region", "us-east-1")
     assert code == 2 and "is not valid" in err
+
+
+def test_a_rollback_that_cannot_terminate_says_so(
+        fleet_env: FleetEnv, table4_export: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pid = plan_id(table4_export)
+    front = fleet_env.front
+    front.fail("CreateFleet", "Unsupported", nth=2)
+    front.fail("DeleteFleets", "InternalError", nth=None, status=500)
+    front.fail("TerminateInstances", "InternalError", nth=None, status=500)
+    code, _, err = run(capsys, *launch_args(fleet_env, table4_export, "--yes",
+                                            "--max-attempts", "1"))
+    assert code == 3
+    assert "ROLLBACK INCOMPLETE: instances possibly still running: i-" in err
+    assert f"run 'deepvm teardown --plan {pid} --region us-east-1 --yes'" in err
+    assert len(fleet_env.live(pid)) == 17
+    front.reset()  # AWS works again: teardown cleans up
+    code, _, err = run(capsys, "teardown", "--plan", pid, "--region", "us-east-1", "--yes")
+    assert code == 0, err
+    assert_nothing_left(fleet_env, pid)
