@@ -24,6 +24,7 @@ from deepvm_core.catalog import (
     write_json_atomic,
 )
 from deepvm_core.cli_fetch import add_fetch_parser, run_fetch
+from deepvm_core.cli_launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import (
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output format (default: ours)")
 
     add_fetch_parser(sub)
+    add_launch_parsers(sub)
     return parser
 
 
@@ -240,6 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_flopp(args, out)
         if args.command == "fetch":
             return run_fetch(args)
+        if args.command in LAUNCH_COMMANDS:
+            return run_launch_command(args)
         return _cmd_catalog(args, out)
     except DeepVMError as exc:
         message = " ".join(str(exc).split()) if not isinstance(exc, CatalogError) else str(
