@@ -12,7 +12,7 @@ import pandas as pd
 
 from deepvm_core.aws import RegionComparison
 from deepvm_core.catalog import Catalog
-from deepvm_core.diff import PriceChange, price_diff
+from deepvm_core.diff import PriceChange
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
     Configuration,
@@ -202,13 +202,6 @@ def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
     for column in (Col.OD_OLD, Col.OD_NEW, Col.SPOT_OLD, Col.SPOT_NEW):
         frame[column] = frame[column].astype(float)
     return frame
-
-
-def price_diff_frame(old: Catalog, new: Catalog, requested: Sequence[str] | None = None,
-                     tolerance: float = 1e-9) -> pd.DataFrame:
-    """Per instance type, ``old``'s and ``new``'s on-demand and spot USD/hour and the change
-    (``deepvm_core.diff.price_diff``, which documents the rows and their order)."""
-    return diff_frame(price_diff(old, new, requested, tolerance))
 
 
 REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.PW_SHARE,
