@@ -2,8 +2,8 @@
 
 Pure functions (no Streamlit), so the editor's logic is tested without a browser. The frames
 use the field names of our catalog format (``scaling`` is split into ``scaling_a/b/c``);
-validation is the core's :func:`~deepvm_core.catalog.parse_catalog`, whose problems are mapped
-back to table, row and column here.
+validation is the core's :func:`~deepvm_core.catalog.validation.parse_catalog`, whose problems
+are mapped back to table, row and column here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from deepvm_core.catalog import Catalog, catalog_from_json_text, catalog_to_dict, parse_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import CatalogError, Problem
 
 _INSTANCE = ("name", "family", "on_demand_usd_per_hour", "spot_usd_per_hour", "vcpus",

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from deepvm_core.aws import RegionComparison
 from deepvm_core.catalog import Catalog
 from deepvm_core.diff import PriceChange
 from deepvm_core.model import (
@@ -23,6 +22,7 @@ from deepvm_core.model import (
     scaling_factor,
 )
 from deepvm_core.policies import POLICY_LABELS, Recommendation
+from deepvm_core.regions import RegionComparison
 from deepvm_core.sweep import SweepResult
 
 #: Policies compared on the Recommend page, in display order (as in the sweep).
@@ -210,7 +210,7 @@ REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.
 
 def region_frame(rows: Sequence[RegionComparison], pw: float,
                  objective: Objective) -> pd.DataFrame:
-    """One row per region (``deepvm_core.aws.compare_regions`` order): its best configuration,
+    """One row per region (``deepvm_core.regions.compare_regions`` order): its best configuration,
     or, when nothing is feasible, empty numbers and the reason."""
     out = []
     rank = 0

@@ -31,13 +31,14 @@ from deepvm_core.aws import (
     PRICING_REGIONS,
     SPOT_AGGREGATES,
     FetchResult,
-    compare_regions,
     fetch_catalogs,
     validate_instance_types,
 )
-from deepvm_core.catalog import Catalog, load_catalog
+from deepvm_core.catalog import Catalog
 from deepvm_core.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
+from deepvm_core.regions import compare_regions
+from deepvm_core.store import load_catalog
 
 PROG = "deepvm fetch"
 DESCRIPTION = (

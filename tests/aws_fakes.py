@@ -42,7 +42,8 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from deepvm_core.catalog import DATA_DIR, Catalog, load_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.store import DATA_DIR, load_catalog
 
 BASE_CATALOG = "aws-us-east-1-2023-10"
 

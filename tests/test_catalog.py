@@ -4,21 +4,29 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
 from deepvm_core.catalog import (
     DEFAULT_SATURATION,
+    Catalog,
+    CpuType,
+    GpuType,
+    Quota,
+    SaturationStep,
     ScalingParams,
-    catalog_from_json_text,
-    catalog_to_artifact_dict,
-    catalog_to_dict,
-    from_artifact_dict,
-    load_catalog,
-    parse_catalog,
-    save_catalog,
 )
-from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.catalog.artifact import catalog_to_artifact_dict, from_artifact_dict
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
+from deepvm_core.errors import (
+    CatalogError,
+    CatalogNotFoundError,
+    DeepVMError,
+    InstanceNotFoundError,
+)
+from deepvm_core.store import load_catalog, save_catalog
 from tests.conftest import SHARED_DATA
 from tests.factories import catalog_dict, cpu_row, gpu_row, make_catalog
 
@@ -206,13 +214,82 @@ def test_artifact_problems_name_the_artifact_row_and_field():
 
 
 def test_unknown_catalog_name_suggests():
-    with pytest.raises(DeepVMError, match="Did you mean paper-simulated"):
+    with pytest.raises(CatalogNotFoundError, match="Did you mean paper-simulated") as caught:
         load_catalog("paper-simulatd")
+    error = caught.value
+    assert isinstance(error, DeepVMError) and isinstance(error, LookupError)
+    assert not isinstance(error, CatalogError)  # not "invalid": there is no file at all
+    assert (error.name, error.suggestions) == ("paper-simulatd", ("paper-simulated",))
+    assert "aws-us-east-1-2023-10" in error.bundled
 
 
 def test_unknown_instance_suggests(aws_catalog):
-    with pytest.raises(DeepVMError, match="g4dn.xlarge"):
+    with pytest.raises(InstanceNotFoundError, match="g4dn.xlarge") as caught:
         aws_catalog.instance("g4dn.xlarg")
+    error = caught.value
+    assert isinstance(error, DeepVMError) and isinstance(error, LookupError)
+    assert (error.name, error.catalog_name) == ("g4dn.xlarg", aws_catalog.name)
+    assert error.suggestions[0] == "g4dn.xlarge"
+
+
+# ----------------------------------------------------------------------------- types built directly
+
+
+def _gpu(**over):
+    fields = dict(name="g1", family="G", on_demand_usd_per_hour=1.0, spot_usd_per_hour=0.3,
+                  vcpus=4, memory_gib=16.0, network_gbps=10.0, eflops=100.0)
+    fields.update(over)
+    return GpuType(**fields)
+
+
+def test_a_gpu_type_built_directly_cannot_hold_a_negative_price():
+    with pytest.raises(CatalogError) as caught:
+        _gpu(spot_usd_per_hour=-0.3)
+    assert [(p.where, p.field, p.value) for p in caught.value.problems] == [
+        ("g1", "spot_usd_per_hour", -0.3)]
+    assert "spot_usd_per_hour = -0.3: must be greater than 0" in str(caught.value)
+    assert "GpuType 'g1'" in str(caught.value)
+
+
+def test_a_type_built_directly_lists_every_problem():
+    with pytest.raises(CatalogError) as caught:
+        _gpu(on_demand_usd_per_hour=math.nan, vcpus=2.5, network_gbps=0, eflops=-1,
+             spot_by_zone_usd_per_hour={"z1": 0.0})
+    assert [p.field for p in caught.value.problems] == [
+        "on_demand_usd_per_hour", "vcpus", "network_gbps", "spot_by_zone_usd_per_hour.z1",
+        "eflops"]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: CpuType(name="c", family="C", on_demand_usd_per_hour=0.2, spot_usd_per_hour=0.1,
+                    vcpus=4, memory_gib=None, network_gbps=10.0),
+    lambda: _gpu(name=""),
+    lambda: _gpu(vcpus=True),
+    lambda: ScalingParams(0.0, 10.0, 5.0),
+    lambda: ScalingParams(0.1, -1.0, 5.0),
+    lambda: Quota("G", -1, 8),
+    lambda: SaturationStep(0.0, 2),
+    lambda: SaturationStep(5.0, 2.5),
+    lambda: Catalog(name="x", provider="aws", region="-", prices_date="-", source="",
+                    gpu_types=(_gpu(), _gpu()), cpu_types=()),
+    lambda: Catalog(name="x", provider="aws", region="-", prices_date="-", source="",
+                    gpu_types=(), cpu_types=(), saturation=(SaturationStep(5, 2),
+                                                             SaturationStep(1, 4))),
+])
+def test_every_type_checks_itself(build):
+    with pytest.raises(CatalogError):
+        build()
+
+
+def test_valid_types_build_and_loading_builds_the_same(aws_catalog):
+    g4 = aws_catalog.instance("g4dn.xlarge")
+    again = _gpu(name=g4.name, on_demand_usd_per_hour=g4.on_demand_usd_per_hour,
+                 spot_usd_per_hour=g4.spot_usd_per_hour, network_gbps=g4.network_gbps,
+                 eflops=g4.eflops, scaling=g4.scaling)
+    assert again == g4
+    assert replace(g4, spot_usd_per_hour=0.2).spot_usd_per_hour == 0.2
+    with pytest.raises(CatalogError, match="spot_usd_per_hour"):
+        replace(g4, spot_usd_per_hour=-0.2)
 
 
 def test_catalog_dict_is_canonical(aws_catalog):

@@ -17,9 +17,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from deepvm_core import aws
-from deepvm_core.catalog import Catalog, catalog_to_dict, load_catalog, parse_catalog, save_catalog
+from deepvm_core import aws, regions
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.model import Scenario
+from deepvm_core.store import load_catalog, save_catalog
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
 DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
@@ -350,7 +353,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
 
 def test_region_frame_and_chart_keep_infeasible_regions() -> None:
     catalogs = {"us-east-1": live_catalog("us-east-1"), "eu-west-1": live_catalog("eu-west-1", 9)}
-    rows = aws.compare_regions(catalogs, Scenario(1.0))
+    rows = regions.compare_regions(catalogs, Scenario(1.0))
     frame = tables.region_frame(rows, 1.0, "paper")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
     assert frame["#"].iloc[0] == 1 and np.isnan(frame["#"].iloc[1])
