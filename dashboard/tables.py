@@ -166,7 +166,7 @@ def inflection_frame(catalog: Catalog) -> pd.DataFrame:
 def saturation_frame(catalog: Catalog) -> pd.DataFrame:
     """The catalog's network-saturation table."""
     return pd.DataFrame({Col.BANDWIDTH: [s.bandwidth_gbps for s in catalog.saturation],
-                         Col.N_SAT: [s.max_gpu_vms for s in catalog.saturation]})
+                         Col.N_SAT: [s.serves_fewer_than for s in catalog.saturation]})
 
 
 def pair_saturation_frame(catalog: Catalog) -> pd.DataFrame:

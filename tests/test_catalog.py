@@ -292,6 +292,12 @@ def test_valid_types_build_and_loading_builds_the_same(aws_catalog):
         replace(g4, spot_usd_per_hour=-0.2)
 
 
+def test_saturation_steps_serve_fewer_than_and_keep_the_file_key(aws_catalog):
+    assert [s.serves_fewer_than for s in aws_catalog.saturation][:3] == [2, 12, 16]
+    rows = catalog_to_dict(aws_catalog)["network_saturation"]
+    assert rows[0] == {"bandwidth_gbps": 0.3, "max_gpu_vms": 2}
+
+
 def test_catalog_dict_is_canonical(aws_catalog):
     assert catalog_to_dict(parse_catalog(catalog_to_dict(aws_catalog))) == catalog_to_dict(
         aws_catalog)

@@ -68,7 +68,7 @@ def oracle(catalog: Catalog, scenario: Scenario, k: int, *, noscale: bool = Fals
 
 def n_sat(catalog: Catalog, bandwidth: float) -> int:
     """The step function of model.md, read from the catalog's table."""
-    steps = sorted((s.bandwidth_gbps, s.max_gpu_vms) for s in catalog.saturation)
+    steps = sorted((s.bandwidth_gbps, s.serves_fewer_than) for s in catalog.saturation)
     value = steps[0][1]
     for bw, n in steps:
         if bw <= bandwidth:

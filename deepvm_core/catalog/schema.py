@@ -20,7 +20,7 @@ SCHEMA_VERSION = 1
 def saturation_rows(steps: Iterable[SaturationStep]) -> list[dict[str, Any]]:
     """The ``network_saturation`` list of the file format (keys ``bandwidth_gbps``,
     ``max_gpu_vms``)."""
-    return [{"bandwidth_gbps": s.bandwidth_gbps, "max_gpu_vms": s.max_gpu_vms}
+    return [{"bandwidth_gbps": s.bandwidth_gbps, "max_gpu_vms": s.serves_fewer_than}
             for s in steps]
 
 

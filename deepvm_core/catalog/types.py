@@ -257,20 +257,23 @@ class Quota:
 
 @dataclass(frozen=True)
 class SaturationStep:
-    """One entry of the network-saturation table.
+    """One entry of the network-saturation table (file keys ``bandwidth_gbps``,
+    ``max_gpu_vms``).
 
     Attributes:
         bandwidth_gbps: the bandwidth ``min(BW(v), BW(w))`` this entry starts at, Gbit/s (> 0).
-        max_gpu_vms: ``n_sat`` (>= 1): one memory node serves fewer than this many GPU VMs.
+        serves_fewer_than: ``n_sat`` (>= 1): one memory node serves fewer than this many GPU
+            VMs, so Tiering needs ``n / m < serves_fewer_than``.
     """
 
     bandwidth_gbps: float
-    max_gpu_vms: int
+    serves_fewer_than: int
 
     def __post_init__(self) -> None:
         checks = _Checks(f"saturation step {self.bandwidth_gbps!r} Gbps")
         checks.number("bandwidth_gbps", self.bandwidth_gbps)
-        checks.number("max_gpu_vms", self.max_gpu_vms, integer_type=True)
+        checks.number("serves_fewer_than", self.serves_fewer_than, "max_gpu_vms",
+                      integer_type=True)
         checks.raise_any("SaturationStep")
 
 

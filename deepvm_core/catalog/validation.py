@@ -253,7 +253,7 @@ def _read_saturation(c: _Collector, rows: object) -> tuple[SaturationStep, ...] 
         bw = c.number(row, where, "bandwidth_gbps")
         n = c.number(row, where, "max_gpu_vms")
         if bw is not None and n is not None:
-            step = c.build(where, SaturationStep, bandwidth_gbps=bw, max_gpu_vms=int(n))
+            step = c.build(where, SaturationStep, bandwidth_gbps=bw, serves_fewer_than=int(n))
             if step is not None:
                 steps.append(step)
     return tuple(steps)
