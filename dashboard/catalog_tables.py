@@ -38,7 +38,8 @@ class TableSpec:
 
 
 TABLES = (
-    TableSpec("gpu_types", "GPU VMs", (*_INSTANCE, "eflops", *_SCALING), ("name", "family")),
+    TableSpec("gpu_types", "GPU VMs", (*_INSTANCE, "eflops", *_SCALING, "interruption_bucket"),
+              ("name", "family")),
     TableSpec("cpu_types", "CPU VMs (memory nodes)", _INSTANCE, ("name", "family")),
     TableSpec("quotas", "Quotas (vCPUs per family)", ("family", "on_demand_vcpus", "spot_vcpus"),
               ("family",)),
@@ -61,6 +62,9 @@ COLUMN_LABELS: dict[str, tuple[str, str]] = {
     "scaling_a": ("a", "Logistic steepness per node (empty a, b, c: K = 1)"),
     "scaling_b": ("b", "Inflection point, nodes"),
     "scaling_c": ("c", "Asymptotic speedup"),
+    "interruption_bucket": ("Spot bucket", "AWS Spot Instance Advisor interruption bucket: "
+                            "0 <5%, 1 5-10%, 2 10-15%, 3 15-20%, 4 >20% reclaimed per month; "
+                            "empty = unknown"),
     "on_demand_vcpus": ("On-demand vCPUs", "Most vCPUs of on-demand VMs of the family"),
     "spot_vcpus": ("Spot vCPUs", "Most vCPUs of spot VMs of the family"),
     "bandwidth_gbps": ("From Gbps", "min(BW(GPU), BW(CPU)) this entry starts at"),

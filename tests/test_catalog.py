@@ -18,7 +18,7 @@ from deepvm_core.catalog import (
     ScalingParams,
 )
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict, from_artifact_dict
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.schema import SCHEMA_VERSION, catalog_to_dict
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import (
     CatalogError,
@@ -285,7 +285,8 @@ def test_valid_types_build_and_loading_builds_the_same(aws_catalog):
     g4 = aws_catalog.instance("g4dn.xlarge")
     again = _gpu(name=g4.name, on_demand_usd_per_hour=g4.on_demand_usd_per_hour,
                  spot_usd_per_hour=g4.spot_usd_per_hour, network_gbps=g4.network_gbps,
-                 eflops=g4.eflops, scaling=g4.scaling)
+                 eflops=g4.eflops, scaling=g4.scaling,
+                 interruption_bucket=g4.interruption_bucket)
     assert again == g4
     assert replace(g4, spot_usd_per_hour=0.2).spot_usd_per_hour == 0.2
     with pytest.raises(CatalogError, match="spot_usd_per_hour"):
@@ -301,3 +302,61 @@ def test_saturation_steps_serve_fewer_than_and_keep_the_file_key(aws_catalog):
 def test_catalog_dict_is_canonical(aws_catalog):
     assert catalog_to_dict(parse_catalog(catalog_to_dict(aws_catalog))) == catalog_to_dict(
         aws_catalog)
+
+
+# ----------------------------------------------------------------------------- interruption buckets
+
+
+def test_schema_version_2_reads_and_writes_the_bucket():
+    data = catalog_dict(gpus=[gpu_row("a", interruption_bucket=0), gpu_row("b"),
+                              gpu_row("c", interruption_bucket=None),
+                              gpu_row("d", interruption_bucket=4)], schema_version=2)
+    catalog = parse_catalog(data)
+    assert [g.interruption_bucket for g in catalog.gpu_types] == [0, None, None, 4]
+    written = catalog_to_dict(catalog)
+    assert written["schema_version"] == SCHEMA_VERSION == 2
+    assert [r["interruption_bucket"] for r in written["gpu_types"]] == [0, None, None, 4]
+    assert "interruption_bucket" not in written["cpu_types"][0]
+    assert parse_catalog(written) == catalog
+
+
+def test_version_1_files_load_without_buckets():
+    catalog = parse_catalog(catalog_dict(gpus=[gpu_row("a")], schema_version=1))
+    assert catalog.gpu_types[0].interruption_bucket is None
+    sim = load_catalog("paper-simulated")  # still a version 1 file
+    assert all(g.interruption_bucket is None for g in sim.gpu_types)
+
+
+@pytest.mark.parametrize("value", [5, -1, 2.5, "two", True, [1], float("nan")])
+def test_a_bad_bucket_names_row_field_and_value(value):
+    data = catalog_dict(gpus=[gpu_row("ok", interruption_bucket=1),
+                              gpu_row("bad", interruption_bucket=value)], schema_version=2)
+    with pytest.raises(CatalogError) as caught:
+        parse_catalog(data)
+    found = [(p.where, p.field) for p in caught.value.problems]
+    assert found == [("gpu_types[1] (bad)", "interruption_bucket")]
+    assert caught.value.problems[0].value is value
+    assert "interruption_bucket" in str(caught.value)
+
+
+def test_a_whole_number_bucket_is_read_like_other_numbers():
+    """Like vcpus: 3.0 (a spreadsheet or the dashboard's editor) is the whole number 3."""
+    data = catalog_dict(gpus=[gpu_row("a", interruption_bucket=3.0)], schema_version=2)
+    bucket = parse_catalog(data).gpu_types[0].interruption_bucket
+    assert bucket == 3 and isinstance(bucket, int)
+
+
+def test_unknown_schema_version_is_named():
+    with pytest.raises(CatalogError) as caught:
+        parse_catalog(catalog_dict(schema_version=3))
+    problem = caught.value.problems[0]
+    assert (problem.field, problem.value) == ("schema_version", 3)
+    assert "1 or 2" in problem.message
+
+
+@pytest.mark.parametrize("value", [5, -1, 1.0, True])
+def test_a_gpu_type_built_directly_checks_its_bucket(value):
+    with pytest.raises(CatalogError, match="interruption_bucket"):
+        GpuType(name="g", family="G", on_demand_usd_per_hour=1.0, spot_usd_per_hour=0.3,
+                vcpus=4, memory_gib=16.0, network_gbps=10.0, eflops=1.0,
+                interruption_bucket=value)

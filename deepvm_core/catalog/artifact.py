@@ -123,7 +123,8 @@ def from_artifact_dict(
 
 
 def catalog_to_artifact_dict(catalog: Catalog) -> dict[str, Any]:
-    """The artifact's JSON format of ``catalog`` (loses region, date, source and the table)."""
+    """The artifact's JSON format of ``catalog`` (loses region, date, source, the table and the
+    interruption buckets)."""
     rows: list[dict[str, Any]] = []
     for t in (*catalog.gpu_types, *catalog.cpu_types):
         row: dict[str, Any] = {

@@ -1,5 +1,8 @@
 """Our catalog file format (``data/README.md``): a catalog as a JSON-ready dict, and its hash.
 
+Version 2 added ``gpu_types[].interruption_bucket``; version 1 files still load (every bucket
+``None``). Catalogs are always written in the current version.
+
 Reading the format back is :func:`deepvm_core.catalog.validation.parse_catalog`; files are read
 and written by :mod:`deepvm_core.store`.
 """
@@ -13,8 +16,10 @@ from typing import Any
 
 from deepvm_core.catalog.types import Catalog, GpuType, InstanceType, Quota, SaturationStep
 
-#: The schema version this program writes (and reads).
-SCHEMA_VERSION = 1
+#: The schema version this program writes.
+SCHEMA_VERSION = 2
+#: The schema versions this program reads.
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
 
 
 def saturation_rows(steps: Iterable[SaturationStep]) -> list[dict[str, Any]]:
@@ -49,6 +54,7 @@ def instance_row(t: InstanceType) -> dict[str, Any]:
             None if t.scaling is None
             else {"a": t.scaling.a, "b": t.scaling.b, "c": t.scaling.c}
         )
+        row["interruption_bucket"] = t.interruption_bucket
     return row
 
 

@@ -79,7 +79,13 @@ RULES: Mapping[str, NumberRule] = {
     "spot_vcpus": NONNEGATIVE_WHOLE,
     "bandwidth_gbps": POSITIVE,
     "max_gpu_vms": POSITIVE_WHOLE,
+    "interruption_bucket": NumberRule(low=0, high=4, integer=True,
+                                      meaning="Spot Instance Advisor bucket index"),
 }
+
+#: What each ``interruption_bucket`` means: the AWS Spot Instance Advisor's share of spot
+#: capacity reclaimed in the trailing month, by bucket index.
+INTERRUPTION_BUCKET_LABELS: tuple[str, ...] = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
 
 
 def number_problem(value: object, rule: NumberRule, *, integer_type: bool = False) -> str | None:
@@ -205,14 +211,21 @@ class GpuType(InstanceType):
         eflops: measured deep-learning throughput (relative units, > 0), or ``None`` when not
             known yet ("needs eFLOPS": kept in the catalog, left out of solving).
         scaling: the logistic scaling fit, or ``None`` (then K(n) = 1).
+        interruption_bucket: the AWS Spot Instance Advisor's interruption bucket of the type in
+            the catalog's region, an index 0..4 into :data:`INTERRUPTION_BUCKET_LABELS`
+            (0: under 5 % of spot capacity reclaimed in the trailing month, 4: over 20 %), or
+            ``None`` when unknown (the job model then applies its default and says so).
     """
 
     eflops: float | None
     scaling: ScalingParams | None = None
+    interruption_bucket: int | None = None
 
     def _check(self, checks: _Checks) -> None:
         super()._check(checks)
         checks.number("eflops", self.eflops, optional=True)
+        checks.number("interruption_bucket", self.interruption_bucket, optional=True,
+                      integer_type=True)
         if self.scaling is not None and not isinstance(self.scaling, ScalingParams):
             checks.add("scaling", self.scaling, "must be ScalingParams or None")
 

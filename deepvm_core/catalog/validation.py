@@ -6,7 +6,7 @@ collected with its row, field and value, and an invalid catalog raises one
 :data:`~deepvm_core.catalog.types.RULES` and :func:`~deepvm_core.catalog.types.catalog_problems`,
 the same the types check when built directly. Soft problems (a spot price above the on-demand
 price, a GPU type without eFLOPS or without scaling parameters) are kept as
-``Catalog.warnings``.
+``Catalog.warnings``. Schema version 1 files load too; they have no interruption buckets.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from deepvm_core.catalog.artifact import (
     from_artifact_dict,
     is_artifact_format,
 )
-from deepvm_core.catalog.schema import SCHEMA_VERSION
+from deepvm_core.catalog.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
 from deepvm_core.catalog.types import (
     RULES,
     Catalog,
@@ -185,10 +185,18 @@ def _read_scaling(c: _Collector, row: Mapping[str, Any], where: str) -> ScalingP
     return c.build(where, ScalingParams, a=a, b=b, c=c_)
 
 
+def _read_bucket(c: _Collector, row: Mapping[str, Any], where: str) -> int | None:
+    """``interruption_bucket``: a whole number 0..4 (read like every number: ``3.0`` is 3), or
+    null or absent (unknown)."""
+    value = c.number(row, where, "interruption_bucket", required=False)
+    return None if value is None else int(value)
+
+
 def _read_gpu_extras(
-    c: _Collector, index: int, row: object, common: dict[str, Any] | None
+    c: _Collector, index: int, row: object, common: dict[str, Any] | None, *, buckets: bool
 ) -> GpuType | None:
-    """Validate eFLOPS and scaling of a GPU row; the :class:`GpuType`, or ``None`` on errors."""
+    """Validate eFLOPS, scaling and (``buckets``: schema version 2 on) the interruption bucket
+    of a GPU row; the :class:`GpuType`, or ``None`` on errors."""
     if not isinstance(row, Mapping):
         return None
     where = _row_label("gpu_types", index, row)
@@ -202,11 +210,13 @@ def _read_gpu_extras(
     else:
         eflops = c.number(row, where, "eflops")
     scaling = _read_scaling(c, row, where)
+    bucket = _read_bucket(c, row, where) if buckets else None
     if common is None or len(c.errors) > before:
         return None
     if row.get("scaling") is None and eflops is not None:
         c.warn(where, "scaling", None, "no scaling parameters: the scaling factor K is taken as 1")
-    return c.build(where, GpuType, **common, eflops=eflops, scaling=scaling)
+    return c.build(where, GpuType, **common, eflops=eflops, scaling=scaling,
+                   interruption_bucket=bucket)
 
 
 def _read_quotas(c: _Collector, rows: object) -> tuple[Quota, ...]:
@@ -270,9 +280,11 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
         raise CatalogError([Problem("(file)", "(root)", type(data).__name__,
                                     "a catalog must be a JSON object")], source)
     version = data.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if isinstance(version, bool) or version not in READABLE_SCHEMA_VERSIONS:
+        readable = " or ".join(str(v) for v in READABLE_SCHEMA_VERSIONS)
         c.error("(catalog)", "schema_version", version,
-                f"must be {SCHEMA_VERSION} (this program reads schema version {SCHEMA_VERSION})")
+                f"must be {readable} (this program reads schema versions {readable} and writes "
+                f"{SCHEMA_VERSION})")
     meta: dict[str, str] = {}
     for key in ("name", "provider", "region", "prices_date"):
         value = c.text(data, "(catalog)", key)
@@ -292,7 +304,7 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
         for i, row in enumerate(rows):
             common = _read_instance(c, kind, i, row)
             if kind == "gpu_types":
-                gpu = _read_gpu_extras(c, i, row, common)
+                gpu = _read_gpu_extras(c, i, row, common, buckets=version != 1)
                 if gpu is not None:
                     gpus.append(gpu)
             elif common is not None:
