@@ -11,6 +11,8 @@ from deepvm_core.store import load_catalog
 REPO = Path(__file__).resolve().parent.parent
 #: The research artifact's JSON files (copied verbatim from the shared reference).
 SHARED_DATA = REPO / "tests" / "fixtures" / "artifact"
+#: An excerpt of the AWS Spot Instance Advisor's data (see its README).
+SPOT_ADVISOR_EXCERPT = REPO / "tests" / "fixtures" / "spot_advisor" / "spot-advisor-excerpt.json"
 
 
 @pytest.fixture(scope="session")

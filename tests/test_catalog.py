@@ -19,6 +19,7 @@ from deepvm_core.catalog import (
 )
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict, from_artifact_dict
 from deepvm_core.catalog.schema import SCHEMA_VERSION, catalog_to_dict
+from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import (
     CatalogError,
@@ -27,7 +28,7 @@ from deepvm_core.errors import (
     InstanceNotFoundError,
 )
 from deepvm_core.store import load_catalog, save_catalog
-from tests.conftest import SHARED_DATA
+from tests.conftest import SHARED_DATA, SPOT_ADVISOR_EXCERPT, read_json
 from tests.factories import catalog_dict, cpu_row, gpu_row, make_catalog
 
 
@@ -360,3 +361,14 @@ def test_a_gpu_type_built_directly_checks_its_bucket(value):
         GpuType(name="g", family="G", on_demand_usd_per_hour=1.0, spot_usd_per_hour=0.3,
                 vcpus=4, memory_gib=16.0, network_gbps=10.0, eflops=1.0,
                 interruption_bucket=value)
+
+
+def test_bundled_aws_catalog_has_the_excerpts_us_east_1_buckets(aws_catalog):
+    linux = read_json(SPOT_ADVISOR_EXCERPT)["spot_advisor"]["us-east-1"]["Linux"]
+    for gpu in aws_catalog.gpu_types:
+        expected = linux[gpu.name]["r"] if gpu.name in linux else None
+        assert gpu.interruption_bucket == expected, gpu.name
+    assert {g.name: g.interruption_bucket for g in aws_catalog.gpu_types} == {
+        "g3s.xlarge": None, "g4dn.xlarge": 3, "g5.xlarge": 4}
+    assert "Spot Instance Advisor" in aws_catalog.source and "mid-2025" in aws_catalog.source
+    assert INTERRUPTION_BUCKET_LABELS[3] == "15-20%"
