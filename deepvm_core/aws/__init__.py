@@ -11,7 +11,8 @@ No Streamlit here, and nothing connects at import time. Four modules, one job ea
 3. :mod:`deepvm_core.aws.assemble`: our catalog format, with eFLOPS, scaling fits, quotas and
    the saturation table carried over from a base catalog, validated.
 4. :mod:`deepvm_core.aws.fetch`: :func:`fetch_catalogs` runs the three for one or more regions
-   and writes the catalogs atomically, all or nothing.
+   (with ``spot_advisor=True``, also the Spot Instance Advisor's interruption buckets:
+   :func:`read_spot_advisor`) and writes the catalogs atomically, all or nothing.
 
 The names below are the package's entry points, re-exported from those modules.
 """
@@ -31,6 +32,7 @@ from deepvm_core.aws.fetch import (
     ProgressCallback,
     RegionFetch,
     fetch_catalogs,
+    read_spot_advisor,
     validate_instance_types,
     validate_regions,
 )
@@ -53,6 +55,7 @@ __all__ = [
     "RegionFetch",
     "SpotAggregate",
     "fetch_catalogs",
+    "read_spot_advisor",
     "sanitize_message",
     "validate_instance_types",
     "validate_regions",

@@ -1,8 +1,10 @@
 """Assembly: fetched specs and prices -> our catalog format, validated.
 
 Types, families, eFLOPS, scaling fits, quotas and the saturation table carried over from a
-base catalog; every choice made on the way (types left out and why, mapped network values,
-GPU types that need eFLOPS) is returned as a note.
+base catalog; interruption buckets from the Spot Instance Advisor when it was read (never
+carried over: they belong to a region and a month); every choice made on the way (types left
+out and why, mapped network values, GPU types that need eFLOPS or have no bucket) is returned
+as a note.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from deepvm_core.aws.client import DEFAULT_PRICING_REGION, DEFAULT_SPOT_WINDOW_HOURS
 from deepvm_core.aws.parse import (
     QUALITATIVE_NETWORK_GBPS,
+    SPOT_ADVISOR_OS,
     SPOT_PRODUCT_DESCRIPTION,
     InstanceSpec,
     SpotAggregate,
@@ -45,6 +48,8 @@ def assemble_catalog_dict(
     spot_aggregate: SpotAggregate = "min",
     spot_window_hours: float = DEFAULT_SPOT_WINDOW_HOURS,
     pricing_region: str = DEFAULT_PRICING_REGION,
+    spot_advisor: Mapping[str, Mapping[str, int]] | None = None,
+    spot_advisor_source: str = "",
 ) -> tuple[dict[str, Any], tuple[str, ...]]:
     """Our catalog format (a dict for :func:`~deepvm_core.catalog.validation.parse_catalog`)
     and notes.
@@ -52,12 +57,19 @@ def assemble_catalog_dict(
     A type without an on-demand price or without a spot price is left out (noted). A type of
     ``base`` keeps its family, eFLOPS and scaling fit; a GPU type not in ``base`` has eFLOPS
     ``null`` ("needs eFLOPS"). Quotas and the saturation table are ``base``'s.
+
+    ``spot_advisor`` is :func:`~deepvm_core.aws.parse.parse_spot_advisor`'s result (``None``:
+    not read): each GPU type gets its bucket in ``region``, or ``null`` (noted: the job model
+    applies its default). ``spot_advisor_source`` names where and when it was read, for
+    ``source``.
     """
     base_types = {t.name: t for t in (*base.gpu_types, *base.cpu_types)} if base else {}
     notes: list[str] = []
     gpu_rows: list[dict[str, Any]] = []
     cpu_rows: list[dict[str, Any]] = []
     no_od, no_spot, needs_eflops, mapped, kind_changed = [], [], [], [], []
+    no_bucket: list[str] = []
+    buckets = None if spot_advisor is None else spot_advisor.get(region, {})
     kept: list[InstanceSpec] = []
     for spec in specs:
         if spec.name not in on_demand_by_type:
@@ -93,6 +105,10 @@ def assemble_catalog_dict(
                 row["scaling"] = None
             if row["eflops"] is None:
                 needs_eflops.append(spec.name)
+            if buckets is not None:
+                row["interruption_bucket"] = buckets.get(spec.name)
+                if row["interruption_bucket"] is None:
+                    no_bucket.append(spec.name)
             gpu_rows.append(row)
         else:
             cpu_rows.append(row)
@@ -111,6 +127,12 @@ def assemble_catalog_dict(
     if kind_changed:
         notes.append("GPU/CPU kind differs from the base catalog (AWS's GpuInfo is followed): "
                      + ", ".join(kind_changed))
+    if spot_advisor is not None and region not in spot_advisor:
+        notes.append(f"the Spot Instance Advisor has no data for {region}: no GPU type has an "
+                     "interruption bucket (the job model applies its default)")
+    elif no_bucket:
+        notes.append("no Spot Instance Advisor interruption bucket (the job model applies its "
+                     "default): " + ", ".join(no_bucket))
     families = sorted({r["family"] for r in (*gpu_rows, *cpu_rows)})
     if base is not None:
         unlimited = [f for f in families if base.quota(f) is None]
@@ -132,6 +154,9 @@ def assemble_catalog_dict(
         + (f"eFLOPS, scaling parameters, quotas and the network-saturation table from base "
            f"catalog {base.name}. " if base else
            "No base catalog: every GPU type needs eFLOPS; no quotas. ")
+        + (f"Interruption buckets: AWS Spot Instance Advisor ({spot_advisor_source}; "
+           f"{SPOT_ADVISOR_OS}). " if spot_advisor is not None else
+           "Interruption buckets: not read (deepvm fetch --spot-advisor reads them). ")
         + (f"GPUs: {gpus_text}." if gpus_text else "")
     ).strip()
     saturation = base.saturation if base else DEFAULT_SATURATION

@@ -10,13 +10,23 @@ line or an error message: messages are passed through :func:`sanitize_message`.
 Every call follows all pages and returns plain dicts; it raises botocore's exceptions, which
 :class:`Caller` turns into a :class:`~deepvm_core.errors.FetchError` naming the operation and
 the region.
+
+The Spot Instance Advisor's file is not behind any AWS API: :func:`get_spot_advisor` reads it
+over plain HTTP(S) with ``urllib`` (a timeout, retries), from :func:`spot_advisor_url`.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import http.client
+import json
+import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NoReturn
@@ -35,6 +45,15 @@ DEFAULT_MAX_ATTEMPTS = 5
 DEFAULT_CONNECT_TIMEOUT_S = 5.0
 DEFAULT_READ_TIMEOUT_S = 30.0
 _CHUNK = 50  # instance types per DescribeInstanceTypes / DescribeSpotPriceHistory request
+
+#: The environment variable that overrides :data:`DEFAULT_SPOT_ADVISOR_URL`.
+SPOT_ADVISOR_URL_VARIABLE = "DEEPVM_SPOT_ADVISOR_URL"
+#: AWS's public Spot Instance Advisor data (all regions, one JSON file).
+DEFAULT_SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
+#: The operation name a failed Spot Instance Advisor read reports.
+SPOT_ADVISOR_OPERATION = "SpotInstanceAdvisor"
+_SPOT_ADVISOR_MAX_BYTES = 64 * 1024 * 1024  # the real file is a few MB
+_RETRY_BASE_DELAY_S = 0.25  # first wait between attempts; doubles each time
 
 
 # ----------------------------------------------------------------------------- sanitizing
@@ -312,3 +331,91 @@ def client_config(max_attempts: int, connect_timeout_s: float, read_timeout_s: f
                   retries={"mode": "adaptive", "total_max_attempts": max_attempts},
                   user_agent_extra="deepvm-studio")
 
+
+# ----------------------------------------------------------------------------- Spot Advisor
+
+
+def spot_advisor_url() -> str:
+    """Where the Spot Instance Advisor data is read: ``$DEEPVM_SPOT_ADVISOR_URL``, else
+    :data:`DEFAULT_SPOT_ADVISOR_URL`."""
+    return os.environ.get(SPOT_ADVISOR_URL_VARIABLE) or DEFAULT_SPOT_ADVISOR_URL
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The user name and password written in ``url``, if any (to redact them)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return ()
+    return tuple(s for s in (parts.username, parts.password) if s)
+
+
+def _advisor_error(url: str, reason: str, kind: str) -> FetchError:
+    return FetchError(sanitize_message(f"reading the AWS Spot Instance Advisor data from {url} "
+                                       f"failed: {reason}. Nothing was written.",
+                                       url_secrets(url)),
+                      operation=SPOT_ADVISOR_OPERATION, kind=kind)
+
+
+def get_spot_advisor(
+    url: str,
+    *,
+    timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Any:
+    """The parsed JSON of the Spot Instance Advisor file at ``url`` (``http``, ``https`` or
+    ``file``).
+
+    A connection failure, a timeout, HTTP 429 or a 5xx answer is retried (``max_attempts``
+    requests in all, waiting 0.25 s, 0.5 s, ... in between); any other HTTP error is not.
+
+    Raises:
+        FetchError: kind ``unreachable``, ``timeout``, ``server_error``, ``throttled``,
+            ``access_denied``, ``malformed`` or ``other``; operation
+            :data:`SPOT_ADVISOR_OPERATION`; the URL named, credentials in it redacted.
+    """
+    scheme = url.split(":", 1)[0].lower()
+    if scheme not in ("http", "https", "file"):
+        raise _advisor_error(url, "the URL must start with http://, https:// or file://",
+                             "other")
+    request = urllib.request.Request(url, headers={"User-Agent": "deepvm-studio",
+                                                   "Accept": "application/json"})
+    body = b""
+    for attempt in range(1, max_attempts + 1):
+        retry: tuple[str, str] | None = None
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                body = response.read(_SPOT_ADVISOR_MAX_BYTES + 1)
+            break
+        except urllib.error.HTTPError as exc:
+            if exc.code == 429:
+                retry = (f"throttled (HTTP 429) after {attempt} attempt(s)", "throttled")
+            elif exc.code >= 500:
+                retry = (f"the server answered HTTP {exc.code} after {attempt} attempt(s)",
+                         "server_error")
+            else:
+                kind = "access_denied" if exc.code in (401, 403) else "other"
+                raise _advisor_error(url, f"the server answered HTTP {exc.code} ({exc.reason})",
+                                     kind) from None
+        except TimeoutError:
+            retry = (f"no answer within {timeout_s:g} s after {attempt} attempt(s)", "timeout")
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            if isinstance(reason, TimeoutError):
+                retry = (f"no answer within {timeout_s:g} s after {attempt} attempt(s)",
+                         "timeout")
+            else:
+                retry = (f"could not be reached after {attempt} attempt(s): {reason}",
+                         "unreachable")
+        if attempt == max_attempts:
+            raise _advisor_error(url, *retry)
+        sleep(_RETRY_BASE_DELAY_S * 2 ** (attempt - 1))
+    if len(body) > _SPOT_ADVISOR_MAX_BYTES:
+        raise _advisor_error(url, f"the answer is larger than {_SPOT_ADVISOR_MAX_BYTES} bytes",
+                             "malformed")
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
+        raise _advisor_error(url, f"malformed answer, not JSON ({reason})", "malformed") from None

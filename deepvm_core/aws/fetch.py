@@ -13,7 +13,7 @@ import fnmatch
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,6 +27,7 @@ from deepvm_core.aws.client import (
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SPOT_WINDOW_HOURS,
     PRICING_REGIONS,
+    SPOT_ADVISOR_OPERATION,
     Caller,
     aws_errors,
     client_config,
@@ -34,7 +35,11 @@ from deepvm_core.aws.client import (
     describe_instance_types,
     describe_spot_price_history,
     get_products,
+    get_spot_advisor,
+    sanitize_message,
+    url_secrets,
 )
+from deepvm_core.aws.client import spot_advisor_url as default_spot_advisor_url
 from deepvm_core.aws.parse import (
     SPOT_AGGREGATES,
     SPOT_PRODUCT_DESCRIPTION,
@@ -44,6 +49,7 @@ from deepvm_core.aws.parse import (
     latest_spot_by_zone,
     parse_instance_type,
     parse_on_demand_usd_per_hour,
+    parse_spot_advisor,
 )
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import FetchError, InputError
@@ -89,12 +95,15 @@ class FetchResult:
         fetched_at: UTC timestamp of the fetch (ISO 8601, ``Z``).
         base_catalog: name of the base catalog, or ``None``.
         spot_aggregate: ``min`` or ``median``.
+        spot_advisor_url: where the interruption buckets were read, or ``None`` when they were
+            not (every bucket is ``None`` then).
     """
 
     regions: tuple[RegionFetch, ...]
     fetched_at: str
     base_catalog: str | None
     spot_aggregate: SpotAggregate
+    spot_advisor_url: str | None = None
 
     @property
     def catalog(self) -> Catalog:
@@ -226,6 +235,28 @@ def _target_paths(out: str | os.PathLike[str] | None, names: Sequence[str]) -> l
 # ----------------------------------------------------------------------------- orchestration
 
 
+def read_spot_advisor(
+    url: str | None = None, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+) -> dict[str, dict[str, int]]:
+    """``{region: {instance type: interruption bucket}}`` (Linux) from the AWS Spot Instance
+    Advisor at ``url`` (default: ``$DEEPVM_SPOT_ADVISOR_URL`` or AWS's public file).
+
+    Raises:
+        FetchError: the file cannot be read (retried ``max_attempts`` times in all) or is not
+            the advisor's format (kind ``malformed``).
+    """
+    url = url or default_spot_advisor_url()
+    data = get_spot_advisor(url, timeout_s=timeout_s, max_attempts=max_attempts)
+    try:
+        return parse_spot_advisor(data)
+    except MalformedAnswer as exc:
+        raise FetchError(sanitize_message(f"the AWS Spot Instance Advisor data from {url} is "
+                                          f"malformed: {exc}. Nothing was written.",
+                                          url_secrets(url)),
+                         operation=SPOT_ADVISOR_OPERATION, kind="malformed") from None
+
+
 class _Progress:
     """Reports ``progress(step, done, total)``: ``begin`` a step, ``detail`` inside it, ``end``
     it (``done`` counts finished steps)."""
@@ -258,6 +289,8 @@ def _fetch_region(
     spot_aggregate: SpotAggregate,
     spot_window_hours: float,
     pricing_region: str,
+    spot_advisor: Mapping[str, Mapping[str, int]] | None,
+    spot_advisor_source: str,
     progress: _Progress,
 ) -> tuple[Catalog, tuple[InstanceSpec, ...], tuple[str, ...]]:
     """Layers 1-3 for one region: the validated catalog, the specs kept, and notes."""
@@ -334,7 +367,8 @@ def _fetch_region(
     catalog, assembly_notes = assemble_catalog(
         region=region, specs=specs, spot_by_type=spot, on_demand_by_type=on_demand, base=base,
         fetched_at=now, spot_aggregate=spot_aggregate, spot_window_hours=spot_window_hours,
-        pricing_region=pricing_region)
+        pricing_region=pricing_region, spot_advisor=spot_advisor,
+        spot_advisor_source=spot_advisor_source)
     notes.extend(assembly_notes)
     kept = {t.name for t in (*catalog.gpu_types, *catalog.cpu_types)}
     return catalog, tuple(s for s in specs if s.name in kept), tuple(notes)
@@ -356,6 +390,8 @@ def fetch_catalogs(
     read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     progress: ProgressCallback | None = None,
     now: datetime | None = None,
+    spot_advisor: bool = False,
+    spot_advisor_url: str | None = None,
 ) -> FetchResult:
     """Fetch one catalog per region from AWS and write them (all, or none on failure).
 
@@ -375,8 +411,14 @@ def fetch_catalogs(
         connect_timeout_s, read_timeout_s: socket timeouts, seconds.
         progress: called as ``progress(step, done, total)`` when a step starts, during the
             on-demand step (one call per instance type) and at the end (``done == total``).
-            There are ``3 * len(regions) + 1`` steps (the last one writes).
+            There are ``3 * len(regions) + 1`` steps (the last one writes), one more with
+            ``spot_advisor``.
         now: the fetch time (tests); default now, UTC.
+        spot_advisor: also read each GPU type's interruption bucket from the AWS Spot Instance
+            Advisor (:func:`read_spot_advisor`, before any AWS call); without it every bucket
+            is ``None``.
+        spot_advisor_url: where to read it (default :func:`~deepvm_core.aws.client.
+            spot_advisor_url`: ``$DEEPVM_SPOT_ADVISOR_URL`` or AWS's public file).
 
     Raises:
         FetchError: a call failed (operation and region named, credentials redacted), a region
@@ -421,10 +463,19 @@ def fetch_catalogs(
             raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
                              "another output. Nothing was written.", kind="write")
 
+    progress_ = _Progress(progress, 3 * len(region_list) + 1 + int(spot_advisor))
+    advisor: dict[str, dict[str, int]] | None = None
+    advisor_url = spot_advisor_url or default_spot_advisor_url()
+    advisor_url = sanitize_message(advisor_url, url_secrets(advisor_url))
+    if spot_advisor:
+        progress_.begin("interruption buckets (Spot Instance Advisor)")
+        advisor = read_spot_advisor(spot_advisor_url, max_attempts=max_attempts,
+                                    timeout_s=read_timeout_s)
+        progress_.end()
+
     session = create_session(profile)
     caller = Caller(session, max_attempts)
     config = client_config(max_attempts, connect_timeout_s, read_timeout_s)
-    progress_ = _Progress(progress, 3 * len(region_list) + 1)
 
     results: list[tuple[str, Catalog, tuple[InstanceSpec, ...], tuple[str, ...]]] = []
     for region in region_list:
@@ -434,7 +485,8 @@ def fetch_catalogs(
             session=session, caller=caller, config=config, region=region, wanted=wanted,
             base=base_catalog, now=fetched_at, spot_aggregate=spot_aggregate,
             spot_window_hours=spot_window_hours, pricing_region=pricing_region,
-            progress=progress_)))
+            spot_advisor=advisor, progress=progress_,
+            spot_advisor_source=f"{advisor_url}, read at {fetched_at:%Y-%m-%dT%H:%M:%SZ}")))
 
     paths: list[Path | None] = [None] * len(results)
     if write:
@@ -451,6 +503,7 @@ def fetch_catalogs(
         fetched_at=fetched_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
         base_catalog=base_catalog.name if base_catalog else None,
         spot_aggregate=spot_aggregate,
+        spot_advisor_url=advisor_url if spot_advisor else None,
     )
 
 

@@ -18,6 +18,11 @@ Python data and raises :class:`MalformedAnswer` when it does not have the expect
   6 hours by default): the latest price of each availability zone is kept in
   ``spot_by_zone_usd_per_hour``; ``spot_usd_per_hour`` is their minimum (the cheapest zone,
   default) or their median.
+* Interruption buckets (``deepvm fetch --spot-advisor``): the AWS Spot Instance Advisor's
+  public JSON file, ``spot_advisor`` -> region -> ``Linux`` -> type -> ``{"s": savings %,
+  "r": bucket index}``; :func:`parse_spot_advisor` keeps ``r``, an index into
+  :data:`~deepvm_core.catalog.types.INTERRUPTION_BUCKET_LABELS`. It is not part of any boto3
+  API.
 * On-demand: the Price List API ``GetProducts`` (service ``AmazonEC2``; ``TERM_MATCH`` on
   ``instanceType``, ``regionCode``, ``operatingSystem`` = Linux, ``tenancy`` = Shared,
   ``preInstalledSw`` = NA, ``capacitystatus`` = Used), one instance type per request: the USD
@@ -45,6 +50,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
+
+from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 
 #: The product description spot prices are read for.
 SPOT_PRODUCT_DESCRIPTION = "Linux/UNIX"
@@ -84,6 +91,9 @@ PRICING_FILTERS: Mapping[str, str] = {
     "preInstalledSw": "NA",
     "capacitystatus": "Used",
 }
+
+#: The operating system whose Spot Instance Advisor buckets are read.
+SPOT_ADVISOR_OS = "Linux"
 
 _GIGABIT_RE = re.compile(
     r"^\s*(?:up\s+to\s+)?(?:(\d+)\s*x\s*)?(\d+(?:\.\d+)?)\s*gigabit\s*$", re.IGNORECASE)
@@ -401,3 +411,44 @@ def parse_on_demand_usd_per_hour(
                  "the lowest is used",)
     return min(prices), notes
 
+
+def parse_spot_advisor(data: object) -> dict[str, dict[str, int]]:
+    """``{region: {instance type: interruption bucket}}`` from the Spot Instance Advisor's JSON
+    (:data:`SPOT_ADVISOR_OS` only; a region without it maps to ``{}``).
+
+    The bucket is the advisor's ``r``, an index 0..4 whose meaning the file's ``ranges`` list
+    states; when that list is present its labels must be :data:`INTERRUPTION_BUCKET_LABELS`
+    (so that an index still means what the catalog says it means).
+
+    Raises:
+        MalformedAnswer: not the advisor's shape, a bucket that is not a whole number 0..4, or
+            ranges that changed meaning.
+    """
+    if not isinstance(data, Mapping) or not isinstance(data.get("spot_advisor"), Mapping):
+        raise MalformedAnswer("the Spot Instance Advisor data has no 'spot_advisor' object")
+    ranges = data.get("ranges")
+    if ranges is not None:
+        labels = {r.get("index"): r.get("label") for r in ranges if isinstance(r, Mapping)} if (
+            isinstance(ranges, list)) else {}
+        expected = dict(enumerate(INTERRUPTION_BUCKET_LABELS))
+        if labels != expected:
+            raise MalformedAnswer(f"the Spot Instance Advisor's interruption ranges {labels!r} "
+                                  f"are not the expected {expected!r}")
+    out: dict[str, dict[str, int]] = {}
+    for region, systems in data["spot_advisor"].items():
+        if not isinstance(systems, Mapping):
+            raise MalformedAnswer(f"Spot Instance Advisor region {region!r} is not an object")
+        types = systems.get(SPOT_ADVISOR_OS, {})
+        if not isinstance(types, Mapping):
+            raise MalformedAnswer(f"Spot Instance Advisor {region}/{SPOT_ADVISOR_OS} is not an "
+                                  "object")
+        buckets: dict[str, int] = {}
+        for name, entry in types.items():
+            bucket = entry.get("r") if isinstance(entry, Mapping) else None
+            if isinstance(bucket, bool) or not isinstance(bucket, int) or not (
+                    0 <= bucket < len(INTERRUPTION_BUCKET_LABELS)):
+                raise MalformedAnswer(f"Spot Instance Advisor {region}/{SPOT_ADVISOR_OS}/{name}: "
+                                      f"bucket {bucket!r} is not a whole number from 0 to 4")
+            buckets[str(name)] = bucket
+        out[str(region)] = dict(sorted(buckets.items()))
+    return out
