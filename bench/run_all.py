@@ -21,10 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from naive_loop import best_z_naive  # noqa: E402
 from synthetic import synthetic_catalog  # noqa: E402
 
-from deepvm_core.catalog import load_catalog  # noqa: E402
 from deepvm_core.model import Scenario  # noqa: E402
 from deepvm_core.policies import SOLVERS, recommend  # noqa: E402
 from deepvm_core.solvers.enumeration import build_candidates  # noqa: E402
+from deepvm_core.store import load_catalog  # noqa: E402
 from deepvm_core.sweep import pw_grid, sweep  # noqa: E402
 
 try:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from deepvm_core.catalog import DEFAULT_SATURATION, Catalog, parse_catalog
+from deepvm_core.catalog import DEFAULT_SATURATION, Catalog
+from deepvm_core.catalog.schema import SCHEMA_VERSION, saturation_rows
+from deepvm_core.catalog.validation import parse_catalog
 
 
 def synthetic_catalog(gpu_types: int = 100, cpu_types: int = 100, seed: int = 7) -> Catalog:
@@ -32,10 +34,8 @@ def synthetic_catalog(gpu_types: int = 100, cpu_types: int = 100, seed: int = 7)
         "network_gbps": float(rng.choice([1.7, 5, 10, 12.5, 25, 30])),
     } for i in range(cpu_types)]
     return parse_catalog({
-        "schema_version": 1, "name": f"synthetic-{gpu_types}x{cpu_types}",
+        "schema_version": SCHEMA_VERSION, "name": f"synthetic-{gpu_types}x{cpu_types}",
         "provider": "simulated", "region": "-", "prices_date": "2026-01-01",
         "source": f"bench/synthetic.py, seed {seed}", "gpu_types": gpus, "cpu_types": cpus,
-        "quotas": [], "network_saturation": [
-            {"bandwidth_gbps": s.bandwidth_gbps, "max_gpu_vms": s.max_gpu_vms}
-            for s in DEFAULT_SATURATION],
+        "quotas": [], "network_saturation": saturation_rows(DEFAULT_SATURATION),
     })

@@ -2,8 +2,8 @@
 
 Pure functions (no Streamlit), so the editor's logic is tested without a browser. The frames
 use the field names of our catalog format (``scaling`` is split into ``scaling_a/b/c``);
-validation is the core's :func:`~deepvm_core.catalog.parse_catalog`, whose problems are mapped
-back to table, row and column here.
+validation is the core's :func:`~deepvm_core.catalog.validation.parse_catalog`, whose problems
+are mapped back to table, row and column here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from deepvm_core.catalog import Catalog, catalog_from_json_text, catalog_to_dict, parse_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import CatalogError, Problem
 
 _INSTANCE = ("name", "family", "on_demand_usd_per_hour", "spot_usd_per_hour", "vcpus",
@@ -36,7 +38,8 @@ class TableSpec:
 
 
 TABLES = (
-    TableSpec("gpu_types", "GPU VMs", (*_INSTANCE, "eflops", *_SCALING), ("name", "family")),
+    TableSpec("gpu_types", "GPU VMs", (*_INSTANCE, "eflops", *_SCALING, "interruption_bucket"),
+              ("name", "family")),
     TableSpec("cpu_types", "CPU VMs (memory nodes)", _INSTANCE, ("name", "family")),
     TableSpec("quotas", "Quotas (vCPUs per family)", ("family", "on_demand_vcpus", "spot_vcpus"),
               ("family",)),
@@ -59,6 +62,9 @@ COLUMN_LABELS: dict[str, tuple[str, str]] = {
     "scaling_a": ("a", "Logistic steepness per node (empty a, b, c: K = 1)"),
     "scaling_b": ("b", "Inflection point, nodes"),
     "scaling_c": ("c", "Asymptotic speedup"),
+    "interruption_bucket": ("Spot bucket", "AWS Spot Instance Advisor interruption bucket: "
+                            "0 <5%, 1 5-10%, 2 10-15%, 3 15-20%, 4 >20% reclaimed per month; "
+                            "empty = unknown"),
     "on_demand_vcpus": ("On-demand vCPUs", "Most vCPUs of on-demand VMs of the family"),
     "spot_vcpus": ("Spot vCPUs", "Most vCPUs of spot VMs of the family"),
     "bandwidth_gbps": ("From Gbps", "min(BW(GPU), BW(CPU)) this entry starts at"),

@@ -134,7 +134,7 @@ def sweep_price_chart(frame: pd.DataFrame) -> go.Figure:
 
 def price_change_bars(diff: pd.DataFrame) -> go.Figure:
     """Spot and on-demand price change (%) per instance type present in both catalogs
-    (``tables.price_diff_frame``)."""
+    (``tables.diff_frame``)."""
     data = diff.dropna(subset=[Col.SPOT_CHANGE, Col.OD_CHANGE], how="all")
     fig = go.Figure()
     for column, name, color in ((Col.SPOT_CHANGE, "Spot", SPOT_COLOR),

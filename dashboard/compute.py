@@ -15,11 +15,12 @@ from datetime import datetime
 import numpy as np
 import streamlit as st
 
-from deepvm_core import aws
-from deepvm_core.catalog import Catalog, load_catalog
+from deepvm_core import regions
+from deepvm_core.catalog import Catalog
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.policies import Recommendation, Solver, recommend
+from deepvm_core.store import load_catalog
 from deepvm_core.sweep import SweepResult, pw_grid, sweep
 
 
@@ -66,14 +67,14 @@ def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _compare(key: tuple[tuple[str, str], ...], _catalogs: dict[str, Catalog],
-             scenario: Scenario) -> list[aws.RegionComparison]:
+             scenario: Scenario) -> list[regions.RegionComparison]:
     del key  # (label, sha256) per catalog: the cache key only
-    return aws.compare_regions(_catalogs, scenario)
+    return regions.compare_regions(_catalogs, scenario)
 
 
 def compare_regions(catalogs: Mapping[str, Catalog],
-                    scenario: Scenario) -> list[aws.RegionComparison]:
-    """:func:`deepvm_core.aws.compare_regions` (each region's best only, so top-k is 1)."""
+                    scenario: Scenario) -> list[regions.RegionComparison]:
+    """:func:`deepvm_core.regions.compare_regions` (each region's best only, so top-k is 1)."""
     key = tuple((label, c.sha256) for label, c in catalogs.items())
     return _compare(key, dict(catalogs), replace(scenario, top_k=1))
 

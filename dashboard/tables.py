@@ -10,9 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from deepvm_core.aws import RegionComparison
 from deepvm_core.catalog import Catalog
-from deepvm_core.diff import PriceChange, price_diff
+from deepvm_core.diff import PriceChange
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
     Configuration,
@@ -23,6 +22,7 @@ from deepvm_core.model import (
     scaling_factor,
 )
 from deepvm_core.policies import POLICY_LABELS, Recommendation
+from deepvm_core.regions import RegionComparison
 from deepvm_core.sweep import SweepResult
 
 #: Policies compared on the Recommend page, in display order (as in the sweep).
@@ -166,7 +166,7 @@ def inflection_frame(catalog: Catalog) -> pd.DataFrame:
 def saturation_frame(catalog: Catalog) -> pd.DataFrame:
     """The catalog's network-saturation table."""
     return pd.DataFrame({Col.BANDWIDTH: [s.bandwidth_gbps for s in catalog.saturation],
-                         Col.N_SAT: [s.max_gpu_vms for s in catalog.saturation]})
+                         Col.N_SAT: [s.serves_fewer_than for s in catalog.saturation]})
 
 
 def pair_saturation_frame(catalog: Catalog) -> pd.DataFrame:
@@ -204,20 +204,13 @@ def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
     return frame
 
 
-def price_diff_frame(old: Catalog, new: Catalog, requested: Sequence[str] | None = None,
-                     tolerance: float = 1e-9) -> pd.DataFrame:
-    """Per instance type, ``old``'s and ``new``'s on-demand and spot USD/hour and the change
-    (``deepvm_core.diff.price_diff``, which documents the rows and their order)."""
-    return diff_frame(price_diff(old, new, requested, tolerance))
-
-
 REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.PW_SHARE,
                   Col.PERF, Col.OBJECTIVE, Col.FLOPP, Col.NOTE)
 
 
 def region_frame(rows: Sequence[RegionComparison], pw: float,
                  objective: Objective) -> pd.DataFrame:
-    """One row per region (``deepvm_core.aws.compare_regions`` order): its best configuration,
+    """One row per region (``deepvm_core.regions.compare_regions`` order): its best configuration,
     or, when nothing is feasible, empty numbers and the reason."""
     out = []
     rank = 0

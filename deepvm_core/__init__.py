@@ -4,7 +4,8 @@ Flow: catalog file -> :mod:`deepvm_core.catalog` (validated ``Catalog``) ->
 :mod:`deepvm_core.model` (FLOPP, K, saturation, architectures) -> :mod:`deepvm_core.solvers`
 (PuLP integer program; vectorised enumeration) -> :mod:`deepvm_core.policies` (ranking and
 baselines) and :mod:`deepvm_core.sweep` -> :mod:`deepvm_core.export` / :mod:`deepvm_core.cli`.
-:mod:`deepvm_core.aws` fetches live catalogs; :mod:`deepvm_core.diff` compares two catalogs'
-prices.
+:mod:`deepvm_core.store` reads and writes catalog files; :mod:`deepvm_core.aws` fetches live
+catalogs; :mod:`deepvm_core.diff` compares two catalogs' prices and :mod:`deepvm_core.regions`
+the best recommendation per region.
 No module reads files or talks to a service when it is imported.
 """

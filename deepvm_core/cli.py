@@ -16,13 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from deepvm_core.catalog import (
-    Catalog,
-    catalog_to_artifact_dict,
-    catalog_to_dict,
-    load_catalog,
-    write_json_atomic,
-)
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.cli_fetch import add_fetch_parser, run_fetch
 from deepvm_core.cli_launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -35,6 +31,7 @@ from deepvm_core.model import (
     flopp_ranking,
 )
 from deepvm_core.policies import POLICY_LABELS, SOLVERS, recommend
+from deepvm_core.store import load_catalog, write_json_atomic
 from deepvm_core.sweep import pw_grid, sweep
 
 EXIT_USAGE = 2

@@ -9,9 +9,11 @@ Wiring into the main CLI is one line each::
 
 ``run_fetch`` returns 0 on success and 2 with one line on stderr on failure (bad arguments,
 no credentials, an unreachable endpoint, throttling, access denied, a malformed answer, a
-region without offers). ``--diff`` then prints, per region, the price changes against the
-base catalog (:func:`deepvm_core.diff.price_diff`). A progress bar goes to stderr only when
-stderr is a terminal. This module also runs on its own:
+region without offers). ``--spot-advisor`` first reads each GPU type's interruption bucket
+from the AWS Spot Instance Advisor (``$DEEPVM_SPOT_ADVISOR_URL`` overrides where); when that
+fails, nothing else is fetched and nothing is written. ``--diff`` then prints, per region, the
+price changes against the base catalog (:func:`deepvm_core.diff.price_diff`). A progress bar
+goes to stderr only when stderr is a terminal. This module also runs on its own:
 ``python -m deepvm_core.cli_fetch --region us-east-1``.
 """
 
@@ -31,13 +33,15 @@ from deepvm_core.aws import (
     PRICING_REGIONS,
     SPOT_AGGREGATES,
     FetchResult,
-    compare_regions,
     fetch_catalogs,
     validate_instance_types,
 )
-from deepvm_core.catalog import Catalog, load_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
+from deepvm_core.regions import compare_regions
+from deepvm_core.store import load_catalog
 
 PROG = "deepvm fetch"
 DESCRIPTION = (
@@ -45,14 +49,15 @@ DESCRIPTION = (
     "DescribeSpotPriceHistory, Linux/UNIX, latest per availability zone) and on-demand prices "
     "(AWS Price List API) for one or more regions, and write one catalog per region to "
     "data/catalogs/fetched/ (or $DEEPVM_FETCHED_CATALOG_DIR). eFLOPS, scaling parameters and "
-    "quotas carry over from the base catalog. Credentials come from the standard AWS chain "
+    "quotas carry over from the base catalog; --spot-advisor adds the Spot Instance Advisor's "
+    "interruption buckets. Credentials come from the standard AWS chain "
     "(environment, profile, SSO); endpoint settings such as AWS_ENDPOINT_URL_EC2 are honoured. "
     "Nothing is written when any part fails.")
 
 
 def add_fetch_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``fetch`` sub-command to an ``argparse`` sub-parsers object; returns it."""
-    parser = subparsers.add_parser(
+    parser: argparse.ArgumentParser = subparsers.add_parser(
         "fetch",
         help="fetch a live AWS catalog (specs, spot and on-demand prices)",
         description=DESCRIPTION,
@@ -92,6 +97,10 @@ def configure_fetch_parser(parser: argparse.ArgumentParser) -> argparse.Argument
     parser.add_argument("--out", metavar="PATH",
                         help="output folder, or a .json file for a single region (default: "
                              "data/catalogs/fetched/)")
+    parser.add_argument("--spot-advisor", action="store_true",
+                        help="also read each GPU type's interruption bucket (0-4) from the AWS "
+                             "Spot Instance Advisor's public data (Linux; the URL can be set "
+                             "with $DEEPVM_SPOT_ADVISOR_URL); without it the buckets are empty")
     parser.add_argument("--diff", action="store_true",
                         help="after fetching, print each region's price changes against the "
                              "base catalog (old -> new USD/h and %%); unchanged types are "
@@ -143,6 +152,12 @@ def _print_result(result: FetchResult, out: TextIO) -> None:
               f"{r.catalog.name}{where}", file=out)
         for note in r.notes:
             print(f"  note: {note}", file=out)
+        buckets = [f"{g.name} {g.interruption_bucket} "
+                   f"({INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]})"
+                   for g in r.catalog.gpu_types if g.interruption_bucket is not None]
+        if result.spot_advisor_url and buckets:
+            print("  interruption buckets (Spot Instance Advisor): " + ", ".join(buckets),
+                  file=out)
 
 
 def _price(value: float | None) -> str:
@@ -211,7 +226,7 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
         return 2
     diff_base: Catalog | None = None
     try:
-        if args.diff:  # loaded once: the fetch's base and the diff's "old" prices
+        if args.diff and base is not None:  # once: the fetch's base and the diff's old prices
             diff_base = load_catalog(base)
         if args.compare_pw is not None:
             from deepvm_core.model import Scenario
@@ -223,7 +238,7 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
             instance_types=args.instance_types, profile=args.profile,
             spot_aggregate=args.spot_aggregate, spot_window_hours=args.spot_window_hours,
             pricing_region=args.pricing_region, out=args.out, max_attempts=args.max_attempts,
-            progress=bar)
+            progress=bar, spot_advisor=args.spot_advisor)
     except DeepVMError as exc:
         if bar:
             bar.close()

@@ -36,7 +36,8 @@ class Problem:
 class CatalogError(DeepVMError):
     """A catalog is invalid. ``problems`` lists every problem found, not only the first."""
 
-    def __init__(self, problems: list[Problem] | tuple[Problem, ...], source: str = "catalog"):
+    def __init__(self, problems: list[Problem] | tuple[Problem, ...],
+                 source: str = "catalog") -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
         self.source = source
         count = len(self.problems)
@@ -44,10 +45,65 @@ class CatalogError(DeepVMError):
         super().__init__(head + ":\n" + "\n".join(f"  - {p}" for p in self.problems))
 
 
+class CatalogNotFoundError(DeepVMError, LookupError):
+    """No catalog file at a path and no bundled catalog of that name.
+
+    Attributes:
+        name: the path or name asked for.
+        suggestions: close bundled names (may be empty).
+        bundled: every bundled catalog's name.
+    """
+
+    def __init__(self, name: str, suggestions: tuple[str, ...] = (),
+                 bundled: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.suggestions = suggestions
+        self.bundled = bundled
+        hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+        if bundled:
+            hint += f" Bundled catalogs: {', '.join(bundled)}."
+        super().__init__(f"catalog {name!r} not found: no such file or bundled name.{hint}")
+
+
+class InstanceNotFoundError(DeepVMError, LookupError):
+    """A catalog has no instance type of that name.
+
+    Attributes:
+        name: the instance type asked for.
+        catalog_name: the catalog searched.
+        suggestions: close instance type names (may be empty).
+    """
+
+    def __init__(self, name: str, catalog_name: str, suggestions: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.catalog_name = catalog_name
+        self.suggestions = suggestions
+        hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(f"no instance type {name!r} in catalog {catalog_name!r}.{hint}")
+
+
+class FetchError(DeepVMError):
+    """A fetch from a provider failed; nothing was written.
+
+    Attributes:
+        operation: the operation that failed (``DescribeSpotPriceHistory``), or ``None``.
+        region: the catalog region it failed for, or ``None``.
+        kind: ``credentials``, ``unreachable``, ``timeout``, ``throttled``, ``access_denied``,
+            ``server_error``, ``malformed``, ``no_offers``, ``invalid``, ``write`` or ``other``.
+    """
+
+    def __init__(self, message: str, *, operation: str | None = None,
+                 region: str | None = None, kind: str = "other") -> None:
+        super().__init__(message)
+        self.operation = operation
+        self.region = region
+        self.kind = kind
+
+
 class InputError(DeepVMError, ValueError):
     """A scenario input (PW, checkpoint size, buffer, options) is out of range."""
 
-    def __init__(self, field: str, value: object, message: str):
+    def __init__(self, field: str, value: object, message: str) -> None:
         self.field = field
         self.value = value
         super().__init__(f"{field} = {value!r}: {message}")

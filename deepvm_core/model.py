@@ -131,10 +131,10 @@ def scaling_factor_at(params: ScalingParams | None, n: int) -> float:
 
 def saturation_limit(table: tuple[SaturationStep, ...], bandwidth_gbps: float) -> int:
     """n_sat(bw): the entry of the largest key <= bw; below the smallest key, the first entry."""
-    limit = table[0].max_gpu_vms
+    limit = table[0].serves_fewer_than
     for step in table:
         if step.bandwidth_gbps <= bandwidth_gbps:
-            limit = step.max_gpu_vms
+            limit = step.serves_fewer_than
         else:
             break
     return limit

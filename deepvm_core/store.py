@@ -1,4 +1,4 @@
-"""Where catalogs live: bundled (read-only), the user's saved copies, and fetched ones.
+"""Catalog files: where they live, reading them and writing them (all the catalog file I/O).
 
 * bundled: ``data/catalogs/*.json`` (shipped, never overwritten);
 * user: ``data/catalogs/user/`` or ``$DEEPVM_USER_CATALOG_DIR``;
@@ -9,22 +9,77 @@ Every write is atomic (temp file + rename), so a crash never leaves half a catal
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from deepvm_core.catalog import (
-    DATA_DIR,
-    Catalog,
-    bundled_catalog_paths,
-    save_catalog,
-)
-from deepvm_core.errors import DeepVMError
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.types import Catalog
+from deepvm_core.catalog.validation import catalog_from_json_text
+from deepvm_core.errors import CatalogNotFoundError, DeepVMError
 
 Kind = Literal["bundled", "user", "fetched"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+
+#: Bundled catalogs live here (``data/catalogs`` at the repository root).
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "catalogs"
+
+
+def bundled_catalog_paths() -> dict[str, Path]:
+    """Bundled catalogs by name (file stem) in ``data/catalogs``."""
+    return {p.stem: p for p in sorted(DATA_DIR.glob("*.json"))}
+
+
+def load_catalog(path_or_name: str | os.PathLike[str]) -> Catalog:
+    """Load a catalog (our format or the artifact's) from a path, or by the name of a bundled
+    catalog.
+
+    Raises:
+        CatalogError: the file is invalid (every problem listed).
+        CatalogNotFoundError: no such file or bundled name (close names suggested).
+        DeepVMError: the file exists but cannot be read.
+    """
+    text_name = str(path_or_name)
+    path = Path(text_name)
+    bundled = bundled_catalog_paths()
+    if not path.exists() and text_name in bundled:
+        path = bundled[text_name]
+    if not path.exists():
+        close = difflib.get_close_matches(text_name, list(bundled), n=3, cutoff=0.4)
+        raise CatalogNotFoundError(text_name, tuple(close), tuple(bundled))
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise DeepVMError(f"catalog {text_name!r} cannot be read: {exc.strerror}") from None
+    return catalog_from_json_text(text, source=str(path))
+
+
+def write_json_atomic(path: str | os.PathLike[str], data: object) -> Path:
+    """Write ``data`` as JSON to ``path`` atomically (temp file + rename in the same folder)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def save_catalog(catalog: Catalog, path: str | os.PathLike[str]) -> Path:
+    """Write ``catalog`` in our format to ``path`` atomically."""
+    return write_json_atomic(path, catalog_to_dict(catalog))
 
 
 def user_dir() -> Path:
@@ -49,7 +104,8 @@ class CatalogEntry:
 def list_catalogs() -> list[CatalogEntry]:
     """Bundled catalogs first, then the user's, then fetched ones (each sorted by name)."""
     entries = [CatalogEntry("bundled", n, p) for n, p in bundled_catalog_paths().items()]
-    for kind, folder in (("user", user_dir()), ("fetched", fetched_dir())):
+    folders: tuple[tuple[Kind, Path], ...] = (("user", user_dir()), ("fetched", fetched_dir()))
+    for kind, folder in folders:
         if folder.is_dir():
             entries += [CatalogEntry(kind, p.stem, p) for p in sorted(folder.glob("*.json"))]
     return entries

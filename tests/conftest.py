@@ -5,11 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from deepvm_core.catalog import Catalog, load_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.store import load_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 #: The research artifact's JSON files (copied verbatim from the shared reference).
 SHARED_DATA = REPO / "tests" / "fixtures" / "artifact"
+#: An excerpt of the AWS Spot Instance Advisor's data (see its README).
+SPOT_ADVISOR_EXCERPT = REPO / "tests" / "fixtures" / "spot_advisor" / "spot-advisor-excerpt.json"
 
 
 @pytest.fixture(scope="session")

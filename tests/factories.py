@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from deepvm_core.catalog import Catalog, parse_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.validation import parse_catalog
 
 
 def gpu_row(name: str = "g1", **over: Any) -> dict[str, Any]:

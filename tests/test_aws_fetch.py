@@ -26,12 +26,11 @@ from aws_fakes import (
     snapshot,
 )
 
-from deepvm_core import aws
-from deepvm_core.catalog import DATA_DIR, load_catalog
+from deepvm_core import aws, regions
 from deepvm_core.cli_fetch import main, run_fetch
 from deepvm_core.model import Scenario
 from deepvm_core.policies import catalog_notes, recommend
-from deepvm_core.store import list_catalogs
+from deepvm_core.store import DATA_DIR, list_catalogs, load_catalog
 
 # The loopback servers (module scope) and the per-test environment.
 moto_url = aws_fakes.moto_url
@@ -146,7 +145,7 @@ def test_fetch_several_regions_and_compare(aws_env: AwsEnv):
         1.2 * us.instance("g4dn.xlarge").on_demand_usd_per_hour)
     assert set(eu.instance("g4dn.xlarge").spot_by_zone_usd_per_hour) == {
         "eu-west-1a", "eu-west-1b", "eu-west-1c"}
-    rows = aws.compare_regions(result.catalogs_by_region(), TABLE_IV)
+    rows = regions.compare_regions(result.catalogs_by_region(), TABLE_IV)
     assert [r.region for r in rows] == ["us-east-1", "eu-west-1"]
     assert rows[0].hourly_price_usd == pytest.approx(2.8526)
     assert rows[1].best is not None and rows[1].hourly_price_usd <= TABLE_IV.pw_usd_per_hour

@@ -15,12 +15,14 @@ from aws_fakes import BASE_CATALOG, price_list
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepvm_core import aws
-from deepvm_core.catalog import load_catalog, parse_catalog
+from deepvm_core import aws, regions
+from deepvm_core.aws import assemble, fetch, parse
+from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cli_fetch import add_fetch_parser, main, run_fetch
 from deepvm_core.errors import InputError
 from deepvm_core.model import Scenario
 from deepvm_core.policies import recommend
+from deepvm_core.store import load_catalog
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -48,28 +50,28 @@ def base():
     ("  very   LOW ", 0.05, True, False),
 ])
 def test_network_strings(text, gbps, mapped, burst):
-    parsed = aws.parse_network_gbps(text)
-    assert parsed == aws.NetworkBandwidth(gbps, mapped=mapped, burst=burst)
+    parsed = parse.parse_network_gbps(text)
+    assert parsed == parse.NetworkBandwidth(gbps, mapped=mapped, burst=burst)
 
 
 @pytest.mark.parametrize("text", ["", "Fast", "Gigabit", "-5 Gigabit", "0 Gigabit", None])
 def test_network_strings_not_understood(text):
-    with pytest.raises(aws.MalformedAnswer):
-        aws.parse_network_gbps(text)
+    with pytest.raises(parse.MalformedAnswer):
+        parse.parse_network_gbps(text)
 
 
 @given(st.decimals(min_value="0.01", max_value="10000", places=2), st.booleans())
 def test_network_gigabit_roundtrip(value, up_to):
     text = f"{'Up to ' if up_to else ''}{value} Gigabit"
-    parsed = aws.parse_network_gbps(text)
+    parsed = parse.parse_network_gbps(text)
     assert parsed.gbps == pytest.approx(float(value))
     assert parsed.burst is up_to and not parsed.mapped
 
 
 def test_bundled_catalog_network_matches_the_documented_mapping(base):
     # The mapping reproduces the bundled catalog's values for its "Moderate"/"High" types.
-    assert base.instance("c3.xlarge").network_gbps == aws.parse_network_gbps("Moderate").gbps
-    assert base.instance("c4.xlarge").network_gbps == aws.parse_network_gbps("High").gbps
+    assert base.instance("c3.xlarge").network_gbps == parse.parse_network_gbps("Moderate").gbps
+    assert base.instance("c4.xlarge").network_gbps == parse.parse_network_gbps("High").gbps
 
 
 def test_every_moto_instance_type_parses():
@@ -78,7 +80,7 @@ def test_every_moto_instance_type_parses():
 
     path = Path(moto.__file__).parent / "ec2" / "resources" / "instance_types.json.gz"
     data = json.loads(gzip.decompress(path.read_bytes()))
-    specs = [aws.parse_instance_type(item) for item in data.values()]
+    specs = [parse.parse_instance_type(item) for item in data.values()]
     assert len(specs) > 500
     gpus = [s for s in specs if s.is_gpu]
     assert gpus and all(s.gpu_model and s.gpu_count >= 1 for s in gpus)
@@ -102,7 +104,7 @@ def test_every_moto_instance_type_parses():
     ("mac2-m2pro.metal", "Mac"), ("im4gn.large", "I"), ("hpc7g.4xlarge", "HPC"),
 ])
 def test_quota_family(name, family):
-    assert aws.quota_family(name) == family
+    assert parse.quota_family(name) == family
 
 
 def _raw(name="g9.xlarge", network="Up to 10 Gigabit", gpu=True):
@@ -116,7 +118,7 @@ def _raw(name="g9.xlarge", network="Up to 10 Gigabit", gpu=True):
 
 
 def test_parse_instance_type_gpu():
-    spec = aws.parse_instance_type(_raw())
+    spec = parse.parse_instance_type(_raw())
     assert spec == aws.InstanceSpec(
         name="g9.xlarge", family="G", vcpus=8, memory_gib=32.0, network_gbps=10.0,
         network_text="Up to 10 Gigabit", gpu_model="NVIDIA L4", gpu_count=2,
@@ -127,10 +129,10 @@ def test_unknown_network_level_falls_back_to_the_network_cards():
     raw = _raw(network="Ultra")
     raw["NetworkInfo"]["NetworkCards"] = [{"PeakBandwidthInGbps": 50.0},
                                           {"PeakBandwidthInGbps": 50.0}]
-    spec = aws.parse_instance_type(raw)
+    spec = parse.parse_instance_type(raw)
     assert spec.network_gbps == 100.0 and spec.network_mapped
-    with pytest.raises(aws.MalformedAnswer, match="g9.xlarge"):
-        aws.parse_instance_type(_raw(network="Ultra"))
+    with pytest.raises(parse.MalformedAnswer, match="g9.xlarge"):
+        parse.parse_instance_type(_raw(network="Ultra"))
 
 
 @pytest.mark.parametrize("broken", [
@@ -138,8 +140,8 @@ def test_unknown_network_level_falls_back_to_the_network_cards():
     {"VCpuInfo": {"DefaultVCpus": True}},
 ])
 def test_parse_instance_type_malformed(broken):
-    with pytest.raises(aws.MalformedAnswer):
-        aws.parse_instance_type({**_raw(), **broken})
+    with pytest.raises(parse.MalformedAnswer):
+        parse.parse_instance_type({**_raw(), **broken})
 
 
 # ----------------------------------------------------------------------------- spot
@@ -156,7 +158,7 @@ def test_latest_spot_price_per_zone_not_the_cheapest():
                _entry("g4dn.xlarge", "us-east-1b", 0.25, 60),
                _entry("c5.xlarge", "us-east-1a", 0.08, 1),
                _entry("c5.xlarge", "us-east-1b", 0.0, 1)]  # non-positive: ignored
-    assert aws.latest_spot_by_zone(history) == {
+    assert parse.latest_spot_by_zone(history) == {
         "c5.xlarge": {"us-east-1a": 0.08},
         "g4dn.xlarge": {"us-east-1a": 0.20, "us-east-1b": 0.25},
     }
@@ -167,14 +169,14 @@ def test_spot_timestamps_as_text():
                 "Timestamp": "2026-11-22T10:00:00.000Z"},
                {"InstanceType": "t", "AvailabilityZone": "z", "SpotPrice": "0.2",
                 "Timestamp": "2026-11-22T09:00:00Z"}]
-    assert aws.latest_spot_by_zone(history) == {"t": {"z": 0.3}}
+    assert parse.latest_spot_by_zone(history) == {"t": {"z": 0.3}}
 
 
 @pytest.mark.parametrize("broken", [{"SpotPrice": "cheap"}, {"AvailabilityZone": None},
                                     {"Timestamp": "yesterday"}, {"SpotPrice": "nan"}])
 def test_spot_history_malformed(broken):
-    with pytest.raises(aws.MalformedAnswer):
-        aws.latest_spot_by_zone([{**_entry("t", "z", 0.1, 1), **broken}])
+    with pytest.raises(parse.MalformedAnswer):
+        parse.latest_spot_by_zone([{**_entry("t", "z", 0.1, 1), **broken}])
 
 
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
@@ -182,24 +184,24 @@ def test_spot_history_malformed(broken):
                           st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=40))
 def test_latest_spot_is_the_newest_entry_of_each_zone(entries):
     history = [_entry("t", zone, price, minutes) for zone, price, minutes in entries]
-    result = aws.latest_spot_by_zone(history)["t"]
+    result = parse.latest_spot_by_zone(history)["t"]
     for zone in {z for z, _, _ in entries}:
         newest = min(m for z, _, m in entries if z == zone)
         candidates = [float(f"{p}") for z, p, m in entries if z == zone and m == newest]
         assert result[zone] == candidates[-1]
-    low = aws.aggregate_spot_usd_per_hour(result, "min")
-    mid = aws.aggregate_spot_usd_per_hour(result, "median")
+    low = parse.aggregate_spot_usd_per_hour(result, "min")
+    mid = parse.aggregate_spot_usd_per_hour(result, "median")
     assert low == min(result.values()) and low <= mid <= max(result.values())
 
 
 def test_spot_aggregates():
     zones = {"a": 0.3, "b": 0.1, "c": 0.2}
-    assert aws.aggregate_spot_usd_per_hour(zones) == 0.1
-    assert aws.aggregate_spot_usd_per_hour(zones, "median") == 0.2
+    assert parse.aggregate_spot_usd_per_hour(zones) == 0.1
+    assert parse.aggregate_spot_usd_per_hour(zones, "median") == 0.2
     with pytest.raises(ValueError):
-        aws.aggregate_spot_usd_per_hour({}, "min")
+        parse.aggregate_spot_usd_per_hour({}, "min")
     with pytest.raises(ValueError):
-        aws.aggregate_spot_usd_per_hour(zones, "mean")  # type: ignore[arg-type]
+        parse.aggregate_spot_usd_per_hour(zones, "mean")  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- on-demand
@@ -208,10 +210,10 @@ def test_spot_aggregates():
 def test_on_demand_price_from_the_price_list(base):
     items = [text for _, text in price_list(base, "us-east-1", 1.0)]
     # every product of every type, decoys (Windows, Dedicated, reservations, SQL) included
-    price, notes = aws.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "us-east-1")
+    price, notes = parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "us-east-1")
     assert price == pytest.approx(0.526) and notes == ()
-    assert aws.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "eu-west-1") == (None, ())
-    assert aws.parse_on_demand_usd_per_hour([], "g4dn.xlarge") == (None, ())
+    assert parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "eu-west-1") == (None, ())
+    assert parse.parse_on_demand_usd_per_hour([], "g4dn.xlarge") == (None, ())
 
 
 def _product(usd, **attributes):
@@ -223,7 +225,7 @@ def _product(usd, **attributes):
 def test_on_demand_price_several_prices_and_capacity_blocks():
     items = [_product("0.6"), _product("0.5"), _product("9.9", marketoption="CapacityBlock"),
              _product("0.0000000000")]
-    price, notes = aws.parse_on_demand_usd_per_hour(items, "g4dn.xlarge")
+    price, notes = parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge")
     assert price == 0.5
     assert len(notes) == 1 and "0.5, 0.6" in notes[0] and "lowest" in notes[0]
 
@@ -231,8 +233,8 @@ def test_on_demand_price_several_prices_and_capacity_blocks():
 @pytest.mark.parametrize("item", ['{"product": {"attributes": ', "[1, 2]", '{"terms": {}}',
                                   _product("one dollar")])
 def test_on_demand_price_malformed(item):
-    with pytest.raises(aws.MalformedAnswer):
-        aws.parse_on_demand_usd_per_hour([item], "g4dn.xlarge")
+    with pytest.raises(parse.MalformedAnswer):
+        parse.parse_on_demand_usd_per_hour([item], "g4dn.xlarge")
 
 
 # ----------------------------------------------------------------------------- sanitizing
@@ -254,7 +256,7 @@ def test_sanitize_message_redacts_credentials():
 
 
 def _spec(name, gpu, **kw):
-    defaults = dict(name=name, family=aws.quota_family(name), vcpus=4, memory_gib=16.0,
+    defaults = dict(name=name, family=parse.quota_family(name), vcpus=4, memory_gib=16.0,
                     network_gbps=10.0, network_text="Up to 10 Gigabit")
     if gpu:
         defaults.update(gpu_model="NVIDIA A10G", gpu_count=1, gpu_memory_gib=24.0)
@@ -271,7 +273,7 @@ def test_assembly_carries_base_data_and_marks_needs_eflops(base):
             "c5.xlarge": {"z1": 0.0999}, "c4.xlarge": {"z1": 0.12}, "m5.large": {"z1": 0.03}}
     od = {"g4dn.xlarge": 0.526, "g5.2xlarge": 1.212, "c5.xlarge": 0.17, "c4.xlarge": 0.199,
           "p3.2xlarge": 3.06}
-    data, notes = aws.assemble_catalog_dict(
+    data, notes = assemble.assemble_catalog_dict(
         region="eu-west-1", specs=specs, spot_by_type=spot, on_demand_by_type=od, base=base,
         fetched_at=NOW)
     catalog = parse_catalog(data)
@@ -296,7 +298,7 @@ def test_assembly_carries_base_data_and_marks_needs_eflops(base):
 
 
 def test_assembly_without_base_has_no_quotas():
-    data, _ = aws.assemble_catalog_dict(
+    data, _ = assemble.assemble_catalog_dict(
         region="us-east-1", specs=[_spec("g5.xlarge", True)],
         spot_by_type={"g5.xlarge": {"a": 0.3}}, on_demand_by_type={"g5.xlarge": 1.0},
         base=None, fetched_at=NOW, spot_aggregate="median")
@@ -314,7 +316,7 @@ def test_compare_regions_ranks_best_region_first(base):
     dear = replace(base, name="dear", region="eu-west-1", gpu_types=dear_gpus)
     none = replace(base, name="empty", region="ap-south-2", gpu_types=())
     scenario = Scenario(3.0, checkpoint_gb=0.3, buffer_checkpoints=2.0)
-    rows = aws.compare_regions({"ap-south-2": none, "eu-west-1": dear, "us-east-1": base},
+    rows = regions.compare_regions({"ap-south-2": none, "eu-west-1": dear, "us-east-1": base},
                                scenario)
     assert [r.region for r in rows] == ["us-east-1", "eu-west-1", "ap-south-2"]
     best = recommend(base, scenario).best
@@ -387,18 +389,18 @@ def test_a_failed_write_rolls_back_the_files_of_the_same_fetch(base, tmp_path, m
     existing = tmp_path / "kept.json"
     existing.write_text("earlier content")
     new = tmp_path / "new.json"
-    real_write = aws.write_json_atomic
+    real_save = fetch.save_catalog
     calls = []
 
-    def failing_write(path, data):
+    def failing_save(catalog, path):
         calls.append(path)
         if len(calls) == 3:
             raise OSError(28, "No space left on device")
-        return real_write(path, data)
+        return real_save(catalog, path)
 
-    monkeypatch.setattr(aws, "write_json_atomic", failing_write)
+    monkeypatch.setattr(fetch, "save_catalog", failing_save)
     with pytest.raises(aws.FetchError) as caught:
-        aws.write_fetched_catalogs([base, base, base], [new, existing, tmp_path / "third.json"])
+        fetch.write_fetched_catalogs([base, base, base], [new, existing, tmp_path / "third.json"])
     assert caught.value.kind == "write" and "No space left" in str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
     assert existing.read_text() == "earlier content"
@@ -408,5 +410,5 @@ def test_write_into_a_folder_that_cannot_exist(base, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(aws.FetchError, match="Nothing was written"):
-        aws.write_fetched_catalogs([base], [blocker / "sub" / "c.json"])
+        fetch.write_fetched_catalogs([base], [blocker / "sub" / "c.json"])
     assert blocker.read_text() == "x"

@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
 from deepvm_core.catalog import (
     DEFAULT_SATURATION,
+    Catalog,
+    CpuType,
+    GpuType,
+    Quota,
+    SaturationStep,
     ScalingParams,
-    catalog_from_json_text,
-    catalog_to_artifact_dict,
-    catalog_to_dict,
-    from_artifact_dict,
-    load_catalog,
-    parse_catalog,
-    save_catalog,
 )
-from deepvm_core.errors import CatalogError, DeepVMError
-from tests.conftest import SHARED_DATA
+from deepvm_core.catalog.artifact import catalog_to_artifact_dict, from_artifact_dict
+from deepvm_core.catalog.schema import SCHEMA_VERSION, catalog_to_dict
+from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
+from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
+from deepvm_core.errors import (
+    CatalogError,
+    CatalogNotFoundError,
+    DeepVMError,
+    InstanceNotFoundError,
+)
+from deepvm_core.store import load_catalog, save_catalog
+from tests.conftest import SHARED_DATA, SPOT_ADVISOR_EXCERPT, read_json
 from tests.factories import catalog_dict, cpu_row, gpu_row, make_catalog
 
 
@@ -206,15 +215,160 @@ def test_artifact_problems_name_the_artifact_row_and_field():
 
 
 def test_unknown_catalog_name_suggests():
-    with pytest.raises(DeepVMError, match="Did you mean paper-simulated"):
+    with pytest.raises(CatalogNotFoundError, match="Did you mean paper-simulated") as caught:
         load_catalog("paper-simulatd")
+    error = caught.value
+    assert isinstance(error, DeepVMError) and isinstance(error, LookupError)
+    assert not isinstance(error, CatalogError)  # not "invalid": there is no file at all
+    assert (error.name, error.suggestions) == ("paper-simulatd", ("paper-simulated",))
+    assert "aws-us-east-1-2023-10" in error.bundled
 
 
 def test_unknown_instance_suggests(aws_catalog):
-    with pytest.raises(DeepVMError, match="g4dn.xlarge"):
+    with pytest.raises(InstanceNotFoundError, match="g4dn.xlarge") as caught:
         aws_catalog.instance("g4dn.xlarg")
+    error = caught.value
+    assert isinstance(error, DeepVMError) and isinstance(error, LookupError)
+    assert (error.name, error.catalog_name) == ("g4dn.xlarg", aws_catalog.name)
+    assert error.suggestions[0] == "g4dn.xlarge"
+
+
+# ----------------------------------------------------------------------------- types built directly
+
+
+def _gpu(**over):
+    fields = dict(name="g1", family="G", on_demand_usd_per_hour=1.0, spot_usd_per_hour=0.3,
+                  vcpus=4, memory_gib=16.0, network_gbps=10.0, eflops=100.0)
+    fields.update(over)
+    return GpuType(**fields)
+
+
+def test_a_gpu_type_built_directly_cannot_hold_a_negative_price():
+    with pytest.raises(CatalogError) as caught:
+        _gpu(spot_usd_per_hour=-0.3)
+    assert [(p.where, p.field, p.value) for p in caught.value.problems] == [
+        ("g1", "spot_usd_per_hour", -0.3)]
+    assert "spot_usd_per_hour = -0.3: must be greater than 0" in str(caught.value)
+    assert "GpuType 'g1'" in str(caught.value)
+
+
+def test_a_type_built_directly_lists_every_problem():
+    with pytest.raises(CatalogError) as caught:
+        _gpu(on_demand_usd_per_hour=math.nan, vcpus=2.5, network_gbps=0, eflops=-1,
+             spot_by_zone_usd_per_hour={"z1": 0.0})
+    assert [p.field for p in caught.value.problems] == [
+        "on_demand_usd_per_hour", "vcpus", "network_gbps", "spot_by_zone_usd_per_hour.z1",
+        "eflops"]
+
+
+@pytest.mark.parametrize("build", [
+    lambda: CpuType(name="c", family="C", on_demand_usd_per_hour=0.2, spot_usd_per_hour=0.1,
+                    vcpus=4, memory_gib=None, network_gbps=10.0),
+    lambda: _gpu(name=""),
+    lambda: _gpu(vcpus=True),
+    lambda: ScalingParams(0.0, 10.0, 5.0),
+    lambda: ScalingParams(0.1, -1.0, 5.0),
+    lambda: Quota("G", -1, 8),
+    lambda: SaturationStep(0.0, 2),
+    lambda: SaturationStep(5.0, 2.5),
+    lambda: Catalog(name="x", provider="aws", region="-", prices_date="-", source="",
+                    gpu_types=(_gpu(), _gpu()), cpu_types=()),
+    lambda: Catalog(name="x", provider="aws", region="-", prices_date="-", source="",
+                    gpu_types=(), cpu_types=(), saturation=(SaturationStep(5, 2),
+                                                             SaturationStep(1, 4))),
+])
+def test_every_type_checks_itself(build):
+    with pytest.raises(CatalogError):
+        build()
+
+
+def test_valid_types_build_and_loading_builds_the_same(aws_catalog):
+    g4 = aws_catalog.instance("g4dn.xlarge")
+    again = _gpu(name=g4.name, on_demand_usd_per_hour=g4.on_demand_usd_per_hour,
+                 spot_usd_per_hour=g4.spot_usd_per_hour, network_gbps=g4.network_gbps,
+                 eflops=g4.eflops, scaling=g4.scaling,
+                 interruption_bucket=g4.interruption_bucket)
+    assert again == g4
+    assert replace(g4, spot_usd_per_hour=0.2).spot_usd_per_hour == 0.2
+    with pytest.raises(CatalogError, match="spot_usd_per_hour"):
+        replace(g4, spot_usd_per_hour=-0.2)
+
+
+def test_saturation_steps_serve_fewer_than_and_keep_the_file_key(aws_catalog):
+    assert [s.serves_fewer_than for s in aws_catalog.saturation][:3] == [2, 12, 16]
+    rows = catalog_to_dict(aws_catalog)["network_saturation"]
+    assert rows[0] == {"bandwidth_gbps": 0.3, "max_gpu_vms": 2}
 
 
 def test_catalog_dict_is_canonical(aws_catalog):
     assert catalog_to_dict(parse_catalog(catalog_to_dict(aws_catalog))) == catalog_to_dict(
         aws_catalog)
+
+
+# ----------------------------------------------------------------------------- interruption buckets
+
+
+def test_schema_version_2_reads_and_writes_the_bucket():
+    data = catalog_dict(gpus=[gpu_row("a", interruption_bucket=0), gpu_row("b"),
+                              gpu_row("c", interruption_bucket=None),
+                              gpu_row("d", interruption_bucket=4)], schema_version=2)
+    catalog = parse_catalog(data)
+    assert [g.interruption_bucket for g in catalog.gpu_types] == [0, None, None, 4]
+    written = catalog_to_dict(catalog)
+    assert written["schema_version"] == SCHEMA_VERSION == 2
+    assert [r["interruption_bucket"] for r in written["gpu_types"]] == [0, None, None, 4]
+    assert "interruption_bucket" not in written["cpu_types"][0]
+    assert parse_catalog(written) == catalog
+
+
+def test_version_1_files_load_without_buckets():
+    catalog = parse_catalog(catalog_dict(gpus=[gpu_row("a")], schema_version=1))
+    assert catalog.gpu_types[0].interruption_bucket is None
+    sim = load_catalog("paper-simulated")  # still a version 1 file
+    assert all(g.interruption_bucket is None for g in sim.gpu_types)
+
+
+@pytest.mark.parametrize("value", [5, -1, 2.5, "two", True, [1], float("nan")])
+def test_a_bad_bucket_names_row_field_and_value(value):
+    data = catalog_dict(gpus=[gpu_row("ok", interruption_bucket=1),
+                              gpu_row("bad", interruption_bucket=value)], schema_version=2)
+    with pytest.raises(CatalogError) as caught:
+        parse_catalog(data)
+    found = [(p.where, p.field) for p in caught.value.problems]
+    assert found == [("gpu_types[1] (bad)", "interruption_bucket")]
+    assert caught.value.problems[0].value is value
+    assert "interruption_bucket" in str(caught.value)
+
+
+def test_a_whole_number_bucket_is_read_like_other_numbers():
+    """Like vcpus: 3.0 (a spreadsheet or the dashboard's editor) is the whole number 3."""
+    data = catalog_dict(gpus=[gpu_row("a", interruption_bucket=3.0)], schema_version=2)
+    bucket = parse_catalog(data).gpu_types[0].interruption_bucket
+    assert bucket == 3 and isinstance(bucket, int)
+
+
+def test_unknown_schema_version_is_named():
+    with pytest.raises(CatalogError) as caught:
+        parse_catalog(catalog_dict(schema_version=3))
+    problem = caught.value.problems[0]
+    assert (problem.field, problem.value) == ("schema_version", 3)
+    assert "1 or 2" in problem.message
+
+
+@pytest.mark.parametrize("value", [5, -1, 1.0, True])
+def test_a_gpu_type_built_directly_checks_its_bucket(value):
+    with pytest.raises(CatalogError, match="interruption_bucket"):
+        GpuType(name="g", family="G", on_demand_usd_per_hour=1.0, spot_usd_per_hour=0.3,
+                vcpus=4, memory_gib=16.0, network_gbps=10.0, eflops=1.0,
+                interruption_bucket=value)
+
+
+def test_bundled_aws_catalog_has_the_excerpts_us_east_1_buckets(aws_catalog):
+    linux = read_json(SPOT_ADVISOR_EXCERPT)["spot_advisor"]["us-east-1"]["Linux"]
+    for gpu in aws_catalog.gpu_types:
+        expected = linux[gpu.name]["r"] if gpu.name in linux else None
+        assert gpu.interruption_bucket == expected, gpu.name
+    assert {g.name: g.interruption_bucket for g in aws_catalog.gpu_types} == {
+        "g3s.xlarge": None, "g4dn.xlarge": 3, "g5.xlarge": 4}
+    assert "Spot Instance Advisor" in aws_catalog.source and "mid-2025" in aws_catalog.source
+    assert INTERRUPTION_BUCKET_LABELS[3] == "15-20%"

@@ -207,10 +207,10 @@ def test_json_export_matches_the_cli(app: AppTest, params: dict, argv: list[str]
 
 
 def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppTest) -> None:
-    from deepvm_core.catalog import load_catalog
     from deepvm_core.export import recommendation_to_dict
     from deepvm_core.model import Scenario
     from deepvm_core.policies import recommend
+    from deepvm_core.store import load_catalog
 
     app.run()
     app.radio(key="rec_chosen").set_value(1).run()

@@ -17,10 +17,12 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from deepvm_core import aws
-from deepvm_core.catalog import Catalog, catalog_to_dict, load_catalog, parse_catalog, save_catalog
-from deepvm_core.diff import NEEDS_EFLOPS
+from deepvm_core import aws, regions
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.model import Scenario
+from deepvm_core.store import load_catalog, save_catalog
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
 DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
@@ -349,27 +351,9 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
 # ----------------------------------------------------------------------------- pure helpers
 
 
-def test_price_diff_frame_statuses_changes_and_requested_types() -> None:
-    old, new = load_catalog(BASE), live_catalog("us-east-1", 0.5)
-    frame = tables.price_diff_frame(old, new).set_index("Instance type")
-    assert list(frame.index[:len(old.gpu_types) + len(old.cpu_types)]) == [
-        t.name for t in (*old.gpu_types, *old.cpu_types)]  # the old catalog's order first
-    assert frame.loc["c5.xlarge", "On-demand change %"] == pytest.approx(-50.0)
-    assert frame.loc["g4dn.xlarge", "Spot change %"] == pytest.approx(-45.0, abs=0.01)
-    assert frame.loc["g3s.xlarge", "Status"] == "missing"
-    assert frame.loc["g3s.xlarge", ["On-demand new", "Spot change %"]].isna().all()
-    assert (frame.loc["g5.2xlarge", "Status"], frame.loc["g5.2xlarge", "Note"]) == (
-        "added", NEEDS_EFLOPS)
-    same = tables.price_diff_frame(old, old)
-    assert set(same["Status"]) == {"unchanged"} and (same["Spot change %"] == 0).all()
-    only = tables.price_diff_frame(old, live_catalog("us-east-1", 1.0, ["g*.xlarge"]),
-                                   requested=["g*.xlarge"])
-    assert only["Instance type"].tolist() == ["g3s.xlarge", "g4dn.xlarge", "g5.xlarge"]
-
-
 def test_region_frame_and_chart_keep_infeasible_regions() -> None:
     catalogs = {"us-east-1": live_catalog("us-east-1"), "eu-west-1": live_catalog("eu-west-1", 9)}
-    rows = aws.compare_regions(catalogs, Scenario(1.0))
+    rows = regions.compare_regions(catalogs, Scenario(1.0))
     frame = tables.region_frame(rows, 1.0, "paper")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
     assert frame["#"].iloc[0] == 1 and np.isnan(frame["#"].iloc[1])

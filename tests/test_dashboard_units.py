@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from deepvm_core.catalog import catalog_sha256, load_catalog
+from deepvm_core.catalog.schema import catalog_sha256
 from deepvm_core.errors import CatalogError, Problem
 from deepvm_core.model import Scenario
+from deepvm_core.store import load_catalog
 from deepvm_core.sweep import pw_grid, sweep
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.

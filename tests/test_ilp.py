@@ -11,11 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.catalog import Catalog, load_catalog, parse_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import InputError, SolverError
 from deepvm_core.model import Configuration, Scenario, rank_key
 from deepvm_core.solvers import ilp
 from deepvm_core.solvers.enumeration import SA, TR, build_candidates, top_indices
+from deepvm_core.store import load_catalog
 
 AWS = load_catalog("aws-us-east-1-2023-10")
 SIM = load_catalog("paper-simulated")
@@ -66,7 +68,7 @@ def oracle(catalog: Catalog, scenario: Scenario, k: int, *, noscale: bool = Fals
 
 def n_sat(catalog: Catalog, bandwidth: float) -> int:
     """The step function of model.md, read from the catalog's table."""
-    steps = sorted((s.bandwidth_gbps, s.max_gpu_vms) for s in catalog.saturation)
+    steps = sorted((s.bandwidth_gbps, s.serves_fewer_than) for s in catalog.saturation)
     value = steps[0][1]
     for bw, n in steps:
         if bw <= bandwidth:

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.catalog import Catalog, parse_catalog
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.model import (
     Configuration,
     Scenario,

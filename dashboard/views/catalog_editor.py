@@ -16,7 +16,9 @@ import state
 import widgets
 from catalog_tables import COLUMN_LABELS, TABLES, TableSpec
 from deepvm_core import store
-from deepvm_core.catalog import Catalog, catalog_to_artifact_dict, catalog_to_dict
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
 
 

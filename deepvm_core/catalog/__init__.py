@@ -1,0 +1,33 @@
+"""Catalogs: instance types, quotas and the network-saturation table, validated.
+
+* :mod:`deepvm_core.catalog.types`: the types (each checks itself when built), re-exported
+  here;
+* :mod:`deepvm_core.catalog.validation`: raw JSON (our format or the artifact's) -> a
+  validated :class:`Catalog`, every problem collected with its row, field and value;
+* :mod:`deepvm_core.catalog.schema`: our file format (``data/README.md``) and the hash;
+* :mod:`deepvm_core.catalog.artifact`: the research artifact's format (``model.md``).
+
+Files are read and written by :mod:`deepvm_core.store`.
+"""
+
+from deepvm_core.catalog.types import (
+    DEFAULT_SATURATION,
+    Catalog,
+    CpuType,
+    GpuType,
+    InstanceType,
+    Quota,
+    SaturationStep,
+    ScalingParams,
+)
+
+__all__ = [
+    "DEFAULT_SATURATION",
+    "Catalog",
+    "CpuType",
+    "GpuType",
+    "InstanceType",
+    "Quota",
+    "SaturationStep",
+    "ScalingParams",
+]

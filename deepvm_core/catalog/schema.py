@@ -1,0 +1,81 @@
+"""Our catalog file format (``data/README.md``): a catalog as a JSON-ready dict, and its hash.
+
+Version 2 added ``gpu_types[].interruption_bucket``; version 1 files still load (every bucket
+``None``). Catalogs are always written in the current version.
+
+Reading the format back is :func:`deepvm_core.catalog.validation.parse_catalog`; files are read
+and written by :mod:`deepvm_core.store`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from deepvm_core.catalog.types import Catalog, GpuType, InstanceType, Quota, SaturationStep
+
+#: The schema version this program writes.
+SCHEMA_VERSION = 2
+#: The schema versions this program reads.
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
+
+
+def saturation_rows(steps: Iterable[SaturationStep]) -> list[dict[str, Any]]:
+    """The ``network_saturation`` list of the file format (keys ``bandwidth_gbps``,
+    ``max_gpu_vms``)."""
+    return [{"bandwidth_gbps": s.bandwidth_gbps, "max_gpu_vms": s.serves_fewer_than}
+            for s in steps]
+
+
+def quota_rows(quotas: Iterable[Quota]) -> list[dict[str, Any]]:
+    """The ``quotas`` list of the file format."""
+    return [{"family": q.family, "on_demand_vcpus": q.on_demand_vcpus, "spot_vcpus": q.spot_vcpus}
+            for q in quotas]
+
+
+def instance_row(t: InstanceType) -> dict[str, Any]:
+    """One ``gpu_types`` or ``cpu_types`` row of the file format."""
+    row: dict[str, Any] = {
+        "name": t.name,
+        "family": t.family,
+        "on_demand_usd_per_hour": t.on_demand_usd_per_hour,
+        "spot_usd_per_hour": t.spot_usd_per_hour,
+        "vcpus": t.vcpus,
+        "memory_gib": t.memory_gib,
+        "network_gbps": t.network_gbps,
+    }
+    if t.spot_by_zone_usd_per_hour:
+        row["spot_by_zone_usd_per_hour"] = dict(sorted(t.spot_by_zone_usd_per_hour.items()))
+    if isinstance(t, GpuType):
+        row["eflops"] = t.eflops
+        row["scaling"] = (
+            None if t.scaling is None
+            else {"a": t.scaling.a, "b": t.scaling.b, "c": t.scaling.c}
+        )
+        row["interruption_bucket"] = t.interruption_bucket
+    return row
+
+
+def catalog_to_dict(catalog: Catalog) -> dict[str, Any]:
+    """Our JSON format (``schema_version`` :data:`SCHEMA_VERSION`) of ``catalog``; warnings are
+    not stored."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "name": catalog.name,
+        "provider": catalog.provider,
+        "region": catalog.region,
+        "prices_date": catalog.prices_date,
+        "source": catalog.source,
+        "gpu_types": [instance_row(g) for g in catalog.gpu_types],
+        "cpu_types": [instance_row(w) for w in catalog.cpu_types],
+        "quotas": quota_rows(catalog.quotas),
+        "network_saturation": saturation_rows(catalog.saturation),
+    }
+
+
+def catalog_sha256(catalog: Catalog) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``catalog`` (sorted keys, no spaces)."""
+    text = json.dumps(catalog_to_dict(catalog), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

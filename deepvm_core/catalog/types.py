@@ -1,0 +1,404 @@
+"""The catalog's types: instance types, quotas, the saturation table and the catalog itself.
+
+Every type checks itself when it is built: a value that breaks a rule of :data:`RULES` (a
+negative price, a fractional vCPU count, a scaling parameter out of range, a duplicate name)
+raises one :class:`~deepvm_core.errors.CatalogError` that lists every problem of the object,
+each naming its field and value. Loading a file (:mod:`deepvm_core.catalog.validation`) checks
+the same rules on the raw JSON first, so that it can report every problem of every row at once.
+
+Units live in the field names: ``*_usd_per_hour`` (USD per hour), ``memory_gib`` (GiB, 2^30
+bytes), ``network_gbps`` (Gbit/s), ``eflops`` (the artifact's relative deep-learning
+throughput score).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from deepvm_core.errors import CatalogError, InstanceNotFoundError, Problem
+
+
+@dataclass(frozen=True)
+class NumberRule:
+    """What a numeric catalog field must be: finite, within bounds, maybe whole.
+
+    Attributes:
+        low: the lower bound, or ``None`` for none.
+        low_open: True when ``low`` itself is not allowed (``> low`` rather than ``>= low``).
+        high: the inclusive upper bound, or ``None`` for none.
+        integer: True when the value must be a whole number.
+        meaning: what the number is, quoted in the message of a range problem.
+    """
+
+    low: float | None = None
+    low_open: bool = False
+    high: float | None = None
+    integer: bool = False
+    meaning: str = ""
+
+    def problem(self, value: float) -> str | None:
+        """The message for a finite ``value`` that breaks this rule, or ``None``."""
+        below = self.low is not None and (value <= self.low if self.low_open else value < self.low)
+        above = self.high is not None and value > self.high
+        if below or above:
+            return self._range_text()
+        if self.integer and value != int(value):
+            return "must be a whole number"
+        return None
+
+    def _range_text(self) -> str:
+        if self.high is None and self.low == 0:
+            return "must be greater than 0" if self.low_open else "must not be negative"
+        low = "(-inf" if self.low is None else f"{'(' if self.low_open else '['}{self.low:g}"
+        text = f"must be in {low}, {self.high:g}]" if self.high is not None else (
+            f"must be {'greater than' if self.low_open else 'at least'} {self.low:g}")
+        return f"{text} ({self.meaning})" if self.meaning else text
+
+
+POSITIVE = NumberRule(low=0, low_open=True)
+POSITIVE_WHOLE = NumberRule(low=0, low_open=True, integer=True)
+NONNEGATIVE_WHOLE = NumberRule(low=0, integer=True)
+
+#: The rule of each numeric field, by its name in our file format (``data/README.md``).
+RULES: Mapping[str, NumberRule] = {
+    "on_demand_usd_per_hour": POSITIVE,
+    "spot_usd_per_hour": POSITIVE,
+    "vcpus": POSITIVE_WHOLE,
+    "memory_gib": POSITIVE,
+    "network_gbps": POSITIVE,
+    "eflops": POSITIVE,
+    "spot_by_zone_usd_per_hour": POSITIVE,
+    "scaling.a": NumberRule(low=0, low_open=True, high=10, meaning="steepness per node"),
+    "scaling.b": NumberRule(low=0, high=100_000, meaning="inflection point, nodes"),
+    "scaling.c": NumberRule(low=0, low_open=True, high=1_000_000, meaning="asymptotic speedup"),
+    "on_demand_vcpus": NONNEGATIVE_WHOLE,
+    "spot_vcpus": NONNEGATIVE_WHOLE,
+    "bandwidth_gbps": POSITIVE,
+    "max_gpu_vms": POSITIVE_WHOLE,
+    "interruption_bucket": NumberRule(low=0, high=4, integer=True,
+                                      meaning="Spot Instance Advisor bucket index"),
+}
+
+#: What each ``interruption_bucket`` means: the AWS Spot Instance Advisor's share of spot
+#: capacity reclaimed in the trailing month, by bucket index.
+INTERRUPTION_BUCKET_LABELS: tuple[str, ...] = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
+
+
+def number_problem(value: object, rule: NumberRule, *, integer_type: bool = False) -> str | None:
+    """Why ``value`` (a built object's field) breaks ``rule``, or ``None`` when it does not.
+
+    ``integer_type`` requires a Python ``int`` (not only a whole float), as for ``vcpus``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "must be a whole number (int)" if integer_type else "must be a number"
+    if not math.isfinite(value):
+        return "must be a finite number (not NaN or infinity)"
+    broken = rule.problem(float(value))
+    if broken is None and integer_type and not isinstance(value, int):
+        return "must be a whole number (int)"
+    return broken
+
+
+class _Checks:
+    """Collects the problems of one object being built; raises them all at once."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.problems: list[Problem] = []
+
+    def add(self, field_name: str, value: object, message: str) -> None:
+        self.problems.append(Problem(self.where, field_name, value, message))
+
+    def number(self, field_name: str, value: object, rule_name: str | None = None, *,
+               optional: bool = False, integer_type: bool = False) -> None:
+        if optional and value is None:
+            return
+        message = number_problem(value, RULES[rule_name or field_name],
+                                 integer_type=integer_type)
+        if message is not None:
+            self.add(field_name, value, message)
+
+    def text(self, field_name: str, value: object) -> None:
+        if not isinstance(value, str) or not value.strip():
+            self.add(field_name, value, "must be a non-empty text")
+
+    def raise_any(self, what: str) -> None:
+        if self.problems:
+            raise CatalogError(self.problems, what)
+
+
+@dataclass(frozen=True)
+class ScalingParams:
+    """Logistic speedup fit ``S(n) = c / (1 + exp(-a (n - b)))`` of one GPU type.
+
+    Attributes:
+        a: steepness, per node (0 < a <= 10).
+        b: inflection point, in nodes (0 <= b <= 100000).
+        c: asymptotic speedup (0 < c <= 1000000).
+    """
+
+    a: float
+    b: float
+    c: float
+
+    def __post_init__(self) -> None:
+        checks = _Checks("scaling")
+        for key in ("a", "b", "c"):
+            checks.number(f"scaling.{key}", getattr(self, key))
+        checks.raise_any("ScalingParams")
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstanceType:
+    """A VM type of a cloud provider.
+
+    Attributes:
+        name: the provider's name, unique in a catalog (``g4dn.xlarge``).
+        family: the quota family (AWS: ``G`` for ``g4dn.xlarge``).
+        on_demand_usd_per_hour: on-demand price, USD per hour (> 0).
+        spot_usd_per_hour: spot price, USD per hour (> 0); the aggregate of
+            ``spot_by_zone_usd_per_hour`` when a fetch recorded per-zone prices.
+        vcpus: virtual CPUs (>= 1), counted against quotas.
+        memory_gib: RAM in GiB (> 0), or ``None`` where unknown (GPU types only; memory nodes
+            need it).
+        network_gbps: network bandwidth in Gbit/s (> 0).
+        spot_by_zone_usd_per_hour: optional latest spot price per availability zone, USD per
+            hour (each > 0).
+    """
+
+    name: str
+    family: str
+    on_demand_usd_per_hour: float
+    spot_usd_per_hour: float
+    vcpus: int
+    memory_gib: float | None
+    network_gbps: float
+    spot_by_zone_usd_per_hour: Mapping[str, float] | None = None
+
+    def __post_init__(self) -> None:
+        name = self.name if isinstance(self.name, str) and self.name else type(self).__name__
+        checks = _Checks(name)
+        self._check(checks)
+        checks.raise_any(f"{type(self).__name__} {self.name!r}")
+
+    def _check(self, checks: _Checks) -> None:
+        """Add this object's problems to ``checks`` (subclasses add theirs)."""
+        checks.text("name", self.name)
+        checks.text("family", self.family)
+        checks.number("on_demand_usd_per_hour", self.on_demand_usd_per_hour)
+        checks.number("spot_usd_per_hour", self.spot_usd_per_hour)
+        checks.number("vcpus", self.vcpus, integer_type=True)
+        checks.number("memory_gib", self.memory_gib, optional=True)
+        checks.number("network_gbps", self.network_gbps)
+        zones = self.spot_by_zone_usd_per_hour
+        if zones is not None and not isinstance(zones, Mapping):
+            checks.add("spot_by_zone_usd_per_hour", zones, "must be a mapping {zone: USD/hour}")
+        elif zones:
+            for zone, price in zones.items():
+                checks.number(f"spot_by_zone_usd_per_hour.{zone}", price,
+                              "spot_by_zone_usd_per_hour")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GpuType(InstanceType):
+    """A GPU VM type: trains.
+
+    Attributes:
+        eflops: measured deep-learning throughput (relative units, > 0), or ``None`` when not
+            known yet ("needs eFLOPS": kept in the catalog, left out of solving).
+        scaling: the logistic scaling fit, or ``None`` (then K(n) = 1).
+        interruption_bucket: the AWS Spot Instance Advisor's interruption bucket of the type in
+            the catalog's region, an index 0..4 into :data:`INTERRUPTION_BUCKET_LABELS`
+            (0: under 5 % of spot capacity reclaimed in the trailing month, 4: over 20 %), or
+            ``None`` when unknown (the job model then applies its default and says so).
+    """
+
+    eflops: float | None
+    scaling: ScalingParams | None = None
+    interruption_bucket: int | None = None
+
+    def _check(self, checks: _Checks) -> None:
+        super()._check(checks)
+        checks.number("eflops", self.eflops, optional=True)
+        checks.number("interruption_bucket", self.interruption_bucket, optional=True,
+                      integer_type=True)
+        if self.scaling is not None and not isinstance(self.scaling, ScalingParams):
+            checks.add("scaling", self.scaling, "must be ScalingParams or None")
+
+    @property
+    def solvable(self) -> bool:
+        """True when the type has an eFLOPS score and can take part in a recommendation."""
+        return self.eflops is not None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CpuType(InstanceType):
+    """A CPU VM type: a Tiering memory node that keeps checkpoints in RAM (``memory_gib`` is
+    required)."""
+
+    def _check(self, checks: _Checks) -> None:
+        super()._check(checks)
+        if self.memory_gib is None:
+            checks.add("memory_gib", None, "is required for a CPU type (a memory node)")
+
+
+@dataclass(frozen=True)
+class Quota:
+    """vCPU limits of one instance family (AWS style: on-demand and spot are separate).
+
+    Attributes:
+        family: the family the limits apply to.
+        on_demand_vcpus: most vCPUs of on-demand VMs of this family (>= 0).
+        spot_vcpus: most vCPUs of spot VMs of this family (>= 0).
+    """
+
+    family: str
+    on_demand_vcpus: int
+    spot_vcpus: int
+
+    def __post_init__(self) -> None:
+        checks = _Checks(f"quota {self.family}")
+        checks.text("family", self.family)
+        checks.number("on_demand_vcpus", self.on_demand_vcpus, integer_type=True)
+        checks.number("spot_vcpus", self.spot_vcpus, integer_type=True)
+        checks.raise_any(f"Quota {self.family!r}")
+
+
+@dataclass(frozen=True)
+class SaturationStep:
+    """One entry of the network-saturation table (file keys ``bandwidth_gbps``,
+    ``max_gpu_vms``).
+
+    Attributes:
+        bandwidth_gbps: the bandwidth ``min(BW(v), BW(w))`` this entry starts at, Gbit/s (> 0).
+        serves_fewer_than: ``n_sat`` (>= 1): one memory node serves fewer than this many GPU
+            VMs, so Tiering needs ``n / m < serves_fewer_than``.
+    """
+
+    bandwidth_gbps: float
+    serves_fewer_than: int
+
+    def __post_init__(self) -> None:
+        checks = _Checks(f"saturation step {self.bandwidth_gbps!r} Gbps")
+        checks.number("bandwidth_gbps", self.bandwidth_gbps)
+        checks.number("serves_fewer_than", self.serves_fewer_than, "max_gpu_vms",
+                      integer_type=True)
+        checks.raise_any("SaturationStep")
+
+
+#: The measured table of ``model.md`` (Gbit/s -> n_sat).
+DEFAULT_SATURATION: tuple[SaturationStep, ...] = tuple(
+    SaturationStep(bw, n)
+    for bw, n in [(0.3, 2), (1.7, 12), (5, 16), (10, 20), (12.5, 24), (15, 24), (25, 28), (30, 32)]
+)
+
+
+def catalog_problems(
+    gpu_types: tuple[GpuType, ...],
+    cpu_types: tuple[CpuType, ...],
+    quotas: tuple[Quota, ...],
+    saturation: tuple[SaturationStep, ...],
+) -> list[Problem]:
+    """The rules that span rows: unique names across GPU and CPU types, one quota per family,
+    a non-empty saturation table with strictly increasing bandwidths."""
+    problems: list[Problem] = []
+    names: dict[str, str] = {}
+    for kind, items in (("gpu_types", gpu_types), ("cpu_types", cpu_types)):
+        for t in items:
+            if t.name in names:
+                problems.append(Problem(f"{kind} ({t.name})", "name", t.name,
+                                        f"duplicate name (also in {names[t.name]})"))
+            else:
+                names[t.name] = kind
+    families: set[str] = set()
+    for q in quotas:
+        if q.family in families:
+            problems.append(Problem(f"quotas ({q.family})", "family", q.family,
+                                    "duplicate family"))
+        families.add(q.family)
+    if not saturation:
+        problems.append(Problem("(catalog)", "network_saturation", [],
+                                "must be a non-empty list of {bandwidth_gbps, max_gpu_vms}"))
+    for i in range(1, len(saturation)):
+        previous, bw = saturation[i - 1].bandwidth_gbps, saturation[i].bandwidth_gbps
+        if bw <= previous:
+            problems.append(Problem(
+                f"network_saturation[{i}]", "bandwidth_gbps", bw,
+                f"bandwidths must increase strictly (previous entry is {previous:g})"))
+    return problems
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A validated catalog. Build it with :func:`~deepvm_core.catalog.validation.parse_catalog`
+    or :func:`~deepvm_core.store.load_catalog`; built directly, it checks
+    :func:`catalog_problems`.
+
+    Attributes:
+        name: short name (``aws-us-east-1-2023-10``).
+        provider: ``aws`` or ``simulated``.
+        region: the provider's region, or ``-``.
+        prices_date: ISO date (or timestamp) the prices were taken.
+        source: where the numbers come from, free text.
+        gpu_types: GPU VM types.
+        cpu_types: CPU VM types (memory nodes).
+        quotas: vCPU quotas per family; a family not listed is unlimited.
+        saturation: the network-saturation table, bandwidth ascending.
+        warnings: soft problems found while loading (the catalog is still usable).
+    """
+
+    name: str
+    provider: str
+    region: str
+    prices_date: str
+    source: str
+    gpu_types: tuple[GpuType, ...]
+    cpu_types: tuple[CpuType, ...]
+    quotas: tuple[Quota, ...] = ()
+    saturation: tuple[SaturationStep, ...] = DEFAULT_SATURATION
+    warnings: tuple[Problem, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        problems = catalog_problems(self.gpu_types, self.cpu_types, self.quotas,
+                                    self.saturation)
+        if problems:
+            raise CatalogError(problems, f"catalog {self.name!r}")
+
+    def quota(self, family: str) -> Quota | None:
+        """The quota of ``family``, or ``None`` when the family is unlimited."""
+        for q in self.quotas:
+            if q.family == family:
+                return q
+        return None
+
+    @property
+    def solvable_gpu_types(self) -> tuple[GpuType, ...]:
+        """GPU types with an eFLOPS score: the ones the solvers consider."""
+        return tuple(g for g in self.gpu_types if g.solvable)
+
+    def instance(self, name: str) -> GpuType | CpuType:
+        """The instance type called ``name``.
+
+        Raises:
+            InstanceNotFoundError: no such type (close matches suggested).
+        """
+        types: tuple[GpuType | CpuType, ...] = (*self.gpu_types, *self.cpu_types)
+        for t in types:
+            if t.name == name:
+                return t
+        names = [t.name for t in types]
+        raise InstanceNotFoundError(name, self.name,
+                                    tuple(difflib.get_close_matches(name, names, n=3)))
+
+    @functools.cached_property
+    def sha256(self) -> str:
+        """SHA-256 of the catalog's canonical JSON (our format): identifies its exact content.
+
+        Computed once per object (the catalog is immutable)."""
+        from deepvm_core.catalog.schema import catalog_sha256  # schema builds on these types
+
+        return catalog_sha256(self)
