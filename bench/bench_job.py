@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from deepvm_core.catalog import load_catalog
 from deepvm_core.job import (
     SINGLE_ANCHOR,
     TIERING,
@@ -28,6 +27,7 @@ from deepvm_core.job import (
     plan_jobs,
     simulate_jobs,
 )
+from deepvm_core.store import load_catalog
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:

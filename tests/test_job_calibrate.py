@@ -9,7 +9,8 @@ import pytest
 from scipy.optimize import OptimizeWarning, least_squares
 
 import deepvm_core.job.calibrate as calibrate_module
-from deepvm_core.catalog import ARTIFACT_SCALING, catalog_to_dict
+from deepvm_core.catalog.artifact import ARTIFACT_SCALING
+from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError
 from deepvm_core.job import (
     CalibrationError,

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
-from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.errors import DeepVMError
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.job import (
     ADVISOR_BUCKET_MTBI_HOURS,
     DEFAULT_MTBI_HOURS,
-    JobModelError,
     Workload,
     WorkloadError,
     check_workload,
@@ -29,19 +28,8 @@ def workload(**over: object) -> Workload:
     return Workload(**fields)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True, kw_only=True)
-class BucketGpu(GpuType):
-    """A GPU type with the Spot Advisor bucket the catalog will carry."""
-
-    interruption_bucket: int | None = None
-
-
 def with_buckets(catalog: Catalog, buckets: dict[str, int | None]) -> Catalog:
-    gpus = tuple(
-        BucketGpu(**{k: getattr(g, k) for k in g.__dataclass_fields__
-                     if k != "interruption_bucket"},
-                  interruption_bucket=buckets.get(g.name))
-        for g in catalog.gpu_types)
+    gpus = tuple(replace(g, interruption_bucket=buckets.get(g.name)) for g in catalog.gpu_types)
     return replace(catalog, gpu_types=gpus)
 
 
@@ -130,5 +118,5 @@ def test_every_bucket_maps_to_its_default(aws_catalog):
     for bucket, hours in enumerate(ADVISOR_BUCKET_MTBI_HOURS):
         catalog = with_buckets(aws_catalog, {"g4dn.xlarge": bucket})
         assert mtbi_estimates(w, catalog)[1].mtbi_hours == hours
-    with pytest.raises(JobModelError, match="interruption_bucket = 5"):
+    with pytest.raises(CatalogError, match="interruption_bucket = 5"):
         mtbi_estimates(w, with_buckets(aws_catalog, {"g4dn.xlarge": 5}))

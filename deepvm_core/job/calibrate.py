@@ -28,7 +28,9 @@ import numpy as np
 import numpy.typing as npt
 from scipy.optimize import OptimizeWarning, curve_fit
 
-from deepvm_core.catalog import Catalog, GpuType, ScalingParams, catalog_to_dict, parse_catalog
+from deepvm_core.catalog import Catalog, GpuType, ScalingParams
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
 

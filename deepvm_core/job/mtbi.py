@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.job.errors import JobModelError
 from deepvm_core.job.workload import Workload
 
 MtbiSource = Literal["advisor", "user", "default"]
@@ -55,26 +54,10 @@ class MtbiEstimate:
     interruption_bucket: int | None
 
 
-def interruption_bucket(gpu: GpuType) -> int | None:
-    """The Spot Advisor bucket index of ``gpu`` (0..4), or ``None`` when the catalog has none.
-
-    Raises:
-        JobModelError: the catalog carries a bucket outside 0..4.
-    """
-    bucket = getattr(gpu, "interruption_bucket", None)
-    if bucket is None:
-        return None
-    if (isinstance(bucket, bool) or not isinstance(bucket, int)
-            or not 0 <= bucket < len(ADVISOR_BUCKET_MTBI_HOURS)):
-        raise JobModelError(f"{gpu.name}: interruption_bucket = {bucket!r}: must be a whole "
-                            f"number from 0 to {len(ADVISOR_BUCKET_MTBI_HOURS) - 1}")
-    return bucket
-
-
 def mtbi_estimate(gpu: GpuType, workload: Workload) -> MtbiEstimate:
     """MTBI(g) of one GPU type: the user's override, else its bucket's default, else 8 h;
     then times ``workload.mtbi_scale``."""
-    bucket = interruption_bucket(gpu)
+    bucket = gpu.interruption_bucket  # 0..4 or None, checked by GpuType itself
     source: MtbiSource
     if gpu.name in workload.mtbi_hours_by_gpu:
         hours, source = float(workload.mtbi_hours_by_gpu[gpu.name]), "user"
