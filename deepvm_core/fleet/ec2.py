@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepvm_core.aws.client import sanitize_message
 from deepvm_core.fleet.errors import AwsCallError, FleetInputError
 
 #: AWS error codes that mean "slow down".
@@ -37,28 +38,11 @@ DEFAULT_THROTTLE_ROUNDS = 3
 DEFAULT_THROTTLE_BACKOFF_S = 2.0
 
 _DETAIL_CHARS = 300
-_SECRET_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\b(?:AKIA|ASIA|AROA|AIDA|ANPA|ABIA|ACCA)[A-Z0-9]{12,}\b"), "[REDACTED]"),
-    (re.compile(r"(Credential=)[^\s,\"']+", re.IGNORECASE), r"\1[REDACTED]"),
-    (re.compile(r"(Signature=)[0-9a-fA-F]+", re.IGNORECASE), r"\1[REDACTED]"),
-    (re.compile(r"((?:X-Amz-)?Security-?Token[=:]\s*)[^\s,\"'&]+", re.IGNORECASE),
-     r"\1[REDACTED]"),
-    (re.compile(r"((?:aws_)?secret_access_key[\"']?\s*[=:]\s*[\"']?)[^\s,\"'&]+", re.IGNORECASE),
-     r"\1[REDACTED]"),
-    (re.compile(r"(://)[^/@\s]+@"), r"\1[REDACTED]@"),
-)
-
-
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` on one line without credentials (the given secrets, access key ids,
-    SigV4 credential scopes and signatures, session tokens, passwords in URLs)."""
-    text = " ".join(str(text).split())
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "[REDACTED]")
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """``text`` on one line without credentials (:func:`deepvm_core.aws.client.sanitize_message`:
+    the given secrets, access key ids, SigV4 credential scopes and signatures, session tokens,
+    passwords in URLs)."""
+    return sanitize_message(" ".join(str(text).split()), secrets)
 
 
 @dataclass(frozen=True)
