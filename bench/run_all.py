@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,7 +55,7 @@ def main() -> None:
         catalog = load_catalog(name)
         for solver in SOLVERS:
             scenario = Scenario(3.0, 0.3, 2.0)
-            med, low, rec = timed(lambda c=catalog, s=scenario, v=solver: recommend(c, s, v),
+            med, low, rec = timed(partial(recommend, catalog, scenario, solver),
                                   5 if solver == "ilp" else 50)
             print(f"{name:<24} {solver:<10} median {med:8.2f} ms  min {low:8.2f} ms  -> "
                   f"{best_of(rec)}")
@@ -62,8 +63,7 @@ def main() -> None:
     for pw in (10.0, 50.0):
         hard = Scenario(pw, 0.3, 2.0, use_quotas=False)
         for solver in SOLVERS:
-            med, low, rec = timed(lambda v=solver, s=hard: recommend(sim, s, v),
-                                  3 if pw > 10 else 5)
+            med, low, rec = timed(partial(recommend, sim, hard, solver), 3 if pw > 10 else 5)
             print(f"{f'paper-simulated PW {pw:g}, no quotas':<34} {solver:<10} median "
                   f"{med:8.2f} ms  min {low:8.2f} ms  -> {best_of(rec)}")
 
@@ -73,7 +73,7 @@ def main() -> None:
     fig3: SweepResult | None = None
     synthetic = synthetic_catalog(100, 100)
     for catalog in (sim, synthetic):
-        med, low, result = timed(lambda c=catalog: sweep(c, scenario, pws), 20)
+        med, low, result = timed(partial(sweep, catalog, scenario, pws), 20)
         print(f"{catalog.name:<24} {len(catalog.gpu_types):>3} GPU x {len(catalog.cpu_types):>3}"
               f" CPU types: median {med:8.2f} ms  min {low:8.2f} ms")
         if catalog is sim:
@@ -81,8 +81,8 @@ def main() -> None:
             fig3 = result
     print("\n== candidate table, synthetic-100x100, quotas off, no budget ==")
     for label, choices in (("cheapest memory node per (v, n)", 1), ("unpruned", None)):
-        med, low, table = timed(lambda k=choices: build_candidates(
-            synthetic, scenario, memory_node_choices=k), 10)
+        med, low, table = timed(partial(build_candidates, synthetic, scenario,
+                                        memory_node_choices=choices), 10)
         assert isinstance(table, CandidateTable)
         print(f"{label:<34} {len(table):>9,} configurations: median {med:8.2f} ms  "
               f"min {low:8.2f} ms")

@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -87,6 +88,10 @@ __all__ = [
 ALL_ARCHITECTURES: tuple[Arch, ...] = (Arch.SINGLE_ANCHOR, Arch.TIERING)
 
 BoolArray = npt.NDArray[np.bool_]
+#: The per-row columns of a domain (:func:`_gpu_rows`); the first three hold integers.
+_ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_per_hour",
+                "gpu_price_usd_per_hour", "z_paper", "z_noscale", "performance",
+                "performance_noscale", "scaling_factor")
 #: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
 _CHUNK_ROWS = 1024
 
@@ -233,8 +238,9 @@ class CandidateDomain:
         )
 
 
-def _gpu_rows(gpu: GpuType, arch: Arch, n: IntArray) -> dict[str, FloatArray]:
-    """Prices, Z, performance and K of the rows ``(arch, gpu, n)``: the model's formulas."""
+def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray) -> dict[str, npt.NDArray[Any]]:
+    """The rows ``(arch, gpu, n)`` with their prices, Z, performance and K: the model's
+    formulas (``gi``: the GPU type's index)."""
     eflops = float(gpu.eflops)  # type: ignore[arg-type]  # solvable types have eFLOPS
     spot, od = gpu.spot_usd_per_hour, gpu.on_demand_usd_per_hour
     k = scaling_factor(gpu.scaling, n)
@@ -249,22 +255,20 @@ def _gpu_rows(gpu: GpuType, arch: Arch, n: IntArray) -> dict[str, FloatArray]:
         price = spot_part
         z_noscale = n * spot_flopp(gpu)
     return {
-        "spot_usd_per_hour": spot_part, "on_demand_usd_per_hour": od_part,
-        "gpu_price_usd_per_hour": price, "z_paper": z_noscale * k, "z_noscale": z_noscale,
-        "performance": eflops * n * k, "performance_noscale": eflops * n.astype(np.float64),
-        "scaling_factor": k,
+        "architecture": np.full(n.shape, arch, dtype=np.int64),
+        "gpu": np.full(n.shape, gi, dtype=np.int64), "n": n, "spot_usd_per_hour": spot_part,
+        "on_demand_usd_per_hour": od_part, "gpu_price_usd_per_hour": price,
+        "z_paper": z_noscale * k, "z_noscale": z_noscale, "performance": eflops * n * k,
+        "performance_noscale": eflops * n.astype(np.float64), "scaling_factor": k,
     }
 
 
-def _budget_arg(pw_usd_per_hour: float | None) -> float | None:
+def _budget_arg(pw: float | None) -> float | None:
     """Check a budget argument; ``math.inf`` means no budget, like ``None``."""
-    if pw_usd_per_hour is None:
-        return None
-    if isinstance(pw_usd_per_hour, bool) or not isinstance(pw_usd_per_hour, (int, float)) or (
-            math.isnan(pw_usd_per_hour) or pw_usd_per_hour < 0):
-        raise InputError("pw_usd_per_hour", pw_usd_per_hour,
-                         "must be a number >= 0, math.inf or None (no budget)")
-    return None if math.isinf(pw_usd_per_hour) else float(pw_usd_per_hour)
+    if pw is not None and (isinstance(pw, bool) or not isinstance(pw, (int, float))
+                           or math.isnan(pw) or pw < 0):
+        raise InputError("pw_usd_per_hour", pw, "must be a number >= 0, math.inf or None")
+    return None if pw is None or math.isinf(pw) else float(pw)
 
 
 def build_domain(
@@ -325,29 +329,16 @@ def build_domain(
         blocks = [b for b in blocks if b[0] == Arch.SINGLE_ANCHOR]
     blocks = [b for b in blocks if b[2].size]
 
-    columns: dict[str, list[FloatArray]] = {}
-    for arch, gi, n in blocks:
-        for key, values in _gpu_rows(gpus[gi], arch, n).items():
-            columns.setdefault(key, []).append(values)
+    rows = [_gpu_rows(gpus[gi], gi, arch, n) for arch, gi, n in blocks]
 
-    def column(key: str) -> FloatArray:
-        parts = columns.get(key, [])
-        return np.concatenate(parts) if parts else np.zeros(0)
-
-    def ints(values: list[IntArray]) -> IntArray:
-        return np.concatenate(values) if values else np.zeros(0, dtype=np.int64)
+    def column(key: str) -> npt.NDArray[Any]:
+        if rows:
+            return np.concatenate([block[key] for block in rows])
+        return np.zeros(0, dtype=np.int64 if key in _ROW_COLUMNS[:3] else np.float64)
 
     return CandidateDomain(
         gpus=gpus, cpus=tuple(cpus), pw_usd_per_hour=pw,
-        architecture=ints([np.full(n.shape, arch, dtype=np.int64) for arch, _, n in blocks]),
-        gpu=ints([np.full(n.shape, gi, dtype=np.int64) for _, gi, n in blocks]),
-        n=ints([n for _, _, n in blocks]),
-        spot_usd_per_hour=column("spot_usd_per_hour"),
-        on_demand_usd_per_hour=column("on_demand_usd_per_hour"),
-        gpu_price_usd_per_hour=column("gpu_price_usd_per_hour"),
-        z_paper=column("z_paper"), z_noscale=column("z_noscale"),
-        performance=column("performance"), performance_noscale=column("performance_noscale"),
-        scaling_factor=column("scaling_factor"),
+        **{key: column(key) for key in _ROW_COLUMNS},
         memory_node_price_usd_per_hour=np.array([w.on_demand_usd_per_hour for w in cpus],
                                                 dtype=np.float64),
         memory_node_limit=np.array([max_on_demand_vms(catalog, w, scenario) for w in cpus],

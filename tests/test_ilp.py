@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pulp
+import pulp  # type: ignore[import-untyped]
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -88,6 +88,8 @@ def test_exact_price_tie_goes_to_cpu_name() -> None:
                            [cpu("zulu", 0.5), cpu("alpha", 0.5), cpu("mike", 0.75)])
     scenario = Scenario(2.0, use_quotas=False, max_nodes=8)
     top = ilp.solve_top_k(catalog, scenario, 3, architecture="tiering")
+    # 6 x 0.25 + 0.5 = 2.0 = PW with alpha or zulu (same price and VMs: the name decides);
+    # mike costs more; then 5 x 0.25 + 0.5
     assert [(c.gpu_spot, c.cpu) for c in top] == [(6, "alpha"), (6, "zulu"), (5, "alpha")]
     assert_matches_enumeration(catalog, scenario, 6)
 
@@ -120,6 +122,7 @@ def test_prices_closer_than_cbc_resolves_are_ranked_exactly() -> None:
     catalog = make_catalog([gpu("g1", 5.0, 0.1)], [cpu("alpha", 0.100001), cpu("zulu", 0.1)])
     scenario = Scenario(1.0, use_quotas=False)
     top = ilp.solve_top_k(catalog, scenario, 3)
+    # 9 x 0.1 + 0.1 = 1.0 = PW with zulu only (alpha: 1.000001); at n = 8 zulu is cheaper
     assert [(c.gpu_spot, c.cpu) for c in top] == [(9, "zulu"), (8, "zulu"), (8, "alpha")]
     assert_matches_enumeration(catalog, scenario, 4)
 
@@ -146,7 +149,7 @@ def test_stage_one_answer_within_cbc_tolerance_is_corrected(
     fast = [dict(NEAR_TIE[0], network_gbps=25.0), NEAR_TIE[1]]  # both feasible now
     catalog = make_catalog(fast, [cpu("c1", 0.1, bw=25.0)])
     scenario = Scenario(1.0, use_quotas=False)
-    real = ilp.solve_problem
+    real = ilp_program.solve_problem
     swaps = []
     domain = build_domain(catalog, scenario, pw_usd_per_hour=scenario.pw_usd_per_hour)
     near, far = (next(r for r in range(len(domain)) if domain.architecture[r] == Arch.TIERING
@@ -195,6 +198,7 @@ def test_unaffordable_pw_gives_nothing(aws_catalog: Catalog, objective: str,
 def test_fewer_than_k_when_fewer_exist() -> None:
     catalog = make_catalog([gpu("g1", 1.0, 0.5)], [cpu("c1", 0.6, memory=0.1)])  # no memory
     got = ilp.solve_top_k(catalog, Scenario(2.0, use_quotas=False), 10)
+    # Single Anchor only: 1.0 + (n - 1) x 0.5 <= 2.0 for n = 2, 3
     assert [(c.architecture, c.gpu_vms) for c in got] == [("single_anchor", 3),
                                                           ("single_anchor", 2)]
 

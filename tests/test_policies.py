@@ -10,17 +10,29 @@ from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import recommend
+from deepvm_core.model import Configuration, Objective, Scenario
+from deepvm_core.policies import Explanation, Recommendation, Solver, recommend
 from tests import oracle
 from tests.factories import catalogs, gpu_row, make_catalog, scenarios
 
 TABLE_IV = [("c5.xlarge", 2.8526), ("m6i.xlarge", 2.8746), ("c5n.xlarge", 2.8986)]
 
 
+def best(rec: Recommendation) -> Configuration:
+    """The first recommendation, which the test expects to exist."""
+    assert rec.best is not None
+    return rec.best
+
+
+def explanation(rec: Recommendation) -> Explanation:
+    """Why nothing is feasible, which the test expects to be explained."""
+    assert rec.explanation is not None
+    return rec.explanation
+
+
 @pytest.mark.parametrize("solver", ["enumerate", "ilp"])
 @pytest.mark.parametrize("objective", ["paper", "performance"])
-def test_paper_table_iv(aws_catalog, objective, solver):
+def test_paper_table_iv(aws_catalog: Catalog, objective: Objective, solver: Solver) -> None:
     """model.md, "Known results to reproduce" (both objectives give the same first choice)."""
     rec = recommend(aws_catalog, Scenario(3.0, 0.3, 2.0, objective=objective), solver)
     got = [(c.architecture, c.gpu, c.gpu_spot, c.cpu, c.memory_nodes) for c in rec.deepvm]
@@ -28,8 +40,9 @@ def test_paper_table_iv(aws_catalog, objective, solver):
     assert [c.hourly_price_usd for c in rec.deepvm] == pytest.approx(
         [p for _, p in TABLE_IV], abs=1e-9)
     ns, cf, pf = rec.deepvm_noscale, rec.cost_first, rec.performance_first
-    assert (ns.gpu, ns.gpu_spot, ns.cpu, ns.hourly_price_usd) == (
-        "g4dn.xlarge", 17, "c5.xlarge", pytest.approx(2.8526))
+    assert ns is not None and cf is not None and pf is not None
+    assert (ns.gpu, ns.gpu_spot, ns.cpu) == ("g4dn.xlarge", 17, "c5.xlarge")
+    assert ns.hourly_price_usd == pytest.approx(2.8526)
     assert (cf.architecture, cf.gpu, cf.gpu_on_demand, cf.gpu_spot) == (
         "single_anchor", "g4dn.xlarge", 1, 15)
     assert cf.hourly_price_usd == pytest.approx(2.893)
@@ -41,11 +54,11 @@ def test_paper_table_iv(aws_catalog, objective, solver):
     assert rec.explanation is None and rec.architecture_notes == {}
 
 
-def test_paper_objective_prefers_cheap_types_at_pw_1(sim_catalog):
+def test_paper_objective_prefers_cheap_types_at_pw_1(sim_catalog: Catalog) -> None:
     """model.md, "Two objectives": at PW 1.0 Z picks 11 x H over 5 x D with one t3.xlarge."""
     s = Scenario(1.0, 0.3, 2.0, use_quotas=False)
-    paper = recommend(sim_catalog, s).best
-    perf = recommend(sim_catalog, Scenario(1.0, 0.3, 2.0, "performance", False)).best
+    paper = best(recommend(sim_catalog, s))
+    perf = best(recommend(sim_catalog, Scenario(1.0, 0.3, 2.0, "performance", False)))
     assert (paper.gpu, paper.gpu_spot, paper.cpu) == ("H", 11, "t3.xlarge")
     assert (perf.gpu, perf.gpu_spot, perf.cpu, perf.performance) == ("D", 5, "t3.xlarge", 3500)
 
@@ -53,54 +66,58 @@ def test_paper_objective_prefers_cheap_types_at_pw_1(sim_catalog):
 # ----------------------------------------------------------------------------- explanations
 
 
-def test_pw_below_cheapest_cluster(aws_catalog):
+def test_pw_below_cheapest_cluster(aws_catalog: Catalog) -> None:
+    """The cheapest cluster: 1 x g4dn.xlarge spot (0.1578) and 1 x t3.xlarge (0.1664)."""
     rec = recommend(aws_catalog, Scenario(0.2, 0.3, 2.0))
-    assert rec.deepvm == () and rec.explanation.binding == ("budget",)
-    assert rec.explanation.cheapest_feasible_usd_per_hour == pytest.approx(0.1578 + 0.1664)
-    assert "0.3242 USD/h" in rec.explanation.summary
+    why = explanation(rec)
+    assert rec.deepvm == () and why.binding == ("budget",)
+    assert why.cheapest_feasible_usd_per_hour == pytest.approx(0.1578 + 0.1664)
+    assert "0.3242 USD/h" in why.summary
 
 
-def test_pw_zero(aws_catalog):
+def test_pw_zero(aws_catalog: Catalog) -> None:
     rec = recommend(aws_catalog, Scenario(0.0, 0.3, 2.0))
-    assert rec.best is None and rec.explanation.binding == ("budget",)
+    assert rec.best is None and explanation(rec).binding == ("budget",)
 
 
-def test_checkpoint_too_big_for_memory_nodes(aws_catalog):
+def test_checkpoint_too_big_for_memory_nodes(aws_catalog: Catalog) -> None:
+    """f x s = 30 GB x 2 is more than the largest memory node, d3.xlarge, holds."""
     rec = recommend(aws_catalog, Scenario(3.0, 30.0, 2.0))
-    assert rec.best.architecture == "single_anchor"
+    assert best(rec).architecture == "single_anchor"
     note = rec.architecture_notes["tiering"]
     assert note.binding == ("memory",)
     assert "60 GB" in note.summary and "d3.xlarge" in note.summary
 
 
-def test_quotas_too_small():
+def test_quotas_too_small() -> None:
     cat = make_catalog(quotas=[{"family": "G", "on_demand_vcpus": 0, "spot_vcpus": 0}])
     rec = recommend(cat, Scenario(100.0, 0.3, 2.0))
+    why = explanation(rec)
     assert rec.best is None
-    assert rec.explanation.binding == ("quota",)
-    assert "family G" in rec.explanation.summary
-    assert rec.explanation.cheapest_configuration is not None  # what quotas off would give
+    assert why.binding == ("quota",)
+    assert "family G" in why.summary
+    assert why.cheapest_configuration is not None  # what quotas off would give
     assert recommend(cat, Scenario(100.0, 0.3, 2.0, use_quotas=False)).best is not None
 
 
-def test_no_gpu_and_no_cpu_types():
+def test_no_gpu_and_no_cpu_types() -> None:
     rec = recommend(make_catalog(gpus=[]), Scenario(3.0))
-    assert rec.explanation.binding == ("no_gpu_types",)
+    assert explanation(rec).binding == ("no_gpu_types",)
     rec = recommend(make_catalog(cpus=[]), Scenario(3.0))
-    assert rec.best.architecture == "single_anchor"
+    assert best(rec).architecture == "single_anchor"
     assert rec.architecture_notes["tiering"].binding == ("no_cpu_types",)
 
 
-def test_only_gpu_types_without_eflops():
+def test_only_gpu_types_without_eflops() -> None:
     rec = recommend(make_catalog(gpus=[gpu_row(eflops=None)]), Scenario(3.0))
-    assert rec.explanation.binding == ("needs_eflops",)
+    assert explanation(rec).binding == ("needs_eflops",)
     assert any("needs eFLOPS" in n for n in rec.notes)
 
 
-def test_top_k_out_of_range(aws_catalog):
+def test_top_k_out_of_range(aws_catalog: Catalog) -> None:
     for bad in (0, 101, 2.5, True):
         with pytest.raises(InputError) as info:
-            recommend(aws_catalog, Scenario(3.0), top_k=bad)
+            recommend(aws_catalog, Scenario(3.0), top_k=bad)  # type: ignore[arg-type]
         assert info.value.field == "top_k"
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from deepvm_core.model import Configuration, Scenario
-from deepvm_core.sweep import SWEEP_POLICIES, SweepFindings, SweepResult, intervals, pw_grid, sweep
+from deepvm_core.catalog import Catalog
+from deepvm_core.model import Configuration, Objective, Scenario
+from deepvm_core.sweep import SWEEP_POLICIES, SweepResult, intervals, pw_grid, sweep
 
 
 @pytest.fixture(scope="module")
-def fig3(sim_catalog) -> SweepResult:
+def fig3(sim_catalog: Catalog) -> SweepResult:
     """The paper's Fig. 3 setup: simulated catalog, quotas off, PW 0..10 step 0.1."""
     return sweep(sim_catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 10.0, 0.1))
 
@@ -72,12 +73,10 @@ def test_findings_on_a_hand_made_sweep() -> None:
         "cost_first": [0.0, 2.0, 4.0, 4.0],
         "deepvm_noscale": [0.0, 1.0, 4.0, 4.0],
     })
-    assert result.findings() == SweepFindings(
-        pf_beats_deepvm=((0.0, 0.0), (2.0, 2.0)),
-        noscale_below_cost_first=((1.0, 1.0),),
-        mean_gain=pytest.approx((0.5 + 0.0 + 1.0) / 3),  # only where DeepVM finds something
-        max_ratio=2.0,
-    )
+    found = result.findings()
+    assert (found.pf_beats_deepvm, found.noscale_below_cost_first, found.max_ratio) == (
+        ((0.0, 0.0), (2.0, 2.0)), ((1.0, 1.0),), 2.0)
+    assert found.mean_gain == pytest.approx((0.5 + 0.0 + 1.0) / 3)  # where DeepVM has one
 
 
 def test_findings_when_deepvm_finds_nothing() -> None:
@@ -113,9 +112,10 @@ def test_fig3_curves_rise_in_steps(fig3: SweepResult) -> None:
     """Each DeepVM variant maximises its objective over a set that grows with PW, so that
     objective is a non-decreasing step function; so is the performance objective's (and
     Cost-First's) performance."""
-    for policy, objective, noscale in (("deepvm", "paper", False),
-                                       ("deepvm_noscale", "paper", True),
-                                       ("deepvm_performance", "performance", False)):
+    runs: tuple[tuple[str, Objective, bool], ...] = (("deepvm", "paper", False),
+                                                     ("deepvm_noscale", "paper", True),
+                                                     ("deepvm_performance", "performance", False))
+    for policy, objective, noscale in runs:
         values = np.array([c.objective_value(objective, noscale=noscale) if c else 0.0
                            for c in fig3.configurations[policy]])
         assert np.all(np.diff(values) >= -1e-9), policy
@@ -134,6 +134,7 @@ def test_fig3_paper_objective_performance_can_drop(fig3: SweepResult) -> None:
     """
     at = {pw: c for pw, c in zip(fig3.pws, fig3.configurations["deepvm"], strict=True)}
     before, after = at[0.5], at[0.6]
+    assert before is not None and after is not None
     assert (before.gpu, before.gpu_spot, before.cpu, before.performance) == (
         "D", 2, "t3.xlarge", 1400)
     assert (after.gpu, after.gpu_spot, after.cpu, after.performance) == ("H", 5, "t3.xlarge", 750)
