@@ -30,21 +30,25 @@ def cpu_row(name: str = "c1", **over: Any) -> dict[str, Any]:
     return row
 
 
+def saturation_rows(steps: list[tuple[float, int]]) -> list[dict[str, Any]]:
+    """Saturation table rows from (bandwidth, n_sat) pairs."""
+    return [{"bandwidth_gbps": bw, "max_gpu_vms": n} for bw, n in steps]
+
+
 def catalog_dict(gpus: list[dict[str, Any]] | None = None,
                  cpus: list[dict[str, Any]] | None = None,
                  quotas: list[dict[str, Any]] | None = None,
-                 saturation: list[tuple[float, int]] | None = None,
+                 saturation: list[dict[str, Any]] | None = None,
                  **meta: Any) -> dict[str, Any]:
-    """A catalog document; ``saturation`` as (bandwidth, n_sat) pairs, default the catalog's
-    default table."""
-    steps = saturation or [(s.bandwidth_gbps, s.max_gpu_vms) for s in DEFAULT_SATURATION]
+    """A catalog document; the saturation table defaults to the catalog's default."""
+    default = [(s.bandwidth_gbps, s.max_gpu_vms) for s in DEFAULT_SATURATION]
     data = {
         "schema_version": 1, "name": "test", "provider": "simulated", "region": "-",
         "prices_date": "2026-01-01", "source": "tests",
         "gpu_types": [gpu_row()] if gpus is None else gpus,
         "cpu_types": [cpu_row()] if cpus is None else cpus,
         "quotas": quotas or [],
-        "network_saturation": [{"bandwidth_gbps": bw, "max_gpu_vms": n} for bw, n in steps],
+        "network_saturation": saturation or saturation_rows(default),
     }
     data.update(meta)
     return data
@@ -53,7 +57,7 @@ def catalog_dict(gpus: list[dict[str, Any]] | None = None,
 def make_catalog(gpus: list[dict[str, Any]] | None = None,
                  cpus: list[dict[str, Any]] | None = None,
                  quotas: list[dict[str, Any]] | None = None,
-                 saturation: list[tuple[float, int]] | None = None,
+                 saturation: list[dict[str, Any]] | None = None,
                  **meta: Any) -> Catalog:
     """A validated catalog (see :func:`catalog_dict`)."""
     return parse_catalog(catalog_dict(gpus, cpus, quotas, saturation, **meta))
@@ -108,7 +112,7 @@ def catalogs(draw: st.DrawFn, *, min_gpus: int = 1, min_cpus: int = 0,
     saturation = None
     if draw(st.booleans()):
         keys = sorted(draw(st.sets(st.sampled_from([0.3, 1.0, 2.0, 5.0, 12.0]), min_size=1)))
-        saturation = [(bw, draw(st.integers(1, 6))) for bw in keys]
+        saturation = saturation_rows([(bw, draw(st.integers(1, 6))) for bw in keys])
     return make_catalog(gpus, cpus, quotas, saturation)
 
 

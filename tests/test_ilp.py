@@ -17,7 +17,14 @@ from deepvm_core.errors import InputError, SolverError
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.solvers import ilp, ilp_program
 from deepvm_core.solvers.enumeration import top_indices
-from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
+from tests.factories import (
+    catalogs,
+    cpu_row,
+    gpu_row,
+    make_catalog,
+    saturation_rows,
+    scenarios,
+)
 
 
 def gpu(name: str, od: float, spot: float, *, bw: float = 10.0,
@@ -176,7 +183,7 @@ def test_stage_one_answer_within_cbc_tolerance_is_corrected(
 
 def test_saturation_needs_more_memory_nodes() -> None:
     catalog = make_catalog([gpu("g1", 1.0, 0.1, bw=1.0)], [cpu("c1", 0.05)],
-                           saturation=[(0.3, 3), (5.0, 10)])
+                           saturation=saturation_rows([(0.3, 3), (5.0, 10)]))
     (best,) = ilp.solve_top_k(catalog, Scenario(1.0, use_quotas=False, max_nodes=12), 1,
                               architecture="tiering")
     # n_sat = 3 at 1 Gbps: m = n // 3 + 1; 9 x 0.1 + 4 x 0.05 = 1.1 > 1, so n = 8, m = 3
