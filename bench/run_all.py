@@ -2,10 +2,13 @@
 
     .venv/bin/python bench/run_all.py            (or: make bench)
 
-1. one ``recommend`` on each bundled catalog with each solver (Table IV scenario);
+1. one ``recommend`` on each bundled catalog with each solver (Table IV scenario), and the
+   integer program on the simulated catalog at larger PWs;
 2. the paper's Fig. 3 sweep: PW 0..10 step 0.1, five policies, simulated catalog, quotas off;
-3. the same sweep on a generated catalog of 100 GPU and 100 CPU types;
-4. the performance objective's mean gain over the paper's objective on the Fig. 3 sweep.
+3. the same sweep on a generated catalog of 100 GPU and 100 CPU types, and the candidate table
+   there: pruned (what the sweep uses) and unpruned with no budget (what the job planner uses);
+4. for scale: the test oracle (model.md in plain Python loops) at one PW;
+5. the performance objective's mean gain over the paper's objective on the Fig. 3 sweep.
 """
 
 from __future__ import annotations
@@ -14,25 +17,20 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
-from naive_loop import best_z_naive  # noqa: E402
 from synthetic import synthetic_catalog  # noqa: E402
 
+from deepvm_core.candidates import CandidateTable, build_candidates  # noqa: E402
 from deepvm_core.model import Scenario  # noqa: E402
-from deepvm_core.policies import SOLVERS, recommend  # noqa: E402
-from deepvm_core.solvers.enumeration import build_candidates  # noqa: E402
+from deepvm_core.policies import SOLVERS, Recommendation, recommend  # noqa: E402
 from deepvm_core.store import load_catalog  # noqa: E402
-from deepvm_core.sweep import pw_grid, sweep  # noqa: E402
-
-try:
-    import deepvm_core.solvers.ilp  # noqa: F401
-
-    HAVE_ILP = True
-except ImportError:
-    HAVE_ILP = False
+from deepvm_core.sweep import SweepResult, pw_grid, sweep  # noqa: E402
+from tests import oracle  # noqa: E402
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
@@ -46,41 +44,59 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
     return statistics.median(times), min(times), result
 
 
+def best_of(rec: object) -> str:
+    assert isinstance(rec, Recommendation)
+    return rec.best.describe() if rec.best else "none"
+
+
 def main() -> None:
     print("== recommend (PW 3 USD/h, f 0.3 GB, s 2, top-3, quotas on) ==")
     for name in ("aws-us-east-1-2023-10", "paper-simulated"):
         catalog = load_catalog(name)
-        for solver in [s for s in SOLVERS if s != "ilp" or HAVE_ILP]:
+        for solver in SOLVERS:
             scenario = Scenario(3.0, 0.3, 2.0)
-            med, low, rec = timed(lambda c=catalog, s=scenario, v=solver: recommend(c, s, v),
+            med, low, rec = timed(partial(recommend, catalog, scenario, solver),
                                   5 if solver == "ilp" else 50)
-            best = rec.best.describe() if rec.best else "none"
-            print(f"{name:<24} {solver:<10} median {med:8.2f} ms  min {low:8.2f} ms  -> {best}")
+            print(f"{name:<24} {solver:<10} median {med:8.2f} ms  min {low:8.2f} ms  -> "
+                  f"{best_of(rec)}")
     sim = load_catalog("paper-simulated")
-    hard = Scenario(10.0, 0.3, 2.0, use_quotas=False)
-    for solver in [s for s in SOLVERS if s != "ilp" or HAVE_ILP]:
-        med, low, rec = timed(lambda v=solver: recommend(sim, hard, v), 5)
-        print(f"{'paper-simulated PW 10, no quotas':<34} {solver:<10} median {med:8.2f} ms  "
-              f"min {low:8.2f} ms  -> {rec.best.describe()}")
+    for pw in (10.0, 50.0):
+        hard = Scenario(pw, 0.3, 2.0, use_quotas=False)
+        for solver in SOLVERS:
+            med, low, rec = timed(partial(recommend, sim, hard, solver), 3 if pw > 10 else 5)
+            print(f"{f'paper-simulated PW {pw:g}, no quotas':<34} {solver:<10} median "
+                  f"{med:8.2f} ms  min {low:8.2f} ms  -> {best_of(rec)}")
 
     pws = pw_grid(0.0, 10.0, 0.1)
     scenario = Scenario(0.0, 0.3, 2.0, use_quotas=False)
     print("\n== Fig. 3 sweep: 101 PWs x 5 policies, quotas off ==")
-    for catalog in (sim, synthetic_catalog(100, 100)):
-        size = len(build_candidates(catalog, scenario))
-        med, low, result = timed(lambda c=catalog: sweep(c, scenario, pws), 20)
+    fig3: SweepResult | None = None
+    fig3_ms = 0.0
+    synthetic = synthetic_catalog(100, 100)
+    for catalog in (sim, synthetic):
+        med, low, result = timed(partial(sweep, catalog, scenario, pws), 20)
         print(f"{catalog.name:<24} {len(catalog.gpu_types):>3} GPU x {len(catalog.cpu_types):>3}"
-              f" CPU types, {size:>9,} configurations: median {med:8.2f} ms  min {low:8.2f} ms")
+              f" CPU types: median {med:8.2f} ms  min {low:8.2f} ms")
         if catalog is sim:
-            fig3 = result
+            assert isinstance(result, SweepResult)
+            fig3, fig3_ms = result, med
+    print("\n== candidate table, synthetic-100x100, quotas off, no budget ==")
+    for label, choices in (("cheapest memory node per (v, n)", 1), ("unpruned", None)):
+        med, low, table = timed(partial(build_candidates, synthetic, scenario,
+                                        memory_node_choices=choices), 10)
+        assert isinstance(table, CandidateTable)
+        print(f"{label:<34} {len(table):>9,} configurations: median {med:8.2f} ms  "
+              f"min {low:8.2f} ms")
+    assert fig3 is not None
 
-    print("\n== for scale: a naive (v, w, n, m) loop, artifact style, one PW (5.0) ==")
+    print("\n== for scale: the test oracle (model.md in Python loops), one PW (5.0) ==")
     start = time.perf_counter()
-    z = best_z_naive(sim, 5.0, 0.3, 2.0)
+    (best,) = oracle.top_k(sim, Scenario(5.0, 0.3, 2.0, use_quotas=False), 1)
     one = time.perf_counter() - start
     ours = fig3.configurations["deepvm"][fig3.pws.index(5.0)]
-    print(f"one PW {one:.2f} s (x {len(pws)} PWs = about {one * len(pws) / 60:.1f} min); "
-          f"same best Z as the sweep: {abs(z - ours.z_paper) <= 1e-9 * z}")
+    same = ours is not None and abs(best.z - ours.z_paper) <= 1e-9 * best.z
+    print(f"one PW {one * 1e3:.0f} ms, so {len(pws)} PWs about {one * len(pws):.1f} s against "
+          f"{fig3_ms:.0f} ms for the sweep of every policy; same best Z as the sweep: {same}")
 
     a, b = fig3.performance("deepvm_performance"), fig3.performance("deepvm")
     ok = b > 0

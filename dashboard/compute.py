@@ -33,18 +33,18 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def run_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
-                  solver: Solver = "enumerate") -> Recommendation:
+                  solver: Solver = "enumerate", top_k: int = 3) -> Recommendation:
     """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking)."""
-    return recommend(_catalog, scenario, solver=solver)
+    return recommend(_catalog, scenario, solver=solver, top_k=top_k)
 
 
-def recommend_both(catalog: Catalog, scenario: Scenario,
-                   solver: Solver = "enumerate") -> tuple[Recommendation, Recommendation]:
+def recommend_both(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
+                   top_k: int = 3) -> tuple[Recommendation, Recommendation]:
     """The recommendation for ``scenario`` and, at top 1, the one for the other objective."""
     sha = catalog.sha256
-    rec = run_recommend(sha, catalog, scenario, solver)
+    rec = run_recommend(sha, catalog, scenario, solver, top_k)
     other = "performance" if scenario.objective == "paper" else "paper"
-    return rec, run_recommend(sha, catalog, replace(scenario, objective=other, top_k=1), solver)
+    return rec, run_recommend(sha, catalog, replace(scenario, objective=other), solver, 1)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -58,10 +58,10 @@ def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
               step: float) -> SweepResult:
     """:func:`deepvm_core.sweep.sweep` over ``pw_grid(start, stop, step)``.
 
-    The sweep ignores PW, the objective and top-k, so they are normalised away before the
-    cache sees the scenario.
+    The sweep ignores PW and the objective, so they are normalised away before the cache sees
+    the scenario.
     """
-    key = replace(scenario, pw_usd_per_hour=0.0, objective="paper", top_k=1)
+    key = replace(scenario, pw_usd_per_hour=0.0, objective="paper")
     return _sweep(catalog.sha256, catalog, key, float(start), float(stop), float(step))
 
 
@@ -76,7 +76,7 @@ def compare_regions(catalogs: Mapping[str, Catalog],
                     scenario: Scenario) -> list[regions.RegionComparison]:
     """:func:`deepvm_core.regions.compare_regions` (each region's best only, so top-k is 1)."""
     key = tuple((label, c.sha256) for label, c in catalogs.items())
-    return _compare(key, dict(catalogs), replace(scenario, top_k=1))
+    return _compare(key, dict(catalogs), scenario)
 
 
 def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,

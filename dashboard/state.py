@@ -244,8 +244,7 @@ def scenario() -> Scenario:
     ss = st.session_state
     return Scenario(
         pw_usd_per_hour=ss.sb_pw, checkpoint_gb=ss.sb_ckpt, buffer_checkpoints=ss.sb_buffer,
-        objective=ss.sb_objective, use_quotas=ss.sb_quotas, max_nodes=int(ss.sb_nodes),
-        top_k=int(ss.sb_top))
+        objective=ss.sb_objective, use_quotas=ss.sb_quotas, max_nodes=int(ss.sb_nodes))
 
 
 # ----------------------------------------------------------------------------- catalogs

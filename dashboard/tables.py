@@ -84,7 +84,7 @@ def configuration_row(config: Configuration, pw: float, objective: Objective) ->
         Col.GPU: config.gpu,
         Col.SPOT: config.gpu_spot,
         Col.ON_DEMAND: config.gpu_on_demand,
-        Col.MEM_NODES: f"{config.cpu_on_demand} × {config.cpu}" if config.cpu else "none",
+        Col.MEM_NODES: f"{config.memory_nodes} × {config.cpu}" if config.cpu else "none",
         Col.PRICE: config.hourly_price_usd,
         Col.PW_SHARE: 100.0 * config.hourly_price_usd / pw if pw > 0 else np.nan,
         Col.PERF: config.performance,

@@ -71,8 +71,8 @@ def cluster_lines(config: Configuration) -> str:
         return (f"- **{config.gpu_vms} × {config.gpu}**: 1 on-demand (the anchor, keeps the "
                 f"checkpoints) + {config.gpu_spot} spot\n- no memory node")
     return (f"- **{config.gpu_spot} × {config.gpu}** spot (all training), 0 on-demand\n"
-            f"- **{config.cpu_on_demand} × {config.cpu}** on-demand memory "
-            f"node{'s' if config.cpu_on_demand != 1 else ''} (checkpoints in RAM)")
+            f"- **{config.memory_nodes} × {config.cpu}** on-demand memory "
+            f"node{'s' if config.memory_nodes != 1 else ''} (checkpoints in RAM)")
 
 
 def headline(config: Configuration) -> str:
@@ -81,8 +81,8 @@ def headline(config: Configuration) -> str:
     if config.architecture == "single_anchor":
         return (f"{label} · {config.gpu_vms} × {config.gpu} (1 on-demand anchor + "
                 f"{config.gpu_spot} spot)")
-    plural = "s" if config.cpu_on_demand != 1 else ""
-    return (f"{label} · {config.gpu_spot} × {config.gpu} spot + {config.cpu_on_demand} × "
+    plural = "s" if config.memory_nodes != 1 else ""
+    return (f"{label} · {config.gpu_spot} × {config.gpu} spot + {config.memory_nodes} × "
             f"{config.cpu} memory node{plural}")
 
 

@@ -136,8 +136,8 @@ def _config_line(c: Configuration | None) -> str:
 def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
-                        args.max_nodes, args.top)
-    rec = recommend(catalog, scenario, args.solver)
+                        args.max_nodes)
+    rec = recommend(catalog, scenario, args.solver, top_k=args.top)
     if args.format == "json":
         out.write(json.dumps(recommendation_to_dict(rec, catalog), indent=2) + "\n")
         return 0
@@ -169,7 +169,7 @@ def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
 def _cmd_sweep(args: argparse.Namespace, out: io.TextIOBase) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw_start, args.ckpt_gb, args.buffer, "paper", not args.no_quotas,
-                        args.max_nodes, 1)
+                        args.max_nodes)
     result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
     rows = result.rows()
     if args.format == "json":

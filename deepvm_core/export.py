@@ -59,7 +59,7 @@ def configuration_to_dict(
         "architecture": config.architecture,
         "gpu": {"name": config.gpu, "spot": config.gpu_spot, "on_demand": config.gpu_on_demand},
         "cpu": None if config.cpu is None else {"name": config.cpu,
-                                                "on_demand": config.cpu_on_demand},
+                                                "on_demand": config.memory_nodes},
         "hourly_price": round(config.hourly_price_usd, 10),
         "objective": config.objective_value(objective, noscale=noscale),
         "performance": config.performance,
@@ -70,7 +70,8 @@ def configuration_to_dict(
     }
 
 
-def explanation_to_dict(explanation: Explanation | None, objective: Objective) -> dict | None:
+def explanation_to_dict(explanation: Explanation | None,
+                        objective: Objective) -> dict[str, Any] | None:
     """The export form of an explanation."""
     if explanation is None:
         return None
@@ -113,7 +114,7 @@ def recommendation_to_dict(
             "objective": obj,
             "use_quotas": s.use_quotas,
             "max_nodes": s.max_nodes,
-            "top_k": s.top_k,
+            "top_k": rec.top_k,
             "solver": rec.solver,
         },
         "catalog": {

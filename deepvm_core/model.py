@@ -16,13 +16,17 @@ size (checkpoints per memory node), v a GPU type, w a CPU type, n GPU VMs, m mem
 * Single Anchor: 1 on-demand + (n - 1) spot GPU VMs, ``Z = ((n - 1) SPFP + ODFP) K(n)``.
 * Tiering: n spot GPU VMs + m on-demand memory nodes, ``Z = n SPFP K(n)``.
 * Performance: ``eFLOPS(v) * n * K(n)`` (n counts every GPU VM, the anchor included).
+
+The architectures' prices, Z and performance, and the ranking of stage 4, are computed in one
+place, :mod:`deepvm_core.candidates`, for every configuration at once.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from enum import IntEnum
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +47,31 @@ OBJECTIVES: tuple[Objective, ...] = ("paper", "performance")
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+SignedArray = npt.NDArray[np.signedinteger[Any]]
+
+
+class Arch(IntEnum):
+    """The two architectures. The int values are the codes of the candidate arrays
+    (:mod:`deepvm_core.candidates`); :attr:`key` is the name a :class:`Configuration` carries."""
+
+    SINGLE_ANCHOR = 0
+    TIERING = 1
+
+    @property
+    def key(self) -> Architecture:
+        """``single_anchor`` or ``tiering``."""
+        return ARCHITECTURES[self.value]
+
+    @property
+    def label(self) -> str:
+        """``Single Anchor`` or ``Tiering``."""
+        return ARCHITECTURE_LABELS[self.key]
+
+    @classmethod
+    def of(cls, key: str) -> Arch:
+        """The member named ``key`` (``single_anchor`` or ``tiering``)."""
+        return cls(ARCHITECTURES.index(key))
 
 
 # ----------------------------------------------------------------------------- stage 2: FLOPP
@@ -121,23 +150,22 @@ def scaling_factor(params: ScalingParams | None, n: npt.ArrayLike) -> FloatArray
     return k
 
 
-def scaling_factor_at(params: ScalingParams | None, n: int) -> float:
-    """K(n) for one node count."""
-    return float(scaling_factor(params, np.array([n]))[0])
-
-
 # ----------------------------------------------------------------------------- saturation
 
 
+def saturation_limits(table: tuple[SaturationStep, ...],
+                      bandwidth_gbps: npt.ArrayLike) -> IntArray:
+    """n_sat(bw) for an array of bandwidths: the entry of the largest key <= bw; below the
+    smallest key, the first entry (``table`` is bandwidth ascending, as catalogs are)."""
+    keys = np.array([step.bandwidth_gbps for step in table], dtype=np.float64)
+    values = np.array([step.serves_fewer_than for step in table], dtype=np.int64)
+    index = np.searchsorted(keys, np.asarray(bandwidth_gbps, dtype=np.float64), side="right")
+    return values[np.maximum(index - 1, 0)]
+
+
 def saturation_limit(table: tuple[SaturationStep, ...], bandwidth_gbps: float) -> int:
-    """n_sat(bw): the entry of the largest key <= bw; below the smallest key, the first entry."""
-    limit = table[0].serves_fewer_than
-    for step in table:
-        if step.bandwidth_gbps <= bandwidth_gbps:
-            limit = step.serves_fewer_than
-        else:
-            break
-    return limit
+    """n_sat(bw) for one bandwidth (:func:`saturation_limits`)."""
+    return int(saturation_limits(table, [bandwidth_gbps])[0])
 
 
 def pair_bandwidth_gbps(gpu: GpuType, cpu: CpuType) -> float:
@@ -145,7 +173,7 @@ def pair_bandwidth_gbps(gpu: GpuType, cpu: CpuType) -> float:
     return min(gpu.network_gbps, cpu.network_gbps)
 
 
-def memory_nodes_needed(gpu_vms: int, saturation_limit_vms: int) -> int:
+def memory_nodes_needed(gpu_vms: SignedArray, saturation_limit_vms: SignedArray) -> SignedArray:
     """The cheapest valid m for n GPU VMs: ``floor(n / n_sat) + 1`` (so that n / m < n_sat)."""
     return gpu_vms // saturation_limit_vms + 1
 
@@ -176,7 +204,9 @@ class Scenario:
             (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes).
-        top_k: how many DeepVM configurations to recommend.
+
+    How many configurations to recommend is an argument of
+    :func:`~deepvm_core.policies.recommend`, not part of the scenario: a sweep has no top-k.
     """
 
     pw_usd_per_hour: float
@@ -185,7 +215,6 @@ class Scenario:
     objective: Objective = "paper"
     use_quotas: bool = True
     max_nodes: int = 256
-    top_k: int = 3
 
     def __post_init__(self) -> None:
         def finite(name: str, value: object) -> float:
@@ -208,10 +237,6 @@ class Scenario:
             1 <= self.max_nodes <= 100_000
         ):
             raise InputError("max_nodes", self.max_nodes, "must be a whole number from 1 to 100000")
-        if not isinstance(self.top_k, int) or isinstance(self.top_k, bool) or not (
-            1 <= self.top_k <= 100
-        ):
-            raise InputError("top_k", self.top_k, "must be a whole number from 1 to 100")
 
 
 # ----------------------------------------------------------------------------- results
@@ -227,7 +252,7 @@ class Configuration:
         gpu_spot: spot GPU VMs (Single Anchor: n - 1; Tiering: n).
         gpu_on_demand: on-demand GPU VMs (Single Anchor: 1; Tiering: 0).
         cpu: memory-node CPU type name (Tiering) or ``None``.
-        cpu_on_demand: on-demand memory nodes m (Tiering) or 0.
+        memory_nodes: m, the on-demand memory nodes of type ``cpu`` (Tiering), or 0.
         hourly_price_usd: price of the whole cluster, USD per hour.
         z_paper: the paper's objective Z (eFLOP per USD, scaled by K).
         z_noscale: Z with K = 1 (what DeepVM-NoScale ranks by).
@@ -241,7 +266,7 @@ class Configuration:
     gpu_spot: int
     gpu_on_demand: int
     cpu: str | None
-    cpu_on_demand: int
+    memory_nodes: int
     hourly_price_usd: float
     z_paper: float
     z_noscale: float
@@ -257,7 +282,7 @@ class Configuration:
     @property
     def total_vms(self) -> int:
         """Every VM of the cluster, memory nodes included."""
-        return self.gpu_vms + self.cpu_on_demand
+        return self.gpu_vms + self.memory_nodes
 
     @property
     def performance_noscale(self) -> float:
@@ -280,56 +305,8 @@ class Configuration:
         if self.architecture == "single_anchor":
             body = (f"SA: {self.gpu_vms} x {self.gpu} (1 on-demand + {self.gpu_spot} spot)")
         else:
-            body = f"TR: {self.gpu_spot} x {self.gpu} spot + {self.cpu_on_demand} x {self.cpu}"
+            body = f"TR: {self.gpu_spot} x {self.gpu} spot + {self.memory_nodes} x {self.cpu}"
         return f"{body}, {self.hourly_price_usd:.4f} USD/h"
-
-
-def rank_key(config: Configuration, objective: Objective, *, noscale: bool = False) -> tuple:
-    """Sort key of the final ranking (stage 4): objective descending, then lower hourly price,
-    fewer VMs, architecture, GPU name and CPU name."""
-    return (
-        -config.objective_value(objective, noscale=noscale),
-        config.hourly_price_usd,
-        config.total_vms,
-        config.architecture,
-        config.gpu,
-        config.cpu or "",
-    )
-
-
-def single_anchor(gpu: GpuType, n: int) -> Configuration:
-    """The Single Anchor configuration with n GPU VMs of ``gpu`` (1 on-demand, n - 1 spot)."""
-    if gpu.eflops is None:
-        raise InputError(f"{gpu.name}.eflops", None, "needs eFLOPS")
-    k = scaling_factor_at(gpu.scaling, n)
-    z1 = (n - 1) * spot_flopp(gpu) + on_demand_flopp(gpu)
-    return Configuration(
-        architecture="single_anchor", gpu=gpu.name, gpu_spot=n - 1, gpu_on_demand=1,
-        cpu=None, cpu_on_demand=0,
-        hourly_price_usd=gpu.on_demand_usd_per_hour + (n - 1) * gpu.spot_usd_per_hour,
-        z_paper=z1 * k, z_noscale=z1, performance=gpu.eflops * n * k, scaling_factor=k,
-        eflops_per_gpu=gpu.eflops,
-    )
-
-
-def tiering(gpu: GpuType, n: int, cpu: CpuType, m: int) -> Configuration:
-    """The Tiering configuration: n spot GPU VMs of ``gpu`` and m memory nodes of ``cpu``."""
-    if gpu.eflops is None:
-        raise InputError(f"{gpu.name}.eflops", None, "needs eFLOPS")
-    k = scaling_factor_at(gpu.scaling, n)
-    z1 = n * spot_flopp(gpu)
-    return Configuration(
-        architecture="tiering", gpu=gpu.name, gpu_spot=n, gpu_on_demand=0,
-        cpu=cpu.name, cpu_on_demand=m,
-        hourly_price_usd=n * gpu.spot_usd_per_hour + m * cpu.on_demand_usd_per_hour,
-        z_paper=z1 * k, z_noscale=z1, performance=gpu.eflops * n * k, scaling_factor=k,
-        eflops_per_gpu=gpu.eflops,
-    )
-
-
-def affordable(price_usd_per_hour: float, pw_usd_per_hour: float) -> bool:
-    """Budget constraint: price <= PW (with :data:`PRICE_TOLERANCE_USD` for float noise)."""
-    return price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
 
 
 # ----------------------------------------------------------------------------- node limits

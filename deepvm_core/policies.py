@@ -21,32 +21,30 @@ Cost-First and Performance-First are rules, not optimisations, so both solvers s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
+from deepvm_core.candidates import CandidateTable, build_candidates
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import (
     GB_PER_GIB,
+    Arch,
     Configuration,
+    FloatArray,
     Scenario,
     checkpoint_buffer_gb,
     max_on_demand_vms,
     max_spot_vms,
 )
-from deepvm_core.solvers.enumeration import (
-    SA,
-    TR,
-    CandidateTable,
-    build_candidates,
-    largest_single_anchor,
-    top_indices,
-)
+from deepvm_core.solvers.enumeration import largest_single_anchor, top_indices
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
+#: The range of ``top_k`` :func:`recommend` accepts.
+TOP_K_RANGE = (1, 100)
 POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first")
 POLICY_LABELS = {
     "deepvm": "DeepVM",
@@ -84,6 +82,7 @@ class Recommendation:
         scenario: the inputs.
         catalog_name, catalog_sha256: which catalog, exactly.
         solver: ``enumerate`` or ``ilp``.
+        top_k: how many DeepVM configurations were asked for.
         deepvm: the top-k configurations, best first (empty when nothing is feasible).
         deepvm_noscale, cost_first, performance_first: one configuration each, or ``None``.
         best_single_anchor, best_tiering: the best configuration of each architecture.
@@ -96,6 +95,7 @@ class Recommendation:
     catalog_name: str
     catalog_sha256: str
     solver: Solver
+    top_k: int
     deepvm: tuple[Configuration, ...]
     deepvm_noscale: Configuration | None
     cost_first: Configuration | None
@@ -123,19 +123,18 @@ class Recommendation:
 
 
 def single_anchor_baselines(
-    table: CandidateTable, catalog: Catalog, pws: np.ndarray
+    table: CandidateTable, pws: FloatArray
 ) -> tuple[list[Configuration | None], list[Configuration | None]]:
     """Cost-First and Performance-First at every PW of ``pws`` (vectorised over PW)."""
     index, count = largest_single_anchor(table, pws)
-    gpus = {g.name: g for g in catalog.solvable_gpu_types}
-    names = table.gpu_names
+    gpus = table.gpus
     # Cost-First: largest n, then lower price, then name
     price = np.full(index.shape, np.inf)
-    price[index >= 0] = table.price[index[index >= 0]]
-    name_rank = np.argsort(np.argsort(np.array(names, dtype=object), kind="stable"))
+    price[index >= 0] = table.price_usd_per_hour[index[index >= 0]]
+    name_rank = table.domain.gpu_rank
     cost_first: list[Configuration | None] = []
-    perf_order = sorted(range(len(names)), key=lambda i: (
-        -float(gpus[names[i]].eflops or 0.0), gpus[names[i]].spot_usd_per_hour, names[i]))
+    perf_order = sorted(range(len(gpus)), key=lambda i: (
+        -float(gpus[i].eflops or 0.0), gpus[i].spot_usd_per_hour, gpus[i].name))
     performance_first: list[Configuration | None] = []
     for p in range(pws.size):
         if not np.any(index[p] >= 0):
@@ -218,16 +217,16 @@ def _quota_text(catalog: Catalog, family: str, kind: str) -> str:
 
 
 def _explain(
-    catalog: Catalog, scenario: Scenario, table: CandidateTable, architecture: int | None
+    catalog: Catalog, scenario: Scenario, table: CandidateTable, architecture: Arch | None
 ) -> Explanation:
     """Explain why nothing of ``architecture`` (None: either) is affordable at PW."""
     sel = np.arange(len(table)) if architecture is None else np.flatnonzero(
-        table.arch == architecture)
-    label = {None: "cluster", SA: "Single Anchor cluster", TR: "Tiering cluster"}[architecture]
+        table.architecture == architecture)
+    label = "cluster" if architecture is None else f"{architecture.label} cluster"
     pw = scenario.pw_usd_per_hour
     if sel.size:
-        cheapest = int(sel[np.lexsort((table.n[sel] + table.m[sel], table.price[sel]))[0]])
-        config = table.configuration(cheapest)
+        index = int(sel[np.lexsort((table.total_vms[sel], table.price_usd_per_hour[sel]))[0]])
+        config = table.configuration(index)
         return Explanation(
             summary=(f"PW {pw:g} USD/h is below the cheapest feasible {label}, "
                      f"{_fmt_usd(config.hourly_price_usd)} ({config.describe()})."),
@@ -235,18 +234,15 @@ def _explain(
             cheapest_feasible_usd_per_hour=config.hourly_price_usd,
             cheapest_configuration=config,
         )
-    archs = ["single_anchor", "tiering"] if architecture is None else [
-        "single_anchor" if architecture == SA else "tiering"]
-    pairs = [r for a in archs for r in _structural_reasons(catalog, scenario, a)]
+    archs = list(Arch) if architecture is None else [architecture]
+    pairs = [r for a in archs for r in _structural_reasons(catalog, scenario, a.key)]
     binding = tuple(dict.fromkeys(b for b, _ in pairs))
     sentences = list(dict.fromkeys(s for _, s in pairs))
     cheapest = None
     if "quota" in binding and scenario.use_quotas:
-        relaxed = build_candidates(
-            catalog, Scenario(pw, scenario.checkpoint_gb, scenario.buffer_checkpoints,
-                              scenario.objective, False, scenario.max_nodes, 1), per_group=1)
+        relaxed = build_candidates(catalog, replace(scenario, use_quotas=False))
         if len(relaxed):
-            i = int(np.lexsort((relaxed.n + relaxed.m, relaxed.price))[0])
+            i = int(np.lexsort((relaxed.total_vms, relaxed.price_usd_per_hour))[0])
             cheapest = relaxed.configuration(i)
             sentences.append("without quotas the cheapest cluster would be "
                              f"{cheapest.describe()}")
@@ -261,55 +257,56 @@ def _explain(
 # ----------------------------------------------------------------------------- recommend
 
 
-def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate") -> Recommendation:
+def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate", *,
+              top_k: int = 3) -> Recommendation:
     """Run DeepVM and the baselines on ``catalog`` for ``scenario``.
 
     Args:
         solver: ``enumerate`` (exact vectorised enumeration) or ``ilp`` (the PuLP integer
             program); both give the same ranking.
+        top_k: how many DeepVM configurations to recommend (:data:`TOP_K_RANGE`).
 
     Raises:
-        InputError: an unknown solver.
+        InputError: an unknown solver, or ``top_k`` out of range.
         SolverError: the integer program ended without a proven optimum.
     """
     if solver not in SOLVERS:
         raise InputError("solver", solver, f"must be one of {', '.join(SOLVERS)}")
+    low, high = TOP_K_RANGE
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or not low <= top_k <= high:
+        raise InputError("top_k", top_k, f"must be a whole number from {low} to {high}")
     pw = scenario.pw_usd_per_hour
-    k = scenario.top_k
-    table = build_candidates(catalog, scenario, per_group=k)
+    table = build_candidates(catalog, scenario, memory_node_choices=top_k)
 
     if solver == "enumerate":
-        def pick(count: int, noscale: bool = False, arch: int | None = None) -> list[
+        def pick(count: int, noscale: bool = False, arch: Arch | None = None) -> list[
                 Configuration]:
             return [table.configuration(int(i)) for i in top_indices(
                 table, pw, scenario.objective, count, noscale=noscale, architecture=arch)]
     else:
         from deepvm_core.solvers import ilp
 
-        def pick(count: int, noscale: bool = False, arch: int | None = None) -> list[
+        def pick(count: int, noscale: bool = False, arch: Arch | None = None) -> list[
                 Configuration]:
-            name = None if arch is None else ("single_anchor" if arch == SA else "tiering")
-            return ilp.solve_top_k(catalog, scenario, count, noscale=noscale, architecture=name)
+            return ilp.solve_top_k(catalog, scenario, count, noscale=noscale, architecture=arch)
 
-    deepvm = pick(k)
+    deepvm = pick(top_k)
     noscale = pick(1, noscale=True)
-    best_sa = next((c for c in deepvm if c.architecture == "single_anchor"), None)
-    best_tr = next((c for c in deepvm if c.architecture == "tiering"), None)
-    if deepvm and best_sa is None:
-        best_sa = next(iter(pick(1, arch=SA)), None)
-    if deepvm and best_tr is None:
-        best_tr = next(iter(pick(1, arch=TR)), None)
-    cost_first, performance_first = single_anchor_baselines(table, catalog, np.array([pw]))
+    best = {a: next((c for c in deepvm if c.architecture == a.key), None) for a in Arch}
+    for arch in Arch:
+        if deepvm and best[arch] is None:
+            best[arch] = next(iter(pick(1, arch=arch)), None)
+    cost_first, performance_first = single_anchor_baselines(table, np.array([pw]))
 
-    arch_notes: dict[str, Explanation] = {}
-    for code, name, best in ((SA, "single_anchor", best_sa), (TR, "tiering", best_tr)):
-        if best is None:
-            arch_notes[name] = _explain(catalog, scenario, table, code)
+    arch_notes: dict[str, Explanation] = {
+        arch.key: _explain(catalog, scenario, table, arch) for arch in Arch if best[arch] is None}
+    best_sa, best_tr = best[Arch.SINGLE_ANCHOR], best[Arch.TIERING]
     return Recommendation(
         scenario=scenario,
         catalog_name=catalog.name,
         catalog_sha256=catalog.sha256,
         solver=solver,
+        top_k=top_k,
         deepvm=tuple(deepvm),
         deepvm_noscale=noscale[0] if noscale else None,
         cost_first=cost_first[0],

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.model import Configuration, Scenario, rank_key
+from deepvm_core.model import Configuration, Scenario
 from deepvm_core.policies import Recommendation, recommend
+from deepvm_core.ranking import rank_configurations
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def compare_regions(
     """
     rows: list[RegionComparison] = []
     for region, catalog in catalogs_by_region.items():
-        rec = recommend(catalog, scenario)
+        rec = recommend(catalog, scenario, top_k=1)
         best = rec.best
         rows.append(RegionComparison(
             region=region,
@@ -61,6 +62,7 @@ def compare_regions(
                          "nothing is feasible") if best is None else None,
             recommendation=rec,
         ))
-    feasible = [r for r in rows if r.best is not None]
-    feasible.sort(key=lambda r: (*rank_key(r.best, scenario.objective), r.region))  # type: ignore[arg-type]
-    return feasible + sorted((r for r in rows if r.best is None), key=lambda r: r.region)
+    feasible = sorted((r for r in rows if r.best is not None), key=lambda r: r.region)
+    order = rank_configurations([r.best for r in feasible if r.best], scenario.objective)
+    return [feasible[i] for i in order] + sorted(
+        (r for r in rows if r.best is None), key=lambda r: r.region)

@@ -20,11 +20,12 @@ from typing import Any
 
 import numpy as np
 
+from deepvm_core.candidates import build_candidates
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.model import Configuration, Scenario
+from deepvm_core.model import Configuration, Objective, Scenario
 from deepvm_core.policies import POLICY_LABELS, single_anchor_baselines
-from deepvm_core.solvers.enumeration import best_by_pw, build_candidates
+from deepvm_core.solvers.enumeration import best_by_pw
 
 #: Policies of a sweep, in display order. ``deepvm`` uses the paper's Z, ``deepvm_performance``
 #: the performance objective; ``deepvm_noscale`` is the paper's Z with K = 1.
@@ -132,7 +133,7 @@ class SweepResult:
                     "gpu_spot": c.gpu_spot if c else 0,
                     "gpu_on_demand": c.gpu_on_demand if c else 0,
                     "cpu": c.cpu if c else None,
-                    "cpu_on_demand": c.cpu_on_demand if c else 0,
+                    "cpu_on_demand": c.memory_nodes if c else 0,
                     "hourly_price_usd": round(c.hourly_price_usd, 10) if c else None,
                     "performance": c.performance if c else 0.0,
                     "normalised_performance": float(norm[i]),
@@ -190,16 +191,14 @@ def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
     runs both objectives); f, s, quotas and the node cap apply.
     """
     pws = np.sort(np.asarray(pws, dtype=np.float64))
-    table = build_candidates(catalog, scenario, per_group=1)
+    table = build_candidates(catalog, scenario, memory_node_choices=1)
 
-    def by(objective: str, noscale: bool = False) -> tuple[Configuration | None, ...]:
-        idx = best_by_pw(table, pws, objective, noscale=noscale)  # type: ignore[arg-type]
-        cache: dict[int, Configuration] = {}
-        return tuple(
-            None if i < 0 else cache.setdefault(int(i), table.configuration(int(i))) for i in idx
-        )
+    def by(objective: Objective, noscale: bool = False) -> tuple[Configuration | None, ...]:
+        idx = best_by_pw(table, pws, objective, noscale=noscale)
+        configs = {int(i): table.configuration(int(i)) for i in np.unique(idx[idx >= 0])}
+        return tuple(configs.get(int(i)) for i in idx)
 
-    cost_first, performance_first = single_anchor_baselines(table, catalog, pws)
+    cost_first, performance_first = single_anchor_baselines(table, pws)
     configurations = {
         "deepvm": by("paper"),
         "deepvm_noscale": by("paper", noscale=True),

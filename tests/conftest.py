@@ -26,7 +26,8 @@ def sim_catalog() -> Catalog:
 
 
 @pytest.fixture(autouse=True)
-def _isolated_catalog_dirs(tmp_path_factory, monkeypatch):
+def _isolated_catalog_dirs(tmp_path_factory: pytest.TempPathFactory,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Never let a test write into the repository's user or fetched catalog folders."""
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path_factory.mktemp("user")))
     monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(tmp_path_factory.mktemp("fetched")))

@@ -177,9 +177,6 @@ def test_invalid_query_values_fall_back_with_a_warning(app: AppTest) -> None:
 
 
 def cli_json(*args: str) -> dict:
-    cli = Path(__file__).resolve().parent.parent / "deepvm_core" / "cli.py"
-    if not cli.exists():
-        pytest.skip("deepvm_core/cli.py does not exist yet")
     out = subprocess.run([sys.executable, "-m", "deepvm_core.cli", "recommend", *args,
                           "--format", "json"],
                          capture_output=True, text=True, check=True)

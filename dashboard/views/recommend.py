@@ -106,7 +106,8 @@ def main() -> None:
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec, other = compute.recommend_both(active.catalog, scenario, st.session_state.sb_solver)
+    rec, other = compute.recommend_both(active.catalog, scenario, st.session_state.sb_solver,
+                                        int(st.session_state.sb_top))
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 
