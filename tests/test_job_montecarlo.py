@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.errors import InputError
@@ -65,6 +65,11 @@ def test_mean_agrees_with_the_closed_form(params, seed):
                    params["restart"], params["wait"], params["price"],
                    params["price"] * params["share"])
     exact = expected_jobs(plan)
+    # A standard error estimated from the sample is only trustworthy when the sample holds
+    # many events: with a handful of rare events in 20,000 runs the mean is Poisson, not
+    # normal (e.g. 0.05 h of compute at 0.004 events/h expects 4 events in all). Those cases
+    # are left to the exact-agreement tests of the naive simulator above.
+    assume(rate == 0.0 or float(exact.expected_interruptions[0]) * 20_000 >= 200)
     mc = simulate_jobs(plan, np.random.default_rng(seed), trials=20_000)
     for mean, error, want in (
             (mc.mean_makespan_hours, mc.makespan_std_error_hours, exact.expected_makespan_hours),
