@@ -1,6 +1,6 @@
 # DeepVM Studio: build, run and test. Needs only Python 3.11 (with venv) on Debian.
 #   make run    start the dashboard (HOST=127.0.0.1 PORT=8501 by default)
-#   make test   lint + all tests, end-to-end browser tests included
+#   make test   lint (ruff, mypy strict on deepvm_core) + all tests, browser tests included
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -24,7 +24,7 @@ help:
 	@echo "make run      install and start the dashboard on http://$(HOST):$(PORT)"
 	@echo "make test     install, lint and run all tests (installs Debian's chromium if missing)"
 	@echo "make install  create .venv and install the runtime dependencies + deepvm_core (editable)"
-	@echo "make lint     ruff check ."
+	@echo "make lint     ruff check . and mypy (strict on deepvm_core)"
 	@echo "make bench    run the benchmarks (core, then browser latency)"
 	@echo "make browser  install Debian's chromium if /usr/bin/chromium is missing"
 	@echo "make clean    remove .venv and caches"
@@ -78,15 +78,17 @@ browser:
 
 test: install test-deps browser
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: test-deps
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 bench: install test-deps browser
 	$(PY) bench/run_all.py
 	$(PY) bench/bench_browser.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis build dist *.egg-info
 	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

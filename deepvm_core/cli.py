@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
@@ -44,7 +43,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _number(kind: type, minimum: float | None = None, strict: bool = False):
+def _number(kind: type, minimum: float | None = None,
+            strict: bool = False) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             value = kind(text)
@@ -133,7 +133,7 @@ def _config_line(c: Configuration | None) -> str:
     return c.describe() if c else "none feasible"
 
 
-def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
                         args.max_nodes)
@@ -153,20 +153,22 @@ def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
             out.write(f"{i:>2}  {_config_line(c):<{width}}  "
                       f"{c.objective_value(args.objective):>14.6g}  {c.performance:>11.1f}\n")
     out.write("\n")
-    for arch, best in (("single_anchor", rec.best_single_anchor), ("tiering", rec.best_tiering)):
-        note = rec.architecture_notes.get(arch)
+    for arch, arch_best in (("single_anchor", rec.best_single_anchor),
+                            ("tiering", rec.best_tiering)):
+        arch_note = rec.architecture_notes.get(arch)
+        why = "none. " + (arch_note.summary if arch_note else "")
         out.write(f"Best {ARCHITECTURE_LABELS[arch]}: "
-                  f"{_config_line(best) if best else 'none. ' + (note.summary if note else '')}\n")
+                  f"{_config_line(arch_best) if arch_best else why}\n")
     for policy in ("deepvm_noscale", "cost_first", "performance_first"):
-        c = rec.policy(policy)
-        perf = f" (performance {c.performance:.1f})" if c else ""
-        out.write(f"{POLICY_LABELS[policy]}: {_config_line(c)}{perf}\n")
-    for note in rec.notes:
-        out.write(f"Note: {note}\n")
+        baseline = rec.policy(policy)
+        perf = f" (performance {baseline.performance:.1f})" if baseline else ""
+        out.write(f"{POLICY_LABELS[policy]}: {_config_line(baseline)}{perf}\n")
+    for text in rec.notes:
+        out.write(f"Note: {text}\n")
     return 0
 
 
-def _cmd_sweep(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw_start, args.ckpt_gb, args.buffer, "paper", not args.no_quotas,
                         args.max_nodes)
@@ -184,7 +186,7 @@ def _cmd_sweep(args: argparse.Namespace, out: io.TextIOBase) -> int:
     return 0
 
 
-def _cmd_flopp(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_flopp(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     rows = flopp_ranking(catalog)
     if args.format == "json":
@@ -199,7 +201,7 @@ def _cmd_flopp(args: argparse.Namespace, out: io.TextIOBase) -> int:
     return 0
 
 
-def _cmd_catalog(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
     if args.catalog_command == "validate":
         try:
             catalog = load_catalog(args.path)

@@ -86,7 +86,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pulp  # type: ignore[import-untyped]
+import pulp
 
 from deepvm_core.candidates import CandidateDomain
 from deepvm_core.errors import SolverError
