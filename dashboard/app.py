@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 import state
+import url
 import widgets
 from deepvm_core.errors import DeepVMError
 
@@ -16,24 +17,10 @@ st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", lay
                    initial_sidebar_state="expanded")
 state.init_state()
 
-PAGES = {
-    "recommend": st.Page("views/recommend.py", title="Recommend", icon=":material/recommend:",
-                         url_path="recommend", default=True),
-    "instances": st.Page("views/instances.py", title="Instances", icon=":material/memory:",
-                         url_path="instances"),
-    "catalog": st.Page("views/catalog_editor.py", title="Catalog editor",
-                       icon=":material/edit_note:", url_path="catalog"),
-    "simulate": st.Page("views/simulate.py", title="Simulate", icon=":material/show_chart:",
-                        url_path="simulate"),
-    "live": st.Page("views/live_prices.py", title="Live prices", icon=":material/cloud_download:",
-                    url_path="live"),
-    "regions": st.Page("views/regions.py", title="Regions", icon=":material/public:",
-                       url_path="regions"),
-    "method": st.Page("views/method.py", title="Method", icon=":material/menu_book:",
-                      url_path="method"),
-}
+PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug,
+                         default=p.slug == url.DEFAULT_PAGE) for p in url.PAGES}
 page = st.navigation(list(PAGES.values()), position="top")
-slug = next((s for s, p in PAGES.items() if p.title == page.title), state.DEFAULT_PAGE)
+slug = next((s for s, p in PAGES.items() if p.title == page.title), url.DEFAULT_PAGE)
 wanted = st.session_state.pop("url_page", None)
 if wanted and wanted != slug:  # a shared link names its page: open it once
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
@@ -45,15 +32,15 @@ def sidebar() -> DeltaGenerator:
     choices = state.catalog_choices()
     if ss.sb_catalog not in choices:
         ss.url_warnings = [*ss.url_warnings, f"Catalog {ss.sb_catalog!r} is no longer "
-                           f"available; using {state.DEFAULT_CATALOG}."]
-        ss.sb_catalog = state.DEFAULT_CATALOG
+                           f"available; using {url.DEFAULT_CATALOG}."]
+        ss.sb_catalog = url.DEFAULT_CATALOG
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key="sb_catalog",
                      format_func=lambda cid: choices[cid].label,
                      help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
         slot = st.empty()
-        for c in state.CONTROLS:
+        for c in url.CONTROLS:
             low, high = c.slider_range(ss[c.key])
             st.markdown(f"**{c.label}**", help=c.help)
             left, right = st.columns([0.6, 0.4], vertical_alignment="center")
@@ -68,9 +55,9 @@ def sidebar() -> DeltaGenerator:
                       "Performance: the most eFLOPS x n x K(n) within PW.")
         st.toggle("Apply vCPU quotas", key="sb_quotas",
                   help="Off is the paper's simulation mode (no account limits).")
-        st.number_input("Top-k recommendations", *state.TOP_K_RANGE, step=1, key="sb_top")
+        st.number_input("Top-k recommendations", *url.TOP_K_RANGE, step=1, key="sb_top")
         with st.expander("Advanced"):
-            st.number_input("Node cap per role", *state.NODE_CAP_RANGE, step=1, key="sb_nodes",
+            st.number_input("Node cap per role", *url.NODE_CAP_RANGE, step=1, key="sb_nodes",
                             help="Most spot GPU VMs, on-demand GPU VMs and memory nodes each "
                                  "(the CLI's --max-nodes; the paper's simulation used 256).")
             st.radio("Solver", list(state.SOLVER_LABELS), key="sb_solver",

@@ -20,14 +20,14 @@ if str(DASHBOARD) not in sys.path:
 
 import catalog_tables  # noqa: E402
 import charts  # noqa: E402
-import state  # noqa: E402
 import tables  # noqa: E402
+import url  # noqa: E402
 
 CATALOGS = {"aws-us-east-1-2023-10", "paper-simulated", "user:mine"}
 
 
 def test_parse_query_params_accepts_a_full_scenario() -> None:
-    values, warnings = state.parse_query_params(
+    values, warnings = url.parse_query_params(
         {"catalog": "user:mine", "pw": "2.5", "ckpt": "1", "buffer": "1.5",
          "objective": "performance", "quotas": "OFF", "top": "7", "page": "simulate",
          "utm": "ignored"}, CATALOGS)
@@ -51,24 +51,24 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
     ("page", "pages", "is not one of recommend"),
 ])
 def test_parse_query_params_warns_and_keeps_the_default(key: str, raw: str, why: str) -> None:
-    values, warnings = state.parse_query_params({key: raw}, CATALOGS)
+    values, warnings = url.parse_query_params({key: raw}, CATALOGS)
     assert values == {}
     assert len(warnings) == 1 and why in warnings[0]
-    assert f"using the default {state.format_param(key, state.DEFAULTS[key])}" in warnings[0]
+    assert f"using the default {url.format_param(key, url.DEFAULTS[key])}" in warnings[0]
 
 
 def test_format_param_round_trips() -> None:
     for key in ("pw", "ckpt", "buffer", "quotas", "objective", "top"):
-        text = state.format_param(key, state.DEFAULTS[key])
-        values, warnings = state.parse_query_params({key: text}, CATALOGS)
-        assert not warnings and values[key] == state.DEFAULTS[key]
+        text = url.format_param(key, url.DEFAULTS[key])
+        values, warnings = url.parse_query_params({key: text}, CATALOGS)
+        assert not warnings and values[key] == url.DEFAULTS[key]
 
 
 def test_slider_range_stretches_for_large_values() -> None:
-    pw = state.CONTROL_BY_NAME["pw"]
+    pw = url.CONTROL_BY_NAME["pw"]
     assert pw.slider_range(3.0) == (0.0, 20.0)
     assert pw.slider_range(42.3) == (0.0, 43.0)
-    ckpt = state.CONTROL_BY_NAME["ckpt"]
+    ckpt = url.CONTROL_BY_NAME["ckpt"]
     assert ckpt.slider_value(0.01) == ckpt.slider_low
 
 

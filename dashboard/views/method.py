@@ -7,16 +7,13 @@ import streamlit as st
 import compute
 import state
 import tables
+import url
 import widgets
 from deepvm_core.model import Scenario
 
-PAGES = {"recommend": "views/recommend.py", "instances": "views/instances.py",
-         "catalog": "views/catalog_editor.py", "simulate": "views/simulate.py",
-         "live": "views/live_prices.py", "regions": "views/regions.py"}
-
 
 def link(page: str, label: str) -> None:
-    st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
+    st.page_link(url.PAGE_BY_SLUG[page].file, label=label, icon=":material/arrow_forward:")
 
 
 def stages() -> None:
