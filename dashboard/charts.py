@@ -1,4 +1,4 @@
-"""Plotly figure builders: pure functions of the frames in :mod:`tables`."""
+"""Plotly figure builders: pure functions of the frames in :mod:`result_frames`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from deepvm_core.policies import POLICY_LABELS
-from tables import Col
+from result_frames import Col
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
 POLICY_COLORS = {
@@ -41,7 +41,7 @@ def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool
 
 def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
                 pw: float | None = None, fmt: str = ",.0f") -> go.Figure:
-    """Horizontal bars of ``column`` per policy (``tables.policy_frame``); ``pw`` draws the
+    """Horizontal bars of ``column`` per policy (``result_frames.policy_frame``); ``pw`` draws the
     budget line."""
     data = frame.dropna(subset=[column]).iloc[::-1]
     colors = [POLICY_COLORS.get(_POLICY_BY_LABEL.get(p, ""), "#777") for p in data[Col.POLICY]]
@@ -134,7 +134,7 @@ def sweep_price_chart(frame: pd.DataFrame) -> go.Figure:
 
 def price_change_bars(diff: pd.DataFrame) -> go.Figure:
     """Spot and on-demand price change (%) per instance type present in both catalogs
-    (``tables.price_diff_frame``)."""
+    (``result_frames.price_diff_frame``)."""
     data = diff.dropna(subset=[Col.SPOT_CHANGE, Col.OD_CHANGE], how="all")
     fig = go.Figure()
     for column, name, color in ((Col.SPOT_CHANGE, "Spot", SPOT_COLOR),
@@ -157,7 +157,7 @@ BEST_REGION_COLOR, REGION_COLOR = "#009E73", "#0072B2"
 
 
 def region_bars(frame: pd.DataFrame) -> go.Figure:
-    """Performance of each region's best configuration (``tables.region_frame``), best on
+    """Performance of each region's best configuration (``result_frames.region_frame``), best on
     top, hourly price as the bar's text; a region with nothing feasible keeps an empty row
     labelled with that."""
     data = frame.iloc[::-1]

@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 import streamlit as st
 
-import catalog_tables
+import editor_frames
 import state
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
-from tables import Col, si
+from formatting import si
+from result_frames import Col
 
 
 def run_page(body: Callable[[], None]) -> None:
@@ -20,7 +21,7 @@ def run_page(body: Callable[[], None]) -> None:
     except CatalogError as exc:
         st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
                  icon=":material/error:")
-        st.dataframe(catalog_tables.problems_frame(exc.problems).drop(columns="table_key"),
+        st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
                      hide_index=True)
     except DeepVMError as exc:
         st.error(str(exc), icon=":material/error:")
@@ -117,7 +118,7 @@ def table_height(rows: int, limit: int = 25) -> int:
 
 
 def number_columns() -> dict[str, st.column_config.Column]:
-    """Display formats of the numeric columns of :mod:`tables` frames."""
+    """Display formats of the numeric columns of :mod:`result_frames` frames."""
     n = st.column_config.NumberColumn
     return {
         Col.RANK: n(Col.RANK, format="%d", width="small"),

@@ -28,7 +28,7 @@ if str(DASHBOARD) not in sys.path:
     sys.path.insert(0, str(DASHBOARD))
 
 import charts  # noqa: E402
-import tables  # noqa: E402
+import result_frames  # noqa: E402
 import widgets  # noqa: E402
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
@@ -351,7 +351,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
 
 def test_price_diff_frame_statuses_changes_and_requested_types() -> None:
     old, new = load_catalog(BASE), live_catalog("us-east-1", 0.5)
-    frame = tables.price_diff_frame(old, new).set_index("Instance type")
+    frame = result_frames.price_diff_frame(old, new).set_index("Instance type")
     assert list(frame.index[:len(old.gpu_types) + len(old.cpu_types)]) == [
         t.name for t in (*old.gpu_types, *old.cpu_types)]  # the old catalog's order first
     assert frame.loc["c5.xlarge", "On-demand change %"] == pytest.approx(-50.0)
@@ -360,9 +360,9 @@ def test_price_diff_frame_statuses_changes_and_requested_types() -> None:
     assert frame.loc["g3s.xlarge", ["On-demand new", "Spot change %"]].isna().all()
     assert (frame.loc["g5.2xlarge", "Status"], frame.loc["g5.2xlarge", "Note"]) == (
         "added", NEEDS_EFLOPS)
-    same = tables.price_diff_frame(old, old)
+    same = result_frames.price_diff_frame(old, old)
     assert set(same["Status"]) == {"unchanged"} and (same["Spot change %"] == 0).all()
-    only = tables.price_diff_frame(old, live_catalog("us-east-1", 1.0, ["g*.xlarge"]),
+    only = result_frames.price_diff_frame(old, live_catalog("us-east-1", 1.0, ["g*.xlarge"]),
                                    requested=["g*.xlarge"])
     assert only["Instance type"].tolist() == ["g3s.xlarge", "g4dn.xlarge", "g5.xlarge"]
 
@@ -370,7 +370,7 @@ def test_price_diff_frame_statuses_changes_and_requested_types() -> None:
 def test_region_frame_and_chart_keep_infeasible_regions() -> None:
     catalogs = {"us-east-1": live_catalog("us-east-1"), "eu-west-1": live_catalog("eu-west-1", 9)}
     rows = aws.compare_regions(catalogs, Scenario(1.0))
-    frame = tables.region_frame(rows, 1.0, "paper")
+    frame = result_frames.region_frame(rows, 1.0, "paper")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
     assert frame["#"].iloc[0] == 1 and np.isnan(frame["#"].iloc[1])
     assert frame["Configuration"].iloc[1] == "nothing feasible" and frame["Note"].iloc[1]

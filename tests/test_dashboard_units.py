@@ -18,9 +18,10 @@ DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
 if str(DASHBOARD) not in sys.path:
     sys.path.insert(0, str(DASHBOARD))
 
-import catalog_tables  # noqa: E402
 import charts  # noqa: E402
-import tables  # noqa: E402
+import editor_frames  # noqa: E402
+import formatting  # noqa: E402
+import result_frames  # noqa: E402
 import url  # noqa: E402
 
 CATALOGS = {"aws-us-east-1-2023-10", "paper-simulated", "user:mine"}
@@ -73,24 +74,24 @@ def test_slider_range_stretches_for_large_values() -> None:
 
 
 @pytest.mark.parametrize("name", ["aws-us-east-1-2023-10", "paper-simulated"])
-def test_catalog_tables_round_trip(name: str) -> None:
+def test_editor_frames_round_trip(name: str) -> None:
     catalog = load_catalog(name)
-    frames = catalog_tables.catalog_frames(catalog)
+    frames = editor_frames.catalog_frames(catalog)
     assert set(frames) == {"gpu_types", "cpu_types", "quotas", "network_saturation"}
-    parsed, problems = catalog_tables.validate_frames(frames, catalog)
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
     assert problems == ()
     assert catalog_sha256(parsed) == catalog_sha256(catalog)
 
 
 def test_blank_cells_become_missing_values() -> None:
     catalog = load_catalog("aws-us-east-1-2023-10")
-    frames = catalog_tables.catalog_frames(catalog)
+    frames = editor_frames.catalog_frames(catalog)
     frames["cpu_types"].loc[0, "memory_gib"] = np.nan
     frames["cpu_types"].loc[1, "name"] = "  "
     frames["gpu_types"].loc[0, "scaling_b"] = np.nan
-    parsed, problems = catalog_tables.validate_frames(frames, catalog)
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
     assert parsed is None
-    rows = catalog_tables.problems_frame(problems).to_dict("records")
+    rows = editor_frames.problems_frame(problems).to_dict("records")
     found = {(r["Table"], r["Row"], r["Column"]) for r in rows}
     assert ("CPU VMs (memory nodes)", 1, "GiB") in found
     assert ("CPU VMs (memory nodes)", 2, "Name") in found
@@ -98,7 +99,7 @@ def test_blank_cells_become_missing_values() -> None:
 
 
 def test_problems_frame_maps_catalog_level_problems() -> None:
-    frame = catalog_tables.problems_frame([
+    frame = editor_frames.problems_frame([
         Problem("(catalog)", "network_saturation", [], "must be a non-empty list"),
         Problem("quotas[2]", "family", "G", "duplicate family"),
     ])
@@ -108,30 +109,31 @@ def test_problems_frame_maps_catalog_level_problems() -> None:
 
 def test_parse_upload_reports_malformed_json() -> None:
     with pytest.raises(CatalogError) as info:
-        catalog_tables.parse_upload("x.json", b"{oops")
+        editor_frames.parse_upload("x.json", b"{oops")
     assert "malformed JSON" in info.value.problems[0].message
 
 
 def test_format_intervals() -> None:
-    assert tables.format_intervals(((0.1, 0.2), (0.5, 0.5))) == "0.1–0.2 and 0.5"
-    assert tables.format_intervals(((0.8, 1.3), (9.5, 10.0), (12.0, 12.0))) == (
+    assert formatting.format_intervals(((0.1, 0.2), (0.5, 0.5))) == "0.1–0.2 and 0.5"
+    assert formatting.format_intervals(((0.8, 1.3), (9.5, 10.0), (12.0, 12.0))) == (
         "0.8–1.3, 9.5–10 and 12")
-    assert tables.format_intervals(()) == "never"
+    assert formatting.format_intervals(()) == "never"
 
 
 def test_si_formatting() -> None:
-    assert tables.si(145_400_000) == "145.4 M"
-    assert tables.si(6375.2) == "6,375"
-    assert tables.si(0.995) == "0.995"
+    assert formatting.si(145_400_000) == "145.4 M"
+    assert formatting.si(6375.2) == "6,375"
+    assert formatting.si(0.995) == "0.995"
 
 
 def test_charts_are_built_from_frames() -> None:
     catalog = load_catalog("paper-simulated")
     result = sweep(catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 2.0, 0.5))
-    frame = tables.sweep_frame(result)
+    frame = result_frames.sweep_frame(result)
     fig = charts.sweep_chart(frame, normalised=True)
     assert len(fig.data) == 5 and all(t.line.shape == "hv" for t in fig.data)
     assert "hv" == charts.sweep_price_chart(frame).data[1].line.shape
-    curves = tables.scaling_frame(catalog, 32)
-    fig = charts.scaling_chart(curves, tables.inflection_frame(catalog), tables.Col.K, "K")
+    curves = result_frames.scaling_frame(catalog, 32)
+    fig = charts.scaling_chart(curves, result_frames.inflection_frame(catalog),
+                               result_frames.Col.K, "K")
     assert len(fig.data) == 20  # a curve and a b marker per GPU type

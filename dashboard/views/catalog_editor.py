@@ -11,13 +11,13 @@ import json
 
 import streamlit as st
 
-import catalog_tables
+import editor_frames
 import state
 import widgets
-from catalog_tables import COLUMN_LABELS, TABLES, TableSpec
 from deepvm_core import store
 from deepvm_core.catalog import Catalog, catalog_to_artifact_dict, catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
+from editor_frames import COLUMN_LABELS, TABLES, TableSpec
 
 
 def editor_key(spec: TableSpec, version: int) -> str:
@@ -44,7 +44,7 @@ def on_upload() -> None:
     if uploaded is None:
         return
     try:
-        catalog = catalog_tables.parse_upload(uploaded.name, uploaded.getvalue())
+        catalog = editor_frames.parse_upload(uploaded.name, uploaded.getvalue())
     except CatalogError as exc:
         ss["ce_upload_problems"] = (uploaded.name, exc.problems)
         return
@@ -87,7 +87,7 @@ def notices() -> None:
 
 
 def show_problems(problems: tuple[Problem, ...] | list[Problem], key: str | None = None) -> None:
-    frame = catalog_tables.problems_frame(problems)
+    frame = editor_frames.problems_frame(problems)
     if key is not None:
         frame = frame[frame["table_key"] == key]
     if not frame.empty:
@@ -104,7 +104,7 @@ def session_for(active: state.ActiveCatalog) -> dict:
     if not alive:
         version = ss["ce_version"] = ss.get("ce_version", 0) + 1  # never reuse a widget key
         draft = ss.setdefault("ce_drafts", {}).get(active.id)
-        base = draft if draft is not None else catalog_tables.catalog_frames(active.catalog)
+        base = draft if draft is not None else editor_frames.catalog_frames(active.catalog)
         session = {"source": active.id, "version": version, "base": base}
         ss["ce_session"] = session
     return session
@@ -180,7 +180,7 @@ def main() -> None:
             problems_slots[spec.key] = st.container()
     ss["ce_drafts"][active.id] = frames
 
-    catalog, problems = catalog_tables.validate_frames(frames, active.source)
+    catalog, problems = editor_frames.validate_frames(frames, active.source)
     if catalog is not None:
         if catalog.sha256 == active.source.sha256:
             ss["edits"].pop(active.id, None)
@@ -189,7 +189,7 @@ def main() -> None:
         active = state.active_catalog()
     with status:
         if problems:
-            st.error(f"{len(problems)} problem(s) in the tables. The last valid catalog "
+            st.error(f"{len(problems)} problem(s) in the result_frames. The last valid catalog "
                      f"({active.label}) stays in use on every page until they are fixed.",
                      icon=":material/error:")
             show_problems([p for p in problems if p.where.startswith("(")])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 import compute
+import formatting
 import state
-import tables
 import url
 import widgets
 from deepvm_core.model import Scenario
@@ -84,10 +84,10 @@ def findings() -> None:
         "On the simulated catalog with quotas off and PW from 0 to 10 USD/h in steps of 0.1 "
         "(the paper's setup), this model finds:\n"
         f"- Performance-First beats DeepVM (paper's Z) at PW "
-        f"**{tables.format_intervals(found.pf_beats_deepvm)}**, so the paper's claim that "
+        f"**{formatting.format_intervals(found.pf_beats_deepvm)}**, so the paper's claim that "
         "DeepVM is the highest at every PW does not hold for the model.\n"
         f"- DeepVM-NoScale falls below Cost-First at PW "
-        f"**{tables.format_intervals(found.noscale_below_cost_first)}**; the paper says "
+        f"**{formatting.format_intervals(found.noscale_below_cost_first)}**; the paper says "
         "beyond about 2.5.\n"
         f"- The performance objective beats the paper's Z by **{found.mean_gain:.1%}** on "
         f"average, and by up to **{found.max_ratio:.2f}×**.")

@@ -9,12 +9,13 @@ import streamlit as st
 
 import charts
 import compute
+import formatting
+import result_frames
 import state
-import tables
 import widgets
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.policies import Explanation, Recommendation
-from tables import Col
+from result_frames import Col
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -47,7 +48,7 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
         st.markdown(widgets.cluster_lines(best))
         st.markdown(f"{best.hourly_price_usd:.4f} USD/h · performance {best.performance:,.0f} · "
                     f"K(n) {best.scaling_factor:.3f} · objective "
-                    f"{tables.si(best.objective_value(scenario.objective))}")
+                    f"{formatting.si(best.objective_value(scenario.objective))}")
 
 
 def choose(rec: Recommendation) -> Configuration:
@@ -89,8 +90,8 @@ def policies(rec: Recommendation, other: Recommendation, scenario: Scenario) -> 
     st.subheader("Policies side by side")
     st.caption("DeepVM with the paper's objective Z and with the performance objective, "
                "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines.")
-    frame = tables.policy_frame(tables.policy_configurations(rec, other),
-                                scenario.pw_usd_per_hour)
+    frame = result_frames.policy_frame(result_frames.policy_configurations(rec, other),
+                                       scenario.pw_usd_per_hour)
     st.dataframe(frame, hide_index=True, column_config=widgets.number_columns(),
                  key="rec_policies")
     left, right = st.columns(2)
@@ -128,7 +129,7 @@ def main() -> None:
     if rec.deepvm:
         st.subheader(f"Top {len(rec.deepvm)} (objective: "
                      f"{state.OBJECTIVE_LABELS[scenario.objective]})")
-        st.dataframe(tables.top_k_frame(rec.deepvm, scenario.pw_usd_per_hour,
+        st.dataframe(result_frames.top_k_frame(rec.deepvm, scenario.pw_usd_per_hour,
                                         scenario.objective),
                      hide_index=True, column_config=widgets.number_columns(), key="rec_top_k")
 

@@ -10,12 +10,12 @@ import streamlit as st
 
 import charts
 import compute
+import result_frames
 import state
-import tables
 import widgets
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import CatalogError, DeepVMError
-from tables import Col
+from result_frames import Col
 
 
 def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:
@@ -98,7 +98,7 @@ def comparison(by_region: dict[str, Catalog]) -> None:
                f"{s.buffer_checkpoints:g} · objective {state.OBJECTIVE_LABELS[s.objective]} · "
                f"quotas {'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
     rows = compute.compare_regions(by_region, scenario)
-    frame = tables.region_frame(rows, s.pw_usd_per_hour, s.objective)
+    frame = result_frames.region_frame(rows, s.pw_usd_per_hour, s.objective)
     feasible = [r for r in rows if r.best is not None]
     if feasible:
         best_card(feasible)

@@ -6,8 +6,9 @@ import streamlit as st
 
 import charts
 import compute
+import formatting
+import result_frames
 import state
-import tables
 import widgets
 
 DEFAULT_RANGE = (0.0, 10.0)
@@ -44,11 +45,11 @@ def findings(result) -> None:
              delta=f"up to {found.max_ratio:.2f}×", delta_color="off", delta_arrow="off",
              help="perf(performance objective) / perf(paper's Z) - 1, averaged where both exist")
     b.metric("Performance-First beats DeepVM (Z) at PW",
-             tables.format_intervals(found.pf_beats_deepvm),
+             formatting.format_intervals(found.pf_beats_deepvm),
              help="Grid points where Performance-First has more performance than DeepVM with the "
                   "paper's objective; the paper claims DeepVM is highest everywhere")
     c.metric("DeepVM-NoScale below Cost-First at PW",
-             tables.format_intervals(found.noscale_below_cost_first),
+             formatting.format_intervals(found.noscale_below_cost_first),
              help="The paper claims NoScale falls below Cost-First beyond about PW 2.5")
 
 
@@ -75,7 +76,7 @@ def main() -> None:
                                    "PW of the sweep, as in the paper's Fig. 3")
 
     result = compute.run_sweep(active.catalog, scenario, start, stop, step)
-    frame = tables.sweep_frame(result)
+    frame = result_frames.sweep_frame(result)
     if normalised and result.normaliser <= 0:
         st.warning("DeepVM finds nothing at the largest PW, so there is nothing to normalise "
                    "by: showing absolute performance.", icon=":material/warning:")

@@ -1,4 +1,4 @@
-"""Data frames the pages show and the charts draw: pure functions of core results.
+"""Data frames of core results, as the pages show them and the charts draw them (pure).
 
 Column names are defined once here (:class:`Col`) and used by pages and charts alike.
 """
@@ -24,10 +24,6 @@ from deepvm_core.model import (
 )
 from deepvm_core.policies import POLICY_LABELS, Recommendation
 from deepvm_core.sweep import SweepResult
-
-#: Policies compared on the Recommend page, in display order (as in the sweep).
-COMPARED_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
-                     "deepvm_performance")
 
 
 class Col:
@@ -243,22 +239,3 @@ def region_frame(rows: Sequence[RegionComparison], pw: float,
 def sweep_frame(result: SweepResult) -> pd.DataFrame:
     """The sweep's rows (one per PW and policy), as in the CSV download."""
     return pd.DataFrame(result.rows())
-
-
-# ----------------------------------------------------------------------------- text
-
-
-def si(value: float, digits: int = 4) -> str:
-    """A large number with an SI suffix: ``145.4 M``, ``8.045 M``, ``6,375``."""
-    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M")):
-        if abs(value) >= factor:
-            return f"{value / factor:.{digits}g} {suffix}"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}g}"
-
-
-def format_intervals(spans: Sequence[tuple[float, float]]) -> str:
-    """``0.8-1.3 and 9.5-10`` (or ``never``)."""
-    if not spans:
-        return "never"
-    parts = [f"{a:g}" if a == b else f"{a:g}–{b:g}" for a, b in spans]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
