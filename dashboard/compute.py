@@ -31,19 +31,36 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def run_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
-                  solver: Solver = "enumerate") -> Recommendation:
-    """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking)."""
+def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
+               solver: Solver) -> Recommendation:
+    del catalog_sha256  # the cache key only
     return recommend(_catalog, scenario, solver=solver)
 
 
-def recommend_both(catalog: Catalog, scenario: Scenario,
-                   solver: Solver = "enumerate") -> tuple[Recommendation, Recommendation]:
-    """The recommendation for ``scenario`` and, at top 1, the one for the other objective."""
-    sha = catalog.sha256
-    rec = run_recommend(sha, catalog, scenario, solver)
-    other = "performance" if scenario.objective == "paper" else "paper"
-    return rec, run_recommend(sha, catalog, replace(scenario, objective=other, top_k=1), solver)
+def recommendation(catalog: Catalog, scenario: Scenario,
+                   solver: Solver = "enumerate") -> Recommendation:
+    """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking).
+
+    The Recommend page's only call into ``recommend``: the card, the tables and the JSON
+    export all read this one result."""
+    return _recommend(catalog.sha256, catalog, scenario, solver)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _policies_at(catalog_sha256: str, _catalog: Catalog,
+                 scenario: Scenario) -> dict[str, Configuration | None]:
+    del catalog_sha256  # the cache key only
+    result = sweep(_catalog, scenario, np.array([scenario.pw_usd_per_hour]))
+    return {policy: configs[0] for policy, configs in result.configurations.items()}
+
+
+def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
+    """Each policy of :data:`deepvm_core.sweep.SWEEP_POLICIES` at the scenario's PW, in that
+    order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
+    both objectives, so comparing them takes no second ``recommend`` (nor a second integer
+    program). The objective and top-k do not matter, so they are normalised away."""
+    key = replace(scenario, objective="paper", top_k=1)
+    return _policies_at(catalog.sha256, catalog, key)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

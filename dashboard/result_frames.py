@@ -5,7 +5,7 @@ Column names are defined once here (:class:`Col`) and used by pages and charts a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -98,18 +98,18 @@ def top_k_frame(configs: Sequence[Configuration], pw: float, objective: Objectiv
 
 
 def policy_configurations(
-    rec: Recommendation, other: Recommendation
+    rec: Recommendation, at_pw: Mapping[str, Configuration | None]
 ) -> dict[str, Configuration | None]:
-    """Each compared policy's configuration: ``rec`` for the sidebar objective, ``other`` for
-    the other one (top 1)."""
-    paper, performance = (rec, other) if rec.scenario.objective == "paper" else (other, rec)
-    return {
-        "deepvm": paper.best,
-        "deepvm_noscale": paper.deepvm_noscale,
-        "cost_first": rec.cost_first,
-        "performance_first": rec.performance_first,
-        "deepvm_performance": performance.best,
-    }
+    """Each compared policy's configuration, in ``at_pw``'s order: ``rec``'s (the sidebar's
+    objective and solver, as on the card) where it has them, the others from ``at_pw``, every
+    policy at the same PW (``compute.policies_at_pw``)."""
+    configs = dict(at_pw)
+    configs.update(cost_first=rec.cost_first, performance_first=rec.performance_first)
+    if rec.scenario.objective == "paper":
+        configs.update(deepvm=rec.best, deepvm_noscale=rec.deepvm_noscale)
+    else:
+        configs["deepvm_performance"] = rec.best
+    return configs
 
 
 def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.DataFrame:

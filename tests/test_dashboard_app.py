@@ -11,6 +11,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules
+# (AppTest runs the app in this process, so it uses these very modules).
+if str(APP.parent) not in sys.path:
+    sys.path.insert(0, str(APP.parent))
+
+import compute  # noqa: E402
+
 PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
          "views/simulate.py", "views/method.py"]
 TITLES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalog editor",
@@ -244,6 +251,37 @@ def test_recommend_page_compares_policies(app: AppTest) -> None:
     assert configs["Cost-First"].startswith("SA: 16 x g4dn.xlarge")
     assert configs["Performance-First"].startswith("SA: 7 x g5.xlarge")
     assert len(app.get("plotly_chart")) == 2
+
+
+@pytest.mark.parametrize("objective", ["paper", "performance"])
+def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> None:
+    """The card, the tables and the export share one ``recommend``; the policies of the other
+    objective come from a one-point sweep, and agree with a full ``recommend`` of it."""
+    from deepvm_core.catalog import load_catalog
+    from deepvm_core.model import Scenario
+    from deepvm_core.policies import recommend
+
+    calls = []
+
+    def spy(catalog, scenario, solver="enumerate"):
+        calls.append(scenario)
+        return recommend(catalog, scenario, solver=solver)
+
+    monkeypatch.setattr(compute, "recommend", spy)
+    pw = 3.37 if objective == "paper" else 3.39  # not cached by another test
+    app.query_params.update({"pw": str(pw), "objective": objective, "solver": "ilp"})
+    app.run()
+    no_errors(app)
+    assert len(calls) == 1
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    paper = recommend(catalog, Scenario(pw, objective="paper"))
+    performance = recommend(catalog, Scenario(pw, objective="performance"))
+    expected = [paper.best, paper.deepvm_noscale, paper.cost_first, paper.performance_first,
+                performance.best]
+    frame = table(app, "Policy")
+    assert list(frame["Configuration"]) == [c.describe().rsplit(",", 1)[0] for c in expected]
+    app.number_input(key="sb_top").set_value(4).run()
+    assert len(calls) == 2
 
 
 def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:

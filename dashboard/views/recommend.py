@@ -86,11 +86,12 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
         st.code(text, language="json")
 
 
-def policies(rec: Recommendation, other: Recommendation, scenario: Scenario) -> None:
+def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
     st.subheader("Policies side by side")
     st.caption("DeepVM with the paper's objective Z and with the performance objective, "
                "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines.")
-    frame = result_frames.policy_frame(result_frames.policy_configurations(rec, other),
+    at_pw = compute.policies_at_pw(active.catalog, scenario)
+    frame = result_frames.policy_frame(result_frames.policy_configurations(rec, at_pw),
                                        scenario.pw_usd_per_hour)
     st.dataframe(frame, hide_index=True, column_config=widgets.number_columns(),
                  key="rec_policies")
@@ -107,7 +108,7 @@ def main() -> None:
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec, other = compute.recommend_both(active.catalog, scenario, st.session_state.sb_solver)
+    rec = compute.recommendation(active.catalog, scenario, st.session_state.sb_solver)
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 
@@ -141,7 +142,7 @@ def main() -> None:
             architecture_box(name, best, rec.architecture_notes.get(name), scenario)
 
     if rec.best is not None:
-        policies(rec, other, scenario)
+        policies(rec, active, scenario)
 
 
 widgets.run_page(main)
