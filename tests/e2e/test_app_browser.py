@@ -45,6 +45,16 @@ def query(page: Page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+def test_navigation_opens_every_page(page: Page, streamlit_server: str) -> None:
+    """Every link of the top navigation opens its page, with the scenario kept in the URL."""
+    open_app(page, f"{streamlit_server}/?pw=2.5")
+    for title in ("Instances", "Catalog editor", "Simulate", "Live prices", "Regions",
+                  "Method", "Recommend"):
+        page.get_by_role("link", name=title, exact=True).first.click()
+        expect(page.get_by_role("heading", name=title, level=1)).to_be_visible(
+            timeout=LOAD_TIMEOUT_MS)
+        expect(page).to_have_url(re.compile(r"[?&]pw=2.5(&|$)"))
+        expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
