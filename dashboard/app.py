@@ -17,13 +17,22 @@ st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", lay
                    initial_sidebar_state="expanded")
 state.init_state()
 
-PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug,
-                         default=p.slug == url.DEFAULT_PAGE) for p in url.PAGES}
-page = st.navigation(list(PAGES.values()), position="top")
-slug = next((s for s, p in PAGES.items() if p.title == page.title), url.DEFAULT_PAGE)
-wanted = st.session_state.pop("url_page", None)
-if wanted and wanted != slug:  # a shared link names its page: open it once
-    st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
+
+def root() -> None:
+    """The root URL's page; never runs: app.py switches to the page it stands for."""
+
+
+# Streamlit serves the default page at "/" and nowhere else, so no real page is the default:
+# each is served at its own path (a link to /recommend opens it), and a hidden default page
+# sends "/" on to Recommend (or to the page a link's page parameter names).
+ROOT = st.Page(root, title="DeepVM Studio", url_path="root", default=True, visibility="hidden")
+PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug)
+         for p in url.PAGES}
+page = st.navigation([ROOT, *PAGES.values()], position="top")
+slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
+wanted = st.session_state.pop("url_page", None)  # a shared link names its page: open it once
+if page is ROOT or (wanted and wanted != slug):
+    st.switch_page(PAGES[wanted or url.DEFAULT_PAGE], query_params=st.query_params.to_dict())
 
 
 def sidebar() -> DeltaGenerator:

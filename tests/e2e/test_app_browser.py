@@ -57,6 +57,21 @@ def test_navigation_opens_every_page(page: Page, streamlit_server: str) -> None:
         expect(page.get_by_test_id("stException")).to_have_count(0)
 
 
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_a_link_to_a_page_path_opens_it(page: Page, streamlit_server: str, slug: str) -> None:
+    open_app(page, f"{streamlit_server}/{slug}?pw=2.5", PAGES[slug])
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    assert urlparse(page.url).path == f"/{slug}"
+    assert query(page)["pw"] == "2.5"
+
+
+def test_the_root_url_opens_recommend(page: Page, streamlit_server: str) -> None:
+    open_app(page, f"{streamlit_server}/?pw=2.5")
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    expect(page).to_have_url(re.compile(r"/recommend\?"))
+    assert query(page)["pw"] == "2.5"
+
+
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
     open_app(page, f"{streamlit_server}/?pw=3")
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
