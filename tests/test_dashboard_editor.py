@@ -120,35 +120,74 @@ def test_added_row_and_duplicate_name(editor: AppTest) -> None:
     assert any("K = 1 assumed for: cheap.xlarge" in i.value for i in editor.info)
 
 
-@pytest.mark.parametrize("table, rows, expected", [
-    (0, 3, "the catalog has no GPU VM types"),
-    (1, 8, None),
-])
-def test_catalog_without_gpu_or_cpu_vms(editor: AppTest, table: int, rows: int,
-                                        expected: str | None) -> None:
-    edit(editor, table, deleted=list(range(rows)))
+def test_a_catalog_without_gpu_vms_is_invalid(editor: AppTest) -> None:
+    editor.switch_page(RECOMMEND).run()
+    before = headline(editor)
+    editor.switch_page(EDITOR).run()
+    edit(editor, 0, deleted=[0, 1, 2])
+    no_errors(editor)
+    assert not any(s.value.startswith("Valid:") for s in editor.success)
+    assert any("stays in use" in e.value for e in editor.error)
+    assert problems(editor) == [{
+        "Table": "GPU VMs", "Row": None, "Instance": "", "Column": "", "Value": "",
+        "Problem": "no GPU VM: a catalog needs at least one, or no cluster can be built"}]
+    assert editor.button(key="ce_save").disabled
+    editor.switch_page(RECOMMEND).run()
+    no_errors(editor)
+    assert headline(editor) == before
+    assert "(edited)" not in sidebar_catalog(editor)
+
+
+def test_an_upload_without_gpu_vms_is_refused(editor: AppTest) -> None:
+    data = catalog_to_dict(load_catalog("paper-simulated"))
+    data["gpu_types"] = []
+    editor.file_uploader(key="ce_upload").upload("no-gpus.json", json.dumps(data).encode())
+    editor.run()
+    no_errors(editor)
+    assert any("no-gpus.json was not loaded" in e.value for e in editor.error)
+    assert [p["Problem"] for p in problems(editor)] == [
+        "no GPU VM: a catalog needs at least one, or no cluster can be built"]
+    assert editor.session_state["sb_catalog"] == "aws-us-east-1-2023-10"
+
+
+def test_a_saved_catalog_without_gpu_vms_explains_itself(user_dir: Path) -> None:
+    """Files the core accepts without GPU types (saved, fetched) still open on every page."""
+    user_dir.mkdir(parents=True)
+    data = catalog_to_dict(load_catalog("aws-us-east-1-2023-10"))
+    data["gpu_types"] = []
+    (user_dir / "no-gpus.json").write_text(json.dumps(data))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["catalog"] = "user:no-gpus"
+    at.run()
+    for page in ("views/instances.py", "views/simulate.py", "views/method.py", EDITOR,
+                 RECOMMEND):
+        at.switch_page(page).run()
+        no_errors(at)
+    assert any("the catalog has no GPU VM types" in e.value for e in at.error)
+    assert any(m.value == "#### Nothing is feasible for this scenario" for m in at.main.markdown)
+
+
+def test_catalog_without_cpu_vms(editor: AppTest) -> None:
+    edit(editor, 1, deleted=list(range(8)))
     no_errors(editor)
     for page in ("views/recommend.py", "views/instances.py", "views/simulate.py",
                  "views/method.py"):
         editor.switch_page(page).run()
         no_errors(editor)
     editor.switch_page(RECOMMEND).run()
-    if expected:
-        assert any(expected in e.value for e in editor.error)
-        assert any(m.value == "#### Nothing is feasible for this scenario"
-                   for m in editor.main.markdown)
-    else:  # no memory node: Single Anchor only
-        assert headline(editor).startswith("### Single Anchor")
-        assert any("no CPU VM types" in w.value for w in editor.main.warning)
+    # no memory node: Single Anchor only
+    assert headline(editor).startswith("### Single Anchor")
+    assert any("no CPU VM types" in w.value for w in editor.main.warning)
 
 
 def test_empty_catalog(editor: AppTest) -> None:
     edit(editor, 0, deleted=[0, 1, 2])
     edit(editor, 1, deleted=list(range(8)))
     no_errors(editor)
+    assert any("no GPU VM" in p["Problem"] for p in problems(editor))
     editor.switch_page(RECOMMEND).run()
     no_errors(editor)
-    assert any("no GPU VM types" in e.value for e in editor.error)
+    assert headline(editor).startswith("### Tiering")  # the last valid catalog
 
 
 def test_upload_artifact_format_is_accepted(editor: AppTest) -> None:
