@@ -48,7 +48,7 @@ def sidebar() -> DeltaGenerator:
         st.selectbox("Catalog", list(choices), key="sb_catalog",
                      format_func=lambda cid: choices[cid].label,
                      help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
-        slot = st.empty()
+        slot = st.container()
         for c in url.CONTROLS:
             low, high = c.slider_range(ss[c.key])
             st.markdown(f"**{c.label}**", help=c.help)
@@ -88,5 +88,7 @@ page.run()
 try:
     active = state.active_catalog()
     catalog_slot.markdown(widgets.catalog_summary(active))
+    if slug != "catalog":
+        widgets.invalid_draft_notice(catalog_slot, active)
 except DeepVMError as exc:
     catalog_slot.error(str(exc).splitlines()[0], icon=":material/error:")

@@ -80,6 +80,7 @@ def init_state() -> None:
     ss.setdefault("sb_nodes", seeded.get("nodes", url.DEFAULTS["nodes"]))
     ss.setdefault("sb_solver", seeded.get("solver", url.DEFAULTS["solver"]))
     ss.setdefault("edits", {})  # catalog id -> last valid edited Catalog
+    ss.setdefault("invalid_drafts", {})  # catalog id -> problems in the editor's draft of it
     ss.setdefault("uploads", {})  # catalog id -> uploaded Catalog
     ss.setdefault("last_fetch", None)  # LastFetch of the Live prices page, or None
     ss.setdefault("kept", {})  # page widget key -> value, kept across page switches

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import editor_frames
 import state
+import url
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
 from formatting import si
@@ -54,6 +56,19 @@ def catalog_summary(active: state.ActiveCatalog) -> str:
     return (f"**{active.label}**  \n"
             f":gray[{kind} · {c.provider} · region **{c.region}** · prices **{c.prices_date}** · "
             f"{len(c.gpu_types)} GPU / {len(c.cpu_types)} CPU types]")
+
+
+def invalid_draft_notice(slot: DeltaGenerator, active: state.ActiveCatalog) -> None:
+    """In ``slot``: that the editor's draft of the active catalog is invalid, if it is (the
+    pages then use the last valid catalog)."""
+    count = st.session_state["invalid_drafts"].get(active.id)
+    if not count:
+        return
+    slot.warning(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
+                 f"({count} problem{'s' if count != 1 else ''}); the last valid catalog is in "
+                 "use.", icon=":material/edit_off:")
+    slot.page_link(url.PAGE_BY_SLUG["catalog"].file, label="Fix them in the catalog editor",
+                   icon=":material/edit_note:")
 
 
 def scenario_caption(active: state.ActiveCatalog, scenario: Scenario) -> None:

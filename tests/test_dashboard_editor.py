@@ -103,6 +103,31 @@ def test_invalid_cell_shows_the_core_message_and_keeps_the_last_valid(editor: Ap
     assert "(edited)" not in sidebar_catalog(editor)
 
 
+def draft_notice(at: AppTest) -> list[str]:
+    return [w.value for w in at.sidebar.warning if "unsaved, invalid changes" in w.value]
+
+
+def test_other_pages_say_the_editor_has_invalid_changes(editor: AppTest) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": -1.0}})
+    assert not draft_notice(editor)  # the editor itself lists the problems
+    for page in (RECOMMEND, "views/instances.py", "views/simulate.py", "views/method.py"):
+        editor.switch_page(page).run()
+        no_errors(editor)
+        assert draft_notice(editor) == [
+            "The catalog editor has unsaved, invalid changes to aws-us-east-1-2023-10 "
+            "(1 problem); the last valid catalog is in use."]
+    editor.switch_page(EDITOR).run()
+    editor.button(key="ce_reset").click().run()
+    editor.switch_page(RECOMMEND).run()
+    assert not draft_notice(editor)
+    # another catalog's invalid draft says nothing while that catalog is not in use
+    editor.switch_page(EDITOR).run()
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": -1.0}})
+    editor.selectbox(key="sb_catalog").select("paper-simulated").run()
+    editor.switch_page(RECOMMEND).run()
+    assert not draft_notice(editor)
+
+
 def test_added_row_and_duplicate_name(editor: AppTest) -> None:
     row = {"name": "g4dn.xlarge", "family": "G", "on_demand_usd_per_hour": 0.3,
            "spot_usd_per_hour": 0.05, "vcpus": 4, "memory_gib": 16, "network_gbps": 25,

@@ -28,6 +28,7 @@ def forget(cid: str) -> None:
     """Drop the edits and draft of catalog ``cid``; the tables restart from its source."""
     ss = st.session_state
     ss["edits"].pop(cid, None)
+    ss["invalid_drafts"].pop(cid, None)
     ss.setdefault("ce_drafts", {}).pop(cid, None)
     ss.pop("ce_session", None)
 
@@ -181,6 +182,10 @@ def main() -> None:
     ss["ce_drafts"][active.id] = frames
 
     catalog, problems = editor_frames.validate_frames(frames, active.source)
+    if problems:  # the sidebar of the other pages says so
+        ss["invalid_drafts"][active.id] = len(problems)
+    else:
+        ss["invalid_drafts"].pop(active.id, None)
     if catalog is not None:
         if catalog.sha256 == active.source.sha256:
             ss["edits"].pop(active.id, None)
