@@ -277,6 +277,28 @@ def test_save_as_named_user_catalog(editor: AppTest, user_dir: Path) -> None:
     assert "my-aws (saved)" in editor.selectbox(key="sb_catalog").options
 
 
+def test_save_never_replaces_a_saved_catalog(editor: AppTest, user_dir: Path) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.5}})
+    editor.text_input(key="ce_save_name").input("my-aws")
+    editor.button(key="ce_save").click().run()
+    first = (user_dir / "my-aws.json").read_text()
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.25}})
+    editor.text_input(key="ce_save_name").input("my-aws")
+    editor.button(key="ce_save").click().run()
+    no_errors(editor)
+    assert (user_dir / "my-aws.json").read_text() == first
+    assert any("Not saved: a saved catalog is already named 'my-aws'" in e.value
+               for e in editor.error)
+    assert editor.text_input(key="ce_save_name").value == "my-aws-2"  # a free name, offered
+    assert "(edited)" in sidebar_catalog(editor)  # the edit is still there
+    editor.button(key="ce_save").click().run()
+    no_errors(editor)
+    assert (user_dir / "my-aws.json").read_text() == first
+    saved = json.loads((user_dir / "my-aws-2.json").read_text())
+    assert saved["gpu_types"][1]["spot_usd_per_hour"] == 0.25
+    assert editor.session_state["sb_catalog"] == "user:my-aws-2"
+
+
 def test_save_refuses_a_bundled_name(editor: AppTest, user_dir: Path) -> None:
     editor.text_input(key="ce_save_name").input("paper-simulated")
     editor.button(key="ce_save").click().run()

@@ -59,11 +59,34 @@ def on_upload() -> None:
                        "It is now the active catalog.")
 
 
+def saved_names() -> set[str]:
+    """Names a new saved catalog cannot take: the saved and the bundled catalogs'."""
+    return {e.name for e in store.list_catalogs() if e.kind in ("user", "bundled")}
+
+
+def free_name(name: str, taken: set[str]) -> str:
+    """``name-2``, ``name-3``, ...: the first not in ``taken``."""
+    number = 2
+    while f"{name}-{number}" in taken:
+        number += 1
+    return f"{name}-{number}"
+
+
 def on_save(cid: str, catalog: Catalog) -> None:
-    """Callback: save ``catalog`` as a named user catalog and switch to it."""
+    """Callback: save ``catalog`` as a new named user catalog and switch to it. A name already
+    saved is refused (a saved catalog is never replaced) and a free one is offered."""
     ss = st.session_state
     name = ss.get("ce_save_name", "").strip()
     try:
+        name = store.check_name(name)
+        taken = saved_names()
+        if name in taken:
+            offer = free_name(name, taken)
+            ss["ce_save_name"] = offer
+            ss["ce_notice"] = ("error", f"Not saved: a saved catalog is already named {name!r}, "
+                               f"and saving would replace it. The name is now {offer!r}, "
+                               "which is free: press Save again to use it, or type another.")
+            return
         path = store.save_user_catalog(catalog, name)
     except (DeepVMError, OSError) as exc:
         ss["ce_notice"] = ("error", f"Not saved: {exc}")
@@ -144,7 +167,9 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
                                     "source and the saturation table")
         with keep:
             st.text_input("Save as a named catalog", key="ce_save_name",
-                          placeholder="my-catalog", help="Letters, digits, '.', '_' or '-'")
+                          placeholder="my-catalog",
+                          help="A new name: letters, digits, '.', '_' or '-'. A saved catalog "
+                               "is never replaced.")
             save, reset = st.columns(2)
             save.button("Save", key="ce_save", icon=":material/save:", type="primary",
                         on_click=on_save, args=(active.id, catalog), disabled=bool(problems),
