@@ -4,6 +4,10 @@ Pure functions (no Streamlit), so the editor's logic is tested without a browser
 use the field names of our catalog format (``scaling`` is split into ``scaling_a/b/c``);
 validation is the core's :func:`~deepvm_core.catalog.parse_catalog`, whose problems are mapped
 back to table, row and column here.
+
+Every cell is text, numbers included: the grid's number editor drops what is not a digit, so a
+typed ``1e308`` became ``1308``; as text it reaches :func:`frames_to_dict` as typed, which reads
+it with ``float`` (a cell that is not a number goes to the core as typed, which names it).
 """
 
 from __future__ import annotations
@@ -78,19 +82,24 @@ def catalog_frames(catalog: Catalog) -> dict[str, pd.DataFrame]:
             if spec.key == "gpu_types":
                 for axis in "abc":
                     flat[f"scaling_{axis}"] = scaling[axis] if scaling else None
-            rows.append({c: flat.get(c) for c in spec.columns})
-        frame = pd.DataFrame(rows, columns=list(spec.columns))
-        for column in spec.columns:
-            if column not in spec.text_columns:
-                frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
-            else:
-                frame[column] = frame[column].astype("object")
-        frames[spec.key] = frame
+            rows.append({c: flat.get(c) if c in spec.text_columns else number_text(flat.get(c))
+                         for c in spec.columns})
+        frames[spec.key] = pd.DataFrame(rows, columns=list(spec.columns), dtype="object")
     return frames
 
 
-def _cell(value: Any) -> Any:
-    """A data-editor cell as a plain JSON value: NaN and blanks become ``None``."""
+def number_text(value: float | None) -> str | None:
+    """A number as the editor shows it: the shortest text that reads back as the same float
+    (``0.1578``, ``16``, ``1e+308``); ``None`` stays empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _cell(value: Any, numeric: bool = False) -> Any:
+    """A data-editor cell as a plain JSON value: NaN and blanks become ``None``; in a
+    ``numeric`` column, text that reads as a number becomes that float."""
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, np.generic):
@@ -99,6 +108,11 @@ def _cell(value: Any) -> Any:
         return None
     if isinstance(value, str):
         value = value.strip()
+        if numeric and value:
+            try:
+                return float(value)
+            except ValueError:
+                return value
         return value or None
     return value
 
@@ -116,7 +130,7 @@ def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[
     for spec in TABLES:
         rows = []
         for record in frames[spec.key].to_dict("records"):
-            row = {c: _cell(record.get(c)) for c in spec.columns}
+            row = {c: _cell(record.get(c), c not in spec.text_columns) for c in spec.columns}
             if spec.key == "gpu_types":
                 abc = [row.pop(c) for c in _SCALING]
                 row["scaling"] = None if all(v is None for v in abc) else dict(zip("abc", abc,

@@ -78,7 +78,7 @@ def test_editing_a_row_changes_the_result_on_every_page(editor: AppTest) -> None
     assert "aws-us-east-1-2023-10 (edited)" in sidebar_catalog(editor)
     # the edit survives leaving the editor and coming back
     editor.switch_page(EDITOR).run()
-    assert editor.data_editor[0].value["spot_usd_per_hour"].tolist()[1] == 0.5
+    assert editor.data_editor[0].value["spot_usd_per_hour"].tolist()[1] == "0.5"  # cells are text
 
 
 def test_invalid_cell_shows_the_core_message_and_keeps_the_last_valid(editor: AppTest) -> None:
@@ -313,7 +313,7 @@ def test_reset_discards_the_edits(editor: AppTest) -> None:
     editor.button(key="ce_reset").click().run()
     no_errors(editor)
     assert "(edited)" not in sidebar_catalog(editor)
-    assert editor.data_editor[2].value["spot_vcpus"].tolist()[0] == 128
+    assert editor.data_editor[2].value["spot_vcpus"].tolist()[0] == "128"
 
 
 def test_invalid_saturation_table(editor: AppTest) -> None:
@@ -350,4 +350,4 @@ def test_reset_discards_an_invalid_first_edit(editor: AppTest) -> None:
     editor.button(key="ce_reset").click().run()
     no_errors(editor)
     assert not problems(editor) and not editor.error
-    assert editor.data_editor[1].value["memory_gib"].tolist()[0] == 7.5
+    assert editor.data_editor[1].value["memory_gib"].tolist()[0] == "7.5"

@@ -98,6 +98,24 @@ def test_blank_cells_become_missing_values() -> None:
     assert ("GPU VMs", 1, "b") in found
 
 
+def test_numbers_are_text_cells_read_as_typed() -> None:
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    frames = editor_frames.catalog_frames(catalog)
+    assert frames["gpu_types"]["spot_usd_per_hour"].tolist() == ["0.225", "0.1578", "0.3018"]
+    assert frames["gpu_types"]["vcpus"].tolist() == ["4", "4", "4"]
+    frames["gpu_types"].loc[1, "spot_usd_per_hour"] = " 1e308 "
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
+    assert problems == () and parsed.gpu_types[1].spot_usd_per_hour == 1e308
+    frames["gpu_types"].loc[1, "spot_usd_per_hour"] = "1,5"
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
+    rows = editor_frames.problems_frame(problems).to_dict("records")
+    assert parsed is None
+    assert [(r["Column"], r["Value"], r["Problem"]) for r in rows] == [
+        ("Spot $/h", "1,5", "not a number")]
+    assert editor_frames.number_text(1e308) == "1e+308"
+    assert editor_frames.number_text(None) is None
+
+
 def test_problems_frame_maps_catalog_level_problems() -> None:
     frame = editor_frames.problems_frame([
         Problem("(catalog)", "network_saturation", [], "must be a non-empty list"),

@@ -135,13 +135,15 @@ def session_for(active: state.ActiveCatalog) -> dict:
 
 
 def column_config(spec: TableSpec) -> dict:
+    """Text cells throughout (see :mod:`editor_frames`), numbers aligned right."""
     config = {}
     for column in spec.columns:
         label, help_text = COLUMN_LABELS[column]
-        if column in spec.text_columns:
-            config[column] = st.column_config.TextColumn(label, help=help_text)
-        else:
-            config[column] = st.column_config.NumberColumn(label, help=help_text)
+        numeric = column not in spec.text_columns
+        if numeric:
+            help_text += " (a number: 0.25, 16, 1e308)"
+        config[column] = st.column_config.TextColumn(
+            label, help=help_text, alignment="right" if numeric else None)
     return config
 
 

@@ -170,6 +170,30 @@ def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str
     expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
 
 
+def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamlit_server: str,
+                                                           artifacts_dir: Path) -> None:
+    open_app(page, f"{streamlit_server}/catalog", "Catalog editor")
+    expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 80, box["y"] + 35 + 17)  # first row's name (after the marker)
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
+    page.keyboard.type("1e308", delay=50)  # each key reaches the cell editor
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("(edited)",
+                                                             timeout=UPDATE_TIMEOUT_MS)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Our format (JSON)").click()
+    target = artifacts_dir / "catalog-scientific.json"
+    info.value.save_as(target)
+    doc = json.loads(target.read_text())
+    assert [r["spot_usd_per_hour"] for r in doc["gpu_types"]] == [0.225, 1e308, 0.3018]
+
+
 @pytest.mark.parametrize("slug", list(PAGES))
 def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_dir: Path,
                                   slug: str) -> None:
