@@ -71,7 +71,8 @@ COLUMN_LABELS: dict[str, tuple[str, str]] = {
 
 
 def catalog_frames(catalog: Catalog) -> dict[str, pd.DataFrame]:
-    """The four tables of ``catalog``, keyed by :attr:`TableSpec.key`."""
+    """The four tables of ``catalog``, keyed by :attr:`TableSpec.key`. Rows are numbered from
+    1 (the index, shown in the grid); a row keeps its number when others are deleted."""
     data = catalog_to_dict(catalog)
     frames = {}
     for spec in TABLES:
@@ -84,7 +85,8 @@ def catalog_frames(catalog: Catalog) -> dict[str, pd.DataFrame]:
                     flat[f"scaling_{axis}"] = scaling[axis] if scaling else None
             rows.append({c: flat.get(c) if c in spec.text_columns else number_text(flat.get(c))
                          for c in spec.columns})
-        frames[spec.key] = pd.DataFrame(rows, columns=list(spec.columns), dtype="object")
+        frames[spec.key] = pd.DataFrame(rows, columns=list(spec.columns), dtype="object",
+                                        index=pd.RangeIndex(1, len(rows) + 1))
     return frames
 
 
@@ -165,27 +167,62 @@ def validate_frames(
 
 
 _WHERE = re.compile(r"^(?P<table>[a-z_]+)(?:\[(?P<index>\d+)\])?(?: \((?P<name>.*)\))?")
+_TABLE_KEY = re.compile(r"\b(" + "|".join(TABLE_BY_KEY) + r")\b")
 
 
-def problems_frame(problems: tuple[Problem, ...] | list[Problem]) -> pd.DataFrame:
-    """One row per problem: table, row (1-based, as the editor shows it), column, value and
-    the core's message."""
+def _titled(text: str) -> str:
+    """``text`` with each table key (``gpu_types``) replaced by the table's title."""
+    return _TABLE_KEY.sub(lambda m: TABLE_BY_KEY[m[1]].title, text)
+
+
+def _row_number(frames: Mapping[str, pd.DataFrame] | None, key: str, position: int) -> int:
+    """The number of the row at ``position`` of table ``key``: its label in the grid (see
+    :func:`catalog_frames`), or ``position + 1`` without ``frames``."""
+    frame = frames.get(key) if frames is not None else None
+    if frame is not None and position < len(frame):
+        return int(frame.index[position])
+    return position + 1
+
+
+def problems_frame(problems: tuple[Problem, ...] | list[Problem],
+                   frames: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """One row per problem: table (by its title), row, instance, column, value and the core's
+    message (table keys in it replaced by titles).
+
+    With the editor's ``frames``, Row is the row's number in the grid, and a problem the core
+    names by instance only (a duplicate name) gets the row of that name (the later ones, the
+    first keeping the name); without them, Row is the 1-based position in the file. A
+    catalog-level problem about a whole table is that table's, without row or column.
+    """
     rows = []
+    by_name: dict[tuple[str, str], list[int]] = {}  # (table, name) -> rows of those problems
     for p in problems:
         match = _WHERE.match(p.where)
         key = match["table"] if match else ""
-        spec = TABLE_BY_KEY.get(key)
-        index = match["index"] if match else None
+        name = match["name"] if match and match["name"] else ""
         field = p.field.replace("scaling.", "scaling_")
+        row = None
+        if match and match["index"] is not None:
+            row = _row_number(frames, key, int(match["index"]))
+        elif name and frames is not None and key in frames:
+            by_name.setdefault((key, name), []).append(len(rows))
+        if not match and p.field in TABLE_BY_KEY:  # "(catalog)": the whole table
+            key, field = p.field, ""
+        spec = TABLE_BY_KEY.get(key)
         rows.append({
             "Table": spec.title if spec else p.where,
-            "Row": int(index) + 1 if index is not None else None,
-            "Instance": (match["name"] if match and match["name"] else "") or "",
+            "Row": row,
+            "Instance": name,
             "Column": COLUMN_LABELS.get(field, (field, ""))[0],
             "Value": "" if p.value is None else str(p.value),
-            "Problem": p.message,
-            "table_key": key,
+            "Problem": _titled(p.message),
+            "table_key": key if spec else "",
         })
+    for (key, name), found in by_name.items():
+        frame = frames[key]  # type: ignore[index]
+        named = [i for i, cell in enumerate(frame["name"]) if _cell(cell) == name]
+        for at, position in zip(found, named[-len(found):], strict=False):
+            rows[at]["Row"] = int(frame.index[position])
     frame = pd.DataFrame(rows, columns=["Table", "Row", "Instance", "Column", "Value", "Problem",
                                         "table_key"])
     frame["Row"] = frame["Row"].astype("Int64")

@@ -134,7 +134,9 @@ def test_added_row_and_duplicate_name(editor: AppTest) -> None:
            "eflops": 377}
     edit(editor, 0, added=[row])
     no_errors(editor)
-    assert [p["Problem"] for p in problems(editor)] == ["duplicate name (also in gpu_types)"]
+    assert problems(editor) == [{"Table": "GPU VMs", "Row": 4, "Instance": "g4dn.xlarge",
+                                 "Column": "Name", "Value": "g4dn.xlarge",
+                                 "Problem": "duplicate name (also in GPU VMs)"}]
     edit(editor, 0, added=[{**row, "name": "cheap.xlarge"}])
     assert not editor.error
     assert any(s.value.startswith("Valid:") for s in editor.success)
@@ -316,10 +318,27 @@ def test_reset_discards_the_edits(editor: AppTest) -> None:
     assert editor.data_editor[2].value["spot_vcpus"].tolist()[0] == "128"
 
 
+def test_rows_are_numbered_in_the_grid_as_in_the_problems(editor: AppTest) -> None:
+    assert editor.data_editor[1].value.index.tolist() == list(range(1, 9))
+    # rows 1 and 2 go, the others keep their numbers; the grid counts edits in its original rows
+    edit(editor, 1, deleted=[0, 1], edited={3: {"memory_gib": "-2"}})
+    assert problems(editor) == [{"Table": "CPU VMs (memory nodes)", "Row": 4,
+                                 "Instance": "c5.xlarge", "Column": "GiB", "Value": "-2.0",
+                                 "Problem": "must be greater than 0"}]
+
+
+def test_a_cpu_vm_named_like_a_gpu_vm(editor: AppTest) -> None:
+    edit(editor, 1, edited={2: {"name": "g5.xlarge"}})
+    assert [(p["Table"], p["Row"], p["Problem"]) for p in problems(editor)] == [
+        ("CPU VMs (memory nodes)", 3, "duplicate name (also in GPU VMs)")]
+
+
 def test_invalid_saturation_table(editor: AppTest) -> None:
     edit(editor, 3, deleted=list(range(8)))
     no_errors(editor)
-    assert any("non-empty list" in p["Problem"] for p in problems(editor))
+    assert [(p["Table"], p["Row"], p["Column"]) for p in problems(editor)] == [
+        ("Network saturation", None, "")]
+    assert "non-empty list" in problems(editor)[0]["Problem"]
     edit(editor, 3, edited={2: {"bandwidth_gbps": 1.0}})
     assert any("must increase strictly" in p["Problem"] for p in problems(editor))
 

@@ -86,9 +86,9 @@ def test_editor_frames_round_trip(name: str) -> None:
 def test_blank_cells_become_missing_values() -> None:
     catalog = load_catalog("aws-us-east-1-2023-10")
     frames = editor_frames.catalog_frames(catalog)
-    frames["cpu_types"].loc[0, "memory_gib"] = np.nan
-    frames["cpu_types"].loc[1, "name"] = "  "
-    frames["gpu_types"].loc[0, "scaling_b"] = np.nan
+    frames["cpu_types"].loc[1, "memory_gib"] = np.nan  # rows are numbered from 1
+    frames["cpu_types"].loc[2, "name"] = "  "
+    frames["gpu_types"].loc[1, "scaling_b"] = np.nan
     parsed, problems = editor_frames.validate_frames(frames, catalog)
     assert parsed is None
     rows = editor_frames.problems_frame(problems).to_dict("records")
@@ -103,10 +103,10 @@ def test_numbers_are_text_cells_read_as_typed() -> None:
     frames = editor_frames.catalog_frames(catalog)
     assert frames["gpu_types"]["spot_usd_per_hour"].tolist() == ["0.225", "0.1578", "0.3018"]
     assert frames["gpu_types"]["vcpus"].tolist() == ["4", "4", "4"]
-    frames["gpu_types"].loc[1, "spot_usd_per_hour"] = " 1e308 "
+    frames["gpu_types"].loc[2, "spot_usd_per_hour"] = " 1e308 "
     parsed, problems = editor_frames.validate_frames(frames, catalog)
     assert problems == () and parsed.gpu_types[1].spot_usd_per_hour == 1e308
-    frames["gpu_types"].loc[1, "spot_usd_per_hour"] = "1,5"
+    frames["gpu_types"].loc[2, "spot_usd_per_hour"] = "1,5"
     parsed, problems = editor_frames.validate_frames(frames, catalog)
     rows = editor_frames.problems_frame(problems).to_dict("records")
     assert parsed is None
@@ -121,7 +121,8 @@ def test_problems_frame_maps_catalog_level_problems() -> None:
         Problem("(catalog)", "network_saturation", [], "must be a non-empty list"),
         Problem("quotas[2]", "family", "G", "duplicate family"),
     ])
-    assert frame["Table"].tolist() == ["(catalog)", "Quotas (vCPUs per family)"]
+    assert frame["Table"].tolist() == ["Network saturation", "Quotas (vCPUs per family)"]
+    assert frame["table_key"].tolist() == ["network_saturation", "quotas"]
     assert frame["Row"].tolist()[1] == 3
 
 

@@ -110,8 +110,11 @@ def notices() -> None:
         show_problems(problems)
 
 
-def show_problems(problems: tuple[Problem, ...] | list[Problem], key: str | None = None) -> None:
-    frame = editor_frames.problems_frame(problems)
+def show_problems(problems: tuple[Problem, ...] | list[Problem],
+                  frames: dict | None = None, key: str | None = None) -> None:
+    """A table of ``problems`` (with the editor's ``frames``, rows numbered as in the grid);
+    with ``key``, only those of that table (``""``: those of no table)."""
+    frame = editor_frames.problems_frame(problems, frames)
     if key is not None:
         frame = frame[frame["table_key"] == key]
     if not frame.empty:
@@ -135,8 +138,10 @@ def session_for(active: state.ActiveCatalog) -> dict:
 
 
 def column_config(spec: TableSpec) -> dict:
-    """Text cells throughout (see :mod:`editor_frames`), numbers aligned right."""
-    config = {}
+    """Text cells throughout (see :mod:`editor_frames`), numbers aligned right; the index is
+    the row number the problems name."""
+    config = {"_index": st.column_config.NumberColumn(
+        "Row", disabled=True, width=40, help="The row's number, as the problems below name it")}
     for column in spec.columns:
         label, help_text = COLUMN_LABELS[column]
         numeric = column not in spec.text_columns
@@ -203,7 +208,7 @@ def main() -> None:
             st.markdown(f"**{spec.title}**")
             frames[spec.key] = st.data_editor(
                 session["base"][spec.key], key=editor_key(spec, session["version"]),
-                num_rows="dynamic", hide_index=True, column_config=column_config(spec),
+                num_rows="dynamic", hide_index=False, column_config=column_config(spec),
                 placeholder="–")
             problems_slots[spec.key] = st.container()
     ss["ce_drafts"][active.id] = frames
@@ -224,17 +229,17 @@ def main() -> None:
             st.error(f"{len(problems)} problem(s) in the result_frames. The last valid catalog "
                      f"({active.label}) stays in use on every page until they are fixed.",
                      icon=":material/error:")
-            show_problems([p for p in problems if p.where.startswith("(")])
+            show_problems(problems, frames, "")
         else:
             st.success(f"Valid: **{active.label}** is in use on every page "
                        f"(sha256 `{active.catalog.sha256[:12]}…`).",
                        icon=":material/check_circle:")
             if active.catalog.warnings:
                 with st.expander(f"{len(active.catalog.warnings)} warning(s)"):
-                    show_problems(active.catalog.warnings)
+                    show_problems(active.catalog.warnings, frames)
     for key, slot in problems_slots.items():
         with slot:
-            show_problems(problems, key)
+            show_problems(problems, frames, key)
     with toolbar_slot:
         toolbar(active, problems)
 

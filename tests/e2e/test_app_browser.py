@@ -178,8 +178,9 @@ def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamli
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + 80, box["y"] + 35 + 17)  # first row's name (after the marker)
-    for _ in range(3):
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 + 17)  # a cell of row 1
+    page.keyboard.press("Home")  # its first column: Row, then Name, Family, OD, Spot
+    for _ in range(4):
         page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
     page.keyboard.type("1e308", delay=50)  # each key reaches the cell editor
