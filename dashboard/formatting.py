@@ -13,9 +13,10 @@ def si(value: float, digits: int = 4) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}g}"
 
 
-def format_intervals(spans: Sequence[tuple[float, float]]) -> str:
-    """``0.8-1.3 and 9.5-10`` (or ``never``)."""
+def format_intervals(spans: Sequence[tuple[float, float]], unit: str = "") -> str:
+    """``0.8-1.3 and 9.5-10`` followed by `` unit`` if given (or ``never``)."""
     if not spans:
         return "never"
     parts = [f"{a:g}" if a == b else f"{a:g}–{b:g}" for a, b in spans]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    text = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return f"{text} {unit}" if unit else text

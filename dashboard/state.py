@@ -38,7 +38,8 @@ SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP
 
 
 def sync_query_params(page: str) -> None:
-    """Write the current scenario (and ``page``) into the URL, touching only changed keys."""
+    """Write the current scenario (and ``page``) into the URL, touching only changed keys;
+    on the Simulate page, its sweep too (when not at the defaults)."""
     ss = st.session_state
     wanted = {
         "catalog": ss.sb_catalog,
@@ -54,6 +55,17 @@ def sync_query_params(page: str) -> None:
         text = url.format_param(key, value)
         if st.query_params.get(key) != text:
             st.query_params[key] = text
+    sweep = {}
+    if page == "simulate":
+        (start, stop), step = ss.sim_pw_range, ss.sim_pw_step
+        sweep = {"sweep_from": start, "sweep_to": stop, "sweep_step": step}
+    for key in url.SWEEP_PARAMS:
+        if key in sweep and sweep[key] != url.DEFAULTS[key]:
+            text = url.format_param(key, sweep[key])
+            if st.query_params.get(key) != text:
+                st.query_params[key] = text
+        elif key in st.query_params:
+            del st.query_params[key]
 
 
 # ----------------------------------------------------------------------------- session
@@ -79,6 +91,10 @@ def init_state() -> None:
     ss.setdefault("sb_top", seeded.get("top", url.DEFAULTS["top"]))
     ss.setdefault("sb_nodes", seeded.get("nodes", url.DEFAULTS["nodes"]))
     ss.setdefault("sb_solver", seeded.get("solver", url.DEFAULTS["solver"]))
+    sweep = {k: float(seeded.get(k, url.DEFAULTS[k])) for k in url.SWEEP_PARAMS}
+    ss.setdefault("sim_pw_range", (sweep["sweep_from"], sweep["sweep_to"]))
+    ss.setdefault("sim_pw_step", sweep["sweep_step"])
+    ss.setdefault("sim_normalised", True)
     ss.setdefault("edits", {})  # catalog id -> last valid edited Catalog
     ss.setdefault("invalid_drafts", {})  # catalog id -> problems in the editor's draft of it
     ss.setdefault("uploads", {})  # catalog id -> uploaded Catalog

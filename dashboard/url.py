@@ -95,11 +95,23 @@ CONTROLS = (
 CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
 TOP_K_RANGE = (1, 20)
 NODE_CAP_RANGE = (1, 100_000)
+
+#: The Simulate page's PW sweep (USD/hour): the slider's span and the step's bounds. Its
+#: parameters are in the URL of that page only, and only when not at their defaults.
+SWEEP_SPAN = (0.0, 50.0)
+SWEEP_STEP_RANGE = (0.01, 10.0)
+SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
+
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
     "catalog": DEFAULT_CATALOG, "objective": "paper", "quotas": True, "top": 3,
     "nodes": 256, "solver": "enumerate",
     "page": DEFAULT_PAGE,
+    "sweep_from": 0.0, "sweep_to": 10.0, "sweep_step": 0.1,
+}
+_BOUNDS: dict[str, tuple[float, float]] = {
+    **{c.name: (c.low, c.high) for c in CONTROLS},
+    "sweep_from": SWEEP_SPAN, "sweep_to": SWEEP_SPAN, "sweep_step": SWEEP_STEP_RANGE,
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "objective": OBJECTIVES, "solver": SOLVERS, "page": PAGE_SLUGS}
@@ -124,8 +136,8 @@ def parse_query_params(
     for key, raw in params.items():
         text = (raw[-1] if isinstance(raw, list) and raw else raw) if raw is not None else ""
         text = str(text).strip()
-        if key in CONTROL_BY_NAME:
-            c = CONTROL_BY_NAME[key]
+        if key in _BOUNDS:
+            low, high = _BOUNDS[key]
             try:
                 number = float(text)
             except ValueError:
@@ -134,8 +146,8 @@ def parse_query_params(
             if not math.isfinite(number):
                 reject(key, text, "is not a finite number")
                 continue
-            if not c.low <= number <= c.high:
-                reject(key, text, f"is outside {c.low:g}..{c.high:g}")
+            if not low <= number <= high:
+                reject(key, text, f"is outside {low:g}..{high:g}")
                 continue
             values[key] = number
         elif key in ("top", "nodes"):
@@ -164,6 +176,12 @@ def parse_query_params(
                 values[key] = text
             else:
                 reject(key, text, "is not a catalog available here")
+    start = values.get("sweep_from", DEFAULTS["sweep_from"])
+    stop = values.get("sweep_to", DEFAULTS["sweep_to"])
+    if start > stop:
+        key = "sweep_to" if "sweep_to" in values else "sweep_from"
+        reject(key, format_param(key, values.pop(key)),
+               f"leaves the sweep empty (from {start:g} to {stop:g})")
     return values, warnings
 
 
@@ -171,6 +189,6 @@ def format_param(key: str, value: Any) -> str:
     """How ``value`` is written in the URL."""
     if key == "quotas":
         return "on" if value else "off"
-    if key in CONTROL_BY_NAME:
+    if key in _BOUNDS:
         return f"{float(value):g}"
     return str(value)

@@ -80,15 +80,15 @@ def findings() -> None:
     catalog = compute.load_catalog_file(*_bundled(state.SIMULATED_CATALOG))
     result = compute.run_sweep(catalog, Scenario(0.0, use_quotas=False), 0.0, 10.0, 0.1)
     found = result.findings()
+    beats = formatting.format_intervals(found.pf_beats_deepvm, "USD/h")
+    below = formatting.format_intervals(found.noscale_below_cost_first, "USD/h")
     st.markdown(
         "On the simulated catalog with quotas off and PW from 0 to 10 USD/h in steps of 0.1 "
         "(the paper's setup), this model finds:\n"
-        f"- Performance-First beats DeepVM (paper's Z) at PW "
-        f"**{formatting.format_intervals(found.pf_beats_deepvm)}**, so the paper's claim that "
-        "DeepVM is the highest at every PW does not hold for the model.\n"
-        f"- DeepVM-NoScale falls below Cost-First at PW "
-        f"**{formatting.format_intervals(found.noscale_below_cost_first)}**; the paper says "
-        "beyond about 2.5.\n"
+        f"- Performance-First beats DeepVM (paper's Z) at PW **{beats}**, so the paper's claim "
+        "that DeepVM is the highest at every PW does not hold for the model.\n"
+        f"- DeepVM-NoScale falls below Cost-First at PW **{below}**; the paper says beyond "
+        "about 2.5 USD/h.\n"
         f"- The performance objective beats the paper's Z by **{found.mean_gain:.1%}** on "
         f"average, and by up to **{found.max_ratio:.2f}×**.")
     link("simulate", "Run the sweep yourself")
