@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+import glossary
 import state
 import url
 import widgets
@@ -60,15 +61,16 @@ def sidebar() -> DeltaGenerator:
                                args=(c.name,), label_visibility="collapsed")
         st.radio("Objective", list(state.OBJECTIVE_LABELS), key="sb_objective", horizontal=True,
                  format_func=state.OBJECTIVE_LABELS.get,
-                 help="Paper's Z: the paper's FLOP-per-dollar objective (reproduces it). "
-                      "Performance: the most eFLOPS x n x K(n) within PW.")
+                 help="Paper's Z: " + glossary.GLOSSARY["Paper's Z"] + " Performance: the "
+                      "most relative training throughput (eFLOPS × n × K(n)) within PW.")
         st.toggle("Apply vCPU quotas", key="sb_quotas",
                   help="Off is the paper's simulation mode (no account limits).")
         st.number_input("Top-k recommendations", *url.TOP_K_RANGE, step=1, key="sb_top")
+        st.toggle("Presentation", key="sb_presentation", help=glossary.GLOSSARY["Presentation"])
         with st.expander("Advanced"):
             st.number_input("Node cap per role", *url.NODE_CAP_RANGE, step=1, key="sb_nodes",
-                            help="Most spot GPU VMs, on-demand GPU VMs and memory nodes each "
-                                 "(the CLI's --max-nodes; the paper's simulation used 256).")
+                            help=glossary.GLOSSARY["Node cap per role"]
+                            + " The CLI's --max-nodes.")
             st.radio("Solver", list(state.SOLVER_LABELS), key="sb_solver",
                      format_func=state.SOLVER_LABELS.get,
                      help="Both give the same ranking (the tests check it). Enumeration is "
@@ -77,6 +79,8 @@ def sidebar() -> DeltaGenerator:
                           "PW 3 on the AWS catalog, 0.6 s at PW 10 and 4 s at PW 50 on the "
                           "simulated one.")
         st.caption("The address bar holds this whole scenario: copy it to share it.")
+        with st.expander("Glossary"):
+            st.markdown(glossary.markdown())
     return slot
 
 

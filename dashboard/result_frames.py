@@ -34,7 +34,7 @@ class Col:
     ARCH = "Architecture"
     GPU = "GPU type"
     SPOT = "GPU spot"
-    ON_DEMAND = "GPU OD"
+    ON_DEMAND = "GPU on-demand"
     MEM_NODES = "Memory nodes"
     PRICE = "USD/hour"
     PW_SHARE = "% of PW"
@@ -68,6 +68,9 @@ class Col:
     REGION = "Region"
     CATALOG = "Catalog"
 
+
+#: The research details that presentation mode hides (the objective may be Z).
+RESEARCH_COLUMNS = (Col.OBJECTIVE, Col.K, Col.FLOPP)
 
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
                   Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -39,7 +40,7 @@ SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP
 
 def sync_query_params(page: str) -> None:
     """Write the current scenario (and ``page``) into the URL, touching only changed keys;
-    on the Simulate page, its sweep too (when not at the defaults)."""
+    presentation mode and, on the Simulate page, its sweep only when not at their defaults."""
     ss = st.session_state
     wanted = {
         "catalog": ss.sb_catalog,
@@ -55,13 +56,13 @@ def sync_query_params(page: str) -> None:
         text = url.format_param(key, value)
         if st.query_params.get(key) != text:
             st.query_params[key] = text
-    sweep = {}
+    optional: dict[str, Any] = {"presentation": ss.sb_presentation}
     if page == "simulate":
         (start, stop), step = ss.sim_pw_range, ss.sim_pw_step
-        sweep = {"sweep_from": start, "sweep_to": stop, "sweep_step": step}
-    for key in url.SWEEP_PARAMS:
-        if key in sweep and sweep[key] != url.DEFAULTS[key]:
-            text = url.format_param(key, sweep[key])
+        optional.update(sweep_from=start, sweep_to=stop, sweep_step=step)
+    for key in url.OPTIONAL_PARAMS:
+        if key in optional and optional[key] != url.DEFAULTS[key]:
+            text = url.format_param(key, optional[key])
             if st.query_params.get(key) != text:
                 st.query_params[key] = text
         elif key in st.query_params:
@@ -91,6 +92,7 @@ def init_state() -> None:
     ss.setdefault("sb_top", seeded.get("top", url.DEFAULTS["top"]))
     ss.setdefault("sb_nodes", seeded.get("nodes", url.DEFAULTS["nodes"]))
     ss.setdefault("sb_solver", seeded.get("solver", url.DEFAULTS["solver"]))
+    ss.setdefault("sb_presentation", seeded.get("presentation", url.DEFAULTS["presentation"]))
     sweep = {k: float(seeded.get(k, url.DEFAULTS[k])) for k in url.SWEEP_PARAMS}
     ss.setdefault("sim_pw_range", (sweep["sweep_from"], sweep["sweep_to"]))
     ss.setdefault("sim_pw_step", sweep["sweep_step"])
@@ -118,6 +120,11 @@ def on_slider(name: str) -> None:
 
 def on_input(name: str) -> None:
     set_number(name, st.session_state[f"sb_{name}_input"])
+
+
+def presentation() -> bool:
+    """Whether the sidebar's presentation mode hides the research details."""
+    return bool(st.session_state.sb_presentation)
 
 
 def scenario() -> Scenario:

@@ -108,7 +108,10 @@ DEFAULTS: dict[str, Any] = {
     "nodes": 256, "solver": "enumerate",
     "page": DEFAULT_PAGE,
     "sweep_from": 0.0, "sweep_to": 10.0, "sweep_step": 0.1,
+    "presentation": False,
 }
+#: Parameters the URL holds only when they are not at their defaults.
+OPTIONAL_PARAMS = ("presentation", *SWEEP_PARAMS)
 _BOUNDS: dict[str, tuple[float, float]] = {
     **{c.name: (c.low, c.high) for c in CONTROLS},
     "sweep_from": SWEEP_SPAN, "sweep_to": SWEEP_SPAN, "sweep_step": SWEEP_STEP_RANGE,
@@ -161,7 +164,7 @@ def parse_query_params(
                 reject(key, text, f"is outside {low}..{high}")
                 continue
             values[key] = number
-        elif key == "quotas":
+        elif key in ("quotas", "presentation"):
             if text.lower() in _TRUE | _FALSE:
                 values[key] = text.lower() in _TRUE
             else:
@@ -187,7 +190,7 @@ def parse_query_params(
 
 def format_param(key: str, value: Any) -> str:
     """How ``value`` is written in the URL."""
-    if key == "quotas":
+    if key in ("quotas", "presentation"):
         return "on" if value else "off"
     if key in _BOUNDS:
         return f"{float(value):g}"

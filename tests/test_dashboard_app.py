@@ -286,6 +286,64 @@ def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> Non
     assert len(calls) == 2
 
 
+RESEARCH_COLUMNS = {"Objective", "K(n)", "Cluster FLOPP"}
+
+
+def metric_helps(at: AppTest) -> dict[str, str]:
+    return {m.label: m.proto.help for m in at.main.metric}
+
+
+def column_helps(at: AppTest, column: str) -> dict[str, str]:
+    """Header help of each column of the first table with ``column``."""
+    element = next(d for d in at.dataframe if column in d.value.columns)
+    config = json.loads(element.proto.columns)
+    return {name: c.get("help", "") for name, c in config.items()}
+
+
+def test_terms_are_explained_where_they_appear(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    helps = metric_helps(app)
+    assert "relative training throughput" in helps["Performance"].lower()
+    assert "Paper's Z" in helps["Performance"]  # the delta under it, "Paper's Z = 145.4 M"
+    assert any(m.proto.delta.startswith("Paper's Z = ") for m in app.main.metric)
+    for label in ("Cluster FLOPP", "Scaling factor K(n)"):
+        assert helps[label]
+    top = column_helps(app, "#")
+    for column in ("Architecture", "GPU spot", "GPU on-demand", "Memory nodes", "Performance",
+                   "Objective", "K(n)", "Cluster FLOPP"):
+        assert top.get(column), column
+    policies = column_helps(app, "Policy")
+    assert "SA = Single Anchor" in policies["Configuration"]
+    assert "NoScale" in policies["Policy"]
+    captions = " ".join(c.value for c in app.main.caption)
+    assert "Single Anchor: one on-demand GPU VM" in captions
+    assert "Tiering:" in captions and "memory node" in captions
+    expander = next(e for e in app.sidebar.expander if e.label == "Glossary")
+    glossary = " ".join(m.value for m in expander.markdown)
+    for term in ("PW", "Paper's Z", "Performance", "Cluster FLOPP", "Scaling factor K(n)",
+                 "Single Anchor (SA)", "Tiering (TR)", "Memory node", "GPU spot, GPU on-demand",
+                 "DeepVM-NoScale", "Cost-First", "Performance-First", "Node cap per role"):
+        assert f"**{term}**" in glossary, term
+
+
+def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
+    app.query_params["presentation"] = "on"
+    app.run()
+    no_errors(app)
+    assert app.toggle(key="sb_presentation").value is True
+    assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
+    assert set(metric_helps(app)) == {"Hourly price", "Performance"}
+    assert not any(m.proto.delta.startswith("Paper's Z") for m in app.main.metric)
+    assert not RESEARCH_COLUMNS & set(table(app, "#").columns)
+    assert not RESEARCH_COLUMNS & set(table(app, "Policy").columns)
+    assert "Z" not in " ".join(m.value for m in app.main.markdown if "USD/h ·" in m.value)
+    assert app.query_params["presentation"] == "on"
+    app.toggle(key="sb_presentation").set_value(False).run()
+    assert RESEARCH_COLUMNS <= set(table(app, "#").columns)
+    assert "presentation" not in app.query_params
+
+
 def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
     app.run()
     app.switch_page("views/simulate.py").run()

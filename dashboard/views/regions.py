@@ -104,9 +104,10 @@ def comparison(by_region: dict[str, Catalog]) -> None:
         best_card(feasible)
     columns = {**widgets.number_columns(),
                Col.NOTE: st.column_config.TextColumn(Col.NOTE, help="Why nothing is feasible")}
-    shown = [c for c in frame.columns if c != Col.CATALOG and (c != Col.NOTE or
-                                                                len(feasible) < len(rows))]
-    st.dataframe(frame, hide_index=True, column_config=columns, column_order=shown,
+    table = widgets.presented(frame)
+    shown = [c for c in table.columns
+             if c != Col.CATALOG and (c != Col.NOTE or len(feasible) < len(rows))]
+    st.dataframe(table, hide_index=True, column_config=columns, column_order=shown,
                  key="rg_table", placeholder="–", height=widgets.table_height(len(frame)))
     if feasible:
         st.plotly_chart(charts.region_bars(frame), key="rg_chart")
