@@ -435,6 +435,14 @@ def test_method_page_computes_the_findings(app: AppTest) -> None:
     assert len(app.main.get("page_link")) >= 4
 
 
+def test_method_page_explains_the_memory_constant(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/method.py").run()
+    text = " ".join(m.value for m in app.main.markdown)
+    assert "1.073741824 = 2^30 / 10^9" in text.replace("$", "")
+    assert "GiB" in text and "GB" in text
+
+
 def test_instances_page_ranks_flopp(app: AppTest) -> None:
     app.run()
     app.switch_page("views/instances.py").run()

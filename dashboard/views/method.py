@@ -46,6 +46,9 @@ def stages() -> None:
                 "serves fewer than n_sat GPU VMs (network saturation, bw = min(BW(v), BW(w))):")
     st.latex(r"n\,SP(v) + m\,OD(w) \le PW \qquad \mathrm{MEM}(w)\cdot 1.073741824 \ge f\,s "
              r"\qquad \frac{n}{m} < n_{sat}(bw)")
+    st.markdown("The constant converts units: providers list RAM in GiB (2^30 bytes) while the "
+                "checkpoint size *f* is in GB (10^9 bytes), so MEM(w) GiB hold "
+                "MEM(w) × 1.073741824 GB, with 1.073741824 = 2^30 / 10^9.")
     st.latex(r"Z_{TR} = n\,\mathrm{SPFP}(v)\,K_v(n)")
     st.markdown("Both respect the vCPU quotas per family (on-demand and spot separately) "
                 "unless quotas are off, and at most the node cap per role (spot GPU VMs, "
