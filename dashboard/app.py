@@ -8,7 +8,9 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+import glossary
 import state
+import url
 import widgets
 from deepvm_core.errors import DeepVMError
 
@@ -16,27 +18,22 @@ st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", lay
                    initial_sidebar_state="expanded")
 state.init_state()
 
-PAGES = {
-    "recommend": st.Page("views/recommend.py", title="Recommend", icon=":material/recommend:",
-                         url_path="recommend", default=True),
-    "instances": st.Page("views/instances.py", title="Instances", icon=":material/memory:",
-                         url_path="instances"),
-    "catalog": st.Page("views/catalog_editor.py", title="Catalog editor",
-                       icon=":material/edit_note:", url_path="catalog"),
-    "simulate": st.Page("views/simulate.py", title="Simulate", icon=":material/show_chart:",
-                        url_path="simulate"),
-    "live": st.Page("views/live_prices.py", title="Live prices", icon=":material/cloud_download:",
-                    url_path="live"),
-    "regions": st.Page("views/regions.py", title="Regions", icon=":material/public:",
-                       url_path="regions"),
-    "method": st.Page("views/method.py", title="Method", icon=":material/menu_book:",
-                      url_path="method"),
-}
-page = st.navigation(list(PAGES.values()), position="top")
-slug = next((s for s, p in PAGES.items() if p.title == page.title), state.DEFAULT_PAGE)
-wanted = st.session_state.pop("url_page", None)
-if wanted and wanted != slug:  # a shared link names its page: open it once
-    st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
+
+def root() -> None:
+    """The root URL's page; never runs: app.py switches to the page it stands for."""
+
+
+# Streamlit serves the default page at "/" and nowhere else, so no real page is the default:
+# each is served at its own path (a link to /recommend opens it), and a hidden default page
+# sends "/" on to Recommend (or to the page a link's page parameter names).
+ROOT = st.Page(root, title="DeepVM Studio", url_path="root", default=True, visibility="hidden")
+PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug)
+         for p in url.PAGES}
+page = st.navigation([ROOT, *PAGES.values()], position="top")
+slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
+wanted = st.session_state.pop("url_page", None)  # a shared link names its page: open it once
+if page is ROOT or (wanted and wanted != slug):
+    st.switch_page(PAGES[wanted or url.DEFAULT_PAGE], query_params=st.query_params.to_dict())
 
 
 def sidebar() -> DeltaGenerator:
@@ -45,15 +42,15 @@ def sidebar() -> DeltaGenerator:
     choices = state.catalog_choices()
     if ss.sb_catalog not in choices:
         ss.url_warnings = [*ss.url_warnings, f"Catalog {ss.sb_catalog!r} is no longer "
-                           f"available; using {state.DEFAULT_CATALOG}."]
-        ss.sb_catalog = state.DEFAULT_CATALOG
+                           f"available; using {url.DEFAULT_CATALOG}."]
+        ss.sb_catalog = url.DEFAULT_CATALOG
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key="sb_catalog",
                      format_func=lambda cid: choices[cid].label,
                      help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
-        slot = st.empty()
-        for c in state.CONTROLS:
+        slot = st.container()
+        for c in url.CONTROLS:
             low, high = c.slider_range(ss[c.key])
             st.markdown(f"**{c.label}**", help=c.help)
             left, right = st.columns([0.6, 0.4], vertical_alignment="center")
@@ -64,21 +61,26 @@ def sidebar() -> DeltaGenerator:
                                args=(c.name,), label_visibility="collapsed")
         st.radio("Objective", list(state.OBJECTIVE_LABELS), key="sb_objective", horizontal=True,
                  format_func=state.OBJECTIVE_LABELS.get,
-                 help="Paper's Z: the paper's FLOP-per-dollar objective (reproduces it). "
-                      "Performance: the most eFLOPS x n x K(n) within PW.")
+                 help="Paper's Z: " + glossary.GLOSSARY["Paper's Z"] + " Performance: the "
+                      "most relative training throughput (eFLOPS × n × K(n)) within PW.")
         st.toggle("Apply vCPU quotas", key="sb_quotas",
                   help="Off is the paper's simulation mode (no account limits).")
-        st.number_input("Top-k recommendations", *state.TOP_K_RANGE, step=1, key="sb_top")
+        st.number_input("Top-k recommendations", *url.TOP_K_RANGE, step=1, key="sb_top")
+        st.toggle("Presentation", key="sb_presentation", help=glossary.GLOSSARY["Presentation"])
         with st.expander("Advanced"):
-            st.number_input("Node cap per role", *state.NODE_CAP_RANGE, step=1, key="sb_nodes",
-                            help="Most spot GPU VMs, on-demand GPU VMs and memory nodes each "
-                                 "(the CLI's --max-nodes; the paper's simulation used 256).")
+            st.number_input("Node cap per role", *url.NODE_CAP_RANGE, step=1, key="sb_nodes",
+                            help=glossary.GLOSSARY["Node cap per role"]
+                            + " The CLI's --max-nodes.")
             st.radio("Solver", list(state.SOLVER_LABELS), key="sb_solver",
                      format_func=state.SOLVER_LABELS.get,
                      help="Both give the same ranking (the tests check it). Enumeration is "
                           "instant; the integer program is the paper's 'linear programming' "
-                          "stage, solved by CBC in about 0.1-0.3 s.")
+                          "stage, solved by CBC, and slows down as PW grows: about 0.15 s at "
+                          "PW 3 on the AWS catalog, 0.6 s at PW 10 and 4 s at PW 50 on the "
+                          "simulated one.")
         st.caption("The address bar holds this whole scenario: copy it to share it.")
+        with st.expander("Glossary"):
+            st.markdown(glossary.markdown())
     return slot
 
 
@@ -90,5 +92,7 @@ page.run()
 try:
     active = state.active_catalog()
     catalog_slot.markdown(widgets.catalog_summary(active))
+    if slug != "catalog":
+        widgets.invalid_draft_notice(catalog_slot, active)
 except DeepVMError as exc:
     catalog_slot.error(str(exc).splitlines()[0], icon=":material/error:")

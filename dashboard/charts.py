@@ -1,4 +1,4 @@
-"""Plotly figure builders: pure functions of the frames in :mod:`tables`."""
+"""Plotly figure builders: pure functions of the frames in :mod:`result_frames`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from deepvm_core.policies import POLICY_LABELS
-from tables import Col
+from result_frames import Col
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
 POLICY_COLORS = {
@@ -15,6 +15,15 @@ POLICY_COLORS = {
     "cost_first": "#E69F00",
     "performance_first": "#D55E00",
     "deepvm_performance": "#009E73",
+}
+#: One line style per policy on the sweep charts, so that overlapping step lines stay apart:
+#: the widest is drawn first, and each line above it is thinner or dashed.
+POLICY_LINES = {
+    "deepvm": {"width": 6},
+    "deepvm_noscale": {"width": 3, "dash": "dash"},
+    "cost_first": {"width": 3, "dash": "dot"},
+    "performance_first": {"width": 3, "dash": "dashdot"},
+    "deepvm_performance": {"width": 2},
 }
 _POLICY_BY_LABEL = {label: key for key, label in POLICY_LABELS.items()}
 SPOT_COLOR, ON_DEMAND_COLOR = "#0072B2", "#E69F00"
@@ -41,7 +50,7 @@ def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool
 
 def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
                 pw: float | None = None, fmt: str = ",.0f") -> go.Figure:
-    """Horizontal bars of ``column`` per policy (``tables.policy_frame``); ``pw`` draws the
+    """Horizontal bars of ``column`` per policy (``result_frames.policy_frame``); ``pw`` draws the
     budget line."""
     data = frame.dropna(subset=[column]).iloc[::-1]
     colors = [POLICY_COLORS.get(_POLICY_BY_LABEL.get(p, ""), "#777") for p in data[Col.POLICY]]
@@ -98,23 +107,38 @@ def scaling_chart(curves: pd.DataFrame, inflections: pd.DataFrame, column: str,
     return _layout(fig, title, height=420, legend_below=True, x="n (GPU VMs)", y=column)
 
 
-def sweep_chart(frame: pd.DataFrame, *, normalised: bool) -> go.Figure:
-    """Performance of every policy against PW as step lines (the paper's Fig. 3)."""
+def _policy_line(policy: str) -> dict:
+    return {"color": POLICY_COLORS[policy], **POLICY_LINES[policy]}
+
+
+def _mark_pw(fig: go.Figure, frame: pd.DataFrame, pw: float | None) -> None:
+    """A vertical line at the sidebar's ``pw`` when it lies within the sweep."""
+    pws = frame["pw_usd_per_hour"]
+    if pw is not None and len(pws) and pws.min() <= pw <= pws.max():
+        fig.add_vline(x=pw, line_dash="dash", line_color="#444", line_width=1,
+                      annotation_text=f"PW {pw:g} (sidebar)", annotation_position="bottom right")
+
+
+def sweep_chart(frame: pd.DataFrame, *, normalised: bool, pw: float | None = None) -> go.Figure:
+    """Performance of every policy against PW as step lines (the paper's Fig. 3), each in its
+    own style (:data:`POLICY_LINES`); ``pw`` is marked by a vertical line."""
     column = "normalised_performance" if normalised else "performance"
     label = "Performance / DeepVM's at the largest PW" if normalised else "Performance"
     fig = go.Figure()
     for policy, part in frame.groupby("policy", sort=False):
         fig.add_trace(go.Scatter(
             x=part["pw_usd_per_hour"], y=part[column], mode="lines", line_shape="hv",
-            name=POLICY_LABELS[policy], line={"color": POLICY_COLORS[policy], "width": 2},
+            name=POLICY_LABELS[policy], line=_policy_line(policy),
             customdata=part["configuration"],
             hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>" + label
                            + " %{y:,.3f}<br>%{customdata}<extra></extra>")))
+    _mark_pw(fig, frame, pw)
     return _layout(fig, f"{label} vs PW", height=440, x="PW (USD/hour)", y=label)
 
 
-def sweep_price_chart(frame: pd.DataFrame) -> go.Figure:
-    """Hourly price of every policy's choice against PW, with the budget line price = PW."""
+def sweep_price_chart(frame: pd.DataFrame, pw: float | None = None) -> go.Figure:
+    """Hourly price of every policy's choice against PW, with the budget line price = PW;
+    ``pw`` is marked by a vertical line."""
     fig = go.Figure()
     pws = frame["pw_usd_per_hour"]
     if len(pws):
@@ -125,16 +149,17 @@ def sweep_price_chart(frame: pd.DataFrame) -> go.Figure:
         fig.add_trace(go.Scatter(
             x=part["pw_usd_per_hour"], y=part["hourly_price_usd"], mode="lines",
             line_shape="hv", name=POLICY_LABELS[policy],
-            line={"color": POLICY_COLORS[policy], "width": 2}, customdata=part["configuration"],
+            line=_policy_line(policy), customdata=part["configuration"],
             hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>price %{y:.4f}"
                            " USD/h<br>%{customdata}<extra></extra>")))
+    _mark_pw(fig, frame, pw)
     return _layout(fig, "Hourly price of the chosen cluster vs PW", height=380,
                    x="PW (USD/hour)", y="USD/hour")
 
 
 def price_change_bars(diff: pd.DataFrame) -> go.Figure:
     """Spot and on-demand price change (%) per instance type present in both catalogs
-    (``tables.diff_frame``)."""
+    (``result_frames.diff_frame``)."""
     data = diff.dropna(subset=[Col.SPOT_CHANGE, Col.OD_CHANGE], how="all")
     fig = go.Figure()
     for column, name, color in ((Col.SPOT_CHANGE, "Spot", SPOT_COLOR),
@@ -157,7 +182,7 @@ BEST_REGION_COLOR, REGION_COLOR = "#009E73", "#0072B2"
 
 
 def region_bars(frame: pd.DataFrame) -> go.Figure:
-    """Performance of each region's best configuration (``tables.region_frame``), best on
+    """Performance of each region's best configuration (``result_frames.region_frame``), best on
     top, hourly price as the bar's text; a region with nothing feasible keeps an empty row
     labelled with that."""
     data = frame.iloc[::-1]

@@ -32,19 +32,35 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def run_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
-                  solver: Solver = "enumerate", top_k: int = 3) -> Recommendation:
-    """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking)."""
+def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
+               solver: Solver, top_k: int) -> Recommendation:
+    del catalog_sha256  # the cache key only
     return recommend(_catalog, scenario, solver=solver, top_k=top_k)
 
 
-def recommend_both(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
-                   top_k: int = 3) -> tuple[Recommendation, Recommendation]:
-    """The recommendation for ``scenario`` and, at top 1, the one for the other objective."""
-    sha = catalog.sha256
-    rec = run_recommend(sha, catalog, scenario, solver, top_k)
-    other = "performance" if scenario.objective == "paper" else "paper"
-    return rec, run_recommend(sha, catalog, replace(scenario, objective=other), solver, 1)
+def recommendation(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
+                   top_k: int = 3) -> Recommendation:
+    """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking).
+
+    The Recommend page's only call into ``recommend``: the card, the tables and the JSON
+    export all read this one result."""
+    return _recommend(catalog.sha256, catalog, scenario, solver, top_k)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _policies_at(catalog_sha256: str, _catalog: Catalog,
+                 scenario: Scenario) -> dict[str, Configuration | None]:
+    del catalog_sha256  # the cache key only
+    result = sweep(_catalog, scenario, np.array([scenario.pw_usd_per_hour]))
+    return {policy: configs[0] for policy, configs in result.configurations.items()}
+
+
+def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
+    """Each policy of :data:`deepvm_core.sweep.SWEEP_POLICIES` at the scenario's PW, in that
+    order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
+    both objectives, so comparing them takes no second ``recommend`` (nor a second integer
+    program). The objective does not matter, so it is normalised away."""
+    return _policies_at(catalog.sha256, catalog, replace(scenario, objective="paper"))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

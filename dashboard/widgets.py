@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-import catalog_tables
+import editor_frames
+import glossary
 import state
+import url
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
-from tables import Col, si
+from formatting import si
+from glossary import GLOSSARY
+from result_frames import RESEARCH_COLUMNS, Col
 
 
 def run_page(body: Callable[[], None]) -> None:
@@ -20,7 +26,7 @@ def run_page(body: Callable[[], None]) -> None:
     except CatalogError as exc:
         st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
                  icon=":material/error:")
-        st.dataframe(catalog_tables.problems_frame(exc.problems).drop(columns="table_key"),
+        st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
                      hide_index=True)
     except DeepVMError as exc:
         st.error(str(exc), icon=":material/error:")
@@ -55,14 +61,29 @@ def catalog_summary(active: state.ActiveCatalog) -> str:
             f"{len(c.gpu_types)} GPU / {len(c.cpu_types)} CPU types]")
 
 
+def invalid_draft_notice(slot: DeltaGenerator, active: state.ActiveCatalog) -> None:
+    """In ``slot``: that the editor's draft of the active catalog is invalid, if it is (the
+    pages then use the last valid catalog)."""
+    count = st.session_state["invalid_drafts"].get(active.id)
+    if not count:
+        return
+    slot.warning(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
+                 f"({count} problem{'s' if count != 1 else ''}); the last valid catalog is in "
+                 "use.", icon=":material/edit_off:")
+    slot.page_link(url.PAGE_BY_SLUG["catalog"].file, label="Fix them in the catalog editor",
+                   icon=":material/edit_note:")
+
+
 def scenario_caption(active: state.ActiveCatalog, scenario: Scenario) -> None:
     """One line with the scenario every number on the page depends on."""
     s = scenario
+    objective = ("" if state.presentation() else
+                 f" · objective {state.OBJECTIVE_LABELS[s.objective]}")
     st.caption(
         f"Catalog **{active.label}** ({active.catalog.region}, prices "
         f"{active.catalog.prices_date}) · PW **{s.pw_usd_per_hour:g} USD/h** · checkpoint "
-        f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g} · objective "
-        f"{state.OBJECTIVE_LABELS[s.objective]} · quotas {'on' if s.use_quotas else 'off'}")
+        f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "
+        f"{'on' if s.use_quotas else 'off'}")
 
 
 def cluster_lines(config: Configuration) -> str:
@@ -87,8 +108,9 @@ def headline(config: Configuration) -> str:
 
 
 def configuration_card(config: Configuration, pw: float, objective: Objective,
-                       heading: str) -> None:
-    """The recommended configuration as a bordered card: what to launch and what it costs."""
+                       heading: str, presentation: bool = False) -> None:
+    """The recommended configuration as a bordered card: what to launch and what it costs,
+    and (unless ``presentation``) its Z, cluster FLOPP and K(n)."""
     with st.container(border=True, key="rec_card"):
         st.caption(heading)
         st.markdown(f"### {headline(config)}")
@@ -101,14 +123,17 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
                  delta=f"{pw - config.hourly_price_usd:.4f} under PW", delta_color="off",
                  delta_arrow="off")
+        z = objective == "paper" and not presentation
         b.metric("Performance", f"{config.performance:,.0f}",
-                 help="eFLOPS × n × K(n), the paper's performance measure (relative units)",
-                 delta=f"Z = {si(config.z_paper)}" if objective == "paper" else None,
+                 help=GLOSSARY["Performance"]
+                 + (" Paper's Z, below it: " + GLOSSARY["Paper's Z"] if z else ""),
+                 delta=f"Paper's Z = {si(config.z_paper)}" if z else None,
                  delta_color="off", delta_arrow="off")
-        c.metric("Cluster FLOPP", si(config.cluster_flopp),
-                 help="eFLOP per USD of the whole cluster: performance / price × 3600")
+        if presentation:
+            return
+        c.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
         d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
-                 help="1 up to the inflection point b of the GPU type's speedup fit, then < 1")
+                 help=GLOSSARY["Scaling factor K(n)"])
 
 
 def table_height(rows: int, limit: int = 25) -> int:
@@ -117,17 +142,34 @@ def table_height(rows: int, limit: int = 25) -> int:
 
 
 def number_columns() -> dict[str, st.column_config.Column]:
-    """Display formats of the numeric columns of :mod:`tables` frames."""
-    n = st.column_config.NumberColumn
+    """Display formats and help (the glossary's) of the columns of :mod:`result_frames`
+    frames."""
+    n, t = st.column_config.NumberColumn, st.column_config.TextColumn
+    g = GLOSSARY
     return {
         Col.RANK: n(Col.RANK, format="%d", width="small"),
+        Col.POLICY: t(Col.POLICY, help="DeepVM under each objective and the paper's baselines. "
+                      "NoScale: " + g["DeepVM-NoScale"]),
+        Col.CONFIG: t(Col.CONFIG, help=glossary.CONFIGURATION_HELP),
+        Col.ARCH: t(Col.ARCH, help="Single Anchor: " + g["Single Anchor (SA)"] + " Tiering: "
+                    + g["Tiering (TR)"]),
+        Col.MEM_NODES: t(Col.MEM_NODES, help=g["Memory node"]),
         Col.PRICE: n(Col.PRICE, format="%.4f", help="Hourly price of the whole cluster"),
         Col.PW_SHARE: n(Col.PW_SHARE, format="%.1f%%", help="Hourly price as a share of PW"),
-        Col.PERF: n(Col.PERF, format="%,.0f", help="eFLOPS × n × K(n)"),
-        Col.OBJECTIVE: n(Col.OBJECTIVE, format="compact", help="Value of the chosen objective"),
-        Col.K: n(Col.K, format="%.3f", help="Scaling factor K(n) <= 1"),
-        Col.FLOPP: n(Col.FLOPP, format="compact",
-                     help="eFLOP per USD of the cluster: performance / price × 3600"),
-        Col.SPOT: n(Col.SPOT, format="%d", help="Spot GPU VMs"),
-        Col.ON_DEMAND: n(Col.ON_DEMAND, format="%d", help="On-demand GPU VMs (the anchor)"),
+        Col.PERF: n(Col.PERF, format="%,.0f", help=g["Performance"]),
+        Col.OBJECTIVE: n(Col.OBJECTIVE, format="compact",
+                         help="Value of the sidebar's objective (Paper's Z, or performance). "
+                              "Paper's Z: " + g["Paper's Z"]),
+        Col.K: n(Col.K, format="%.3f", help=g["Scaling factor K(n)"]),
+        Col.FLOPP: n(Col.FLOPP, format="compact", help=g["Cluster FLOPP"]),
+        Col.SPOT: n(Col.SPOT, format="%d", help="Spot GPU VMs. " + g["GPU spot, GPU on-demand"]),
+        Col.ON_DEMAND: n(Col.ON_DEMAND, format="%d",
+                         help="On-demand GPU VMs (the anchor). " + g["GPU spot, GPU on-demand"]),
     }
+
+
+def presented(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as shown: without the research details in presentation mode."""
+    if not state.presentation():
+        return frame
+    return frame.drop(columns=[c for c in RESEARCH_COLUMNS if c in frame.columns])

@@ -11,8 +11,17 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules
+# (AppTest runs the app in this process, so it uses these very modules).
+if str(APP.parent) not in sys.path:
+    sys.path.insert(0, str(APP.parent))
+
+import compute  # noqa: E402
+
 PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
          "views/simulate.py", "views/method.py"]
+POLICY_NAMES = {"DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
+                "DeepVM (performance objective)"}
 TITLES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalog editor",
           "simulate": "Simulate", "method": "Method"}
 
@@ -243,6 +252,95 @@ def test_recommend_page_compares_policies(app: AppTest) -> None:
     assert len(app.get("plotly_chart")) == 2
 
 
+@pytest.mark.parametrize("objective", ["paper", "performance"])
+def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> None:
+    """The card, the tables and the export share one ``recommend``; the policies of the other
+    objective come from a one-point sweep, and agree with a full ``recommend`` of it."""
+    from deepvm_core.catalog import load_catalog
+    from deepvm_core.model import Scenario
+    from deepvm_core.policies import recommend
+
+    calls = []
+
+    def spy(catalog, scenario, solver="enumerate"):
+        calls.append(scenario)
+        return recommend(catalog, scenario, solver=solver)
+
+    monkeypatch.setattr(compute, "recommend", spy)
+    pw = 3.37 if objective == "paper" else 3.39  # not cached by another test
+    app.query_params.update({"pw": str(pw), "objective": objective, "solver": "ilp"})
+    app.run()
+    no_errors(app)
+    assert len(calls) == 1
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    paper = recommend(catalog, Scenario(pw, objective="paper"))
+    performance = recommend(catalog, Scenario(pw, objective="performance"))
+    expected = [paper.best, paper.deepvm_noscale, paper.cost_first, paper.performance_first,
+                performance.best]
+    frame = table(app, "Policy")
+    assert list(frame["Configuration"]) == [c.describe().rsplit(",", 1)[0] for c in expected]
+    app.number_input(key="sb_top").set_value(4).run()
+    assert len(calls) == 2
+
+
+RESEARCH_COLUMNS = {"Objective", "K(n)", "Cluster FLOPP"}
+
+
+def metric_helps(at: AppTest) -> dict[str, str]:
+    return {m.label: m.proto.help for m in at.main.metric}
+
+
+def column_helps(at: AppTest, column: str) -> dict[str, str]:
+    """Header help of each column of the first table with ``column``."""
+    element = next(d for d in at.dataframe if column in d.value.columns)
+    config = json.loads(element.proto.columns)
+    return {name: c.get("help", "") for name, c in config.items()}
+
+
+def test_terms_are_explained_where_they_appear(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    helps = metric_helps(app)
+    assert "relative training throughput" in helps["Performance"].lower()
+    assert "Paper's Z" in helps["Performance"]  # the delta under it, "Paper's Z = 145.4 M"
+    assert any(m.proto.delta.startswith("Paper's Z = ") for m in app.main.metric)
+    for label in ("Cluster FLOPP", "Scaling factor K(n)"):
+        assert helps[label]
+    top = column_helps(app, "#")
+    for column in ("Architecture", "GPU spot", "GPU on-demand", "Memory nodes", "Performance",
+                   "Objective", "K(n)", "Cluster FLOPP"):
+        assert top.get(column), column
+    policies = column_helps(app, "Policy")
+    assert "SA = Single Anchor" in policies["Configuration"]
+    assert "NoScale" in policies["Policy"]
+    captions = " ".join(c.value for c in app.main.caption)
+    assert "Single Anchor: one on-demand GPU VM" in captions
+    assert "Tiering:" in captions and "memory node" in captions
+    expander = next(e for e in app.sidebar.expander if e.label == "Glossary")
+    glossary = " ".join(m.value for m in expander.markdown)
+    for term in ("PW", "Paper's Z", "Performance", "Cluster FLOPP", "Scaling factor K(n)",
+                 "Single Anchor (SA)", "Tiering (TR)", "Memory node", "GPU spot, GPU on-demand",
+                 "DeepVM-NoScale", "Cost-First", "Performance-First", "Node cap per role"):
+        assert f"**{term}**" in glossary, term
+
+
+def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
+    app.query_params["presentation"] = "on"
+    app.run()
+    no_errors(app)
+    assert app.toggle(key="sb_presentation").value is True
+    assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
+    assert set(metric_helps(app)) == {"Hourly price", "Performance"}
+    assert not any(m.proto.delta.startswith("Paper's Z") for m in app.main.metric)
+    assert not RESEARCH_COLUMNS & set(table(app, "#").columns)
+    assert not RESEARCH_COLUMNS & set(table(app, "Policy").columns)
+    assert "Z" not in " ".join(m.value for m in app.main.markdown if "USD/h ·" in m.value)
+    assert app.query_params["presentation"] == "on"
+    app.toggle(key="sb_presentation").set_value(False).run()
+    assert RESEARCH_COLUMNS <= set(table(app, "#").columns)
+    assert "presentation" not in app.query_params
+
+
 def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
     app.run()
     app.switch_page("views/simulate.py").run()
@@ -253,7 +351,7 @@ def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
     assert app.session_state["sb_quotas"] is False
     assert any("Fig. 3 setup" in s.value for s in app.success)
     metrics = {m.label: m.value for m in app.main.metric}
-    assert metrics["Performance-First beats DeepVM (Z) at PW"] == "0.8–1.3 and 9.5–10"
+    assert metrics["Performance-First beats DeepVM (Z) at PW"] == "0.8–1.3 and 9.5–10 USD/h"
     assert metrics["DeepVM-NoScale below Cost-First at PW"] == "never"
     assert app.download_button(key="sim_csv").label == "Download sweep (CSV)"
 
@@ -270,15 +368,76 @@ def test_simulate_custom_range_and_absolute_values(app: AppTest) -> None:
     assert sorted(set(rows["pw_usd_per_hour"])) == [1.0, 1.5, 2.0]
 
 
+def chart_spec(at: AppTest, index: int) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def test_simulate_sweep_is_in_the_url(app: AppTest) -> None:
+    app.query_params["page"] = "simulate"
+    app.run()
+    assert not {"sweep_from", "sweep_to", "sweep_step"} & set(app.query_params)  # defaults
+    app.slider(key="sim_pw_range").set_value((1.0, 4.5))
+    app.number_input(key="sim_pw_step").set_value(0.5)
+    app.run()
+    no_errors(app)
+    params = dict(app.query_params)
+    assert (params["sweep_from"], params["sweep_to"], params["sweep_step"]) == ("1", "4.5", "0.5")
+
+    shared = AppTest.from_file(str(APP), default_timeout=60)
+    shared.query_params.update(params)
+    shared.run()
+    no_errors(shared)
+    assert shared.title[0].value == "Simulate"
+    assert shared.slider(key="sim_pw_range").value == (1.0, 4.5)
+    assert shared.number_input(key="sim_pw_step").value == 0.5
+    rows = table(shared, "pw_usd_per_hour")
+    assert sorted(set(rows["pw_usd_per_hour"])) == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5]
+    shared.switch_page("views/recommend.py").run()  # the sweep is the Simulate page's
+    assert "sweep_from" not in shared.query_params
+
+
+def test_simulate_url_with_a_bad_sweep_warns(app: AppTest) -> None:
+    app.query_params.update({"page": "simulate", "sweep_from": "7", "sweep_to": "2",
+                             "sweep_step": "0"})
+    app.run()
+    no_errors(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert "URL parameter sweep_step='0'" in warnings
+    assert "URL parameter sweep_to='2'" in warnings
+    assert app.slider(key="sim_pw_range").value == (7.0, 10.0)  # sweep_from is fine
+
+
+def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> None:
+    app.query_params.update({"page": "simulate", "pw": "4.2"})
+    app.run()
+    for index in (0, 1):  # performance and price
+        spec = chart_spec(app, index)
+        lines = [s for s in spec["layout"].get("shapes", []) if s.get("x0") == 4.2]
+        assert lines and lines[0]["x1"] == 4.2, index
+        styles = [(t["line"].get("dash", "solid"), t["line"]["width"]) for t in spec["data"]
+                  if t["name"] in POLICY_NAMES]
+        assert len(styles) == 5 and len(set(styles)) == 5, styles
+    app.number_input(key="sb_pw_input").set_value(40.0).run()  # outside the sweep: no line
+    assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]
+
+
 def test_method_page_computes_the_findings(app: AppTest) -> None:
     app.run()
     app.switch_page("views/method.py").run()
     no_errors(app)
     text = " ".join(m.value for m in app.main.markdown)
-    assert "**0.8–1.3 and 9.5–10**" in text
+    assert "**0.8–1.3 and 9.5–10 USD/h**" in text
     assert "Cost-First at PW **never**" in text
     assert len(app.main.latex) >= 5
     assert len(app.main.get("page_link")) >= 4
+
+
+def test_method_page_explains_the_memory_constant(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/method.py").run()
+    text = " ".join(m.value for m in app.main.markdown)
+    assert "1.073741824 = 2^30 / 10^9" in text.replace("$", "")
+    assert "GiB" in text and "GB" in text
 
 
 def test_instances_page_ranks_flopp(app: AppTest) -> None:

@@ -80,7 +80,7 @@ def test_editing_a_row_changes_the_result_on_every_page(editor: AppTest) -> None
     assert "aws-us-east-1-2023-10 (edited)" in sidebar_catalog(editor)
     # the edit survives leaving the editor and coming back
     editor.switch_page(EDITOR).run()
-    assert editor.data_editor[0].value["spot_usd_per_hour"].tolist()[1] == 0.5
+    assert editor.data_editor[0].value["spot_usd_per_hour"].tolist()[1] == "0.5"  # cells are text
 
 
 def test_invalid_cell_shows_the_core_message_and_keeps_the_last_valid(editor: AppTest) -> None:
@@ -105,13 +105,40 @@ def test_invalid_cell_shows_the_core_message_and_keeps_the_last_valid(editor: Ap
     assert "(edited)" not in sidebar_catalog(editor)
 
 
+def draft_notice(at: AppTest) -> list[str]:
+    return [w.value for w in at.sidebar.warning if "unsaved, invalid changes" in w.value]
+
+
+def test_other_pages_say_the_editor_has_invalid_changes(editor: AppTest) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": -1.0}})
+    assert not draft_notice(editor)  # the editor itself lists the problems
+    for page in (RECOMMEND, "views/instances.py", "views/simulate.py", "views/method.py"):
+        editor.switch_page(page).run()
+        no_errors(editor)
+        assert draft_notice(editor) == [
+            "The catalog editor has unsaved, invalid changes to aws-us-east-1-2023-10 "
+            "(1 problem); the last valid catalog is in use."]
+    editor.switch_page(EDITOR).run()
+    editor.button(key="ce_reset").click().run()
+    editor.switch_page(RECOMMEND).run()
+    assert not draft_notice(editor)
+    # another catalog's invalid draft says nothing while that catalog is not in use
+    editor.switch_page(EDITOR).run()
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": -1.0}})
+    editor.selectbox(key="sb_catalog").select("paper-simulated").run()
+    editor.switch_page(RECOMMEND).run()
+    assert not draft_notice(editor)
+
+
 def test_added_row_and_duplicate_name(editor: AppTest) -> None:
     row = {"name": "g4dn.xlarge", "family": "G", "on_demand_usd_per_hour": 0.3,
            "spot_usd_per_hour": 0.05, "vcpus": 4, "memory_gib": 16, "network_gbps": 25,
            "eflops": 377}
     edit(editor, 0, added=[row])
     no_errors(editor)
-    assert [p["Problem"] for p in problems(editor)] == ["duplicate name (also in gpu_types)"]
+    assert problems(editor) == [{"Table": "GPU VMs", "Row": 4, "Instance": "g4dn.xlarge",
+                                 "Column": "Name", "Value": "g4dn.xlarge",
+                                 "Problem": "duplicate name (also in GPU VMs)"}]
     edit(editor, 0, added=[{**row, "name": "cheap.xlarge"}])
     assert not editor.error
     assert any(s.value.startswith("Valid:") for s in editor.success)
@@ -122,35 +149,74 @@ def test_added_row_and_duplicate_name(editor: AppTest) -> None:
     assert any("K = 1 assumed for: cheap.xlarge" in i.value for i in editor.info)
 
 
-@pytest.mark.parametrize("table, rows, expected", [
-    (0, 3, "the catalog has no GPU VM types"),
-    (1, 8, None),
-])
-def test_catalog_without_gpu_or_cpu_vms(editor: AppTest, table: int, rows: int,
-                                        expected: str | None) -> None:
-    edit(editor, table, deleted=list(range(rows)))
+def test_a_catalog_without_gpu_vms_is_invalid(editor: AppTest) -> None:
+    editor.switch_page(RECOMMEND).run()
+    before = headline(editor)
+    editor.switch_page(EDITOR).run()
+    edit(editor, 0, deleted=[0, 1, 2])
+    no_errors(editor)
+    assert not any(s.value.startswith("Valid:") for s in editor.success)
+    assert any("stays in use" in e.value for e in editor.error)
+    assert problems(editor) == [{
+        "Table": "GPU VMs", "Row": None, "Instance": "", "Column": "", "Value": "",
+        "Problem": "no GPU VM: a catalog needs at least one, or no cluster can be built"}]
+    assert editor.button(key="ce_save").disabled
+    editor.switch_page(RECOMMEND).run()
+    no_errors(editor)
+    assert headline(editor) == before
+    assert "(edited)" not in sidebar_catalog(editor)
+
+
+def test_an_upload_without_gpu_vms_is_refused(editor: AppTest) -> None:
+    data = catalog_to_dict(load_catalog("paper-simulated"))
+    data["gpu_types"] = []
+    editor.file_uploader(key="ce_upload").upload("no-gpus.json", json.dumps(data).encode())
+    editor.run()
+    no_errors(editor)
+    assert any("no-gpus.json was not loaded" in e.value for e in editor.error)
+    assert [p["Problem"] for p in problems(editor)] == [
+        "no GPU VM: a catalog needs at least one, or no cluster can be built"]
+    assert editor.session_state["sb_catalog"] == "aws-us-east-1-2023-10"
+
+
+def test_a_saved_catalog_without_gpu_vms_explains_itself(user_dir: Path) -> None:
+    """Files the core accepts without GPU types (saved, fetched) still open on every page."""
+    user_dir.mkdir(parents=True)
+    data = catalog_to_dict(load_catalog("aws-us-east-1-2023-10"))
+    data["gpu_types"] = []
+    (user_dir / "no-gpus.json").write_text(json.dumps(data))
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["catalog"] = "user:no-gpus"
+    at.run()
+    for page in ("views/instances.py", "views/simulate.py", "views/method.py", EDITOR,
+                 RECOMMEND):
+        at.switch_page(page).run()
+        no_errors(at)
+    assert any("the catalog has no GPU VM types" in e.value for e in at.error)
+    assert any(m.value == "#### Nothing is feasible for this scenario" for m in at.main.markdown)
+
+
+def test_catalog_without_cpu_vms(editor: AppTest) -> None:
+    edit(editor, 1, deleted=list(range(8)))
     no_errors(editor)
     for page in ("views/recommend.py", "views/instances.py", "views/simulate.py",
                  "views/method.py"):
         editor.switch_page(page).run()
         no_errors(editor)
     editor.switch_page(RECOMMEND).run()
-    if expected:
-        assert any(expected in e.value for e in editor.error)
-        assert any(m.value == "#### Nothing is feasible for this scenario"
-                   for m in editor.main.markdown)
-    else:  # no memory node: Single Anchor only
-        assert headline(editor).startswith("### Single Anchor")
-        assert any("no CPU VM types" in w.value for w in editor.main.warning)
+    # no memory node: Single Anchor only
+    assert headline(editor).startswith("### Single Anchor")
+    assert any("no CPU VM types" in w.value for w in editor.main.warning)
 
 
 def test_empty_catalog(editor: AppTest) -> None:
     edit(editor, 0, deleted=[0, 1, 2])
     edit(editor, 1, deleted=list(range(8)))
     no_errors(editor)
+    assert any("no GPU VM" in p["Problem"] for p in problems(editor))
     editor.switch_page(RECOMMEND).run()
     no_errors(editor)
-    assert any("no GPU VM types" in e.value for e in editor.error)
+    assert headline(editor).startswith("### Tiering")  # the last valid catalog
 
 
 def test_upload_artifact_format_is_accepted(editor: AppTest) -> None:
@@ -215,6 +281,28 @@ def test_save_as_named_user_catalog(editor: AppTest, user_dir: Path) -> None:
     assert "my-aws (saved)" in editor.selectbox(key="sb_catalog").options
 
 
+def test_save_never_replaces_a_saved_catalog(editor: AppTest, user_dir: Path) -> None:
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.5}})
+    editor.text_input(key="ce_save_name").input("my-aws")
+    editor.button(key="ce_save").click().run()
+    first = (user_dir / "my-aws.json").read_text()
+    edit(editor, 0, edited={1: {"spot_usd_per_hour": 0.25}})
+    editor.text_input(key="ce_save_name").input("my-aws")
+    editor.button(key="ce_save").click().run()
+    no_errors(editor)
+    assert (user_dir / "my-aws.json").read_text() == first
+    assert any("Not saved: a saved catalog is already named 'my-aws'" in e.value
+               for e in editor.error)
+    assert editor.text_input(key="ce_save_name").value == "my-aws-2"  # a free name, offered
+    assert "(edited)" in sidebar_catalog(editor)  # the edit is still there
+    editor.button(key="ce_save").click().run()
+    no_errors(editor)
+    assert (user_dir / "my-aws.json").read_text() == first
+    saved = json.loads((user_dir / "my-aws-2.json").read_text())
+    assert saved["gpu_types"][1]["spot_usd_per_hour"] == 0.25
+    assert editor.session_state["sb_catalog"] == "user:my-aws-2"
+
+
 def test_save_refuses_a_bundled_name(editor: AppTest, user_dir: Path) -> None:
     editor.text_input(key="ce_save_name").input("paper-simulated")
     editor.button(key="ce_save").click().run()
@@ -229,13 +317,30 @@ def test_reset_discards_the_edits(editor: AppTest) -> None:
     editor.button(key="ce_reset").click().run()
     no_errors(editor)
     assert "(edited)" not in sidebar_catalog(editor)
-    assert editor.data_editor[2].value["spot_vcpus"].tolist()[0] == 128
+    assert editor.data_editor[2].value["spot_vcpus"].tolist()[0] == "128"
+
+
+def test_rows_are_numbered_in_the_grid_as_in_the_problems(editor: AppTest) -> None:
+    assert editor.data_editor[1].value.index.tolist() == list(range(1, 9))
+    # rows 1 and 2 go, the others keep their numbers; the grid counts edits in its original rows
+    edit(editor, 1, deleted=[0, 1], edited={3: {"memory_gib": "-2"}})
+    assert problems(editor) == [{"Table": "CPU VMs (memory nodes)", "Row": 4,
+                                 "Instance": "c5.xlarge", "Column": "GiB", "Value": "-2.0",
+                                 "Problem": "must be greater than 0"}]
+
+
+def test_a_cpu_vm_named_like_a_gpu_vm(editor: AppTest) -> None:
+    edit(editor, 1, edited={2: {"name": "g5.xlarge"}})
+    assert [(p["Table"], p["Row"], p["Problem"]) for p in problems(editor)] == [
+        ("CPU VMs (memory nodes)", 3, "duplicate name (also in GPU VMs)")]
 
 
 def test_invalid_saturation_table(editor: AppTest) -> None:
     edit(editor, 3, deleted=list(range(8)))
     no_errors(editor)
-    assert any("non-empty list" in p["Problem"] for p in problems(editor))
+    assert [(p["Table"], p["Row"], p["Column"]) for p in problems(editor)] == [
+        ("Network saturation", None, "")]
+    assert "non-empty list" in problems(editor)[0]["Problem"]
     edit(editor, 3, edited={2: {"bandwidth_gbps": 1.0}})
     assert any("must increase strictly" in p["Problem"] for p in problems(editor))
 
@@ -266,4 +371,4 @@ def test_reset_discards_an_invalid_first_edit(editor: AppTest) -> None:
     editor.button(key="ce_reset").click().run()
     no_errors(editor)
     assert not problems(editor) and not editor.error
-    assert editor.data_editor[1].value["memory_gib"].tolist()[0] == 7.5
+    assert editor.data_editor[1].value["memory_gib"].tolist()[0] == "7.5"

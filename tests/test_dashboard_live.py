@@ -30,7 +30,7 @@ if str(DASHBOARD) not in sys.path:
     sys.path.insert(0, str(DASHBOARD))
 
 import charts  # noqa: E402
-import tables  # noqa: E402
+import result_frames  # noqa: E402
 import widgets  # noqa: E402
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
@@ -354,7 +354,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
 def test_region_frame_and_chart_keep_infeasible_regions() -> None:
     catalogs = {"us-east-1": live_catalog("us-east-1"), "eu-west-1": live_catalog("eu-west-1", 9)}
     rows = regions.compare_regions(catalogs, Scenario(1.0))
-    frame = tables.region_frame(rows, 1.0, "paper")
+    frame = result_frames.region_frame(rows, 1.0, "paper")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
     assert frame["#"].iloc[0] == 1 and np.isnan(frame["#"].iloc[1])
     assert frame["Configuration"].iloc[1] == "nothing feasible" and frame["Note"].iloc[1]

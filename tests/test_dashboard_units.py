@@ -19,16 +19,17 @@ DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
 if str(DASHBOARD) not in sys.path:
     sys.path.insert(0, str(DASHBOARD))
 
-import catalog_tables  # noqa: E402
 import charts  # noqa: E402
-import state  # noqa: E402
-import tables  # noqa: E402
+import editor_frames  # noqa: E402
+import formatting  # noqa: E402
+import result_frames  # noqa: E402
+import url  # noqa: E402
 
 CATALOGS = {"aws-us-east-1-2023-10", "paper-simulated", "user:mine"}
 
 
 def test_parse_query_params_accepts_a_full_scenario() -> None:
-    values, warnings = state.parse_query_params(
+    values, warnings = url.parse_query_params(
         {"catalog": "user:mine", "pw": "2.5", "ckpt": "1", "buffer": "1.5",
          "objective": "performance", "quotas": "OFF", "top": "7", "page": "simulate",
          "utm": "ignored"}, CATALOGS)
@@ -52,87 +53,107 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
     ("page", "pages", "is not one of recommend"),
 ])
 def test_parse_query_params_warns_and_keeps_the_default(key: str, raw: str, why: str) -> None:
-    values, warnings = state.parse_query_params({key: raw}, CATALOGS)
+    values, warnings = url.parse_query_params({key: raw}, CATALOGS)
     assert values == {}
     assert len(warnings) == 1 and why in warnings[0]
-    assert f"using the default {state.format_param(key, state.DEFAULTS[key])}" in warnings[0]
+    assert f"using the default {url.format_param(key, url.DEFAULTS[key])}" in warnings[0]
 
 
 def test_format_param_round_trips() -> None:
     for key in ("pw", "ckpt", "buffer", "quotas", "objective", "top"):
-        text = state.format_param(key, state.DEFAULTS[key])
-        values, warnings = state.parse_query_params({key: text}, CATALOGS)
-        assert not warnings and values[key] == state.DEFAULTS[key]
+        text = url.format_param(key, url.DEFAULTS[key])
+        values, warnings = url.parse_query_params({key: text}, CATALOGS)
+        assert not warnings and values[key] == url.DEFAULTS[key]
 
 
 def test_slider_range_stretches_for_large_values() -> None:
-    pw = state.CONTROL_BY_NAME["pw"]
+    pw = url.CONTROL_BY_NAME["pw"]
     assert pw.slider_range(3.0) == (0.0, 20.0)
     assert pw.slider_range(42.3) == (0.0, 43.0)
-    ckpt = state.CONTROL_BY_NAME["ckpt"]
+    ckpt = url.CONTROL_BY_NAME["ckpt"]
     assert ckpt.slider_value(0.01) == ckpt.slider_low
 
 
 @pytest.mark.parametrize("name", ["aws-us-east-1-2023-10", "paper-simulated"])
-def test_catalog_tables_round_trip(name: str) -> None:
+def test_editor_frames_round_trip(name: str) -> None:
     catalog = load_catalog(name)
-    frames = catalog_tables.catalog_frames(catalog)
+    frames = editor_frames.catalog_frames(catalog)
     assert set(frames) == {"gpu_types", "cpu_types", "quotas", "network_saturation"}
-    parsed, problems = catalog_tables.validate_frames(frames, catalog)
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
     assert problems == ()
     assert catalog_sha256(parsed) == catalog_sha256(catalog)
 
 
 def test_blank_cells_become_missing_values() -> None:
     catalog = load_catalog("aws-us-east-1-2023-10")
-    frames = catalog_tables.catalog_frames(catalog)
-    frames["cpu_types"].loc[0, "memory_gib"] = np.nan
-    frames["cpu_types"].loc[1, "name"] = "  "
-    frames["gpu_types"].loc[0, "scaling_b"] = np.nan
-    parsed, problems = catalog_tables.validate_frames(frames, catalog)
+    frames = editor_frames.catalog_frames(catalog)
+    frames["cpu_types"].loc[1, "memory_gib"] = np.nan  # rows are numbered from 1
+    frames["cpu_types"].loc[2, "name"] = "  "
+    frames["gpu_types"].loc[1, "scaling_b"] = np.nan
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
     assert parsed is None
-    rows = catalog_tables.problems_frame(problems).to_dict("records")
+    rows = editor_frames.problems_frame(problems).to_dict("records")
     found = {(r["Table"], r["Row"], r["Column"]) for r in rows}
     assert ("CPU VMs (memory nodes)", 1, "GiB") in found
     assert ("CPU VMs (memory nodes)", 2, "Name") in found
     assert ("GPU VMs", 1, "b") in found
 
 
+def test_numbers_are_text_cells_read_as_typed() -> None:
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    frames = editor_frames.catalog_frames(catalog)
+    assert frames["gpu_types"]["spot_usd_per_hour"].tolist() == ["0.225", "0.1578", "0.3018"]
+    assert frames["gpu_types"]["vcpus"].tolist() == ["4", "4", "4"]
+    frames["gpu_types"].loc[2, "spot_usd_per_hour"] = " 1e308 "
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
+    assert problems == () and parsed.gpu_types[1].spot_usd_per_hour == 1e308
+    frames["gpu_types"].loc[2, "spot_usd_per_hour"] = "1,5"
+    parsed, problems = editor_frames.validate_frames(frames, catalog)
+    rows = editor_frames.problems_frame(problems).to_dict("records")
+    assert parsed is None
+    assert [(r["Column"], r["Value"], r["Problem"]) for r in rows] == [
+        ("Spot $/h", "1,5", "not a number")]
+    assert editor_frames.number_text(1e308) == "1e+308"
+    assert editor_frames.number_text(None) is None
+
+
 def test_problems_frame_maps_catalog_level_problems() -> None:
-    frame = catalog_tables.problems_frame([
+    frame = editor_frames.problems_frame([
         Problem("(catalog)", "network_saturation", [], "must be a non-empty list"),
         Problem("quotas[2]", "family", "G", "duplicate family"),
     ])
-    assert frame["Table"].tolist() == ["(catalog)", "Quotas (vCPUs per family)"]
+    assert frame["Table"].tolist() == ["Network saturation", "Quotas (vCPUs per family)"]
+    assert frame["table_key"].tolist() == ["network_saturation", "quotas"]
     assert frame["Row"].tolist()[1] == 3
 
 
 def test_parse_upload_reports_malformed_json() -> None:
     with pytest.raises(CatalogError) as info:
-        catalog_tables.parse_upload("x.json", b"{oops")
+        editor_frames.parse_upload("x.json", b"{oops")
     assert "malformed JSON" in info.value.problems[0].message
 
 
 def test_format_intervals() -> None:
-    assert tables.format_intervals(((0.1, 0.2), (0.5, 0.5))) == "0.1–0.2 and 0.5"
-    assert tables.format_intervals(((0.8, 1.3), (9.5, 10.0), (12.0, 12.0))) == (
+    assert formatting.format_intervals(((0.1, 0.2), (0.5, 0.5))) == "0.1–0.2 and 0.5"
+    assert formatting.format_intervals(((0.8, 1.3), (9.5, 10.0), (12.0, 12.0))) == (
         "0.8–1.3, 9.5–10 and 12")
-    assert tables.format_intervals(()) == "never"
+    assert formatting.format_intervals(()) == "never"
 
 
 def test_si_formatting() -> None:
-    assert tables.si(145_400_000) == "145.4 M"
-    assert tables.si(6375.2) == "6,375"
-    assert tables.si(0.995) == "0.995"
+    assert formatting.si(145_400_000) == "145.4 M"
+    assert formatting.si(6375.2) == "6,375"
+    assert formatting.si(0.995) == "0.995"
 
 
 def test_charts_are_built_from_frames() -> None:
     catalog = load_catalog("paper-simulated")
     result = sweep(catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 2.0, 0.5))
-    frame = tables.sweep_frame(result)
+    frame = result_frames.sweep_frame(result)
     fig = charts.sweep_chart(frame, normalised=True)
     assert len(fig.data) == 5 and all(t.line.shape == "hv" for t in fig.data)
     assert "hv" == charts.sweep_price_chart(frame).data[1].line.shape
-    curves = tables.scaling_frame(catalog, 32)
-    fig = charts.scaling_chart(curves, tables.inflection_frame(catalog), tables.Col.K, "K")
+    curves = result_frames.scaling_frame(catalog, 32)
+    fig = charts.scaling_chart(curves, result_frames.inflection_frame(catalog),
+                               result_frames.Col.K, "K")
     assert len(fig.data) == 20  # a curve and a b marker per GPU type

@@ -11,15 +11,15 @@ import json
 
 import streamlit as st
 
-import catalog_tables
+import editor_frames
 import state
 import widgets
-from catalog_tables import COLUMN_LABELS, TABLES, TableSpec
 from deepvm_core import store
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
+from editor_frames import COLUMN_LABELS, TABLES, TableSpec
 
 
 def editor_key(spec: TableSpec, version: int) -> str:
@@ -30,6 +30,7 @@ def forget(cid: str) -> None:
     """Drop the edits and draft of catalog ``cid``; the tables restart from its source."""
     ss = st.session_state
     ss["edits"].pop(cid, None)
+    ss["invalid_drafts"].pop(cid, None)
     ss.setdefault("ce_drafts", {}).pop(cid, None)
     ss.pop("ce_session", None)
 
@@ -46,7 +47,7 @@ def on_upload() -> None:
     if uploaded is None:
         return
     try:
-        catalog = catalog_tables.parse_upload(uploaded.name, uploaded.getvalue())
+        catalog = editor_frames.parse_upload(uploaded.name, uploaded.getvalue())
     except CatalogError as exc:
         ss["ce_upload_problems"] = (uploaded.name, exc.problems)
         return
@@ -60,11 +61,34 @@ def on_upload() -> None:
                        "It is now the active catalog.")
 
 
+def saved_names() -> set[str]:
+    """Names a new saved catalog cannot take: the saved and the bundled catalogs'."""
+    return {e.name for e in store.list_catalogs() if e.kind in ("user", "bundled")}
+
+
+def free_name(name: str, taken: set[str]) -> str:
+    """``name-2``, ``name-3``, ...: the first not in ``taken``."""
+    number = 2
+    while f"{name}-{number}" in taken:
+        number += 1
+    return f"{name}-{number}"
+
+
 def on_save(cid: str, catalog: Catalog) -> None:
-    """Callback: save ``catalog`` as a named user catalog and switch to it."""
+    """Callback: save ``catalog`` as a new named user catalog and switch to it. A name already
+    saved is refused (a saved catalog is never replaced) and a free one is offered."""
     ss = st.session_state
     name = ss.get("ce_save_name", "").strip()
     try:
+        name = store.check_name(name)
+        taken = saved_names()
+        if name in taken:
+            offer = free_name(name, taken)
+            ss["ce_save_name"] = offer
+            ss["ce_notice"] = ("error", f"Not saved: a saved catalog is already named {name!r}, "
+                               f"and saving would replace it. The name is now {offer!r}, "
+                               "which is free: press Save again to use it, or type another.")
+            return
         path = store.save_user_catalog(catalog, name)
     except (DeepVMError, OSError) as exc:
         ss["ce_notice"] = ("error", f"Not saved: {exc}")
@@ -88,8 +112,11 @@ def notices() -> None:
         show_problems(problems)
 
 
-def show_problems(problems: tuple[Problem, ...] | list[Problem], key: str | None = None) -> None:
-    frame = catalog_tables.problems_frame(problems)
+def show_problems(problems: tuple[Problem, ...] | list[Problem],
+                  frames: dict | None = None, key: str | None = None) -> None:
+    """A table of ``problems`` (with the editor's ``frames``, rows numbered as in the grid);
+    with ``key``, only those of that table (``""``: those of no table)."""
+    frame = editor_frames.problems_frame(problems, frames)
     if key is not None:
         frame = frame[frame["table_key"] == key]
     if not frame.empty:
@@ -106,20 +133,24 @@ def session_for(active: state.ActiveCatalog) -> dict:
     if not alive:
         version = ss["ce_version"] = ss.get("ce_version", 0) + 1  # never reuse a widget key
         draft = ss.setdefault("ce_drafts", {}).get(active.id)
-        base = draft if draft is not None else catalog_tables.catalog_frames(active.catalog)
+        base = draft if draft is not None else editor_frames.catalog_frames(active.catalog)
         session = {"source": active.id, "version": version, "base": base}
         ss["ce_session"] = session
     return session
 
 
 def column_config(spec: TableSpec) -> dict:
-    config = {}
+    """Text cells throughout (see :mod:`editor_frames`), numbers aligned right; the index is
+    the row number the problems name."""
+    config = {"_index": st.column_config.NumberColumn(
+        "Row", disabled=True, width=40, help="The row's number, as the problems below name it")}
     for column in spec.columns:
         label, help_text = COLUMN_LABELS[column]
-        if column in spec.text_columns:
-            config[column] = st.column_config.TextColumn(label, help=help_text)
-        else:
-            config[column] = st.column_config.NumberColumn(label, help=help_text)
+        numeric = column not in spec.text_columns
+        if numeric:
+            help_text += " (a number: 0.25, 16, 1e308)"
+        config[column] = st.column_config.TextColumn(
+            label, help=help_text, alignment="right" if numeric else None)
     return config
 
 
@@ -145,7 +176,9 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
                                     "source and the saturation table")
         with keep:
             st.text_input("Save as a named catalog", key="ce_save_name",
-                          placeholder="my-catalog", help="Letters, digits, '.', '_' or '-'")
+                          placeholder="my-catalog",
+                          help="A new name: letters, digits, '.', '_' or '-'. A saved catalog "
+                               "is never replaced.")
             save, reset = st.columns(2)
             save.button("Save", key="ce_save", icon=":material/save:", type="primary",
                         on_click=on_save, args=(active.id, catalog), disabled=bool(problems),
@@ -177,12 +210,16 @@ def main() -> None:
             st.markdown(f"**{spec.title}**")
             frames[spec.key] = st.data_editor(
                 session["base"][spec.key], key=editor_key(spec, session["version"]),
-                num_rows="dynamic", hide_index=True, column_config=column_config(spec),
+                num_rows="dynamic", hide_index=False, column_config=column_config(spec),
                 placeholder="–")
             problems_slots[spec.key] = st.container()
     ss["ce_drafts"][active.id] = frames
 
-    catalog, problems = catalog_tables.validate_frames(frames, active.source)
+    catalog, problems = editor_frames.validate_frames(frames, active.source)
+    if problems:  # the sidebar of the other pages says so
+        ss["invalid_drafts"][active.id] = len(problems)
+    else:
+        ss["invalid_drafts"].pop(active.id, None)
     if catalog is not None:
         if catalog.sha256 == active.source.sha256:
             ss["edits"].pop(active.id, None)
@@ -191,20 +228,20 @@ def main() -> None:
         active = state.active_catalog()
     with status:
         if problems:
-            st.error(f"{len(problems)} problem(s) in the tables. The last valid catalog "
+            st.error(f"{len(problems)} problem(s) in the result_frames. The last valid catalog "
                      f"({active.label}) stays in use on every page until they are fixed.",
                      icon=":material/error:")
-            show_problems([p for p in problems if p.where.startswith("(")])
+            show_problems(problems, frames, "")
         else:
             st.success(f"Valid: **{active.label}** is in use on every page "
                        f"(sha256 `{active.catalog.sha256[:12]}…`).",
                        icon=":material/check_circle:")
             if active.catalog.warnings:
                 with st.expander(f"{len(active.catalog.warnings)} warning(s)"):
-                    show_problems(active.catalog.warnings)
+                    show_problems(active.catalog.warnings, frames)
     for key, slot in problems_slots.items():
         with slot:
-            show_problems(problems, key)
+            show_problems(problems, frames, key)
     with toolbar_slot:
         toolbar(active, problems)
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 import streamlit as st
 
 import charts
+import result_frames
 import state
-import tables
 import widgets
 from deepvm_core.policies import catalog_notes
-from tables import Col
+from result_frames import Col
 
 
 def flopp(active: state.ActiveCatalog) -> None:
     st.subheader("FLOPP ranking")
     st.caption("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS / "
                "on-demand price × 3600. Click a column header to sort.")
-    frame = tables.flopp_frame(active.catalog)
+    frame = result_frames.flopp_frame(active.catalog)
     if frame.empty:
         st.warning("No GPU type with an eFLOPS score: nothing to rank.", icon=":material/warning:")
         return
@@ -36,8 +36,8 @@ def scaling(active: state.ActiveCatalog) -> None:
                "speedup n·K(n) is what a cluster of n GPU VMs delivers; diamonds mark n = b.")
     n_max = st.columns([0.4, 0.6])[0].slider("Largest n shown", 8, 256, 64, step=4,
                                              key="inst_n_max")
-    curves = tables.scaling_frame(active.catalog, n_max)
-    fits = tables.inflection_frame(active.catalog)
+    curves = result_frames.scaling_frame(active.catalog, n_max)
+    fits = result_frames.inflection_frame(active.catalog)
     if curves.empty:
         st.warning("No GPU type with an eFLOPS score.", icon=":material/warning:")
         return
@@ -59,11 +59,11 @@ def saturation(active: state.ActiveCatalog) -> None:
     left, right = st.columns([0.25, 0.75], gap="medium")
     with left:
         st.markdown("**Measured table**")
-        st.dataframe(tables.saturation_frame(active.catalog), hide_index=True,
+        st.dataframe(result_frames.saturation_frame(active.catalog), hide_index=True,
                      key="inst_saturation")
     with right:
         st.markdown("**n_sat per pair** (GPU type × memory node type)")
-        pairs = tables.pair_saturation_frame(active.catalog)
+        pairs = result_frames.pair_saturation_frame(active.catalog)
         if pairs.empty:
             st.caption("The catalog needs GPU and CPU types for pairs.")
         else:

@@ -14,13 +14,13 @@ import time
 import streamlit as st
 
 import charts
+import result_frames
 import state
-import tables
 import widgets
 from deepvm_core import aws
 from deepvm_core.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
-from tables import Col
+from result_frames import Col
 from widgets import escape_md as md
 
 logger = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def region_result(last: state.LastFetch, fetched: aws.RegionFetch,
                   active: state.ActiveCatalog) -> None:
     catalog = fetched.catalog
     changes = price_diff(last.baseline, catalog, last.instance_types)
-    frame = tables.diff_frame(changes)
+    frame = result_frames.diff_frame(changes)
     summary(summarize_price_diff(changes))
     needs = [c.name for c in changes if c.needs_eflops]
     if needs:

@@ -5,18 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 import compute
+import formatting
 import state
-import tables
+import url
 import widgets
 from deepvm_core.model import Scenario
 
-PAGES = {"recommend": "views/recommend.py", "instances": "views/instances.py",
-         "catalog": "views/catalog_editor.py", "simulate": "views/simulate.py",
-         "live": "views/live_prices.py", "regions": "views/regions.py"}
-
 
 def link(page: str, label: str) -> None:
-    st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
+    st.page_link(url.PAGE_BY_SLUG[page].file, label=label, icon=":material/arrow_forward:")
 
 
 def stages() -> None:
@@ -49,6 +46,9 @@ def stages() -> None:
                 "serves fewer than n_sat GPU VMs (network saturation, bw = min(BW(v), BW(w))):")
     st.latex(r"n\,SP(v) + m\,OD(w) \le PW \qquad \mathrm{MEM}(w)\cdot 1.073741824 \ge f\,s "
              r"\qquad \frac{n}{m} < n_{sat}(bw)")
+    st.markdown("The constant converts units: providers list RAM in GiB (2^30 bytes) while the "
+                "checkpoint size *f* is in GB (10^9 bytes), so MEM(w) GiB hold "
+                "MEM(w) × 1.073741824 GB, with 1.073741824 = 2^30 / 10^9.")
     st.latex(r"Z_{TR} = n\,\mathrm{SPFP}(v)\,K_v(n)")
     st.markdown("Both respect the vCPU quotas per family (on-demand and spot separately) "
                 "unless quotas are off, and at most the node cap per role (spot GPU VMs, "
@@ -83,15 +83,15 @@ def findings() -> None:
     catalog = compute.load_catalog_file(*_bundled(state.SIMULATED_CATALOG))
     result = compute.run_sweep(catalog, Scenario(0.0, use_quotas=False), 0.0, 10.0, 0.1)
     found = result.findings()
+    beats = formatting.format_intervals(found.pf_beats_deepvm, "USD/h")
+    below = formatting.format_intervals(found.noscale_below_cost_first, "USD/h")
     st.markdown(
         "On the simulated catalog with quotas off and PW from 0 to 10 USD/h in steps of 0.1 "
         "(the paper's setup), this model finds:\n"
-        f"- Performance-First beats DeepVM (paper's Z) at PW "
-        f"**{tables.format_intervals(found.pf_beats_deepvm)}**, so the paper's claim that "
-        "DeepVM is the highest at every PW does not hold for the model.\n"
-        f"- DeepVM-NoScale falls below Cost-First at PW "
-        f"**{tables.format_intervals(found.noscale_below_cost_first)}**; the paper says "
-        "beyond about 2.5.\n"
+        f"- Performance-First beats DeepVM (paper's Z) at PW **{beats}**, so the paper's claim "
+        "that DeepVM is the highest at every PW does not hold for the model.\n"
+        f"- DeepVM-NoScale falls below Cost-First at PW **{below}**; the paper says beyond "
+        "about 2.5 USD/h.\n"
         f"- The performance objective beats the paper's Z by **{found.mean_gain:.1%}** on "
         f"average, and by up to **{found.max_ratio:.2f}×**.")
     link("simulate", "Run the sweep yourself")

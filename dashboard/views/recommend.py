@@ -9,12 +9,14 @@ import streamlit as st
 
 import charts
 import compute
+import formatting
+import result_frames
 import state
-import tables
 import widgets
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.policies import Explanation, Recommendation
-from tables import Col
+from glossary import GLOSSARY
+from result_frames import Col
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -45,9 +47,16 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
             st.warning(note.summary if note else "None feasible.", icon=":material/block:")
             return
         st.markdown(widgets.cluster_lines(best))
-        st.markdown(f"{best.hourly_price_usd:.4f} USD/h · performance {best.performance:,.0f} · "
-                    f"K(n) {best.scaling_factor:.3f} · objective "
-                    f"{tables.si(best.objective_value(scenario.objective))}")
+        line = f"{best.hourly_price_usd:.4f} USD/h · performance {best.performance:,.0f}"
+        if not state.presentation():
+            line += (f" · K(n) {best.scaling_factor:.3f} · objective "
+                     f"{formatting.si(best.objective_value(scenario.objective))}")
+        st.markdown(line)
+
+
+def lowered(text: str) -> str:
+    """``text`` starting with a small letter (after a label and a colon)."""
+    return text[:1].lower() + text[1:]
 
 
 def choose(rec: Recommendation) -> Configuration:
@@ -85,17 +94,22 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
         st.code(text, language="json")
 
 
-def policies(rec: Recommendation, other: Recommendation, scenario: Scenario) -> None:
+def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
     st.subheader("Policies side by side")
-    st.caption("DeepVM with the paper's objective Z and with the performance objective, "
-               "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines.")
-    frame = tables.policy_frame(tables.policy_configurations(rec, other),
-                                scenario.pw_usd_per_hour)
-    st.dataframe(frame, hide_index=True, column_config=widgets.number_columns(),
-                 key="rec_policies")
+    if state.presentation():
+        st.caption("DeepVM under both objectives and the paper's baseline policies.")
+    else:
+        st.caption("DeepVM with the paper's objective Z and with the performance objective, "
+                   "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines "
+                   "(hover over a column header for its meaning).")
+    at_pw = compute.policies_at_pw(active.catalog, scenario)
+    frame = result_frames.policy_frame(result_frames.policy_configurations(rec, at_pw),
+                                       scenario.pw_usd_per_hour)
+    st.dataframe(widgets.presented(frame), hide_index=True,
+                 column_config=widgets.number_columns(), key="rec_policies")
     left, right = st.columns(2)
-    left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance (eFLOPS × n × K)"),
-                      key="rec_perf_chart")
+    left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
+                                         "(eFLOPS × n × K)"), key="rec_perf_chart")
     right.plotly_chart(charts.policy_bars(frame, Col.PRICE, "Hourly price (USD)",
                                           pw=scenario.pw_usd_per_hour, fmt=".4f"),
                        key="rec_price_chart")
@@ -106,8 +120,8 @@ def main() -> None:
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec, other = compute.recommend_both(active.catalog, scenario, st.session_state.sb_solver,
-                                        int(st.session_state.sb_top))
+    rec = compute.recommendation(active.catalog, scenario, st.session_state.sb_solver,
+                                 int(st.session_state.sb_top))
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 
@@ -123,17 +137,21 @@ def main() -> None:
             text = download(rec, active, chosen)
         rank = rec.deepvm.index(chosen) + 1
         widgets.configuration_card(chosen, scenario.pw_usd_per_hour, scenario.objective,
-                                   f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}")
+                                   f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
+                                   presentation=state.presentation())
     preview(rec, active, text)
 
     if rec.deepvm:
-        st.subheader(f"Top {len(rec.deepvm)} (objective: "
-                     f"{state.OBJECTIVE_LABELS[scenario.objective]})")
-        st.dataframe(tables.top_k_frame(rec.deepvm, scenario.pw_usd_per_hour,
-                                        scenario.objective),
-                     hide_index=True, column_config=widgets.number_columns(), key="rec_top_k")
+        objective = ("" if state.presentation() else
+                     f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")
+        st.subheader(f"Top {len(rec.deepvm)}{objective}")
+        top = result_frames.top_k_frame(rec.deepvm, scenario.pw_usd_per_hour, scenario.objective)
+        st.dataframe(widgets.presented(top), hide_index=True,
+                     column_config=widgets.number_columns(), key="rec_top_k")
 
     st.subheader("Single Anchor vs Tiering")
+    st.caption(f"Single Anchor: {lowered(GLOSSARY['Single Anchor (SA)'])} "
+               f"Tiering: {lowered(GLOSSARY['Tiering (TR)'])}")
     left, right = st.columns(2)
     for column, name, best in ((left, "single_anchor", rec.best_single_anchor),
                                (right, "tiering", rec.best_tiering)):
@@ -141,7 +159,7 @@ def main() -> None:
             architecture_box(name, best, rec.architecture_notes.get(name), scenario)
 
     if rec.best is not None:
-        policies(rec, other, scenario)
+        policies(rec, active, scenario)
 
 
 widgets.run_page(main)

@@ -10,12 +10,12 @@ import streamlit as st
 
 import charts
 import compute
+import result_frames
 import state
-import tables
 import widgets
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import CatalogError, DeepVMError
-from tables import Col
+from result_frames import Col
 
 
 def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:
@@ -98,15 +98,16 @@ def comparison(by_region: dict[str, Catalog]) -> None:
                f"{s.buffer_checkpoints:g} · objective {state.OBJECTIVE_LABELS[s.objective]} · "
                f"quotas {'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
     rows = compute.compare_regions(by_region, scenario)
-    frame = tables.region_frame(rows, s.pw_usd_per_hour, s.objective)
+    frame = result_frames.region_frame(rows, s.pw_usd_per_hour, s.objective)
     feasible = [r for r in rows if r.best is not None]
     if feasible:
         best_card(feasible)
     columns = {**widgets.number_columns(),
                Col.NOTE: st.column_config.TextColumn(Col.NOTE, help="Why nothing is feasible")}
-    shown = [c for c in frame.columns if c != Col.CATALOG and (c != Col.NOTE or
-                                                                len(feasible) < len(rows))]
-    st.dataframe(frame, hide_index=True, column_config=columns, column_order=shown,
+    table = widgets.presented(frame)
+    shown = [c for c in table.columns
+             if c != Col.CATALOG and (c != Col.NOTE or len(feasible) < len(rows))]
+    st.dataframe(table, hide_index=True, column_config=columns, column_order=shown,
                  key="rg_table", placeholder="–", height=widgets.table_height(len(frame)))
     if feasible:
         st.plotly_chart(charts.region_bars(frame), key="rg_chart")

@@ -6,12 +6,14 @@ import streamlit as st
 
 import charts
 import compute
+import formatting
+import result_frames
 import state
-import tables
+import url
 import widgets
 
-DEFAULT_RANGE = (0.0, 10.0)
-DEFAULT_STEP = 0.1
+DEFAULT_RANGE = (url.DEFAULTS["sweep_from"], url.DEFAULTS["sweep_to"])
+DEFAULT_STEP = url.DEFAULTS["sweep_step"]
 
 
 def paper_setup() -> None:
@@ -44,11 +46,11 @@ def findings(result) -> None:
              delta=f"up to {found.max_ratio:.2f}×", delta_color="off", delta_arrow="off",
              help="perf(performance objective) / perf(paper's Z) - 1, averaged where both exist")
     b.metric("Performance-First beats DeepVM (Z) at PW",
-             tables.format_intervals(found.pf_beats_deepvm),
+             formatting.format_intervals(found.pf_beats_deepvm, "USD/h"),
              help="Grid points where Performance-First has more performance than DeepVM with the "
                   "paper's objective; the paper claims DeepVM is highest everywhere")
     c.metric("DeepVM-NoScale below Cost-First at PW",
-             tables.format_intervals(found.noscale_below_cost_first),
+             formatting.format_intervals(found.noscale_below_cost_first, "USD/h"),
              help="The paper claims NoScale falls below Cost-First beyond about PW 2.5")
 
 
@@ -61,28 +63,26 @@ def main() -> None:
                f"{'on' if scenario.use_quotas else 'off'} · each policy's choice at every PW")
     setup_note(active)
 
-    ss = st.session_state
-    ss.setdefault("sim_pw_range", DEFAULT_RANGE)
-    ss.setdefault("sim_pw_step", DEFAULT_STEP)
-    ss.setdefault("sim_normalised", True)
     left, mid, right = st.columns([0.5, 0.25, 0.25], vertical_alignment="bottom")
-    start, stop = left.slider("PW range (USD/hour)", 0.0, 50.0, step=0.1, key="sim_pw_range",
-                              persist_state="session")
-    step = mid.number_input("PW step (USD/hour)", 0.01, 10.0, step=0.01, format="%.2f",
-                            key="sim_pw_step", persist_state="session")
+    start, stop = left.slider("PW range (USD/hour)", *url.SWEEP_SPAN, step=0.1,
+                              key="sim_pw_range", persist_state="session")
+    step = mid.number_input("PW step (USD/hour)", *url.SWEEP_STEP_RANGE, step=0.01,
+                            format="%.2f", key="sim_pw_step", persist_state="session")
     normalised = right.toggle("Normalised", key="sim_normalised", persist_state="session",
                               help="Performance divided by DeepVM's (paper's Z) at the largest "
                                    "PW of the sweep, as in the paper's Fig. 3")
 
     result = compute.run_sweep(active.catalog, scenario, start, stop, step)
-    frame = tables.sweep_frame(result)
+    frame = result_frames.sweep_frame(result)
     if normalised and result.normaliser <= 0:
         st.warning("DeepVM finds nothing at the largest PW, so there is nothing to normalise "
                    "by: showing absolute performance.", icon=":material/warning:")
         normalised = False
     findings(result)
-    st.plotly_chart(charts.sweep_chart(frame, normalised=normalised), key="sim_perf_chart")
-    st.plotly_chart(charts.sweep_price_chart(frame), key="sim_price_chart")
+    pw = scenario.pw_usd_per_hour
+    st.plotly_chart(charts.sweep_chart(frame, normalised=normalised, pw=pw),
+                    key="sim_perf_chart")
+    st.plotly_chart(charts.sweep_price_chart(frame, pw), key="sim_price_chart")
     st.download_button(
         "Download sweep (CSV)", frame.to_csv(index=False), key="sim_csv", on_click="ignore",
         file_name=f"deepvm-sweep-{active.catalog.name}-{start:g}-{stop:g}-{step:g}.csv",

@@ -46,6 +46,31 @@ def query(page: Page) -> dict[str, str]:
     return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+def test_navigation_opens_every_page(page: Page, streamlit_server: str) -> None:
+    """Every link of the top navigation opens its page, with the scenario kept in the URL."""
+    open_app(page, f"{streamlit_server}/?pw=2.5")
+    for title in ("Instances", "Catalog editor", "Simulate", "Live prices", "Regions",
+                  "Method", "Recommend"):
+        page.get_by_role("link", name=title, exact=True).first.click()
+        expect(page.get_by_role("heading", name=title, level=1)).to_be_visible(
+            timeout=LOAD_TIMEOUT_MS)
+        expect(page).to_have_url(re.compile(r"[?&]pw=2.5(&|$)"))
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+@pytest.mark.parametrize("slug", list(PAGES))
+def test_a_link_to_a_page_path_opens_it(page: Page, streamlit_server: str, slug: str) -> None:
+    open_app(page, f"{streamlit_server}/{slug}?pw=2.5", PAGES[slug])
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    assert urlparse(page.url).path == f"/{slug}"
+    assert query(page)["pw"] == "2.5"
+
+
+def test_the_root_url_opens_recommend(page: Page, streamlit_server: str) -> None:
+    open_app(page, f"{streamlit_server}/?pw=2.5")
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    expect(page).to_have_url(re.compile(r"/recommend\?"))
+    assert query(page)["pw"] == "2.5"
 
 
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
@@ -144,6 +169,31 @@ def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str
     expect(page.get_by_text("broken.json was not loaded")).to_be_visible(
         timeout=UPDATE_TIMEOUT_MS)
     expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
+
+
+def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamlit_server: str,
+                                                           artifacts_dir: Path) -> None:
+    open_app(page, f"{streamlit_server}/catalog", "Catalog editor")
+    expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 + 17)  # a cell of row 1
+    page.keyboard.press("Home")  # its first column: Row, then Name, Family, OD, Spot
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
+    page.keyboard.type("1e308", delay=50)  # each key reaches the cell editor
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("stSidebar")).to_contain_text("(edited)",
+                                                             timeout=UPDATE_TIMEOUT_MS)
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Our format (JSON)").click()
+    target = artifacts_dir / "catalog-scientific.json"
+    info.value.save_as(target)
+    doc = json.loads(target.read_text())
+    assert [r["spot_usd_per_hour"] for r in doc["gpu_types"]] == [0.225, 1e308, 0.3018]
 
 
 @pytest.mark.parametrize("slug", list(PAGES))

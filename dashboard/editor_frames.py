@@ -4,6 +4,10 @@ Pure functions (no Streamlit), so the editor's logic is tested without a browser
 use the field names of our catalog format (``scaling`` is split into ``scaling_a/b/c``);
 validation is the core's :func:`~deepvm_core.catalog.validation.parse_catalog`, whose problems
 are mapped back to table, row and column here.
+
+Every cell is text, numbers included: the grid's number editor drops what is not a digit, so a
+typed ``1e308`` became ``1308``; as text it reaches :func:`frames_to_dict` as typed, which reads
+it with ``float`` (a cell that is not a number goes to the core as typed, which names it).
 """
 
 from __future__ import annotations
@@ -73,7 +77,8 @@ COLUMN_LABELS: dict[str, tuple[str, str]] = {
 
 
 def catalog_frames(catalog: Catalog) -> dict[str, pd.DataFrame]:
-    """The four tables of ``catalog``, keyed by :attr:`TableSpec.key`."""
+    """The four tables of ``catalog``, keyed by :attr:`TableSpec.key`. Rows are numbered from
+    1 (the index, shown in the grid); a row keeps its number when others are deleted."""
     data = catalog_to_dict(catalog)
     frames = {}
     for spec in TABLES:
@@ -84,19 +89,25 @@ def catalog_frames(catalog: Catalog) -> dict[str, pd.DataFrame]:
             if spec.key == "gpu_types":
                 for axis in "abc":
                     flat[f"scaling_{axis}"] = scaling[axis] if scaling else None
-            rows.append({c: flat.get(c) for c in spec.columns})
-        frame = pd.DataFrame(rows, columns=list(spec.columns))
-        for column in spec.columns:
-            if column not in spec.text_columns:
-                frame[column] = pd.to_numeric(frame[column], errors="coerce").astype("float64")
-            else:
-                frame[column] = frame[column].astype("object")
-        frames[spec.key] = frame
+            rows.append({c: flat.get(c) if c in spec.text_columns else number_text(flat.get(c))
+                         for c in spec.columns})
+        frames[spec.key] = pd.DataFrame(rows, columns=list(spec.columns), dtype="object",
+                                        index=pd.RangeIndex(1, len(rows) + 1))
     return frames
 
 
-def _cell(value: Any) -> Any:
-    """A data-editor cell as a plain JSON value: NaN and blanks become ``None``."""
+def number_text(value: float | None) -> str | None:
+    """A number as the editor shows it: the shortest text that reads back as the same float
+    (``0.1578``, ``16``, ``1e+308``); ``None`` stays empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _cell(value: Any, numeric: bool = False) -> Any:
+    """A data-editor cell as a plain JSON value: NaN and blanks become ``None``; in a
+    ``numeric`` column, text that reads as a number becomes that float."""
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, np.generic):
@@ -105,6 +116,11 @@ def _cell(value: Any) -> Any:
         return None
     if isinstance(value, str):
         value = value.strip()
+        if numeric and value:
+            try:
+                return float(value)
+            except ValueError:
+                return value
         return value or None
     return value
 
@@ -122,7 +138,7 @@ def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[
     for spec in TABLES:
         rows = []
         for record in frames[spec.key].to_dict("records"):
-            row = {c: _cell(record.get(c)) for c in spec.columns}
+            row = {c: _cell(record.get(c), c not in spec.text_columns) for c in spec.columns}
             if spec.key == "gpu_types":
                 abc = [row.pop(c) for c in _SCALING]
                 row["scaling"] = None if all(v is None for v in abc) else dict(zip("abc", abc,
@@ -136,38 +152,83 @@ def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[
     return data
 
 
+#: The editor's rule on top of the core's validation, which accepts a catalog without GPU VM
+#: types (its recommendations then explain that nothing is feasible): the editor refuses one.
+NO_GPU_PROBLEM = Problem("gpu_types", "", None,
+                         "no GPU VM: a catalog needs at least one, or no cluster can be built")
+
+
 def validate_frames(
     frames: Mapping[str, pd.DataFrame], source: Catalog
 ) -> tuple[Catalog | None, tuple[Problem, ...]]:
-    """The catalog the tables describe, or ``None`` and every problem the core found."""
+    """The catalog the tables describe, or ``None`` and every problem found (the core's, and
+    :data:`NO_GPU_PROBLEM` for an empty GPU table)."""
+    data = frames_to_dict(frames, source)
+    extra = () if data["gpu_types"] else (NO_GPU_PROBLEM,)
     try:
-        return parse_catalog(frames_to_dict(frames, source), source=source.name), ()
+        catalog = parse_catalog(data, source=source.name)
     except CatalogError as exc:
-        return None, exc.problems
+        return None, (*exc.problems, *extra)
+    return (None, extra) if extra else (catalog, ())
 
 
 _WHERE = re.compile(r"^(?P<table>[a-z_]+)(?:\[(?P<index>\d+)\])?(?: \((?P<name>.*)\))?")
+_TABLE_KEY = re.compile(r"\b(" + "|".join(TABLE_BY_KEY) + r")\b")
 
 
-def problems_frame(problems: tuple[Problem, ...] | list[Problem]) -> pd.DataFrame:
-    """One row per problem: table, row (1-based, as the editor shows it), column, value and
-    the core's message."""
+def _titled(text: str) -> str:
+    """``text`` with each table key (``gpu_types``) replaced by the table's title."""
+    return _TABLE_KEY.sub(lambda m: TABLE_BY_KEY[m[1]].title, text)
+
+
+def _row_number(frames: Mapping[str, pd.DataFrame] | None, key: str, position: int) -> int:
+    """The number of the row at ``position`` of table ``key``: its label in the grid (see
+    :func:`catalog_frames`), or ``position + 1`` without ``frames``."""
+    frame = frames.get(key) if frames is not None else None
+    if frame is not None and position < len(frame):
+        return int(frame.index[position])
+    return position + 1
+
+
+def problems_frame(problems: tuple[Problem, ...] | list[Problem],
+                   frames: Mapping[str, pd.DataFrame] | None = None) -> pd.DataFrame:
+    """One row per problem: table (by its title), row, instance, column, value and the core's
+    message (table keys in it replaced by titles).
+
+    With the editor's ``frames``, Row is the row's number in the grid, and a problem the core
+    names by instance only (a duplicate name) gets the row of that name (the later ones, the
+    first keeping the name); without them, Row is the 1-based position in the file. A
+    catalog-level problem about a whole table is that table's, without row or column.
+    """
     rows = []
+    by_name: dict[tuple[str, str], list[int]] = {}  # (table, name) -> rows of those problems
     for p in problems:
         match = _WHERE.match(p.where)
         key = match["table"] if match else ""
-        spec = TABLE_BY_KEY.get(key)
-        index = match["index"] if match else None
+        name = match["name"] if match and match["name"] else ""
         field = p.field.replace("scaling.", "scaling_")
+        row = None
+        if match and match["index"] is not None:
+            row = _row_number(frames, key, int(match["index"]))
+        elif name and frames is not None and key in frames:
+            by_name.setdefault((key, name), []).append(len(rows))
+        if not match and p.field in TABLE_BY_KEY:  # "(catalog)": the whole table
+            key, field = p.field, ""
+        spec = TABLE_BY_KEY.get(key)
         rows.append({
             "Table": spec.title if spec else p.where,
-            "Row": int(index) + 1 if index is not None else None,
-            "Instance": (match["name"] if match and match["name"] else "") or "",
+            "Row": row,
+            "Instance": name,
             "Column": COLUMN_LABELS.get(field, (field, ""))[0],
             "Value": "" if p.value is None else str(p.value),
-            "Problem": p.message,
-            "table_key": key,
+            "Problem": _titled(p.message),
+            "table_key": key if spec else "",
         })
+    for (key, name), found in by_name.items():
+        frame = frames[key]  # type: ignore[index]
+        named = [i for i, cell in enumerate(frame["name"]) if _cell(cell) == name]
+        for at, position in zip(found, named[-len(found):], strict=False):
+            rows[at]["Row"] = int(frame.index[position])
     frame = pd.DataFrame(rows, columns=["Table", "Row", "Instance", "Column", "Value", "Problem",
                                         "table_key"])
     frame["Row"] = frame["Row"].astype("Int64")
@@ -178,6 +239,10 @@ def parse_upload(file_name: str, content: bytes) -> Catalog:
     """A catalog from an uploaded JSON file, in our format or the research artifact's.
 
     Raises:
-        CatalogError: malformed JSON or an invalid catalog (every problem listed).
+        CatalogError: malformed JSON or an invalid catalog (every problem listed), or one
+            without GPU VM types (:data:`NO_GPU_PROBLEM`).
     """
-    return catalog_from_json_text(content, source=file_name)
+    catalog = catalog_from_json_text(content, source=file_name)
+    if not catalog.gpu_types:
+        raise CatalogError([NO_GPU_PROBLEM], file_name)
+    return catalog

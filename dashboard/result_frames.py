@@ -1,11 +1,11 @@
-"""Data frames the pages show and the charts draw: pure functions of core results.
+"""Data frames of core results, as the pages show them and the charts draw them (pure).
 
 Column names are defined once here (:class:`Col`) and used by pages and charts alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -25,10 +25,6 @@ from deepvm_core.policies import POLICY_LABELS, Recommendation
 from deepvm_core.regions import RegionComparison
 from deepvm_core.sweep import SweepResult
 
-#: Policies compared on the Recommend page, in display order (as in the sweep).
-COMPARED_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
-                     "deepvm_performance")
-
 
 class Col:
     """Column names of the frames below."""
@@ -38,7 +34,7 @@ class Col:
     ARCH = "Architecture"
     GPU = "GPU type"
     SPOT = "GPU spot"
-    ON_DEMAND = "GPU OD"
+    ON_DEMAND = "GPU on-demand"
     MEM_NODES = "Memory nodes"
     PRICE = "USD/hour"
     PW_SHARE = "% of PW"
@@ -73,6 +69,9 @@ class Col:
     CATALOG = "Catalog"
 
 
+#: The research details that presentation mode hides (the objective may be Z).
+RESEARCH_COLUMNS = (Col.OBJECTIVE, Col.K, Col.FLOPP)
+
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
                   Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)
 
@@ -102,18 +101,18 @@ def top_k_frame(configs: Sequence[Configuration], pw: float, objective: Objectiv
 
 
 def policy_configurations(
-    rec: Recommendation, other: Recommendation
+    rec: Recommendation, at_pw: Mapping[str, Configuration | None]
 ) -> dict[str, Configuration | None]:
-    """Each compared policy's configuration: ``rec`` for the sidebar objective, ``other`` for
-    the other one (top 1)."""
-    paper, performance = (rec, other) if rec.scenario.objective == "paper" else (other, rec)
-    return {
-        "deepvm": paper.best,
-        "deepvm_noscale": paper.deepvm_noscale,
-        "cost_first": rec.cost_first,
-        "performance_first": rec.performance_first,
-        "deepvm_performance": performance.best,
-    }
+    """Each compared policy's configuration, in ``at_pw``'s order: ``rec``'s (the sidebar's
+    objective and solver, as on the card) where it has them, the others from ``at_pw``, every
+    policy at the same PW (``compute.policies_at_pw``)."""
+    configs = dict(at_pw)
+    configs.update(cost_first=rec.cost_first, performance_first=rec.performance_first)
+    if rec.scenario.objective == "paper":
+        configs.update(deepvm=rec.best, deepvm_noscale=rec.deepvm_noscale)
+    else:
+        configs["deepvm_performance"] = rec.best
+    return configs
 
 
 def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.DataFrame:
@@ -236,22 +235,3 @@ def region_frame(rows: Sequence[RegionComparison], pw: float,
 def sweep_frame(result: SweepResult) -> pd.DataFrame:
     """The sweep's rows (one per PW and policy), as in the CSV download."""
     return pd.DataFrame(result.rows())
-
-
-# ----------------------------------------------------------------------------- text
-
-
-def si(value: float, digits: int = 4) -> str:
-    """A large number with an SI suffix: ``145.4 M``, ``8.045 M``, ``6,375``."""
-    for factor, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M")):
-        if abs(value) >= factor:
-            return f"{value / factor:.{digits}g} {suffix}"
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.{digits}g}"
-
-
-def format_intervals(spans: Sequence[tuple[float, float]]) -> str:
-    """``0.8-1.3 and 9.5-10`` (or ``never``)."""
-    if not spans:
-        return "never"
-    parts = [f"{a:g}" if a == b else f"{a:g}–{b:g}" for a, b in spans]
-    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]

@@ -1,0 +1,46 @@
+"""The model's terms in one line each: the help tooltips where a term appears, and the
+sidebar's glossary (all of them, in this order). Pure: no Streamlit."""
+
+from __future__ import annotations
+
+GLOSSARY = {
+    "PW": "Pricing willingness: the most you pay per hour for the whole cluster (USD/hour).",
+    "Paper's Z": "The paper's objective: the eFLOP per USD (FLOPP) of each GPU VM, summed over "
+                 "the cluster and multiplied by K(n). A score in eFLOP per USD (M = million): "
+                 "higher is better, but it favours cheap GPU types over fast ones.",
+    "Performance": "Relative training throughput: eFLOPS × n × K(n), the GPU type's measured "
+                   "throughput score times its n GPU VMs times the scaling factor. In the "
+                   "catalog's relative units: compare it within one catalog.",
+    "Cluster FLOPP": "eFLOP per USD of the whole cluster: performance ÷ hourly price × 3600.",
+    "Scaling factor K(n)": "The share of the ideal speedup that n GPU VMs keep: 1 up to the "
+                           "inflection point b of the GPU type's measured speedup, then below "
+                           "1.",
+    "Single Anchor (SA)": "One on-demand GPU VM (the anchor, which keeps the checkpoints) and "
+                          "n − 1 spot GPU VMs of the same type.",
+    "Tiering (TR)": "n spot GPU VMs of one type all train; m on-demand memory nodes keep the "
+                    "checkpoints in RAM.",
+    "Memory node": "An on-demand CPU VM of a Tiering cluster that holds the latest checkpoints "
+                   "(buffer × checkpoint size) in RAM, so losing a spot VM loses little work.",
+    "GPU spot, GPU on-demand": "How many of the cluster's GPU VMs run as spot instances "
+                               "(cheap, can be taken back) and as on-demand ones (full price, "
+                               "never taken back).",
+    "DeepVM-NoScale": "The paper's baseline that ranks by Z with K = 1, ignoring that training "
+                      "scales imperfectly (its performance still uses the true K).",
+    "Cost-First": "The paper's baseline: the Single Anchor cluster with the most GPU VMs "
+                  "affordable within PW.",
+    "Performance-First": "The paper's baseline: a Single Anchor cluster of the fastest GPU type "
+                         "(by eFLOPS) that affords 2 or more GPU VMs, as many as fit.",
+    "Node cap per role": "The most VMs of each role in a cluster: spot GPU VMs, on-demand GPU "
+                         "VMs and memory nodes, each (the paper's simulation used 256).",
+    "Presentation": "Hides the research details (Z, FLOPP, K(n)) on the Recommend and Regions "
+                    "pages; the cluster, its price and its performance stay.",
+}
+
+#: The Configuration column's abbreviations (``SA: 16 x g4dn.xlarge ...``).
+CONFIGURATION_HELP = ("The cluster: SA = Single Anchor (1 on-demand + spot GPU VMs), TR = "
+                      "Tiering (spot GPU VMs + on-demand memory nodes), with its hourly price.")
+
+
+def markdown() -> str:
+    """Every term as a markdown list."""
+    return "\n".join(f"- **{term}**: {text}" for term, text in GLOSSARY.items())

@@ -1,0 +1,197 @@
+"""The dashboard's URL: its pages and the scenario's query parameters, and their codec.
+
+Pure (no Streamlit): :func:`parse_query_params` reads ``st.query_params.to_dict()`` into
+scenario values, :func:`format_param` writes one value back. :mod:`state` applies them to the
+session.
+
+A page's slug is both its URL path (``/simulate``) and the value of the ``page`` parameter
+(``/?page=simulate``, which the root URL honours).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from deepvm_core.model import OBJECTIVES
+from deepvm_core.policies import SOLVERS
+
+DEFAULT_CATALOG = "aws-us-east-1-2023-10"
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    """One page: slug (URL path), title, script (relative to ``dashboard/``) and icon."""
+
+    slug: str
+    title: str
+    file: str
+    icon: str
+
+
+PAGES = (
+    PageSpec("recommend", "Recommend", "views/recommend.py", ":material/recommend:"),
+    PageSpec("instances", "Instances", "views/instances.py", ":material/memory:"),
+    PageSpec("catalog", "Catalog editor", "views/catalog_editor.py", ":material/edit_note:"),
+    PageSpec("simulate", "Simulate", "views/simulate.py", ":material/show_chart:"),
+    PageSpec("live", "Live prices", "views/live_prices.py", ":material/cloud_download:"),
+    PageSpec("regions", "Regions", "views/regions.py", ":material/public:"),
+    PageSpec("method", "Method", "views/method.py", ":material/menu_book:"),
+)
+PAGE_BY_SLUG = {p.slug: p for p in PAGES}
+PAGE_SLUGS = tuple(PAGE_BY_SLUG)
+DEFAULT_PAGE = "recommend"
+
+
+@dataclass(frozen=True)
+class NumberControl:
+    """A number of the scenario: its URL parameter, bounds and default, and the sidebar's
+    slider and number input for it (kept in sync).
+
+    ``sb_<name>`` holds the value; ``sb_<name>_slider`` and ``sb_<name>_input`` are the two
+    widgets; ``<name>`` is also the URL parameter. The number input (and the URL) accept
+    ``[low, high]``; the slider spans ``[slider_low, slider_high]`` and grows to show a larger
+    typed value.
+    """
+
+    name: str
+    label: str
+    help: str
+    default: float
+    low: float
+    high: float
+    slider_low: float
+    slider_high: float
+    slider_step: float
+    input_step: float
+    fmt: str
+
+    @property
+    def key(self) -> str:
+        return f"sb_{self.name}"
+
+    def slider_range(self, value: float) -> tuple[float, float]:
+        """The slider's bounds for ``value``: the default span, stretched to hold it."""
+        return self.slider_low, max(self.slider_high, float(math.ceil(value)))
+
+    def slider_value(self, value: float) -> float:
+        low, high = self.slider_range(value)
+        return min(max(value, low), high)
+
+
+CONTROLS = (
+    NumberControl("pw", "PW: pricing willingness (USD/hour)",
+                  "The most you pay per hour for the whole cluster.",
+                  3.0, 0.0, 1000.0, 0.0, 20.0, 0.05, 0.01, "%.2f"),
+    NumberControl("ckpt", "Checkpoint size (GB)",
+                  "Size f of one checkpoint of the model being trained, in GB (10^9 bytes).",
+                  0.3, 0.01, 10000.0, 0.05, 20.0, 0.05, 0.05, "%.2f"),
+    NumberControl("buffer", "Buffer (checkpoints per memory node)",
+                  "How many checkpoints one Tiering memory node keeps in RAM (may be fractional).",
+                  2.0, 0.1, 1000.0, 0.5, 16.0, 0.5, 0.1, "%.1f"),
+)
+CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
+TOP_K_RANGE = (1, 20)
+NODE_CAP_RANGE = (1, 100_000)
+
+#: The Simulate page's PW sweep (USD/hour): the slider's span and the step's bounds. Its
+#: parameters are in the URL of that page only, and only when not at their defaults.
+SWEEP_SPAN = (0.0, 50.0)
+SWEEP_STEP_RANGE = (0.01, 10.0)
+SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
+
+DEFAULTS: dict[str, Any] = {
+    **{c.name: c.default for c in CONTROLS},
+    "catalog": DEFAULT_CATALOG, "objective": "paper", "quotas": True, "top": 3,
+    "nodes": 256, "solver": "enumerate",
+    "page": DEFAULT_PAGE,
+    "sweep_from": 0.0, "sweep_to": 10.0, "sweep_step": 0.1,
+    "presentation": False,
+}
+#: Parameters the URL holds only when they are not at their defaults.
+OPTIONAL_PARAMS = ("presentation", *SWEEP_PARAMS)
+_BOUNDS: dict[str, tuple[float, float]] = {
+    **{c.name: (c.low, c.high) for c in CONTROLS},
+    "sweep_from": SWEEP_SPAN, "sweep_to": SWEEP_SPAN, "sweep_step": SWEEP_STEP_RANGE,
+}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "objective": OBJECTIVES, "solver": SOLVERS, "page": PAGE_SLUGS}
+_TRUE = {"1", "true", "on", "yes"}
+_FALSE = {"0", "false", "off", "no"}
+
+
+def parse_query_params(
+    params: Mapping[str, str | list[str]], catalog_ids: Collection[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """The scenario values a URL asks for, and a warning per value that cannot be used.
+
+    ``params`` is ``st.query_params.to_dict()``; unknown parameters are ignored.
+    """
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+
+    def reject(key: str, raw: str, why: str) -> None:
+        warnings.append(f"URL parameter {key}={raw!r} {why}; using the default "
+                        f"{format_param(key, DEFAULTS[key])}.")
+
+    for key, raw in params.items():
+        text = (raw[-1] if isinstance(raw, list) and raw else raw) if raw is not None else ""
+        text = str(text).strip()
+        if key in _BOUNDS:
+            low, high = _BOUNDS[key]
+            try:
+                number = float(text)
+            except ValueError:
+                reject(key, text, "is not a number")
+                continue
+            if not math.isfinite(number):
+                reject(key, text, "is not a finite number")
+                continue
+            if not low <= number <= high:
+                reject(key, text, f"is outside {low:g}..{high:g}")
+                continue
+            values[key] = number
+        elif key in ("top", "nodes"):
+            low, high = TOP_K_RANGE if key == "top" else NODE_CAP_RANGE
+            try:
+                number = int(text)
+            except ValueError:
+                reject(key, text, "is not a whole number")
+                continue
+            if not low <= number <= high:
+                reject(key, text, f"is outside {low}..{high}")
+                continue
+            values[key] = number
+        elif key in ("quotas", "presentation"):
+            if text.lower() in _TRUE | _FALSE:
+                values[key] = text.lower() in _TRUE
+            else:
+                reject(key, text, "is not on or off")
+        elif key in _CHOICES:
+            if text in _CHOICES[key]:
+                values[key] = text
+            else:
+                reject(key, text, f"is not one of {', '.join(_CHOICES[key])}")
+        elif key == "catalog":
+            if text in catalog_ids:
+                values[key] = text
+            else:
+                reject(key, text, "is not a catalog available here")
+    start = values.get("sweep_from", DEFAULTS["sweep_from"])
+    stop = values.get("sweep_to", DEFAULTS["sweep_to"])
+    if start > stop:
+        key = "sweep_to" if "sweep_to" in values else "sweep_from"
+        reject(key, format_param(key, values.pop(key)),
+               f"leaves the sweep empty (from {start:g} to {stop:g})")
+    return values, warnings
+
+
+def format_param(key: str, value: Any) -> str:
+    """How ``value`` is written in the URL."""
+    if key in ("quotas", "presentation"):
+        return "on" if value else "off"
+    if key in _BOUNDS:
+        return f"{float(value):g}"
+    return str(value)
