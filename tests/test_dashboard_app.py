@@ -256,15 +256,15 @@ def test_recommend_page_compares_policies(app: AppTest) -> None:
 def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> None:
     """The card, the tables and the export share one ``recommend``; the policies of the other
     objective come from a one-point sweep, and agree with a full ``recommend`` of it."""
-    from deepvm_core.catalog import load_catalog
     from deepvm_core.model import Scenario
     from deepvm_core.policies import recommend
+    from deepvm_core.store import load_catalog
 
     calls = []
 
-    def spy(catalog, scenario, solver="enumerate"):
+    def spy(catalog, scenario, solver="enumerate", top_k=3):
         calls.append(scenario)
-        return recommend(catalog, scenario, solver=solver)
+        return recommend(catalog, scenario, solver=solver, top_k=top_k)
 
     monkeypatch.setattr(compute, "recommend", spy)
     pw = 3.37 if objective == "paper" else 3.39  # not cached by another test
