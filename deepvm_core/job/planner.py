@@ -276,6 +276,8 @@ class JobPlanResult:
         estimates: the closed form on every candidate (:class:`JobEstimates`).
         rank: per candidate, its position in ``model.md``'s order (0 first).
         frontier: indices of the Pareto frontier, by increasing expected cost.
+        within_limits: per candidate, True when T <= deadline and C <= budget (each when
+            given; a NaN estimate never qualifies).
         best: the top-k by the goal within the limits, best first (empty: see explanation).
         policies: the paper's policies.
         assumptions: the assumptions behind the estimates.
@@ -298,6 +300,7 @@ class JobPlanResult:
     estimates: JobEstimates
     rank: IntArray
     frontier: IntArray
+    within_limits: BoolArray
     best: tuple[PlanEstimate, ...]
     policies: PolicyEstimates
     assumptions: PlanAssumptions
@@ -340,11 +343,6 @@ class JobPlanResult:
         mask = np.zeros(self.size, dtype=bool)
         mask[self.frontier] = True
         return mask
-
-    @property
-    def within_limits(self) -> BoolArray:
-        """Per candidate, True when T <= deadline and C <= budget (each when given)."""
-        return _within(self.estimates, self.deadline_hours, self.budget_usd)
 
     def configuration(self, index: int) -> Configuration:
         """The configuration of candidate ``index``."""
@@ -418,6 +416,18 @@ def goal_order(goal: Goal, cost_usd: FloatArray, makespan_hours: FloatArray, ran
     return indices[np.lexsort(keys)]
 
 
+def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
+               noscale: bool = False) -> IntArray:
+    """The first ``k`` of ``model.md``'s order under ``objective`` without sorting the whole
+    table: only the configurations whose value reaches the k-th largest can be among them."""
+    values = table.objective_values(objective, noscale=noscale)
+    if values.size <= k:
+        return table.rank_order(objective, noscale=noscale)
+    kth = np.partition(values, values.size - k)[values.size - k]
+    return table.rank_order(objective, noscale=noscale,
+                            indices=np.flatnonzero(values >= kth))[:k]
+
+
 def _subplan(plan: JobPlan, indices: IntArray) -> JobPlan:
     return JobPlan(**{name: getattr(plan, name)[indices]
                       for name in plan.__dataclass_fields__})
@@ -442,6 +452,7 @@ def _mc_estimates(summary: MonteCarloSummary) -> list[MonteCarloEstimate]:
 
 def _estimate(result: JobPlanResult | _Parts, index: int,
               monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
+    """The estimate of candidate ``index`` from the per-candidate arrays."""
     est, table = result.estimates, result.candidates
     return PlanEstimate(
         index=index,
@@ -454,7 +465,7 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
         expected_makespan_hours=float(est.expected_makespan_hours[index]),
         expected_cost_usd=float(est.expected_cost_usd[index]),
         expected_interruptions=float(est.expected_interruptions[index]),
-        within_limits=bool(_within(est, result.deadline_hours, result.budget_usd)[index]),
+        within_limits=bool(result.within_limits[index]),
         monte_carlo=monte_carlo,
     )
 
@@ -467,6 +478,7 @@ class _Parts:
     candidates: CandidateTable
     deadline_hours: float | None
     budget_usd: float | None
+    within_limits: BoolArray
 
 
 def _limit(name: str, value: float | None) -> float | None:
@@ -632,10 +644,9 @@ def plan_job(
     rank[rank_position] = np.arange(len(table), dtype=np.int64)
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     frontier = pareto_frontier(cost, time, rank=rank)
-    parts = _Parts(estimates, table, deadline, budget)
-
-    ok = np.flatnonzero(_within(estimates, deadline, budget))
-    best_idx = goal_order(goal, cost, time, rank, ok)[:top_k]
+    within = _within(estimates, deadline, budget)
+    parts = _Parts(estimates, table, deadline, budget, within)
+    best_idx = goal_order(goal, cost, time, rank, np.flatnonzero(within))[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:
@@ -647,10 +658,11 @@ def plan_job(
 
     policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
     if pw is not None and len(table):
-        objective: Objective = "paper"
-        policy_idx["deepvm"] = [int(i) for i in table.rank_order(objective)[:top_k]]
-        policy_idx["deepvm_performance"] = [int(table.rank_order("performance")[0])]
-        policy_idx["deepvm_noscale"] = [int(table.rank_order(objective, noscale=True)[0])]
+        paper_top = (rank_position[:top_k] if scenario.objective == "paper"
+                     else top_ranked(table, "paper", top_k))
+        policy_idx["deepvm"] = [int(i) for i in paper_top]
+        policy_idx["deepvm_performance"] = [int(top_ranked(table, "performance", 1)[0])]
+        policy_idx["deepvm_noscale"] = [int(top_ranked(table, "paper", 1, noscale=True)[0])]
         cost_first, performance_first = single_anchor_baseline_indices(table, np.array([pw]))
         for name, found in (("cost_first", cost_first), ("performance_first",
                                                          performance_first)):
@@ -687,7 +699,7 @@ def plan_job(
         deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed, top_k=top_k,
         catalog_name=catalog.name, catalog_sha256=catalog.sha256,
         candidates=table, estimates=estimates, rank=rank, frontier=frontier,
-        best=tuple(estimate(i) for i in best_idx), policies=policies,
+        within_limits=within, best=tuple(estimate(i) for i in best_idx), policies=policies,
         assumptions=assumptions, notes=_notes(catalog, assumptions, solvable, pw),
         explanation=explanation,
     )
