@@ -31,9 +31,6 @@ from synthetic import synthetic_catalog  # noqa: E402
 
 from deepvm_core.candidates import build_candidates  # noqa: E402
 from deepvm_core.catalog import Catalog  # noqa: E402
-from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
-from deepvm_core.model import Scenario  # noqa: E402
-
 from deepvm_core.job import (  # noqa: E402
     SINGLE_ANCHOR,
     TIERING,
@@ -46,6 +43,8 @@ from deepvm_core.job import (  # noqa: E402
     plan_jobs,
     simulate_jobs,
 )
+from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
+from deepvm_core.model import Scenario  # noqa: E402
 from deepvm_core.store import load_catalog  # noqa: E402
 
 

@@ -236,7 +236,10 @@ def test_monte_carlo_only_for_the_few_and_seeded() -> None:
     result = small_plan(trials=2000, seed=3, max_nodes=4, pw_usd_per_hour=None)
     assert result.size == 8 and len(result.best) == 3
     assert all(e.monte_carlo is not None for e in result.best)
-    assert result.estimate(int(result.frontier[0])).monte_carlo is None  # closed form only
+    others = set(range(result.size)) - {e.index for e in result.best}
+    assert set(result.monte_carlo) == {e.index for e in result.best}  # PW off: no policies
+    assert result.estimate(min(others)).monte_carlo is None  # closed form only
+    assert result.estimate(result.best[0].index) == result.best[0]
     again = small_plan(trials=2000, seed=3, max_nodes=4, pw_usd_per_hour=None)
     assert result.best[0].monte_carlo == again.best[0].monte_carlo
     other = small_plan(trials=2000, seed=4, max_nodes=4, pw_usd_per_hour=None)

@@ -39,6 +39,7 @@ export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launc
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, get_args
@@ -280,6 +281,8 @@ class JobPlanResult:
             given; a NaN estimate never qualifies).
         best: the top-k by the goal within the limits, best first (empty: see explanation).
         policies: the paper's policies.
+        monte_carlo: candidate index -> Monte Carlo statistics, for the simulated ones (the
+            best, the policies; empty with ``trials`` 0).
         assumptions: the assumptions behind the estimates.
         notes: flags for the user (types with S(n) = n, default MTBI, PW off, ...).
         explanation: why ``best`` is empty, or ``None``.
@@ -303,6 +306,7 @@ class JobPlanResult:
     within_limits: BoolArray
     best: tuple[PlanEstimate, ...]
     policies: PolicyEstimates
+    monte_carlo: Mapping[int, MonteCarloEstimate]
     assumptions: PlanAssumptions
     notes: tuple[str, ...]
     explanation: Explanation | None
@@ -353,8 +357,9 @@ class JobPlanResult:
         return self.candidates.configuration(index).describe()
 
     def estimate(self, index: int) -> PlanEstimate:
-        """The closed-form estimate of candidate ``index`` (no Monte Carlo)."""
-        return _estimate(self, int(index), None)
+        """The estimate of candidate ``index`` (with Monte Carlo statistics when it was
+        simulated, see :attr:`monte_carlo`)."""
+        return _estimate(self, int(index), self.monte_carlo.get(int(index)))
 
     def marks(self) -> dict[int, tuple[str, ...]]:
         """Candidate index -> what it is: ``best`` (best[0]), ``best_2``... and the policy
@@ -700,6 +705,7 @@ def plan_job(
         catalog_name=catalog.name, catalog_sha256=catalog.sha256,
         candidates=table, estimates=estimates, rank=rank, frontier=frontier,
         within_limits=within, best=tuple(estimate(i) for i in best_idx), policies=policies,
+        monte_carlo=mc,
         assumptions=assumptions, notes=_notes(catalog, assumptions, solvable, pw),
         explanation=explanation,
     )
