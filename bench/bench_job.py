@@ -6,28 +6,46 @@
 bundled AWS catalog's g4dn.xlarge and g5.xlarge clusters, Tiering and Single Anchor, 30 epochs,
 a checkpoint every epoch, MTBI 2 h to 32 h, one hour of capacity wait. The target is < 300 ms.
 Also times the closed form on 100,000 configurations and the Pareto frontier on them.
+
+The job planner (``plan_job``), step by step, with the sweep's method (median of repeats after
+a warm-up): candidate table (every feasible configuration, unpruned), cluster arrays and job
+plan, closed form, frontier, then the whole ``plan_job`` without Monte Carlo and with 10,000
+trials. Targets for the closed form and the frontier over every candidate: < 20 ms on the
+simulated catalog at PW 10, quotas off; < 1 s on the 100 x 100 synthetic catalog
+(``bench/synthetic.py``) at the same PW.
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from deepvm_core.job import (
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+
+from synthetic import synthetic_catalog  # noqa: E402
+
+from deepvm_core.candidates import build_candidates  # noqa: E402
+from deepvm_core.catalog import Catalog  # noqa: E402
+from deepvm_core.job import (  # noqa: E402
     SINGLE_ANCHOR,
     TIERING,
     ClusterArrays,
     JobPlan,
+    SpeedupModel,
     Workload,
     expected_jobs,
     pareto_frontier,
     plan_jobs,
     simulate_jobs,
 )
-from deepvm_core.store import load_catalog
+from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
+from deepvm_core.model import Scenario  # noqa: E402
+from deepvm_core.store import load_catalog  # noqa: E402
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -61,7 +79,45 @@ def ten_configurations() -> JobPlan:
     return plan_jobs(workload, catalog, clusters)
 
 
+def bench_planner(catalog: Catalog, pw: float, repeat: int, target_ms: float) -> None:
+    """``plan_job`` on ``catalog`` at PW ``pw``, quotas off, step by step."""
+    scenario = Scenario(pw, 0.3, 2.0, use_quotas=False)
+    workload = Workload(epochs=30, reference_epoch_seconds=61.16)
+    speedup = SpeedupModel("fitted")
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)
+    plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    est = expected_jobs(plan)
+    rank = np.empty(len(table), dtype=np.int64)
+    rank[table.rank_order("paper")] = np.arange(len(table))
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("candidate table (unpruned)", lambda: build_candidates(
+            catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)),
+        ("cluster arrays + job plan", lambda: plan_jobs(
+            workload, catalog, cluster_arrays(catalog, table), speedup)),
+        ("closed form", lambda: expected_jobs(plan)),
+        ("model.md rank", lambda: table.rank_order("paper")),
+        ("frontier", lambda: pareto_frontier(est.expected_cost_usd, est.expected_makespan_hours,
+                                             rank=rank)),
+    ]
+    print(f"== plan_job: {catalog.name}, PW {pw:g}, quotas off, {len(table):,} candidates ==")
+    core = 0.0
+    for label, fn in steps:
+        med, low = timed(fn, repeat)
+        if label != "candidate table (unpruned)":
+            core += med
+        print(f"  {label:<28} median {med:8.2f} ms  min {low:8.2f} ms")
+    print(f"  {'estimates + frontier':<28} median {core:8.2f} ms (sum of the steps after the "
+          f"table; target < {target_ms:g} ms)")
+    for trials in (0, 10_000):
+        med, low = timed(lambda t=trials: plan_job(  # type: ignore[misc]
+            catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup, trials=t),
+            repeat)
+        print(f"  plan_job, {trials:>6,} trials       median {med:8.2f} ms  min {low:8.2f} ms")
+
+
 def main() -> None:
+    bench_planner(load_catalog("paper-simulated"), 10.0, 20, 20.0)
+    bench_planner(synthetic_catalog(), 10.0, 5, 1000.0)
     plan = ten_configurations()
     med, low = timed(lambda: simulate_jobs(plan, np.random.default_rng(7), trials=10_000,
                                            deadline_hours=1.0), 20)

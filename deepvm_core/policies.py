@@ -34,6 +34,7 @@ from deepvm_core.model import (
     Arch,
     Configuration,
     FloatArray,
+    IntArray,
     Scenario,
     checkpoint_buffer_gb,
     max_on_demand_vms,
@@ -62,7 +63,8 @@ class Explanation:
     Attributes:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
-            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``.
+            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``; the job
+            planner (:mod:`deepvm_core.job.planner`) adds ``deadline`` and ``job_budget``.
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
             were raised (``None`` when raising PW alone does not help).
         cheapest_configuration: that cheapest configuration.
@@ -122,30 +124,40 @@ class Recommendation:
 # ----------------------------------------------------------------------------- baselines
 
 
-def single_anchor_baselines(
-    table: CandidateTable, pws: FloatArray
-) -> tuple[list[Configuration | None], list[Configuration | None]]:
-    """Cost-First and Performance-First at every PW of ``pws`` (vectorised over PW)."""
+def single_anchor_baseline_indices(table: CandidateTable,
+                                   pws: FloatArray) -> tuple[IntArray, IntArray]:
+    """Cost-First and Performance-First at every PW of ``pws``, as indices into ``table``
+    (-1 where a policy finds nothing); vectorised over PW."""
     index, count = largest_single_anchor(table, pws)
     gpus = table.gpus
+    cost_first = np.full(index.shape[0], -1, dtype=np.int64)
+    performance_first = np.full(index.shape[0], -1, dtype=np.int64)
     # Cost-First: largest n, then lower price, then name
     price = np.full(index.shape, np.inf)
     price[index >= 0] = table.price_usd_per_hour[index[index >= 0]]
     name_rank = table.domain.gpu_rank
-    cost_first: list[Configuration | None] = []
     perf_order = sorted(range(len(gpus)), key=lambda i: (
         -float(gpus[i].eflops or 0.0), gpus[i].spot_usd_per_hour, gpus[i].name))
-    performance_first: list[Configuration | None] = []
-    for p in range(pws.size):
+    for p in range(index.shape[0]):
         if not np.any(index[p] >= 0):
-            cost_first.append(None)
-            performance_first.append(None)
             continue
         cols = np.lexsort((name_rank, price[p], -count[p]))
-        cost_first.append(table.configuration(int(index[p, cols[0]])))
+        cost_first[p] = index[p, cols[0]]
         first = next(i for i in perf_order if index[p, i] >= 0)
-        performance_first.append(table.configuration(int(index[p, first])))
+        performance_first[p] = index[p, first]
     return cost_first, performance_first
+
+
+def single_anchor_baselines(
+    table: CandidateTable, pws: FloatArray
+) -> tuple[list[Configuration | None], list[Configuration | None]]:
+    """Cost-First and Performance-First at every PW of ``pws`` (vectorised over PW)."""
+    cost_first, performance_first = single_anchor_baseline_indices(table, pws)
+
+    def configs(indices: IntArray) -> list[Configuration | None]:
+        return [table.configuration(int(i)) if i >= 0 else None for i in indices]
+
+    return configs(cost_first), configs(performance_first)
 
 
 # ----------------------------------------------------------------------------- explanations
@@ -216,10 +228,13 @@ def _quota_text(catalog: Catalog, family: str, kind: str) -> str:
     return f"{q.spot_vcpus if kind == 'spot' else q.on_demand_vcpus}"
 
 
-def _explain(
+def explain_infeasible(
     catalog: Catalog, scenario: Scenario, table: CandidateTable, architecture: Arch | None
 ) -> Explanation:
-    """Explain why nothing of ``architecture`` (None: either) is affordable at PW."""
+    """Explain why nothing of ``architecture`` (None: either) is affordable at the scenario's
+    PW. ``table`` is the candidate table without a budget (:func:`build_candidates`); when it
+    holds a configuration of ``architecture`` the budget binds, else the reasons are
+    structural (memory, quotas, node cap, missing types)."""
     sel = np.arange(len(table)) if architecture is None else np.flatnonzero(
         table.architecture == architecture)
     label = "cluster" if architecture is None else f"{architecture.label} cluster"
@@ -299,7 +314,8 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
     cost_first, performance_first = single_anchor_baselines(table, np.array([pw]))
 
     arch_notes: dict[str, Explanation] = {
-        arch.key: _explain(catalog, scenario, table, arch) for arch in Arch if best[arch] is None}
+        arch.key: explain_infeasible(catalog, scenario, table, arch)
+        for arch in Arch if best[arch] is None}
     best_sa, best_tr = best[Arch.SINGLE_ANCHOR], best[Arch.TIERING]
     return Recommendation(
         scenario=scenario,
@@ -313,7 +329,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
         performance_first=performance_first[0],
         best_single_anchor=best_sa,
         best_tiering=best_tr,
-        explanation=None if deepvm else _explain(catalog, scenario, table, None),
+        explanation=None if deepvm else explain_infeasible(catalog, scenario, table, None),
         architecture_notes=arch_notes,
         notes=catalog_notes(catalog),
     )

@@ -78,3 +78,17 @@ def test_segments_cover_the_compute_time(compute, tau):
     assert checkpoints >= 0
     assert float(checkpoints * tau + last) == pytest.approx(compute, rel=1e-12)
     assert 0 < float(last) <= tau * (1 + 1e-8)
+
+
+def test_absurdly_many_segments_never_overflow():
+    """Epoch times beyond any real one (a degenerate speedup fit gives S(2) ~ 1e-24): the
+    segment count stops at 2^53 and the rest stays in the last segment; an infinite τ or T_c
+    is one segment. No negative counts, no warnings."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        checkpoints, last = segment_plan([2e27, math.inf, math.inf, 10.0],
+                                         [1000.0, 5.0, math.inf, math.inf])
+    assert list(checkpoints) == [2**53 - 1, 2**53 - 1, 0, 0]
+    assert last[0] > 1e26 and math.isinf(last[1]) and math.isinf(last[2]) and last[3] == 10.0

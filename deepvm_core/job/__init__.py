@@ -7,12 +7,15 @@ MTBI assumptions) and a catalog -> per-GPU-type facts (:func:`mtbi_estimates`,
 :class:`ClusterArrays` (many configurations at once) into a :class:`JobPlan` (epoch time, δ, τ,
 segments, λ) -> :func:`expected_jobs` (exact closed form, :class:`JobEstimates`) and
 :func:`simulate_jobs` (seeded Monte Carlo, :class:`MonteCarloSummary`) -> :func:`cheapest`,
-:func:`fastest`, :func:`pareto_frontier`. Measurements (:func:`load_measurements`) feed the
-``measured`` speedup model and :func:`calibrate_catalog`.
+:func:`fastest`, :func:`pareto_frontier`. :func:`plan_job` (module ``planner``) does all of it
+for a catalog: every feasible cluster, the goal, the frontier, the paper's policies, Monte
+Carlo for the few that matter (:class:`JobPlanResult`; JSON by :func:`plan_to_dict`).
+Measurements (:func:`load_measurements`) feed the ``measured`` speedup model and
+:func:`calibrate_catalog`.
 
 Modules: ``workload``, ``mtbi``, ``measurements``, ``speedup``, ``calibrate``, ``checkpoint``,
-``plan``, ``closed_form``, ``montecarlo``, ``objectives``, ``errors``. Nothing is read from disk
-at import time.
+``plan``, ``closed_form``, ``montecarlo``, ``objectives``, ``planner``, ``errors``. Nothing is
+read from disk at import time.
 """
 
 from deepvm_core.job.calibrate import (
@@ -67,6 +70,19 @@ from deepvm_core.job.plan import (
     cluster_epoch_seconds,
     plan_jobs,
 )
+from deepvm_core.job.planner import (
+    GOALS,
+    PLAN_POLICIES,
+    Goal,
+    GpuAssumption,
+    JobPlanResult,
+    MonteCarloEstimate,
+    PlanAssumptions,
+    PlanEstimate,
+    PolicyEstimates,
+    plan_job,
+    plan_to_dict,
+)
 from deepvm_core.job.speedup import (
     SPEEDUP_MODELS,
     OneVmTime,
@@ -79,8 +95,10 @@ from deepvm_core.job.speedup import (
 from deepvm_core.job.workload import AUTO, Workload, check_workload, top_spot_flopp_gpu
 
 __all__ = [
-    "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS",
-    "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
+    "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
+    "PLAN_POLICIES", "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
+    "Goal", "GpuAssumption", "JobPlanResult", "MonteCarloEstimate", "PlanAssumptions",
+    "PlanEstimate", "PolicyEstimates", "plan_job", "plan_to_dict",
     "Calibration", "CalibrationError", "ClusterArrays", "EflopsCalibration",
     "InstanceMeasurements", "JobEstimates", "JobModelError", "JobPlan", "JobSamples",
     "MeasurementTable", "MeasurementsError", "MonteCarloSummary", "MtbiEstimate", "OneVmTime",

@@ -14,7 +14,8 @@ broadcasts its arguments.
   M = 15 min (the restart time does not enter it).
 * **Segments:** the compute time ``T_c`` is cut into segments of τ compute seconds, each but
   the last followed by a checkpoint: ``ceil(T_c / τ)`` segments (a ratio within 1e-9 of a whole
-  number counts as that number, so ``T_c = 3 τ`` is three segments, not four).
+  number counts as that number, so ``T_c = 3 τ`` is three segments, not four); at most
+  :data:`MAX_SEGMENTS`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ IntArray = npt.NDArray[np.int64]
 BITS_PER_BYTE = 8.0
 #: T_c / τ within this relative distance of a whole number counts as that number.
 SEGMENT_RATIO_TOLERANCE = 1e-9
+#: At most this many segments (2^53, the largest exact float integer): a longer job (epoch
+#: times beyond any real one, e.g. from a degenerate speedup fit) keeps the rest in its last
+#: segment, so its expectations are still huge or infinite, and counts never overflow.
+MAX_SEGMENTS = float(2**53)
 
 
 def tiering_stall_seconds(checkpoint_gb: npt.ArrayLike, gpu_vms: npt.ArrayLike,
@@ -83,10 +88,11 @@ def segment_plan(compute_seconds: npt.ArrayLike,
     total = np.asarray(compute_seconds, dtype=np.float64)
     tau = np.asarray(interval_seconds, dtype=np.float64)
     total, tau = np.broadcast_arrays(total, tau)
-    ratio = total / tau
-    whole = np.rint(ratio)
-    near = np.abs(ratio - whole) <= SEGMENT_RATIO_TOLERANCE * np.maximum(whole, 1.0)
-    segments = np.maximum(np.where(near, whole, np.ceil(ratio)), 1.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ratio = np.where(np.isinf(tau), 0.0, total / tau)  # an infinite τ: one segment
+        whole = np.rint(ratio)
+        near = np.abs(ratio - whole) <= SEGMENT_RATIO_TOLERANCE * np.maximum(whole, 1.0)
+        segments = np.clip(np.where(near, whole, np.ceil(ratio)), 1.0, MAX_SEGMENTS)
     checkpoints = (segments - 1.0).astype(np.int64)
     with np.errstate(invalid="ignore"):
         last = np.where(checkpoints > 0, total - checkpoints * tau, total)

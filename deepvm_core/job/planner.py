@@ -1,0 +1,855 @@
+"""The job planner: which cluster to rent for a training job, by expected cost or makespan
+(``job-model.md``, "Objectives over all feasible configurations"). Pure: no I/O, no UI.
+
+:func:`plan_job` takes a catalog, a :class:`~deepvm_core.model.Scenario` (f, s, quotas, node
+cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload` and a
+:class:`~deepvm_core.job.speedup.SpeedupModel`, and returns a :class:`JobPlanResult`:
+
+1. **Candidates.** Every feasible configuration (``build_candidates(..., memory_node_choices=
+   None)``: every memory-node type, not only the cheapest), priced within ``pw_usd_per_hour``;
+   ``None`` turns PW off (quotas and the node cap still bound the space).
+2. **Closed form** (:func:`~deepvm_core.job.closed_form.expected_jobs`) on every candidate at
+   once: expected makespan T, cost C and events N (numpy arrays, no loop over configurations).
+3. **Goal.** ``cheapest``: least C; ``fastest``: least T. Both limits apply with either goal:
+   a configuration qualifies when ``T <= deadline_hours`` and ``C <= budget_usd`` (each when
+   given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
+   then ``model.md``'s order under the scenario's objective (the candidate table's
+   :meth:`~deepvm_core.candidates.CandidateTable.rank_order`). ``best`` is the top-k;
+   ``chosen`` is ``best[0]``.
+4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
+   (:func:`~deepvm_core.job.objectives.pareto_frontier`, by increasing cost).
+5. **The paper's policies** within PW, each estimated: DeepVM (Z, top-k), DeepVM with the
+   performance objective, DeepVM-NoScale, Cost-First, Performance-First. They rank clusters by
+   price per hour within a PW, so **with PW off they are not computed** (``None`` and an empty
+   list, with a note): without a budget, Z and Cost-First would pick the largest cluster the
+   quotas and node cap allow, which says nothing about the paper's policies.
+6. **Monte Carlo** (seeded, ``trials`` runs, 0 for none) for the best, the policies and the
+   chosen configuration only, in one batch with ``np.random.default_rng(seed)``: P10/P50/P90
+   of makespan and cost, mean events, and the deadline probability when a deadline is given.
+
+Nothing feasible never raises: ``best`` is empty and :attr:`JobPlanResult.explanation` says why
+(PW below the cheapest cluster, quotas, memory, ...; or no cluster meets the deadline or the
+budget, with the nearest one). Bad inputs (workload against the catalog, unknown speedup
+types, top-k, trials) raise :class:`~deepvm_core.errors.DeepVMError` subclasses.
+
+:func:`plan_to_dict` is the JSON (the CLI's ``deepvm plan --format json`` and the dashboard's
+export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launch`` read it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any, Final, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from deepvm_core.candidates import CandidateTable, build_candidates
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import InputError
+from deepvm_core.export import (
+    EXPORT_SCHEMA_VERSION,
+    configuration_to_dict,
+    explanation_to_dict,
+    tool_version,
+)
+from deepvm_core.job.closed_form import JobEstimates, expected_jobs
+from deepvm_core.job.montecarlo import MonteCarloSummary, simulate_jobs
+from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, MtbiSource, mtbi_estimates
+from deepvm_core.job.objectives import pareto_frontier
+from deepvm_core.job.plan import (
+    SINGLE_ANCHOR,
+    TIERING,
+    ClusterArrays,
+    JobPlan,
+    plan_jobs,
+)
+from deepvm_core.job.speedup import (
+    OneVmSource,
+    SpeedupModel,
+    SpeedupModelName,
+    SpeedupSource,
+    one_vm_epoch_seconds,
+)
+from deepvm_core.job.workload import CheckpointEvery, Workload, check_workload
+from deepvm_core.model import Arch, Configuration, Objective, Scenario
+from deepvm_core.policies import (
+    POLICY_LABELS,
+    TOP_K_RANGE,
+    Explanation,
+    catalog_notes,
+    explain_infeasible,
+    single_anchor_baseline_indices,
+)
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+Goal = Literal["cheapest", "fastest"]
+GOALS: tuple[Goal, ...] = get_args(Goal)
+#: The paper's policies a plan estimates, in display order (labels: :data:`PLAN_POLICY_LABELS`).
+PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",
+                        "performance_first")
+PLAN_POLICY_LABELS: Final = {name: POLICY_LABELS[name] for name in PLAN_POLICIES}
+#: Most Monte Carlo trials per configuration :func:`plan_job` accepts.
+MAX_TRIALS: Final = 1_000_000
+#: ``kind`` of the plan JSON (the recommend export has none).
+PLAN_KIND: Final = "job-plan"
+NO_PW_NOTE: Final = ("PW is off: the paper's policies (DeepVM, NoScale, Cost-First, "
+                     "Performance-First) choose within a price per hour, so they are not "
+                     "computed; give a PW to compare them")
+
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class MonteCarloEstimate:
+    """Monte Carlo statistics of one configuration.
+
+    Attributes:
+        trials: runs simulated.
+        mean_makespan_hours, makespan_hours_p10, makespan_hours_p50, makespan_hours_p90: the
+            sample mean and percentiles of the makespan, hours.
+        mean_cost_usd, cost_usd_p10, cost_usd_p50, cost_usd_p90: the same for the cost, USD.
+        mean_interruptions: mean interruption events per run.
+        deadline_probability: share of runs done within the deadline, or ``None`` without one.
+    """
+
+    trials: int
+    mean_makespan_hours: float
+    makespan_hours_p10: float
+    makespan_hours_p50: float
+    makespan_hours_p90: float
+    mean_cost_usd: float
+    cost_usd_p10: float
+    cost_usd_p50: float
+    cost_usd_p90: float
+    mean_interruptions: float
+    deadline_probability: float | None
+
+
+@dataclass(frozen=True)
+class PlanEstimate:
+    """One configuration and what the job costs and takes on it.
+
+    Attributes:
+        index: its position in :attr:`JobPlanResult.candidates` (and in every per-candidate
+            array of the result).
+        configuration: the cluster.
+        epoch_seconds: t_g(n), seconds per epoch.
+        compute_hours: T_c, compute hours without checkpoints or failures.
+        checkpoint_stall_seconds: δ, seconds one checkpoint stalls training.
+        checkpoint_interval_seconds: τ, compute seconds between checkpoints (infinite: one
+            segment, nothing is interrupted).
+        checkpoints: checkpoints taken.
+        expected_makespan_hours: T, expected wall hours (closed form).
+        expected_cost_usd: C, expected USD (closed form).
+        expected_interruptions: N, expected interruption events (closed form).
+        within_limits: T <= the deadline and C <= the budget (True when none is given).
+        monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
+    """
+
+    index: int
+    configuration: Configuration
+    epoch_seconds: float
+    compute_hours: float
+    checkpoint_stall_seconds: float
+    checkpoint_interval_seconds: float
+    checkpoints: int
+    expected_makespan_hours: float
+    expected_cost_usd: float
+    expected_interruptions: float
+    within_limits: bool
+    monte_carlo: MonteCarloEstimate | None
+
+    def describe(self) -> str:
+        """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
+        return self.configuration.describe()
+
+
+@dataclass(frozen=True)
+class PolicyEstimates:
+    """The paper's policies within PW, each with its estimate.
+
+    Attributes:
+        deepvm: DeepVM with the paper's Z, the top-k (empty when nothing is feasible or PW is
+            off).
+        deepvm_performance: DeepVM with the performance objective, or ``None``.
+        deepvm_noscale: DeepVM-NoScale, or ``None``.
+        cost_first: Cost-First, or ``None``.
+        performance_first: Performance-First, or ``None``.
+        computed: False when PW is off (the policies need a PW; see the module docstring).
+    """
+
+    deepvm: tuple[PlanEstimate, ...]
+    deepvm_performance: PlanEstimate | None
+    deepvm_noscale: PlanEstimate | None
+    cost_first: PlanEstimate | None
+    performance_first: PlanEstimate | None
+    computed: bool
+
+    def policy(self, name: str) -> PlanEstimate | None:
+        """The estimate of policy ``name`` (:data:`PLAN_POLICIES`; ``deepvm``: its first)."""
+        if name == "deepvm":
+            return self.deepvm[0] if self.deepvm else None
+        if name not in PLAN_POLICIES:
+            raise InputError("policy", name, f"must be one of {', '.join(PLAN_POLICIES)}")
+        found: PlanEstimate | None = getattr(self, name)
+        return found
+
+    def items(self) -> tuple[tuple[str, PlanEstimate | None], ...]:
+        """(policy name, estimate) pairs in :data:`PLAN_POLICIES` order (DeepVM: its first)."""
+        return tuple((name, self.policy(name)) for name in PLAN_POLICIES)
+
+
+@dataclass(frozen=True)
+class GpuAssumption:
+    """What the plan assumes about one GPU type.
+
+    Attributes:
+        gpu: GPU type name.
+        mtbi_hours: mean hours between interruption events, after ``mtbi_scale``.
+        mtbi_source: ``advisor`` (Spot Advisor bucket), ``user`` (override) or ``default``
+            (no bucket: the 10-15 % default, an assumption).
+        interruption_bucket: the Spot Advisor bucket index 0..4, or ``None``.
+        speedup_source: where S_g(n) comes from: ``paper``, ``fitted``, ``measured`` or
+            ``linear`` (no fit: S(n) = n, flagged).
+        one_vm_epoch_seconds: t_g(1), seconds per epoch on one VM, or ``None`` (unknown).
+        one_vm_source: ``measured``, ``reference``, ``eflops`` or ``None``.
+    """
+
+    gpu: str
+    mtbi_hours: float
+    mtbi_source: MtbiSource
+    interruption_bucket: int | None
+    speedup_source: SpeedupSource
+    one_vm_epoch_seconds: float | None
+    one_vm_source: OneVmSource | None
+
+
+@dataclass(frozen=True)
+class PlanAssumptions:
+    """The assumptions behind every estimate (show them as such).
+
+    Attributes:
+        speedup: the speedup model's name (``paper``, ``fitted``, ``measured``).
+        measurements_source: where the measurements come from, or ``None``.
+        reference_gpu: g_ref, the type of the reference epoch time.
+        checkpoint_every_epochs: k, or ``"auto"`` (Daly's interval).
+        restart_hours: R. wait_hours: W. disk_gb_per_s: D, GB/s.
+        checkpoint_fixed_seconds: δ0. mtbi_scale: the factor on every MTBI.
+        gpu_types: per GPU type of the catalog, in catalog order.
+    """
+
+    speedup: SpeedupModelName
+    measurements_source: str | None
+    reference_gpu: str
+    checkpoint_every_epochs: CheckpointEvery
+    restart_hours: float
+    wait_hours: float
+    disk_gb_per_s: float
+    checkpoint_fixed_seconds: float
+    mtbi_scale: float
+    gpu_types: tuple[GpuAssumption, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class JobPlanResult:
+    """Everything :func:`plan_job` found; per-candidate arrays share one index.
+
+    Attributes:
+        scenario: f, s, quotas, node cap and the tie-break objective (its PW is not read).
+        workload: the job.
+        pw_usd_per_hour: the PW the candidates are priced within, or ``None`` (off).
+        goal: ``cheapest`` or ``fastest``.
+        deadline_hours: the deadline on expected makespan, or ``None``.
+        budget_usd: the budget on expected cost, or ``None``.
+        trials: Monte Carlo runs per simulated configuration (0: none).
+        seed: the Monte Carlo seed.
+        top_k: how many best configurations (and DeepVM's top-k) were asked for.
+        catalog_name, catalog_sha256: which catalog, exactly.
+        candidates: every feasible configuration (:class:`CandidateTable`).
+        estimates: the closed form on every candidate (:class:`JobEstimates`).
+        rank: per candidate, its position in ``model.md``'s order (0 first).
+        frontier: indices of the Pareto frontier, by increasing expected cost.
+        within_limits: per candidate, True when T <= deadline and C <= budget (each when
+            given; a NaN estimate never qualifies).
+        best: the top-k by the goal within the limits, best first (empty: see explanation).
+        policies: the paper's policies.
+        monte_carlo: candidate index -> Monte Carlo statistics, for the simulated ones (the
+            best, the policies; empty with ``trials`` 0).
+        assumptions: the assumptions behind the estimates.
+        notes: flags for the user (types with S(n) = n, default MTBI, PW off, ...).
+        explanation: why ``best`` is empty, or ``None``.
+    """
+
+    scenario: Scenario
+    workload: Workload
+    pw_usd_per_hour: float | None
+    goal: Goal
+    deadline_hours: float | None
+    budget_usd: float | None
+    trials: int
+    seed: int
+    top_k: int
+    catalog_name: str
+    catalog_sha256: str
+    candidates: CandidateTable
+    estimates: JobEstimates
+    rank: IntArray
+    frontier: IntArray
+    within_limits: BoolArray
+    best: tuple[PlanEstimate, ...]
+    policies: PolicyEstimates
+    monte_carlo: Mapping[int, MonteCarloEstimate]
+    assumptions: PlanAssumptions
+    notes: tuple[str, ...]
+    explanation: Explanation | None
+
+    @property
+    def chosen(self) -> PlanEstimate | None:
+        """The chosen configuration: ``best[0]``, or ``None``."""
+        return self.best[0] if self.best else None
+
+    @property
+    def size(self) -> int:
+        """Number of candidates."""
+        return len(self.candidates)
+
+    @property
+    def expected_cost_usd(self) -> FloatArray:
+        """Per candidate, C (USD)."""
+        return self.estimates.expected_cost_usd
+
+    @property
+    def expected_makespan_hours(self) -> FloatArray:
+        """Per candidate, T (hours)."""
+        return self.estimates.expected_makespan_hours
+
+    @property
+    def price_usd_per_hour(self) -> FloatArray:
+        """Per candidate, the hourly price (USD per hour)."""
+        return self.candidates.price_usd_per_hour
+
+    @property
+    def architecture(self) -> IntArray:
+        """Per candidate, the architecture code (0 Single Anchor, 1 Tiering)."""
+        return self.candidates.architecture
+
+    @property
+    def frontier_mask(self) -> BoolArray:
+        """Per candidate, True on the Pareto frontier."""
+        mask = np.zeros(self.size, dtype=bool)
+        mask[self.frontier] = True
+        return mask
+
+    def configuration(self, index: int) -> Configuration:
+        """The configuration of candidate ``index``."""
+        return self.candidates.configuration(index)
+
+    def label(self, index: int) -> str:
+        """Candidate ``index`` in one line (``SA: 16 x g4dn.xlarge (...), 2.8930 USD/h``)."""
+        return self.candidates.configuration(index).describe()
+
+    def estimate(self, index: int) -> PlanEstimate:
+        """The estimate of candidate ``index`` (with Monte Carlo statistics when it was
+        simulated, see :attr:`monte_carlo`)."""
+        return _estimate(self, int(index), self.monte_carlo.get(int(index)))
+
+    def marks(self) -> dict[int, tuple[str, ...]]:
+        """Candidate index -> what it is: ``best`` (best[0]), ``best_2``... and the policy
+        names of :data:`PLAN_POLICIES` (``deepvm`` its first, ``deepvm_2``... the others)."""
+        marks: dict[int, list[str]] = {}
+        for i, e in enumerate(self.best):
+            marks.setdefault(e.index, []).append("best" if i == 0 else f"best_{i + 1}")
+        for i, e in enumerate(self.policies.deepvm):
+            marks.setdefault(e.index, []).append("deepvm" if i == 0 else f"deepvm_{i + 1}")
+        for name in PLAN_POLICIES[1:]:
+            found = self.policies.policy(name)
+            if found is not None:
+                marks.setdefault(found.index, []).append(name)
+        return {k: tuple(v) for k, v in marks.items()}
+
+
+# ----------------------------------------------------------------------------- building blocks
+
+
+def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
+    """The job model's :class:`ClusterArrays` of every configuration of ``table`` (GPU indices
+    mapped from the table's GPU types to ``catalog.gpu_types`` by name)."""
+    by_name = {g.name: i for i, g in enumerate(catalog.gpu_types)}
+    gpu_index = np.array([by_name[g.name] for g in table.gpus], dtype=np.int64)
+    gpu_bw = np.array([g.network_gbps for g in table.gpus], dtype=np.float64)
+    cpu_bw = np.append(np.array([w.network_gbps for w in table.cpus], dtype=np.float64),
+                       np.nan)  # index -1: Single Anchor, no memory node
+    single = table.architecture == Arch.SINGLE_ANCHOR
+    return ClusterArrays(
+        architecture=np.where(single, SINGLE_ANCHOR, TIERING).astype(np.int64),
+        gpu_index=gpu_index[table.gpu] if table.gpus else np.zeros(0, dtype=np.int64),
+        n_gpu=table.n,
+        n_spot=np.where(single, table.n - 1, table.n),
+        memory_nodes=table.m,
+        gpu_network_gbps=gpu_bw[table.gpu] if table.gpus else np.zeros(0),
+        memory_network_gbps=cpu_bw[table.cpu],
+        price_usd_per_hour=table.price_usd_per_hour,
+        on_demand_usd_per_hour=np.minimum(table.on_demand_usd_per_hour,
+                                          table.price_usd_per_hour),
+    )
+
+
+def _within(est: JobEstimates, deadline_hours: float | None,
+            budget_usd: float | None) -> BoolArray:
+    ok = ~np.isnan(est.expected_cost_usd) & ~np.isnan(est.expected_makespan_hours)
+    if deadline_hours is not None:
+        ok &= est.expected_makespan_hours <= deadline_hours
+    if budget_usd is not None:
+        ok &= est.expected_cost_usd <= budget_usd
+    return np.asarray(ok, dtype=bool)
+
+
+def goal_order(goal: Goal, cost_usd: FloatArray, makespan_hours: FloatArray, rank: IntArray,
+               indices: IntArray) -> IntArray:
+    """``indices`` sorted best first by ``goal``: (C, T, rank) for ``cheapest``, (T, C, rank)
+    for ``fastest``."""
+    c, t, r = cost_usd[indices], makespan_hours[indices], rank[indices]
+    keys = (r, t, c) if goal == "cheapest" else (r, c, t)
+    return indices[np.lexsort(keys)]
+
+
+def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
+               noscale: bool = False) -> IntArray:
+    """The first ``k`` of ``model.md``'s order under ``objective`` without sorting the whole
+    table: only the configurations whose value reaches the k-th largest can be among them."""
+    values = table.objective_values(objective, noscale=noscale)
+    if values.size <= k:
+        return table.rank_order(objective, noscale=noscale)
+    kth = np.partition(values, values.size - k)[values.size - k]
+    return table.rank_order(objective, noscale=noscale,
+                            indices=np.flatnonzero(values >= kth))[:k]
+
+
+def _subplan(plan: JobPlan, indices: IntArray) -> JobPlan:
+    return JobPlan(**{name: getattr(plan, name)[indices]
+                      for name in plan.__dataclass_fields__})
+
+
+def _mc_estimates(summary: MonteCarloSummary) -> list[MonteCarloEstimate]:
+    probability = summary.deadline_probability
+    return [MonteCarloEstimate(
+        trials=summary.trials,
+        mean_makespan_hours=float(summary.mean_makespan_hours[i]),
+        makespan_hours_p10=float(summary.makespan_p10_hours[i]),
+        makespan_hours_p50=float(summary.makespan_p50_hours[i]),
+        makespan_hours_p90=float(summary.makespan_p90_hours[i]),
+        mean_cost_usd=float(summary.mean_cost_usd[i]),
+        cost_usd_p10=float(summary.cost_p10_usd[i]),
+        cost_usd_p50=float(summary.cost_p50_usd[i]),
+        cost_usd_p90=float(summary.cost_p90_usd[i]),
+        mean_interruptions=float(summary.mean_interruptions[i]),
+        deadline_probability=None if probability is None else float(probability[i]),
+    ) for i in range(summary.mean_makespan_hours.size)]
+
+
+def _estimate(result: JobPlanResult | _Parts, index: int,
+              monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
+    """The estimate of candidate ``index`` from the per-candidate arrays."""
+    est, table = result.estimates, result.candidates
+    return PlanEstimate(
+        index=index,
+        configuration=table.configuration(index),
+        epoch_seconds=float(est.epoch_seconds[index]),
+        compute_hours=float(est.compute_hours[index]),
+        checkpoint_stall_seconds=float(est.checkpoint_stall_seconds[index]),
+        checkpoint_interval_seconds=float(est.checkpoint_interval_seconds[index]),
+        checkpoints=int(est.checkpoints[index]),
+        expected_makespan_hours=float(est.expected_makespan_hours[index]),
+        expected_cost_usd=float(est.expected_cost_usd[index]),
+        expected_interruptions=float(est.expected_interruptions[index]),
+        within_limits=bool(result.within_limits[index]),
+        monte_carlo=monte_carlo,
+    )
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What :func:`_estimate` reads before the result exists."""
+
+    estimates: JobEstimates
+    candidates: CandidateTable
+    deadline_hours: float | None
+    budget_usd: float | None
+    within_limits: BoolArray
+
+
+def _limit(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or value <= 0):
+        raise InputError(name, value, "must be a finite number > 0, or None")
+    return float(value)
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(name, value, f"must be a whole number from {low} to {high}")
+    return value
+
+
+def _check_inputs(scenario: Scenario, workload: Workload, pw: float | None, goal: str) -> None:
+    if goal not in GOALS:
+        raise InputError("goal", goal, f"must be one of {', '.join(GOALS)}")
+    if pw is not None and (isinstance(pw, bool) or not isinstance(pw, (int, float))
+                           or math.isnan(pw) or pw < 0):
+        raise InputError("pw_usd_per_hour", pw, "must be a number >= 0, or None (PW off)")
+    if not math.isclose(scenario.checkpoint_gb, workload.checkpoint_gb, rel_tol=1e-12):
+        raise InputError("checkpoint_gb", workload.checkpoint_gb,
+                         f"the workload's checkpoint size must equal the scenario's "
+                         f"({scenario.checkpoint_gb!r} GB): one f sizes the memory nodes and "
+                         "the checkpoint stall")
+
+
+def _assumptions(catalog: Catalog, workload: Workload,
+                 speedup: SpeedupModel) -> PlanAssumptions:
+    reference = check_workload(workload, catalog)
+    one_vm = one_vm_epoch_seconds(workload, catalog, speedup)
+    gpus = tuple(
+        GpuAssumption(
+            gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
+            interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
+            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source)
+        for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), one_vm,
+                           strict=True))
+    return PlanAssumptions(
+        speedup=speedup.name,
+        measurements_source=None if speedup.measurements is None
+        else speedup.measurements.source,
+        reference_gpu=reference.name,
+        checkpoint_every_epochs=workload.checkpoint_every_epochs,
+        restart_hours=float(workload.restart_hours),
+        wait_hours=float(workload.wait_hours),
+        disk_gb_per_s=float(workload.disk_gb_per_second),
+        checkpoint_fixed_seconds=float(workload.checkpoint_fixed_seconds),
+        mtbi_scale=float(workload.mtbi_scale),
+        gpu_types=gpus,
+    )
+
+
+def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
+           pw: float | None) -> tuple[str, ...]:
+    notes = list(catalog_notes(catalog))
+    gpus = [g for g in assumptions.gpu_types if g.gpu in solvable]
+    linear = [g.gpu for g in gpus if g.speedup_source == "linear"]
+    if linear:
+        notes.append("no scaling fit, speedup S(n) = n assumed for: " + ", ".join(linear))
+    if assumptions.speedup == "measured":
+        fallback = [g.gpu for g in gpus if g.speedup_source != "measured"]
+        if fallback:
+            notes.append("no measurements, the fitted speedup used for: " + ", ".join(fallback))
+    default = [g.gpu for g in gpus if g.mtbi_source == "default"]
+    if default:
+        notes.append(f"no Spot Advisor bucket, the default MTBI ({DEFAULT_MTBI_HOURS:g} h "
+                     f"before the scale, the 10-15 % bucket) assumed for: " + ", ".join(default))
+    if any(g.mtbi_source == "advisor" for g in gpus):
+        notes.append("MTBI from Spot Advisor buckets (32/16/8/4/2 h) is an assumption, not a "
+                     "measurement: set it per type or scale it to test the sensitivity")
+    if pw is None:
+        notes.append(NO_PW_NOTE)
+    return tuple(notes)
+
+
+def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanation:
+    """Why no candidate meets the deadline or the budget, and the nearest one: the fastest
+    when the deadline binds, else the cheapest when the budget binds, else (each limit is met
+    by some cluster, never both) the best by the goal."""
+    est = result.estimates
+    cost, time = est.expected_cost_usd, est.expected_makespan_hours
+    every = np.arange(len(result.candidates), dtype=np.int64)
+    fastest = int(goal_order("fastest", cost, time, rank, every)[0])
+    cheapest = int(goal_order("cheapest", cost, time, rank, every)[0])
+    limits = []
+    if result.deadline_hours is not None:
+        limits.append(f"a deadline of {result.deadline_hours:g} h")
+    if result.budget_usd is not None:
+        limits.append(f"a budget of {result.budget_usd:g} USD")
+    binding: tuple[str, ...]
+    if result.deadline_hours is not None and time[fastest] > result.deadline_hours:
+        binding, nearest, which = ("deadline",), fastest, "the fastest"
+    elif result.budget_usd is not None and cost[cheapest] > result.budget_usd:
+        binding, nearest, which = ("job_budget",), cheapest, "the cheapest"
+    else:
+        binding, which = ("deadline", "job_budget"), f"the {goal}"
+        nearest = fastest if goal == "fastest" else cheapest
+    config = result.candidates.configuration(nearest)
+    summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
+               f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
+               "expected.")
+    return Explanation(summary=summary, binding=binding, cheapest_feasible_usd_per_hour=None,
+                       cheapest_configuration=config)
+
+
+# ----------------------------------------------------------------------------- plan_job
+
+
+def plan_job(
+    catalog: Catalog,
+    scenario: Scenario,
+    workload: Workload,
+    *,
+    pw_usd_per_hour: float | None,
+    speedup: SpeedupModel,
+    goal: Goal = "cheapest",
+    deadline_hours: float | None = None,
+    budget_usd: float | None = None,
+    trials: int = 10_000,
+    seed: int = 0,
+    top_k: int = 3,
+) -> JobPlanResult:
+    """Plan ``workload`` on ``catalog`` (method in the module docstring).
+
+    Args:
+        scenario: f (must equal ``workload.checkpoint_gb``), s, quotas, node cap, and the
+            objective of the final tie-break; its PW is not read.
+        pw_usd_per_hour: the most the cluster may cost per hour, or ``None`` (PW off).
+        speedup: the speedup model (with its measurements).
+        goal: ``cheapest`` (least expected cost) or ``fastest`` (least expected makespan).
+        deadline_hours: keep configurations whose expected makespan is at most this (> 0);
+            also gives the Monte Carlo deadline probability.
+        budget_usd: keep configurations whose expected cost is at most this (> 0).
+        trials: Monte Carlo runs per simulated configuration, 0 for none.
+        seed: seed of the Monte Carlo generator.
+        top_k: how many best configurations, and DeepVM's top-k (:data:`TOP_K_RANGE`).
+
+    Raises:
+        InputError: a bad goal, PW, limit, trials, seed or top-k, or checkpoint sizes that
+            differ.
+        WorkloadError: the workload does not fit the catalog (unknown reference type, ...).
+        JobModelError: a GPU type without any epoch time.
+    """
+    _check_inputs(scenario, workload, pw_usd_per_hour, goal)
+    deadline = _limit("deadline_hours", deadline_hours)
+    budget = _limit("budget_usd", budget_usd)
+    trials = _whole("trials", trials, 0, MAX_TRIALS)
+    seed = _whole("seed", seed, 0, 2**63 - 1)
+    top_k = _whole("top_k", top_k, *TOP_K_RANGE)
+    pw = None if pw_usd_per_hour is None or math.isinf(pw_usd_per_hour) else float(
+        pw_usd_per_hour)
+
+    assumptions = _assumptions(catalog, workload, speedup)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)
+    plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    estimates = expected_jobs(plan)
+    rank_position = table.rank_order(scenario.objective)
+    rank = np.empty(len(table), dtype=np.int64)
+    rank[rank_position] = np.arange(len(table), dtype=np.int64)
+    cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
+    frontier = pareto_frontier(cost, time, rank=rank)
+    within = _within(estimates, deadline, budget)
+    parts = _Parts(estimates, table, deadline, budget, within)
+    best_idx = goal_order(goal, cost, time, rank, np.flatnonzero(within))[:top_k]
+
+    explanation: Explanation | None = None
+    if len(table) == 0:
+        priced = replace(scenario, pw_usd_per_hour=0.0 if pw is None else pw)
+        explanation = explain_infeasible(catalog, priced, build_candidates(catalog, scenario),
+                                         None)
+    elif best_idx.size == 0:
+        explanation = _limits_explanation(parts, goal, rank)
+
+    policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
+    if pw is not None and len(table):
+        paper_top = (rank_position[:top_k] if scenario.objective == "paper"
+                     else top_ranked(table, "paper", top_k))
+        policy_idx["deepvm"] = [int(i) for i in paper_top]
+        policy_idx["deepvm_performance"] = [int(top_ranked(table, "performance", 1)[0])]
+        policy_idx["deepvm_noscale"] = [int(top_ranked(table, "paper", 1, noscale=True)[0])]
+        cost_first, performance_first = single_anchor_baseline_indices(table, np.array([pw]))
+        for name, found in (("cost_first", cost_first), ("performance_first",
+                                                         performance_first)):
+            if found[0] >= 0:
+                policy_idx[name] = [int(found[0])]
+
+    simulated = sorted({int(i) for i in best_idx}
+                       | {i for found in policy_idx.values() for i in found})
+    mc: dict[int, MonteCarloEstimate] = {}
+    if trials and simulated:
+        where = np.array(simulated, dtype=np.int64)
+        summary = simulate_jobs(_subplan(plan, where), np.random.default_rng(seed),
+                                trials=trials, deadline_hours=deadline)
+        mc = dict(zip(simulated, _mc_estimates(summary), strict=True))
+
+    def estimate(i: int) -> PlanEstimate:
+        return _estimate(parts, int(i), mc.get(int(i)))
+
+    def single(name: str) -> PlanEstimate | None:
+        return estimate(policy_idx[name][0]) if policy_idx[name] else None
+
+    policies = PolicyEstimates(
+        deepvm=tuple(estimate(i) for i in policy_idx["deepvm"]),
+        deepvm_performance=single("deepvm_performance"),
+        deepvm_noscale=single("deepvm_noscale"),
+        cost_first=single("cost_first"),
+        performance_first=single("performance_first"),
+        computed=pw is not None,
+    )
+    solvable = {g.name for g in table.gpus} if len(table) else {
+        g.name for g in catalog.solvable_gpu_types}
+    return JobPlanResult(
+        scenario=scenario, workload=workload, pw_usd_per_hour=pw, goal=goal,
+        deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed, top_k=top_k,
+        catalog_name=catalog.name, catalog_sha256=catalog.sha256,
+        candidates=table, estimates=estimates, rank=rank, frontier=frontier,
+        within_limits=within, best=tuple(estimate(i) for i in best_idx), policies=policies,
+        monte_carlo=mc,
+        assumptions=assumptions, notes=_notes(catalog, assumptions, solvable, pw),
+        explanation=explanation,
+    )
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def _finite(x: float) -> float | None:
+    """JSON has no infinity or NaN: those become ``null``."""
+    return x if math.isfinite(x) else None
+
+
+def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
+    """The ``estimate`` object of one configuration (see :func:`plan_to_dict`)."""
+    doc: dict[str, Any] = {
+        "epoch_seconds": e.epoch_seconds,
+        "compute_hours": e.compute_hours,
+        "checkpoint_stall_seconds": e.checkpoint_stall_seconds,
+        "checkpoint_interval_seconds": _finite(e.checkpoint_interval_seconds),
+        "checkpoints": e.checkpoints,
+        "expected_makespan_hours": _finite(e.expected_makespan_hours),
+        "expected_cost_usd": _finite(e.expected_cost_usd),
+        "expected_interruptions": _finite(e.expected_interruptions),
+        "within_limits": e.within_limits,
+    }
+    mc = e.monte_carlo
+    if mc is not None:
+        doc.update({
+            "trials": mc.trials,
+            "makespan_hours_p10": _finite(mc.makespan_hours_p10),
+            "makespan_hours_p50": _finite(mc.makespan_hours_p50),
+            "makespan_hours_p90": _finite(mc.makespan_hours_p90),
+            "cost_usd_p10": _finite(mc.cost_usd_p10),
+            "cost_usd_p50": _finite(mc.cost_usd_p50),
+            "cost_usd_p90": _finite(mc.cost_usd_p90),
+            "mean_interruptions": _finite(mc.mean_interruptions),
+        })
+        if mc.deadline_probability is not None:
+            doc["deadline_probability"] = mc.deadline_probability
+    return doc
+
+
+def plan_configuration_to_dict(e: PlanEstimate | None, objective: Objective, *,
+                               noscale: bool = False) -> dict[str, Any] | None:
+    """A configuration as ``recommend``'s JSON has it, plus its ``estimate``."""
+    if e is None:
+        return None
+    doc = configuration_to_dict(e.configuration, objective, noscale=noscale) or {}
+    doc["estimate"] = estimate_to_dict(e)
+    return doc
+
+
+def assumptions_to_dict(a: PlanAssumptions) -> dict[str, Any]:
+    """The ``assumptions`` object of the plan JSON."""
+    return {
+        "speedup": a.speedup,
+        "measurements": a.measurements_source,
+        "reference_gpu": a.reference_gpu,
+        "checkpoint_every_epochs": a.checkpoint_every_epochs,
+        "restart_hours": a.restart_hours,
+        "wait_hours": a.wait_hours,
+        "disk_gb_per_s": a.disk_gb_per_s,
+        "checkpoint_fixed_seconds": a.checkpoint_fixed_seconds,
+        "mtbi_scale": a.mtbi_scale,
+        "gpu_types": {g.gpu: {
+            "mtbi_hours": g.mtbi_hours,
+            "mtbi_source": g.mtbi_source,
+            "interruption_bucket": g.interruption_bucket,
+            "speedup_source": g.speedup_source,
+            "one_vm_epoch_seconds": g.one_vm_epoch_seconds,
+            "one_vm_source": g.one_vm_source,
+        } for g in a.gpu_types},
+    }
+
+
+def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
+                 timestamp: datetime | None = None) -> dict[str, Any]:
+    """The plan JSON (``deepvm plan --format json``, the dashboard's export).
+
+    Keys: ``schema_version``, ``tool``, ``tool_version``, ``kind`` (``job-plan``),
+    ``generated_at`` (only with ``timestamp``), ``inputs``, ``catalog``, ``assumptions``,
+    ``best`` (top-k), ``policies`` (``deepvm`` list, ``deepvm_performance``,
+    ``deepvm_noscale``, ``cost_first``, ``performance_first``; ``null``/empty with PW off),
+    ``frontier`` (by increasing expected cost), ``chosen`` (= ``best[0]``, what
+    ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty) and
+    ``notes``. Every configuration has the keys of ``recommend``'s JSON plus ``estimate``.
+    Infinite or undefined numbers are ``null``.
+    """
+    s, w = result.scenario, result.workload
+    obj = s.objective
+    doc: dict[str, Any] = {
+        "schema_version": EXPORT_SCHEMA_VERSION,
+        "tool": "deepvm-studio",
+        "tool_version": tool_version(),
+        "kind": PLAN_KIND,
+    }
+    if timestamp is not None:
+        doc["generated_at"] = timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    pol = result.policies
+    doc.update({
+        "inputs": {
+            "pw_usd_per_hour": result.pw_usd_per_hour,
+            "checkpoint_gb": s.checkpoint_gb,
+            "buffer_checkpoints": s.buffer_checkpoints,
+            "objective": obj,
+            "use_quotas": s.use_quotas,
+            "max_nodes": s.max_nodes,
+            "top_k": result.top_k,
+            "goal": result.goal,
+            "deadline_hours": result.deadline_hours,
+            "budget_usd": result.budget_usd,
+            "trials": result.trials,
+            "seed": result.seed,
+            "epochs": w.epochs,
+            "reference_epoch_seconds": w.reference_epoch_seconds,
+            "reference_gpu": w.reference_gpu,
+            "reference_nodes": w.reference_nodes,
+            "checkpoint_every_epochs": w.checkpoint_every_epochs,
+            "mtbi_hours_by_gpu": dict(w.mtbi_hours_by_gpu),
+        },
+        "catalog": {
+            "name": catalog.name,
+            "sha256": result.catalog_sha256,
+            "provider": catalog.provider,
+            "region": catalog.region,
+            "prices_date": catalog.prices_date,
+        },
+        "assumptions": assumptions_to_dict(result.assumptions),
+        "best": [plan_configuration_to_dict(e, obj) for e in result.best],
+        "policies": {
+            "deepvm": [plan_configuration_to_dict(e, "paper") for e in pol.deepvm],
+            "deepvm_performance": plan_configuration_to_dict(pol.deepvm_performance,
+                                                             "performance"),
+            "deepvm_noscale": plan_configuration_to_dict(pol.deepvm_noscale, "paper",
+                                                         noscale=True),
+            "cost_first": plan_configuration_to_dict(pol.cost_first, obj),
+            "performance_first": plan_configuration_to_dict(pol.performance_first, obj),
+        },
+        "frontier": [plan_configuration_to_dict(result.estimate(int(i)), obj)
+                     for i in result.frontier],
+        "chosen": plan_configuration_to_dict(result.chosen, obj),
+    })
+    if result.explanation is not None:
+        doc["explanation"] = explanation_to_dict(result.explanation, obj)
+    doc["notes"] = list(result.notes)
+    return doc
