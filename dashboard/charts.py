@@ -204,3 +204,83 @@ def region_bars(frame: pd.DataFrame) -> go.Figure:
             height=90 + 52 * max(len(data), 1), x="Performance (eFLOPS × n × K)")
     fig.update_yaxes(automargin=True)
     return fig
+
+
+# ----------------------------------------------------------------------------- job planner
+
+#: Most background points the frontier chart sends to the browser (the frontier and the
+#: marked configurations are always drawn).
+MAX_CLOUD_POINTS = 4000
+JOB_MARK_COLORS = {"best": "#000000", **POLICY_COLORS}
+
+
+def frontier_chart(cost: pd.Series, hours: pd.Series, labels: pd.Series, frontier: list[int],
+                   marks: dict[int, str], total: int) -> go.Figure:
+    """Expected makespan vs expected cost of every candidate (a sample past
+    :data:`MAX_CLOUD_POINTS`), the Pareto frontier as a line, the marked ones as symbols.
+
+    ``cost``, ``hours`` and ``labels`` share the candidates' index; ``marks`` maps a candidate
+    to its mark (``best`` or a policy name, whose label is in ``POLICY_LABELS``)."""
+    fig = go.Figure()
+    fig.add_trace(go.Scattergl(
+        x=hours, y=cost, mode="markers", name=f"feasible clusters ({len(hours):,} of {total:,})",
+        marker={"size": 5, "color": "#9aa5b1", "opacity": 0.45},
+        customdata=labels, hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD"
+                                         "<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=hours.loc[frontier], y=cost.loc[frontier], mode="lines+markers",
+        name="Pareto frontier", line={"color": "#009E73", "width": 2, "shape": "hv"},
+        marker={"size": 7}, customdata=labels.loc[frontier],
+        hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>frontier</extra>"))
+    for index, mark in marks.items():
+        name = "Chosen (best for the goal)" if mark == "best" else POLICY_LABELS.get(mark, mark)
+        fig.add_trace(go.Scatter(
+            x=[hours.loc[index]], y=[cost.loc[index]], mode="markers", name=name,
+            marker={"size": 14 if mark == "best" else 11, "symbol": "star" if mark == "best"
+                    else "diamond", "color": JOB_MARK_COLORS.get(mark, "#777"),
+                    "line": {"width": 1, "color": "white"}},
+            customdata=[labels.loc[index]],
+            hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>" + name
+                          + "</extra>"))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return _layout(fig, "Expected makespan vs expected cost of every feasible cluster",
+                   height=460, legend_below=True, x="expected makespan (hours, log)",
+                   y="expected job cost (USD, log)")
+
+
+def distribution_chart(hours: pd.Series, cost: pd.Series,
+                       deadline_hours: float | None) -> go.Figure:
+    """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line)."""
+    ordered = hours.sort_values().to_numpy()
+    share = (pd.RangeIndex(1, len(ordered) + 1) / len(ordered)).to_numpy()
+    fig = go.Figure(go.Scatter(x=ordered, y=share, mode="lines", name="makespan",
+                               line={"color": SPOT_COLOR, "width": 2, "shape": "hv"},
+                               hovertemplate="%{y:.0%} of runs done within %{x:.3f} h"
+                                             "<extra></extra>"))
+    if deadline_hours:
+        fig.add_vline(x=deadline_hours, line={"color": "#D55E00", "dash": "dash"},
+                      annotation_text=f"deadline {deadline_hours:g} h")
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
+    return _layout(fig, "Monte Carlo: share of runs done within a time (chosen cluster)",
+                   height=320, x="makespan (hours)", y="runs done")
+
+
+def speedup_chart(curves: pd.DataFrame, points: pd.DataFrame) -> go.Figure:
+    """Speedup S(n) per GPU type and model (``curves``: type, model, n, speedup) against the
+    measured points (``points``: type, n, speedup)."""
+    fig = go.Figure()
+    dash = {"paper": "dot", "fitted": "solid", "measured": "dash"}
+    for i, gpu in enumerate(sorted(curves["type"].unique())):
+        color = GPU_PALETTE[i % len(GPU_PALETTE)]
+        for model, frame in curves[curves["type"] == gpu].groupby("model", sort=False):
+            fig.add_trace(go.Scatter(x=frame["n"], y=frame["speedup"], mode="lines",
+                                     name=f"{gpu} · {model}", legendgroup=gpu,
+                                     line={"color": color, "dash": dash.get(str(model))}))
+        measured = points[points["type"] == gpu]
+        if len(measured):
+            fig.add_trace(go.Scatter(x=measured["n"], y=measured["speedup"], mode="markers",
+                                     name=f"{gpu} · measured points", legendgroup=gpu,
+                                     marker={"color": color, "size": 8, "symbol": "circle-open"}))
+    return _layout(fig, "Speedup S(n) = t(1) / t(n): the three models against the measurements",
+                   height=380, legend_below=True, x="GPU VMs n", y="speedup")

@@ -18,6 +18,20 @@ import streamlit as st
 from deepvm_core import regions
 from deepvm_core.catalog import Catalog
 from deepvm_core.export import recommendation_to_dict
+from deepvm_core.job import (
+    Calibration,
+    JobPlanResult,
+    JobSamples,
+    MeasurementTable,
+    SpeedupModel,
+    Workload,
+    bundled_measurements_paths,
+    calibrate_catalog,
+    configuration_samples,
+    parse_measurements_csv,
+    plan_job,
+    plan_to_dict,
+)
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.policies import Recommendation, Solver, recommend
 from deepvm_core.store import load_catalog
@@ -102,3 +116,73 @@ def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | N
     and a timestamp."""
     doc = recommendation_to_dict(rec, catalog, chosen=chosen, timestamp=timestamp)
     return json.dumps(doc, indent=2) + "\n"
+
+
+# ----------------------------------------------------------------------------- job planner
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def measurements_table(name: str, text: str) -> MeasurementTable:
+    """A measurements CSV parsed (:func:`deepvm_core.job.parse_measurements_csv`)."""
+    return parse_measurements_csv(text, source=name)
+
+
+def bundled_measurements() -> tuple[str, str]:
+    """The bundled scaling measurements: (file name, CSV text)."""
+    name, path = next(iter(sorted(bundled_measurements_paths().items())))
+    return name, path.read_text(encoding="utf-8")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _plan(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
+          pw: float | None, speedup: SpeedupModel, goal: str, deadline: float | None,
+          budget: float | None, trials: int, seed: int, top_k: int) -> JobPlanResult:
+    del catalog_sha256  # the cache key only
+    return plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
+                    goal=goal,  # type: ignore[arg-type]  # checked by plan_job
+                    deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
+                    top_k=top_k)
+
+
+def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: float | None,
+             speedup: SpeedupModel, goal: str, deadline: float | None, budget: float | None,
+             trials: int, seed: int, top_k: int) -> JobPlanResult:
+    """:func:`deepvm_core.job.plan_job`, cached by catalog content and every input (the
+    scenario's PW is not read by the planner, so it is normalised away)."""
+    key = replace(scenario, pw_usd_per_hour=0.0)
+    return _plan(catalog.sha256, catalog, key, workload, pw, speedup, goal, deadline, budget,
+                 trials, seed, top_k)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _samples(catalog_sha256: str, _catalog: Catalog, _result: JobPlanResult, result_key: tuple,
+             speedup: SpeedupModel, index: int, trials: int, seed: int) -> JobSamples:
+    del catalog_sha256, result_key  # the cache key only
+    return configuration_samples(_result, _catalog, speedup, index, trials=trials, seed=seed)
+
+
+def job_samples(catalog: Catalog, result: JobPlanResult, speedup: SpeedupModel, index: int,
+                trials: int, seed: int) -> JobSamples:
+    """Raw Monte Carlo draws of one candidate (for the distribution chart)."""
+    key = (result.scenario, result.workload, result.pw_usd_per_hour)
+    return _samples(catalog.sha256, catalog, result, key, speedup, index, trials, seed)
+
+
+def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | None) -> str:
+    """The "Download plan (JSON)" file: the CLI's ``plan --format json`` document."""
+    return json.dumps(plan_to_dict(result, catalog, timestamp=timestamp), indent=2) + "\n"
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _calibrate(catalog_sha256: str, _catalog: Catalog, name: str, text: str,
+               eflops_reference: str | None) -> Calibration:
+    del catalog_sha256  # the cache key only
+    table = parse_measurements_csv(text, source=name)
+    return calibrate_catalog(_catalog, table, eflops_reference=eflops_reference)
+
+
+def calibration(catalog: Catalog, name: str, text: str,
+                eflops_reference: str | None) -> Calibration:
+    """:func:`deepvm_core.job.calibrate_catalog` of ``catalog`` on a measurements CSV (with
+    ``eflops_reference``, relative eFLOPS from one-node times too)."""
+    return _calibrate(catalog.sha256, catalog, name, text, eflops_reference)

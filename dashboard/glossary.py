@@ -34,6 +34,20 @@ GLOSSARY = {
                          "VMs and memory nodes, each (the paper's simulation used 256).",
     "Presentation": "Hides the research details (Z, FLOPP, K(n)) on the Recommend and Regions "
                     "pages; the cluster, its price and its performance stay.",
+    "MTBI": "Mean time between interruptions: the average hours between two spot reclaims of "
+            "a GPU type's market (an assumption, from the Spot Advisor's bucket by default).",
+    "Makespan": "The wall-clock time of the whole job, interruptions, restarts and checkpoint "
+                "stalls included.",
+    "P10 / P90": "In 10 % of the simulated runs the job took (or cost) less than P10, in 90 % "
+                 "less than P90: the spread to plan for.",
+    "Pareto frontier": "The clusters that no other cluster beats on both expected cost and "
+                       "expected makespan: every sensible choice lies on it.",
+    "Daly interval": "Checkpoint every k epochs, or 0 for Daly's optimal interval, which trades "
+                     "checkpoint stalls against work lost to interruptions.",
+    "Checkpoint stall": "The seconds training pauses to write one checkpoint (to the memory "
+                        "nodes, or through the anchor to its disk).",
+    "Speedup model": "How n VMs speed up an epoch: fitted logistic (default), your measured "
+                     "points, or the paper's n·K(n) proxy (optimistic).",
 }
 
 #: The Configuration column's abbreviations (``SA: 16 x g4dn.xlarge ...``).

@@ -67,6 +67,15 @@ def sync_query_params(page: str) -> None:
                 st.query_params[key] = text
         elif key in st.query_params:
             del st.query_params[key]
+    # The job (Plan a job page) once set, on every page: Recommend shows its cost and time.
+    for p in url.PLAN_PARAMS:
+        value = ss[p.key]
+        if ss.plan_active and value != p.default:
+            text = url.format_plan_param(p.name, value)
+            if st.query_params.get(p.name) != text:
+                st.query_params[p.name] = text
+        elif p.name in st.query_params:
+            del st.query_params[p.name]
 
 
 # ----------------------------------------------------------------------------- session
@@ -76,9 +85,14 @@ def init_state() -> None:
     """Set up every shared key once per session; the URL seeds them on the first run."""
     ss = st.session_state
     if "sb_catalog" not in ss:
-        seeded, warnings = url.parse_query_params(st.query_params.to_dict(), catalog_choices())
-        ss["url_warnings"] = warnings
+        params = st.query_params.to_dict()
+        seeded, warnings = url.parse_query_params(params, catalog_choices())
+        plan_seeded, plan_warnings = url.parse_plan_params(params)
+        ss["url_warnings"] = warnings + plan_warnings
         ss["url_page"] = seeded.get("page")
+        ss["plan_active"] = any(p.name in params for p in url.PLAN_PARAMS)
+        for p in url.PLAN_PARAMS:
+            ss[p.key] = plan_seeded.get(p.name, p.default)
     else:
         seeded = {}
     ss.setdefault("sb_catalog", seeded.get("catalog", url.DEFAULTS["catalog"]))
@@ -103,6 +117,11 @@ def init_state() -> None:
     ss.setdefault("last_fetch", None)  # LastFetch of the Live prices page, or None
     ss.setdefault("kept", {})  # page widget key -> value, kept across page switches
     ss.setdefault("url_warnings", [])
+    ss.setdefault("plan_active", False)  # a job is set: Recommend shows its cost and time
+    for p in url.PLAN_PARAMS:
+        ss.setdefault(p.key, p.default)
+    ss.setdefault("plan_mtbi", {})  # GPU type name -> MTBI hours the user typed
+    ss.setdefault("plan_measurements", None)  # (file name, CSV text) uploaded, or None
 
 
 def set_number(name: str, value: float) -> None:
@@ -253,3 +272,16 @@ class LastFetch:
     def catalog_ids(self) -> tuple[str, ...]:
         """The sidebar ids of the catalogs written, in region order."""
         return tuple(fetched_catalog_id(p) for p in self.result.paths)
+
+
+def use_edited_catalog(active: ActiveCatalog, catalog: Catalog) -> None:
+    """Make ``catalog`` (validated by the core) the working copy of the active catalog, as a
+    valid edit in the catalog editor would; the editor's draft restarts from it."""
+    ss = st.session_state
+    ss.setdefault("ce_drafts", {}).pop(active.id, None)
+    ss.pop("ce_session", None)
+    ss["invalid_drafts"].pop(active.id, None)
+    if catalog.sha256 == active.source.sha256:
+        ss["edits"].pop(active.id, None)
+    else:
+        ss["edits"][active.id] = catalog

@@ -33,6 +33,7 @@ class PageSpec:
 
 PAGES = (
     PageSpec("recommend", "Recommend", "views/recommend.py", ":material/recommend:"),
+    PageSpec("plan", "Plan a job", "views/plan.py", ":material/schedule:"),
     PageSpec("instances", "Instances", "views/instances.py", ":material/memory:"),
     PageSpec("catalog", "Catalog editor", "views/catalog_editor.py", ":material/edit_note:"),
     PageSpec("simulate", "Simulate", "views/simulate.py", ":material/show_chart:"),
@@ -193,5 +194,102 @@ def format_param(key: str, value: Any) -> str:
     if key in ("quotas", "presentation"):
         return "on" if value else "off"
     if key in _BOUNDS:
+        return f"{float(value):g}"
+    return str(value)
+
+
+# ----------------------------------------------------------------------------- Plan a job
+
+
+@dataclass(frozen=True)
+class PlanParam:
+    """One input of the Plan a job page: URL parameter, kind, default and bounds.
+
+    ``kind`` is ``float``, ``int``, ``choice`` (``choices``), ``bool`` or ``text`` (a GPU type
+    name, checked against the catalog by the page). The URL holds it on that page only, and
+    only when it is not at its default; the session key is ``plan_<name>``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    low: float = 0.0
+    high: float = math.inf
+    choices: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"plan_{self.name}"
+
+
+PLAN_PARAMS = (
+    PlanParam("epochs", "float", 30.0, 1e-6, 1e7),
+    PlanParam("epoch_s", "float", 61.16, 1e-6, 1e7),
+    PlanParam("ref", "text", ""),
+    PlanParam("ref_nodes", "int", 1, 1, 100_000),
+    PlanParam("speedup", "choice", "fitted", choices=("paper", "fitted", "measured")),
+    PlanParam("ckpt_every", "int", 1, 0, 1_000_000),  # 0: auto (Daly)
+    PlanParam("restart_min", "float", 6.0, 0.0, 10_000.0),
+    PlanParam("wait_min", "float", 0.0, 0.0, 10_000.0),
+    PlanParam("disk_gbps", "float", 0.25, 1e-6, 1_000.0),
+    PlanParam("ckpt_fixed_s", "float", 0.0, 0.0, 100_000.0),
+    PlanParam("mtbi_scale", "float", 1.0, 0.25, 4.0),
+    PlanParam("goal", "choice", "cheapest", choices=("cheapest", "fastest")),
+    PlanParam("deadline_h", "float", 0.0, 0.0, 1e6),  # 0: none
+    PlanParam("budget_usd", "float", 0.0, 0.0, 1e9),  # 0: none
+    PlanParam("trials", "int", 10_000, 0, 100_000),
+    PlanParam("seed", "int", 0, 0, 2**31 - 1),
+    PlanParam("pw_off", "bool", False),
+)
+PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
+
+
+def parse_plan_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[str]]:
+    """The Plan page's inputs a URL asks for, and a warning per value that cannot be used."""
+    values: dict[str, Any] = {}
+    warnings: list[str] = []
+    for p in PLAN_PARAMS:
+        if p.name not in params:
+            continue
+        raw = params[p.name]
+        text = str((raw[-1] if raw else "") if isinstance(raw, list) else raw).strip()
+
+        def reject(why: str, p: PlanParam = p, text: str = text) -> None:
+            warnings.append(f"URL parameter {p.name}={text!r} {why}; using the default "
+                            f"{format_plan_param(p.name, p.default) or 'none'}.")
+
+        if p.kind == "text":
+            values[p.name] = text
+        elif p.kind == "bool":
+            if text.lower() in _TRUE | _FALSE:
+                values[p.name] = text.lower() in _TRUE
+            else:
+                reject("is not on or off")
+        elif p.kind == "choice":
+            if text in p.choices:
+                values[p.name] = text
+            else:
+                reject(f"is not one of {', '.join(p.choices)}")
+        else:
+            try:
+                number: float = int(text) if p.kind == "int" else float(text)
+            except ValueError:
+                reject("is not a whole number" if p.kind == "int" else "is not a number")
+                continue
+            if not math.isfinite(number):
+                reject("is not a finite number")
+            elif not p.low <= number <= p.high:
+                reject(f"is outside {p.low:g}..{p.high:g}")
+            else:
+                values[p.name] = number
+    return values, warnings
+
+
+def format_plan_param(name: str, value: Any) -> str:
+    """How a Plan page input is written in the URL."""
+    p = PLAN_PARAM_BY_NAME[name]
+    if p.kind == "bool":
+        return "on" if value else "off"
+    if p.kind == "float":
         return f"{float(value):g}"
     return str(value)

@@ -10,6 +10,7 @@ import streamlit as st
 import charts
 import compute
 import formatting
+import job_view
 import result_frames
 import state
 import widgets
@@ -140,6 +141,9 @@ def main() -> None:
                                    f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
                                    presentation=state.presentation())
     preview(rec, active, text)
+    if rec.best is not None:
+        job_view.recommend_panel(active.catalog, scenario, [chosen, *(
+            c for c in rec.deepvm if c != chosen)], int(st.session_state.sb_top))
 
     if rec.deepvm:
         objective = ("" if state.presentation() else

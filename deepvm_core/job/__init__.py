@@ -80,6 +80,7 @@ from deepvm_core.job.planner import (
     PlanAssumptions,
     PlanEstimate,
     PolicyEstimates,
+    configuration_samples,
     plan_job,
     plan_to_dict,
 )
@@ -95,6 +96,7 @@ from deepvm_core.job.speedup import (
 from deepvm_core.job.workload import AUTO, Workload, check_workload, top_spot_flopp_gpu
 
 __all__ = [
+    "configuration_samples",
     "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
     "PLAN_POLICIES", "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
     "Goal", "GpuAssumption", "JobPlanResult", "MonteCarloEstimate", "PlanAssumptions",

@@ -57,7 +57,12 @@ from deepvm_core.export import (
     tool_version,
 )
 from deepvm_core.job.closed_form import JobEstimates, expected_jobs
-from deepvm_core.job.montecarlo import MonteCarloSummary, simulate_jobs
+from deepvm_core.job.montecarlo import (
+    JobSamples,
+    MonteCarloSummary,
+    sample_jobs,
+    simulate_jobs,
+)
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, MtbiSource, mtbi_estimates
 from deepvm_core.job.objectives import pareto_frontier
 from deepvm_core.job.plan import (
@@ -400,6 +405,27 @@ def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
         on_demand_usd_per_hour=np.minimum(table.on_demand_usd_per_hour,
                                           table.price_usd_per_hour),
     )
+
+
+def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel,
+                          index: int, *, trials: int, seed: int) -> JobSamples:
+    """Raw Monte Carlo draws (shape ``(1, trials)``) of candidate ``index`` of ``result``, for a
+    distribution chart: the same process and generator seed as :func:`plan_job`'s statistics.
+
+    ``catalog`` and ``speedup`` must be the ones ``result`` was planned with.
+
+    Raises:
+        InputError: ``index`` is not a candidate of ``result``, or bad ``trials``/``seed``.
+    """
+    if not 0 <= int(index) < result.size:
+        raise InputError("index", index, f"not a candidate (0..{result.size - 1})")
+    trials = _whole("trials", trials, 1, MAX_TRIALS)
+    seed = _whole("seed", seed, 0, 2**63 - 1)
+    clusters = cluster_arrays(catalog, result.candidates)
+    one = ClusterArrays(**{name: getattr(clusters, name)[[int(index)]]
+                           for name in clusters.__dataclass_fields__})
+    plan = plan_jobs(result.workload, catalog, one, speedup)
+    return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
 def _within(est: JobEstimates, deadline_hours: float | None,

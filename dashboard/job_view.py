@@ -1,0 +1,151 @@
+"""The job the user plans (Plan a job page), read from the session, and its estimates.
+
+Shared by the Plan a job page and the Recommend page (which shows the expected job cost and
+time of its configurations once a job is set). Widgets live in the pages; this module only
+turns the session's ``plan_*`` values into core objects and looks estimates up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import compute
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import DeepVMError
+from deepvm_core.job import (
+    ADVISOR_BUCKET_MTBI_HOURS,
+    AUTO,
+    DEFAULT_MTBI_HOURS,
+    JobPlanResult,
+    SpeedupModel,
+    Workload,
+)
+from deepvm_core.model import Arch, Configuration, Scenario
+
+
+@dataclass(frozen=True)
+class JobInputs:
+    """What the planner needs besides the catalog and scenario."""
+
+    workload: Workload
+    speedup: SpeedupModel
+    pw: float | None
+    goal: str
+    deadline: float | None
+    budget: float | None
+    trials: int
+    seed: int
+    top_k: int
+
+
+def default_mtbi_hours(catalog: Catalog) -> dict[str, tuple[float, str]]:
+    """Per GPU type: MTBI hours before the scale and its source (``advisor`` or ``default``)."""
+    out: dict[str, tuple[float, str]] = {}
+    for g in catalog.gpu_types:
+        if g.interruption_bucket is None:
+            out[g.name] = (DEFAULT_MTBI_HOURS, "default")
+        else:
+            out[g.name] = (ADVISOR_BUCKET_MTBI_HOURS[g.interruption_bucket], "advisor")
+    return out
+
+
+def speedup_model(name: str) -> SpeedupModel:
+    """The session's speedup model, with the uploaded (else the bundled) measurements."""
+    ss = st.session_state
+    file_name, text = ss.plan_measurements or compute.bundled_measurements()
+    return SpeedupModel(name,  # type: ignore[arg-type]  # one of the page's choices
+                        compute.measurements_table(file_name, text))
+
+
+def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
+    """The job of the session (raises a DeepVMError naming a bad field)."""
+    ss = st.session_state
+    known = {g.name for g in catalog.gpu_types}
+    overrides = {name: hours for name, hours in ss.plan_mtbi.items() if name in known}
+    every = int(ss.plan_ckpt_every)
+    workload = Workload(
+        epochs=float(ss.plan_epochs), reference_epoch_seconds=float(ss.plan_epoch_s),
+        reference_gpu=ss.plan_ref or None, reference_nodes=int(ss.plan_ref_nodes),
+        checkpoint_gb=scenario.checkpoint_gb,
+        checkpoint_every_epochs=AUTO if every == 0 else every,
+        restart_hours=float(ss.plan_restart_min) / 60, wait_hours=float(ss.plan_wait_min) / 60,
+        disk_gb_per_second=float(ss.plan_disk_gbps),
+        checkpoint_fixed_seconds=float(ss.plan_ckpt_fixed_s),
+        mtbi_hours_by_gpu=overrides, mtbi_scale=float(ss.plan_mtbi_scale))
+    return JobInputs(
+        workload=workload, speedup=speedup_model(ss.plan_speedup),
+        pw=None if ss.plan_pw_off else scenario.pw_usd_per_hour, goal=ss.plan_goal,
+        deadline=float(ss.plan_deadline_h) or None, budget=float(ss.plan_budget_usd) or None,
+        trials=int(ss.plan_trials), seed=int(ss.plan_seed), top_k=top_k)
+
+
+def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
+    """The cached plan of ``inputs``."""
+    return compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
+                            speedup=inputs.speedup, goal=inputs.goal, deadline=inputs.deadline,
+                            budget=inputs.budget, trials=inputs.trials, seed=inputs.seed,
+                            top_k=inputs.top_k)
+
+
+def candidate_index(result: JobPlanResult, config: Configuration) -> int | None:
+    """The candidate of ``result`` that is ``config``, or ``None``."""
+    t = result.candidates
+    if not len(t):
+        return None
+    gpu = next((i for i, g in enumerate(t.gpus) if g.name == config.gpu), -1)
+    cpu = next((i for i, w in enumerate(t.cpus) if w.name == config.cpu), -1)
+    arch = Arch.of(config.architecture)
+    hit = np.flatnonzero((t.architecture == arch) & (t.gpu == gpu) & (t.cpu == cpu)
+                         & (t.n == config.gpu_vms) & (t.m == config.memory_nodes))
+    return int(hit[0]) if hit.size else None
+
+
+def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
+    """``about 0.39 USD and 0.14 h for 30 epochs`` for ``config``, or ``None``."""
+    index = candidate_index(result, config)
+    if index is None:
+        return None
+    cost = float(result.expected_cost_usd[index])
+    hours = float(result.expected_makespan_hours[index])
+    return (f"about {cost:,.2f} USD and {format_hours(hours)} for "
+            f"{result.workload.epochs:g} epochs")
+
+
+def format_hours(hours: float) -> str:
+    """``2.4 h`` or ``25 min``."""
+    if not np.isfinite(hours):
+        return "never"
+    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:,.1f} h"
+
+
+def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configuration],
+                    top_k: int) -> None:
+    """On Recommend, once a job is set: the expected job cost and time of its configurations
+    (the Plan a job page's job, at this page's PW)."""
+    if not st.session_state.plan_active or not configs:
+        return
+    try:
+        inputs = job_inputs(catalog, scenario, top_k)
+        result = plan(catalog, scenario, inputs)
+    except DeepVMError as exc:
+        st.warning(f"Your job cannot be estimated here: {exc}", icon=":material/warning:")
+        return
+    rows = []
+    for i, config in enumerate(configs, 1):
+        index = candidate_index(result, config)
+        if index is None:
+            continue
+        rows.append({"#": i, "Configuration": config.describe().rsplit(",", 1)[0],
+                     "Expected job cost (USD)": float(result.expected_cost_usd[index]),
+                     "Expected makespan (h)": float(result.expected_makespan_hours[index])})
+    with st.container(border=True, key="rec_job"):
+        st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*): "
+                    + (job_summary(result, configs[0]) or "not estimated")
+                    + " on the recommended cluster.")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
+            "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),
+            "Expected makespan (h)": st.column_config.NumberColumn(format="%.3f")})
