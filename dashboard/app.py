@@ -88,6 +88,7 @@ catalog_slot = sidebar()
 state.sync_query_params(slug)
 widgets.url_warnings()
 page.run()
+state.sync_query_params(slug)  # again: a page's own inputs (Plan a job) change during its run
 
 try:
     active = state.active_catalog()

@@ -1,0 +1,182 @@
+"""AppTest tests of the Plan a job page, and of the job on the Recommend page."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from deepvm_core.job import SpeedupModel, Workload, load_measurements, plan_job
+from deepvm_core.job.measurements import MEASUREMENTS_DIR
+from deepvm_core.model import Scenario
+from deepvm_core.store import load_catalog
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+if str(APP.parent) not in sys.path:
+    sys.path.insert(0, str(APP.parent))
+
+import compute  # noqa: E402
+import url  # noqa: E402
+
+CARD = re.compile(r"^### 30 epochs of your job: about \*\*([\d.,]+) USD\*\* \(P90 ([\d.,]+) USD\), "
+                  r"done in about \*\*(.+?)\*\* \(P90 (.+?)\), ([\d.]+) interruptions? expected$")
+
+
+@pytest.fixture
+def plan_page(tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["page"] = "plan"
+    return at
+
+
+def card_text(at: AppTest) -> str:
+    heads = [m.value for m in at.main.markdown if m.value.startswith("### ")]
+    return heads[0] if heads else ""
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def reference_plan(**workload: object) -> object:
+    """The planner's own answer for the page's defaults (fitted model, bundled measurements)."""
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    fields = {"epochs": 30.0, "reference_epoch_seconds": 61.16, "checkpoint_gb": 0.3}
+    fields.update(workload)
+    table = load_measurements(next(MEASUREMENTS_DIR.glob("*.csv")))
+    return plan_job(catalog, Scenario(3.0), Workload(**fields),  # type: ignore[arg-type]
+                    pw_usd_per_hour=3.0, speedup=SpeedupModel("fitted", table), top_k=3)
+
+
+def test_plan_page_shows_every_section(plan_page: AppTest) -> None:
+    plan_page.run()
+    no_errors(plan_page)
+    match = CARD.match(card_text(plan_page))
+    assert match, card_text(plan_page)
+    expected = reference_plan().chosen  # type: ignore[attr-defined]
+    assert float(match.group(1).replace(",", "")) == pytest.approx(
+        expected.expected_cost_usd, abs=0.005)
+    assert len(plan_page.get("plotly_chart")) >= 3  # frontier, distribution, speedup models
+    frame = next(d.value for d in plan_page.dataframe if "Expected USD" in d.value.columns)
+    labels = list(frame[""])
+    assert labels[:3] == ["best 1", "best 2", "best 3"]
+    assert {"Cost-First", "Performance-First", "DeepVM-NoScale"} <= set(labels)
+    assert plan_page.get("download_button")
+    fits = next(d.value for d in plan_page.dataframe if "R²" in d.value.columns)
+    assert set(fits["GPU type"]) == {"g3s.xlarge", "g4dn.xlarge", "g5.xlarge"}
+    assert (fits["R²"] > 0.98).all()
+
+
+def test_changing_epochs_and_mtbi_scale_changes_the_card(plan_page: AppTest) -> None:
+    plan_page.run()
+    before = card_text(plan_page)
+    plan_page.number_input(key="planw_epochs").set_value(60.0).run()
+    no_errors(plan_page)
+    after = card_text(plan_page)
+    assert after.startswith("### 60 epochs of your job") and after != before
+    assert plan_page.query_params["epochs"] == "60"
+    interruptions = float(after.rsplit(", ", 1)[1].split()[0])
+    plan_page.select_slider(key="planw_mtbi_scale").set_value(0.25).run()
+    no_errors(plan_page)
+    riskier = float(card_text(plan_page).rsplit(", ", 1)[1].split()[0])
+    assert riskier > interruptions  # a quarter of the MTBI: more interruptions
+    assert plan_page.query_params["mtbi_scale"] == "0.25"
+
+
+@pytest.mark.parametrize(("param", "value", "why"), [
+    ("epochs", "0", "is outside"), ("epochs", "nan", "is not a finite number"),
+    ("epoch_s", "-3", "is outside"), ("speedup", "magic", "is not one of"),
+    ("trials", "lots", "is not a whole number"),
+])
+def test_bad_url_values_warn_and_fall_back(plan_page: AppTest, param: str, value: str,
+                                           why: str) -> None:
+    plan_page.query_params[param] = value
+    plan_page.run()
+    no_errors(plan_page)
+    warnings = " ".join(w.value for w in plan_page.warning)
+    assert f"URL parameter {param}={value!r} {why}" in warnings
+    assert card_text(plan_page).startswith("### 30 epochs of your job")
+
+
+def test_unknown_reference_type_warns(plan_page: AppTest) -> None:
+    plan_page.query_params["ref"] = "p9.huge"
+    plan_page.run()
+    no_errors(plan_page)
+    assert any("'p9.huge' is not a GPU type of this catalog" in w.value
+               for w in plan_page.warning)
+
+
+def test_infeasible_pw_is_explained(plan_page: AppTest) -> None:
+    plan_page.query_params["pw"] = "0.1"
+    plan_page.run()
+    no_errors(plan_page)
+    assert card_text(plan_page) == "#### No cluster fits this job" or any(
+        m.value == "#### No cluster fits this job" for m in plan_page.markdown)
+    assert any("0.1" in e.value or "PW" in e.value for e in plan_page.error)
+
+
+def test_pw_off_drops_the_papers_policies(plan_page: AppTest) -> None:
+    plan_page.query_params["pw_off"] = "on"
+    plan_page.run()
+    no_errors(plan_page)
+    assert any("PW is off" in i.value for i in plan_page.info)
+    frame = next(d.value for d in plan_page.dataframe if "Expected USD" in d.value.columns)
+    assert not {"Cost-First", "Performance-First"} & set(frame[""])
+
+
+def test_a_malformed_measurements_csv_names_its_line(plan_page: AppTest) -> None:
+    plan_page.run()
+    plan_page.file_uploader(key="plan_csv").upload(
+        "bad.csv", b"instance,nodes,epoch_seconds\ng4dn.xlarge,1,60\ng4dn.xlarge,two,30\n",
+        "text/csv")
+    plan_page.run()
+    no_errors(plan_page)
+    errors = " ".join(e.value for e in plan_page.error)
+    assert "bad.csv was not loaded" in errors and "line 3" in errors
+
+
+def test_use_these_fits_puts_them_in_the_working_catalog(plan_page: AppTest) -> None:
+    plan_page.run()
+    plan_page.button(key="plan_use_fits").click().run()
+    no_errors(plan_page)
+    edited = plan_page.session_state["edits"]["aws-us-east-1-2023-10"]
+    g4 = next(g for g in edited.gpu_types if g.name == "g4dn.xlarge")
+    original = next(g for g in load_catalog("aws-us-east-1-2023-10").gpu_types
+                    if g.name == "g4dn.xlarge")
+    assert g4.scaling != original.scaling  # the fit to the measurements, not the artifact's
+
+
+def test_plan_json_has_the_cli_schema() -> None:
+    result = reference_plan()
+    doc = json.loads(compute.plan_text(result, load_catalog("aws-us-east-1-2023-10"), None))
+    assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier",
+            "chosen"} <= set(doc)
+    assert set(doc["policies"]) == {"deepvm", "deepvm_performance", "deepvm_noscale",
+                                    "cost_first", "performance_first"}
+
+
+def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.run()
+    assert not any("**Your job**" in m.value for m in at.markdown)
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["epochs"] = "30"
+    at.run()
+    no_errors(at)
+    line = next(m.value for m in at.markdown if m.value.startswith("**Your job**"))
+    expected = reference_plan()
+    deepvm = expected.policies.deepvm[0]  # type: ignore[attr-defined]
+    assert f"about {deepvm.expected_cost_usd:,.2f} USD" in line
+
+
+def test_plan_params_round_trip() -> None:
+    for p in url.PLAN_PARAMS:
+        values, warnings = url.parse_plan_params({p.name: url.format_plan_param(p.name,
+                                                                                 p.default)})
+        assert not warnings and values[p.name] == p.default
