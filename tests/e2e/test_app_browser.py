@@ -26,8 +26,8 @@ pytestmark = pytest.mark.e2e
 PW_LABEL = "PW: pricing willingness (USD/hour)"
 LOAD_TIMEOUT_MS = 30_000
 UPDATE_TIMEOUT_MS = 10_000
-PAGES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalog editor",
-         "simulate": "Simulate", "method": "Method"}
+PAGES = {"recommend": "Recommend", "plan": "Plan a job", "instances": "Instances",
+         "catalog": "Catalog editor", "simulate": "Simulate", "method": "Method"}
 
 
 def headline(page: Page):
@@ -49,8 +49,8 @@ def query(page: Page) -> dict[str, str]:
 def test_navigation_opens_every_page(page: Page, streamlit_server: str) -> None:
     """Every link of the top navigation opens its page, with the scenario kept in the URL."""
     open_app(page, f"{streamlit_server}/?pw=2.5")
-    for title in ("Instances", "Catalog editor", "Simulate", "Live prices", "Regions",
-                  "Method", "Recommend"):
+    for title in ("Plan a job", "Instances", "Catalog editor", "Simulate", "Live prices",
+                  "Regions", "Method", "Recommend"):
         page.get_by_role("link", name=title, exact=True).first.click()
         expect(page.get_by_role("heading", name=title, level=1)).to_be_visible(
             timeout=LOAD_TIMEOUT_MS)

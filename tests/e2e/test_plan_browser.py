@@ -1,0 +1,54 @@
+"""Plan a job in a real browser: the epochs and the MTBI scale change the card; the plan JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from browser_helpers import screenshot
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+LOAD_TIMEOUT_MS = 45_000
+UPDATE_TIMEOUT_MS = 15_000
+
+
+def card(page: Page):
+    return page.locator(".st-key-plan_card h3")
+
+
+def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: str,
+                                                 artifacts_dir: Path) -> None:
+    page.goto(f"{streamlit_server}/plan?pw=3")
+    expect(page.get_by_role("heading", name="Plan a job", level=1)).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS)
+    expect(card(page)).to_contain_text("30 epochs of your job", timeout=LOAD_TIMEOUT_MS)
+    before = card(page).inner_text()
+
+    epochs = page.get_by_role("spinbutton", name="Epochs", exact=True)
+    epochs.fill("90")
+    epochs.press("Enter")
+    expect(card(page)).to_contain_text("90 epochs of your job", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]epochs=90(&|$)"))
+    after_epochs = card(page).inner_text()
+    assert after_epochs != before
+
+    page.get_by_text("Assumptions: interruptions, restarts, checkpoints").click()
+    slider = page.get_by_role("slider", name="MTBI scale (sensitivity)")
+    slider.focus()
+    page.keyboard.press("Home")  # × 0.25: four times as many interruptions
+    expect(page).to_have_url(re.compile(r"[?&]mtbi_scale=0.25(&|$)"), timeout=UPDATE_TIMEOUT_MS)
+    expect(card(page)).not_to_have_text(after_epochs, timeout=UPDATE_TIMEOUT_MS)
+    screenshot(page, artifacts_dir / "plan-a-job.png")
+
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download plan (JSON)").click()
+    target = artifacts_dir / "plan.json"
+    info.value.save_as(target)
+    doc = json.loads(target.read_text())
+    assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier"} <= set(doc)
+    assert doc["inputs"]["epochs"] == 90
+    assert doc["assumptions"]["mtbi_scale"] == 0.25
