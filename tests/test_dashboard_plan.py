@@ -180,3 +180,17 @@ def test_plan_params_round_trip() -> None:
         values, warnings = url.parse_plan_params({p.name: url.format_plan_param(p.name,
                                                                                  p.default)})
         assert not warnings and values[p.name] == p.default
+
+
+def test_method_page_states_the_job_model(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["page"] = "method"
+    at.run()
+    no_errors(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "From price per hour to the cost and time of a job" in text
+    assert "The PuLP integer program is not used here" in text
+    assert "Daly" in text and "Can't Be Late" in text
+    latex = " ".join(x.value for x in at.get("latex"))
+    assert r"\delta_{TR}" in latex and "E_1(s)" in latex

@@ -97,6 +97,59 @@ def findings() -> None:
     link("simulate", "Run the sweep yourself")
 
 
+def job_model() -> None:
+    st.markdown("### From price per hour to the cost and time of a job")
+    st.markdown(
+        "The **Plan a job** page estimates what a whole training job costs and when it is done "
+        "on each cluster, with spot interruptions, exactly as the job model states it "
+        "(`job-model.md`).")
+    link("plan", "Plan a job")
+    st.markdown("**Epoch time.** *n* GPU VMs of type *g* take t_g(n) = t_g(1) / S_g(n) seconds "
+                "per epoch. t_g(1) is your measured one-VM time, or your reference time scaled "
+                "by eFLOPS(g_ref) / eFLOPS(g). Three speedup models S_g(n), all with S(1) = 1:")
+    st.markdown("- **fitted** (default): the logistic S(n) = c / (1 + e^(-a(n - b))) fitted "
+                "to measured speedups t(1)/t(n) (Calibrate fits it with scipy's curve_fit "
+                "and reports R²);\n"
+                "- **measured**: your own epoch times, interpolated linearly in n, flat past "
+                "the largest measured n;\n"
+                "- **paper**: S(n) = n · K(n), the proxy behind Z (17 g4dn.xlarge: 16.9× by "
+                "the proxy, 3.9× measured).")
+    st.markdown("**Checkpoints.** Compute time T_c = E · t_g(n), cut into segments of τ "
+                "seconds, each followed by one stall δ (not the last):")
+    st.latex(r"\delta_{TR} = \delta_0 + \frac{8 f \lceil n/m \rceil}{n \, BW(w)}, \qquad"
+             r"\delta_{SA} = \delta_0 + \frac{8 f (n-1)}{n \, BW(v)} + \frac{f}{D}")
+    st.markdown("τ = k · t_g(n) (every k epochs) or **Daly's interval** (Daly, FGCS 2006; "
+                "its first term is Young 1974), with M the MTBI:")
+    st.latex(r"\tau = \sqrt{2 \delta M}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{\delta}{2M}} "
+             r"+ \tfrac{1}{9}\tfrac{\delta}{2M}\right] - \delta \quad (\delta < 2M)")
+    st.markdown("**Interruptions.** One event takes all spot VMs of the cluster at once (one "
+                "type, one market: in public one-week traces of 16-VM p3.2xlarge clusters, "
+                "skypilot-org/spot-traces behind *Can't Be Late*, NSDI'24, 83-97 % of 5-minute "
+                "ticks had all 16 or none). Events are Poisson with rate λ = 1/MTBI while the "
+                "spot VMs are up; on-demand VMs are never interrupted. After an event the work "
+                "since the last checkpoint is lost, the cluster waits W (spot VMs not billed) "
+                "and restarts for R (billed). Exact expectations per segment of length s:")
+    st.latex(r"E_1(s) = (e^{\lambda(R+s)} - 1)\,(1/\lambda + W), \quad "
+             r"E_0(s) = \frac{1 - e^{-\lambda s}}{\lambda} + (1 - e^{-\lambda s})"
+             r"(W + E_1(s)), \quad F_0(s) = (1 - e^{-\lambda s})\, e^{\lambda(R+s)}")
+    st.markdown("Makespan T = Σ E0, events N = Σ F0, cost C = P · (T − N·W) + P_od · N·W "
+                "(P the hourly price, P_od its on-demand part). A seeded Monte Carlo of the "
+                "same process gives P10/P50/P90 and the chance to meet a deadline; the tests "
+                "check that its mean agrees with the closed form.")
+    st.markdown("**Assumptions, shown as such and editable:** the MTBI per GPU type (by "
+                "default from the AWS Spot Instance Advisor's bucket: <5 % → 32 h, 5-10 % → "
+                "16 h, 10-15 % → 8 h, 15-20 % → 4 h, >20 % → 2 h; no bucket → 8 h, flagged; "
+                "the one-week traces measured mean spot lifetimes of 0.8-2.9 h for the worst "
+                "bucket), the MTBI scale (× 0.25 … × 4), R (6 min), W (0), D (0.25 GB/s, the "
+                "EBS gp2 ceiling) and δ0 (0 s).")
+    st.markdown("**Objectives.** Cheapest (least expected cost, optional deadline), fastest "
+                "(least expected makespan, optional job budget) and the Pareto frontier, over "
+                "every feasible cluster. The PuLP integer program is not used here: these "
+                "objectives are nonlinear in n (the speedup, the stalls and the exponentials of "
+                "the interruption model), so they are evaluated exactly, vectorised with numpy, "
+                "on the enumeration's candidate table of every feasible configuration.")
+
+
 def _bundled(name: str) -> tuple[str, int]:
     choice = state.catalog_choices()[name]
     assert choice.path is not None  # bundled catalogs are files
@@ -112,6 +165,8 @@ def main() -> None:
         proxy_note()
     with st.container(border=True):
         findings()
+    with st.container(border=True):
+        job_model()
 
 
 widgets.run_page(main)
