@@ -203,8 +203,8 @@ def _cmd_catalog(args: argparse.Namespace, out: io.TextIOBase) -> int:
     if args.catalog_command == "validate":
         try:
             catalog = load_catalog(args.path)
-        except CatalogError as exc:
-            out.write(str(exc) + "\n")
+        except CatalogError as exc:  # one problem on one line; more, one per line
+            out.write((exc.one_line() if len(exc.problems) == 1 else str(exc)) + "\n")
             return EXIT_USAGE
         out.write(f"OK: {catalog.name} ({catalog.provider}, {catalog.region}, prices "
                   f"{catalog.prices_date}): {len(catalog.gpu_types)} GPU types, "
