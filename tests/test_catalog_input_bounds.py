@@ -6,19 +6,23 @@ parser can raise is caught."""
 from __future__ import annotations
 
 import json
+import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.synthetic import synthetic_catalog
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
+from deepvm_core.catalog.types import MAX_CPU_TYPES, MAX_GPU_TYPES
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.cli import main
 from deepvm_core.errors import CatalogError
 from deepvm_core.json_input import MAX_JSON_DEPTH, json_nesting_depth
 from deepvm_core.store import load_catalog
-from tests.factories import catalog_dict, gpu_row
+from tests.factories import catalog_dict, cpu_row, gpu_row
 
 DEEP_LIST = "[" * 100_000 + "]" * 100_000
 DEEP_OBJECT = '{"a":' * 100_000 + "1" + "}" * 100_000
@@ -197,3 +201,36 @@ def test_fuzz_nesting_depths(depth: int, opener: str, middle: str) -> None:
 def test_fuzz_huge_numbers(digits: int, sign: str, exponent: str) -> None:
     number = sign + "9" * digits + exponent
     only_catalog_errors(json.dumps(catalog_dict()).replace('"vcpus": 4', f'"vcpus": {number}'))
+
+
+# ----------------------------------------------------------------------------- catalog size
+
+
+def test_a_catalog_over_the_row_limits_is_refused_naming_the_count_and_the_limit() -> None:
+    gpus = [gpu_row(f"g{i}") for i in range(10_000)]
+    cpus = [cpu_row(f"c{i}") for i in range(MAX_CPU_TYPES + 1)]
+    start = time.perf_counter()
+    error = refused(json.dumps(catalog_dict(gpus=gpus, cpus=cpus)))
+    assert time.perf_counter() - start < 2.0  # refused before 11,000 rows are validated
+    assert [(p.field, p.value) for p in error.problems] == [
+        ("gpu_types", 10_000), ("cpu_types", MAX_CPU_TYPES + 1)]
+    assert (f"10,000 GPU types; a catalog holds at most {MAX_GPU_TYPES:,}"
+            in error.problems[0].message)
+
+
+def test_a_catalog_at_the_row_limits_loads_and_one_built_past_them_is_refused() -> None:
+    catalog = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
+    text = json.dumps(catalog_to_dict(catalog), indent=2)
+    assert len(text.encode()) < MAX_CATALOG_BYTES / 4
+    assert catalog_from_json_text(text) == catalog
+    extra = replace(catalog.cpu_types[0], name="one-too-many")
+    with pytest.raises(CatalogError) as info:
+        replace(catalog, cpu_types=(*catalog.cpu_types, extra))
+    assert [p.field for p in info.value.problems] == ["cpu_types"]
+
+
+def test_artifact_files_have_the_same_limit() -> None:
+    rows = [{"name": f"g{i}", "type": "G", "ondemand_price": 1.0, "spot_price": 0.3, "vCPU": 4,
+             "network_bandwidth": 10, "flops": 100} for i in range(MAX_GPU_TYPES + 5)]
+    (problem,) = refused(json.dumps({"instances": rows})).problems
+    assert problem.value == MAX_GPU_TYPES + 5

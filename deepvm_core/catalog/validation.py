@@ -37,6 +37,7 @@ from deepvm_core.catalog.types import (
     SaturationStep,
     ScalingParams,
     catalog_problems,
+    row_count_problem,
 )
 from deepvm_core.errors import CatalogError, Problem
 from deepvm_core.json_input import JsonInputError, parse_json_bounded
@@ -301,6 +302,10 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
         c.error("(catalog)", "source", source_text, "must be a text")
         source_text = ""
 
+    too_many = [p for kind in ("gpu_types", "cpu_types") if isinstance(data.get(kind), list)
+                and (p := row_count_problem(kind, len(data[kind]))) is not None]
+    if too_many:  # refused before its rows are validated one by one
+        raise CatalogError(too_many, source)
     gpus: list[GpuType] = []
     cpus: list[CpuType] = []
     for kind in ("gpu_types", "cpu_types"):
