@@ -276,7 +276,14 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not low <= top_k <= high:
         raise InputError("top_k", top_k, f"must be a whole number from {low} to {high}")
     pw = scenario.pw_usd_per_hour
-    table = build_candidates(catalog, scenario, memory_node_choices=top_k)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=top_k)
+    beyond_pw: list[CandidateTable] = []
+
+    def every_price() -> CandidateTable:
+        """Every price, for explanations (the cheapest feasible beyond PW); built on demand."""
+        if not beyond_pw:
+            beyond_pw.append(build_candidates(catalog, scenario, memory_node_choices=1))
+        return beyond_pw[0]
 
     if solver == "enumerate":
         def pick(count: int, noscale: bool = False, arch: Arch | None = None) -> list[
@@ -299,7 +306,8 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
     cost_first, performance_first = single_anchor_baselines(table, np.array([pw]))
 
     arch_notes: dict[str, Explanation] = {
-        arch.key: _explain(catalog, scenario, table, arch) for arch in Arch if best[arch] is None}
+        arch.key: _explain(catalog, scenario, every_price(), arch)
+        for arch in Arch if best[arch] is None}
     best_sa, best_tr = best[Arch.SINGLE_ANCHOR], best[Arch.TIERING]
     return Recommendation(
         scenario=scenario,
@@ -313,7 +321,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
         performance_first=performance_first[0],
         best_single_anchor=best_sa,
         best_tiering=best_tr,
-        explanation=None if deepvm else _explain(catalog, scenario, table, None),
+        explanation=None if deepvm else _explain(catalog, scenario, every_price(), None),
         architecture_notes=arch_notes,
         notes=catalog_notes(catalog),
     )

@@ -23,11 +23,20 @@ def top_indices(
     noscale: bool = False,
     architecture: Arch | None = None,
 ) -> IntArray:
-    """The best ``k`` affordable configurations (price <= PW) of ``table``, best first."""
+    """The best ``k`` affordable configurations (price <= PW) of ``table``, best first.
+
+    Only the configurations whose objective reaches the k-th largest (ties included) can be
+    among them, so only those are ranked (a partition instead of a sort of the whole table).
+    """
     mask = table.price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
     if architecture is not None:
         mask &= table.architecture == architecture
-    return table.rank_order(objective, noscale=noscale, indices=np.flatnonzero(mask))[:k]
+    indices = np.flatnonzero(mask)
+    if 0 < k < indices.size:
+        values = table.objective_values(objective, noscale=noscale)[indices]
+        kth_largest = np.partition(values, indices.size - k)[indices.size - k]
+        indices = indices[values >= kth_largest]
+    return table.rank_order(objective, noscale=noscale, indices=indices)[:k]
 
 
 def best_by_pw(
@@ -68,12 +77,13 @@ def largest_single_anchor(
     shape = (pws.size, len(table.gpus))
     index = np.full(shape, -1, dtype=np.int64)
     count = np.zeros(shape, dtype=np.int64)
-    single = table.architecture == Arch.SINGLE_ANCHOR
+    single = np.flatnonzero(table.architecture == Arch.SINGLE_ANCHOR)
+    single = single[np.lexsort((table.n[single], table.gpu[single]))]  # by GPU type, then n
+    bounds = np.searchsorted(table.gpu[single], np.arange(len(table.gpus) + 1))
     for gi in range(len(table.gpus)):
-        sel = np.flatnonzero(single & (table.gpu == gi))
+        sel = single[bounds[gi]:bounds[gi + 1]]  # price rises with n
         if sel.size == 0:
             continue
-        sel = sel[np.argsort(table.n[sel], kind="stable")]      # price rises with n
         cut = np.searchsorted(table.price_usd_per_hour[sel], pws + PRICE_TOLERANCE_USD,
                               side="right")
         has = cut > 0
