@@ -39,7 +39,7 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
 )
-from deepvm_core.solvers.enumeration import largest_single_anchor, top_indices
+from deepvm_core.solvers.enumeration import largest_single_anchor, top_configurations
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
@@ -276,7 +276,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not low <= top_k <= high:
         raise InputError("top_k", top_k, f"must be a whole number from {low} to {high}")
     pw = scenario.pw_usd_per_hour
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=top_k)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=1)
     beyond_pw: list[CandidateTable] = []
 
     def every_price() -> CandidateTable:
@@ -288,8 +288,8 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
     if solver == "enumerate":
         def pick(count: int, noscale: bool = False, arch: Arch | None = None) -> list[
                 Configuration]:
-            return [table.configuration(int(i)) for i in top_indices(
-                table, pw, scenario.objective, count, noscale=noscale, architecture=arch)]
+            return top_configurations(table, pw, scenario.objective, count, noscale=noscale,
+                                      architecture=arch)
     else:
         from deepvm_core.solvers import ilp
 

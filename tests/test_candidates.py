@@ -15,6 +15,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.ranking import rank_configurations
+from deepvm_core.solvers.enumeration import top_configurations, top_indices
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
 
@@ -163,3 +164,19 @@ def test_memory_node_shortlist_keeps_the_best_of_every_pair(cat: Catalog, s: Sce
     pruned = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=k)
     got = list(zip(pruned.row.tolist(), pruned.cpu.tolist(), strict=True))
     assert len(got) == len(set(got)) and set(got) == want
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cat=catalogs_with_many_memory_nodes(), s=scenarios(pw_max=8.0, nodes_max=60),
+       k=st.integers(1, 12), noscale=st.booleans(), arch=st.sampled_from([None, *Arch]))
+def test_top_configurations_from_one_memory_node_per_row_is_the_full_top_k(
+        cat: Catalog, s: Scenario, k: int, noscale: bool, arch: Arch | None) -> None:
+    """The top-k of the table with every pairing equals :func:`top_configurations` on the table
+    with the best memory node of each (v, n) only."""
+    pw = s.pw_usd_per_hour
+    every = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=None)
+    want = [every.configuration(int(i)) for i in top_indices(
+        every, pw, s.objective, k, noscale=noscale, architecture=arch)]
+    one = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=1)
+    assert top_configurations(one, pw, s.objective, k, noscale=noscale,
+                              architecture=arch) == want
