@@ -26,7 +26,7 @@ from deepvm_core import store
 from deepvm_core.aws import FetchResult
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.model import OBJECTIVES, Scenario
+from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 from deepvm_core.policies import SOLVERS
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
@@ -38,7 +38,7 @@ KIND_NOTES = {"bundled": "bundled with the app", "user": "your saved copy",
 PAGE_SLUGS = ("recommend", "instances", "catalog", "simulate", "live", "regions", "method")
 DEFAULT_PAGE = "recommend"
 TOP_K_RANGE = (1, 20)
-NODE_CAP_RANGE = (1, 100_000)
+NODE_CAP_RANGE = (1, MAX_NODES)  # the core's cap (deepvm_core.model)
 SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP/CBC)"}
 
 

@@ -89,6 +89,7 @@ from deepvm_core.ranking import combined_name_rank, name_ranks, rank_order
 
 __all__ = [
     "ALL_ARCHITECTURES",
+    "MAX_SEARCH_ROWS",
     "CandidateDomain",
     "CandidateTable",
     "build_candidates",
@@ -104,6 +105,12 @@ _ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_
                 "performance_noscale", "scaling_factor")
 #: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
 _CHUNK_ROWS = 1024
+#: The most GPU rows (architecture, GPU type, n) a domain may have: :func:`build_domain` refuses
+#: a larger search space (an :class:`~deepvm_core.errors.InputError` naming its size). Measured
+#: (issue 9, 2 shared cores): ranking 1,000,000 rows takes 1-2 s and about 400 MB; the node
+#: cap alone would allow 20,000,000 on a catalog at the size limit (1,000 GPU types x
+#: 10,000 nodes x 2 architectures), tens of seconds and gigabytes.
+MAX_SEARCH_ROWS = 1_000_000
 
 
 # ----------------------------------------------------------------------------- GPU rows
@@ -330,7 +337,8 @@ def build_domain(
         architectures: which architectures to build rows for.
 
     Raises:
-        InputError: a negative or NaN ``pw_usd_per_hour``.
+        InputError: a negative or NaN ``pw_usd_per_hour``, or a search space of more than
+            :data:`MAX_SEARCH_ROWS` rows.
     """
     pw = _budget_arg(pw_usd_per_hour)
     budget = math.inf if pw is None else pw + PRICE_TOLERANCE_USD
@@ -343,7 +351,7 @@ def build_domain(
     ] if Arch.TIERING in wanted else []
     cheapest_memory_node = min((w.on_demand_usd_per_hour for w in cpus), default=math.inf)
 
-    blocks: list[tuple[Arch, int, IntArray]] = []
+    ranges: list[tuple[Arch, int, int, int]] = []  # (arch, GPU index, first n, last n)
     for gi, g in enumerate(gpus):
         spot, od = g.spot_usd_per_hour, g.on_demand_usd_per_hour
         spot_limit = max_spot_vms(catalog, g, scenario)
@@ -352,14 +360,29 @@ def build_domain(
             top = spot_limit + 1  # n - 1 spot VMs
             if pw is not None:  # one more than affordable, cut exactly below
                 top = min(top, int((budget - od) / spot) + 2)
-            n = np.arange(2, top + 1, dtype=np.int64)
-            blocks.append((Arch.SINGLE_ANCHOR, gi, n[od + (n - 1) * spot <= budget]))
+            ranges.append((Arch.SINGLE_ANCHOR, gi, 2, top))
         if Arch.TIERING in wanted and cpus and spot + cheapest_memory_node <= budget:
             top = spot_limit
             if pw is not None:
                 top = min(top, int((budget - cheapest_memory_node) / spot) + 1)
-            n = np.arange(1, top + 1, dtype=np.int64)
-            blocks.append((Arch.TIERING, gi, n[n * spot + cheapest_memory_node <= budget]))
+            ranges.append((Arch.TIERING, gi, 1, top))
+    size = sum(max(top - low + 1, 0) for _, _, low, top in ranges)
+    if size > MAX_SEARCH_ROWS:
+        raise InputError("max_nodes", scenario.max_nodes, (
+            f"the search space has {size:,} (architecture, GPU type, GPU VM count) rows "
+            f"({len(gpus):,} GPU types, up to {scenario.max_nodes:,} VMs per role"
+            f"{'' if pw is None else f' within PW {pw:g} USD/h'}), more than the "
+            f"{MAX_SEARCH_ROWS:,} ranked in about a second: lower the node cap or PW, or "
+            "apply the quotas"))
+    blocks: list[tuple[Arch, int, IntArray]] = []
+    for arch, gi, low, top in ranges:
+        g = gpus[gi]
+        n = np.arange(low, top + 1, dtype=np.int64)
+        if arch == Arch.SINGLE_ANCHOR:
+            price = g.on_demand_usd_per_hour + (n - 1) * g.spot_usd_per_hour
+        else:
+            price = n * g.spot_usd_per_hour + cheapest_memory_node
+        blocks.append((arch, gi, n[price <= budget]))
 
     cheapest_tiering = min((gpus[gi].spot_usd_per_hour * int(n[0])
                             for arch, gi, n in blocks if arch == Arch.TIERING and n.size),
@@ -505,7 +528,8 @@ def build_candidates(
         architectures: which architectures to enumerate.
 
     Raises:
-        InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``.
+        InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``, or a search space of
+            more than :data:`MAX_SEARCH_ROWS` rows.
     """
     if memory_node_choices is not None and (
             isinstance(memory_node_choices, bool) or not isinstance(memory_node_choices, int)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
@@ -25,12 +24,15 @@ from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
+    DEFAULT_MAX_NODES,
+    MAX_NODES,
     OBJECTIVES,
     Configuration,
     Scenario,
     flopp_ranking,
 )
 from deepvm_core.policies import POLICY_LABELS, SOLVERS, recommend
+from deepvm_core.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.store import load_catalog, write_json_atomic
 from deepvm_core.sweep import pw_grid, sweep
 
@@ -44,7 +46,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _number(kind: type, minimum: float | None = None, strict: bool = False):
+def _number(kind: type[int] | type[float], minimum: float | None = None, strict: bool = False,
+            maximum: float | None = None) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             value = kind(text)
@@ -55,6 +58,8 @@ def _number(kind: type, minimum: float | None = None, strict: bool = False):
         if minimum is not None and (value <= minimum if strict else value < minimum):
             rel = ">" if strict else ">="
             raise argparse.ArgumentTypeError(f"{text!r} must be {rel} {minimum:g}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}")
         return value
     return parse
 
@@ -71,8 +76,10 @@ def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool) -> None:
                    help="checkpoints one memory node keeps in RAM (default 2)")
     p.add_argument("--no-quotas", action="store_true",
                    help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
-    p.add_argument("--max-nodes", type=_number(int, 1), default=256,
-                   help="cap on VM counts per role (default 256)")
+    p.add_argument("--max-nodes", type=_number(int, 1, maximum=MAX_NODES),
+                   default=DEFAULT_MAX_NODES,
+                   help=f"cap on VM counts per role (default {DEFAULT_MAX_NODES}, at most "
+                   f"{MAX_NODES:,})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,6 +95,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
     rec.add_argument("--solver", choices=SOLVERS, default="ilp",
                      help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
+    rec.add_argument("--time-limit", type=_number(float, 0.0, strict=True),
+                     default=ILP_TIME_LIMIT_S, metavar="SECONDS",
+                     help=f"time budget of the integer program (default {ILP_TIME_LIMIT_S:g}); "
+                     "when it proves no optimum within it, the exact enumeration answers and a "
+                     "note says so")
     rec.add_argument("--format", choices=("table", "json"), default="table")
 
     sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
@@ -133,11 +145,12 @@ def _config_line(c: Configuration | None) -> str:
     return c.describe() if c else "none feasible"
 
 
-def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
                         args.max_nodes)
-    rec = recommend(catalog, scenario, args.solver, top_k=args.top)
+    rec = recommend(catalog, scenario, args.solver, top_k=args.top,
+                    time_limit_s=args.time_limit)
     if args.format == "json":
         out.write(json.dumps(recommendation_to_dict(rec, catalog), indent=2) + "\n")
         return 0
@@ -158,15 +171,15 @@ def _cmd_recommend(args: argparse.Namespace, out: io.TextIOBase) -> int:
         out.write(f"Best {ARCHITECTURE_LABELS[arch]}: "
                   f"{_config_line(best) if best else 'none. ' + (note.summary if note else '')}\n")
     for policy in ("deepvm_noscale", "cost_first", "performance_first"):
-        c = rec.policy(policy)
-        perf = f" (performance {c.performance:.1f})" if c else ""
-        out.write(f"{POLICY_LABELS[policy]}: {_config_line(c)}{perf}\n")
-    for note in rec.notes:
-        out.write(f"Note: {note}\n")
+        chosen = rec.policy(policy)
+        perf = f" (performance {chosen.performance:.1f})" if chosen else ""
+        out.write(f"{POLICY_LABELS[policy]}: {_config_line(chosen)}{perf}\n")
+    for line in rec.notes:
+        out.write(f"Note: {line}\n")
     return 0
 
 
-def _cmd_sweep(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw_start, args.ckpt_gb, args.buffer, "paper", not args.no_quotas,
                         args.max_nodes)
@@ -184,7 +197,7 @@ def _cmd_sweep(args: argparse.Namespace, out: io.TextIOBase) -> int:
     return 0
 
 
-def _cmd_flopp(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_flopp(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     rows = flopp_ranking(catalog)
     if args.format == "json":
@@ -199,7 +212,7 @@ def _cmd_flopp(args: argparse.Namespace, out: io.TextIOBase) -> int:
     return 0
 
 
-def _cmd_catalog(args: argparse.Namespace, out: io.TextIOBase) -> int:
+def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
     if args.catalog_command == "validate":
         try:
             catalog = load_catalog(args.path)

@@ -127,3 +127,22 @@ class InputError(DeepVMError, ValueError):
 
 class SolverError(DeepVMError):
     """The integer-programming solver did not prove an optimum (status other than optimal)."""
+
+
+class SolverTimeoutError(SolverError):
+    """The integer program did not prove an optimum within its time budget, or was not run
+    because its program is larger than it solves within the budget.
+
+    Attributes:
+        time_limit_s: the budget, seconds.
+        started: True when CBC ran and hit the budget; False when the program was not built
+            (too many binaries for the budget).
+        binaries: the program's GPU-row binaries.
+    """
+
+    def __init__(self, message: str, *, time_limit_s: float, started: bool,
+                 binaries: int) -> None:
+        super().__init__(message)
+        self.time_limit_s = time_limit_s
+        self.started = started
+        self.binaries = binaries

@@ -194,7 +194,7 @@ class InstanceType:
         checks.number("vcpus", self.vcpus, integer_type=True)
         checks.number("memory_gib", self.memory_gib, optional=True)
         checks.number("network_gbps", self.network_gbps)
-        zones = self.spot_by_zone_usd_per_hour
+        zones: object = self.spot_by_zone_usd_per_hour  # as given, whatever its type
         if zones is not None and not isinstance(zones, Mapping):
             checks.add("spot_by_zone_usd_per_hour", zones, "must be a mapping {zone: USD/hour}")
         elif zones:
@@ -226,8 +226,9 @@ class GpuType(InstanceType):
         checks.number("eflops", self.eflops, optional=True)
         checks.number("interruption_bucket", self.interruption_bucket, optional=True,
                       integer_type=True)
-        if self.scaling is not None and not isinstance(self.scaling, ScalingParams):
-            checks.add("scaling", self.scaling, "must be ScalingParams or None")
+        scaling: object = self.scaling  # as given, whatever its type
+        if scaling is not None and not isinstance(scaling, ScalingParams):
+            checks.add("scaling", scaling, "must be ScalingParams or None")
 
     @property
     def solvable(self) -> bool:

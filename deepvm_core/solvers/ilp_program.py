@@ -80,20 +80,23 @@ as the sum of a row part on :math:`x_r` and a CPU part on :math:`u_w`
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
-import pulp  # type: ignore[import-untyped]
+import pulp
 
 from deepvm_core.candidates import CandidateDomain
 from deepvm_core.errors import SolverError
 from deepvm_core.model import Arch, FloatArray
 
-__all__ = ["CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage", "build_problem",
-           "solve_problem"]
+__all__ = ["CBC_KILL_GRACE_S", "CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage",
+           "build_problem", "solve_problem"]
 
 #: CBC options: only ``increment`` (a new incumbent must improve by at least this much; the
 #: default, 1e-5, is coarser than the objective window of :mod:`deepvm_core.solvers.ilp`).
@@ -102,6 +105,10 @@ __all__ = ["CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage", "build_problem
 #: programs (seen in the ILP's property test; cf. coin-or/Cbc#463, #734), and ``cuts off`` /
 #: ``heuristics off`` gained nothing measurable here.
 CBC_OPTIONS = ("increment 1e-9",)
+#: CBC checks its time limit (``timeMode elapsed``) only between phases: 4 s into a 1.1 s limit
+#: it was still preprocessing 24,500 binaries. :func:`solve_problem` kills it this long after
+#: the limit.
+CBC_KILL_GRACE_S = 0.5
 
 Stage = Literal["objective", "price", "tiebreak"]
 #: A Tiering exclusion cut: (GPU row, CPU index), ``x_row + u_cpu <= 1``.
@@ -261,16 +268,46 @@ def _cbc(time_limit_s: float) -> pulp.LpSolver:
     # The CBC binary bundled with the pulp wheel (what PULP_CBC_CMD runs), through COIN_CMD:
     # PULP_CBC_CMD itself warns that it is deprecated for PuLP 4.0.
     return pulp.COIN_CMD(path=pulp.PULP_CBC_CMD.pulp_cbc_path, msg=False,
-                         timeLimit=time_limit_s, gapRel=0, gapAbs=0, options=list(CBC_OPTIONS))
+                         timeLimit=time_limit_s, timeMode="elapsed", gapRel=0, gapAbs=0,
+                         options=list(CBC_OPTIONS))
+
+
+def _run_cbc(prob: pulp.LpProblem, time_limit_s: float) -> None:
+    """Solve ``prob`` with CBC as :class:`pulp.COIN_CMD` does (MPS in, solution file out, the
+    same options), but kill CBC :data:`CBC_KILL_GRACE_S` after its time limit: the status is
+    then "not solved" and no value is set."""
+    solver = _cbc(time_limit_s)
+    with tempfile.TemporaryDirectory(prefix="deepvm-cbc-") as folder:
+        mps, solution = Path(folder, "program.mps"), Path(folder, "program.sol")
+        variables, variable_names, constraint_names, _ = prob.writeMPS(str(mps), rename=1)
+        options = [word for option in (*solver.getOptions(), *CBC_OPTIONS)
+                   for word in f"-{option}".split()]  # "-ratio 0" -> "-ratio", "0"
+        args = [solver.path, str(mps), *(["-max"] if prob.sense == pulp.LpMaximize else []),
+                "-sec", f"{time_limit_s}", *options, "-solve", "-printingOptions", "all",
+                "-solution", str(solution)]
+        try:
+            done = subprocess.run(args, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  timeout=time_limit_s + CBC_KILL_GRACE_S, check=False)
+        except subprocess.TimeoutExpired:  # killed
+            prob.assignStatus(pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound)
+            return
+        except OSError as exc:
+            raise SolverError(f"CBC could not be run: {exc}") from None
+        if done.returncode != 0 or not solution.exists():
+            raise SolverError(f"CBC could not be run: exit code {done.returncode}, "
+                              f"{'a' if solution.exists() else 'no'} solution file")
+        status, values, _, _, _, sol_status = solver.readsol_MPS(
+            str(solution), prob, variables, variable_names, constraint_names)
+    prob.assignVarsVals(values)
+    prob.assignStatus(status, sol_status)
 
 
 def solve_problem(built: BuiltProblem, time_limit_s: float) -> SolveResult:
-    """Solve ``built`` with CBC and read the chosen variables (no status check here)."""
+    """Solve ``built`` with CBC within ``time_limit_s`` seconds of wall-clock time (CBC's own
+    limit, then a kill) and read the chosen variables (no status check here)."""
     start = time.perf_counter()
-    try:
-        built.problem.solve(_cbc(time_limit_s))
-    except pulp.PulpSolverError as exc:
-        raise SolverError(f"CBC could not be run: {exc}") from None
+    _run_cbc(built.problem, time_limit_s)
     prob = built.problem
     chosen = tuple(r for r, var in built.x.items() if (var.varValue or 0.0) > 0.5)
     cpus = tuple(wi for wi, var in built.u.items() if (var.varValue or 0.0) > 0.5)
