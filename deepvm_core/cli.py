@@ -32,11 +32,14 @@ from deepvm_core.model import (
     flopp_ranking,
 )
 from deepvm_core.policies import POLICY_LABELS, SOLVERS, recommend
+from deepvm_core.replay import read_export, replay
 from deepvm_core.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.store import load_catalog, write_json_atomic
 from deepvm_core.sweep import pw_grid, sweep
 
 EXIT_USAGE = 2
+#: ``recommend --replay``: the export's recommendation came out differently.
+EXIT_DIFFERS = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,11 +67,12 @@ def _number(kind: type[int] | type[float], minimum: float | None = None, strict:
     return parse
 
 
-def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool) -> None:
-    p.add_argument("--catalog", required=True,
+def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool,
+                       replayable: bool = False) -> None:
+    p.add_argument("--catalog", required=not replayable,
                    help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
     if with_pw:
-        p.add_argument("--pw", type=_number(float, 0.0), required=True,
+        p.add_argument("--pw", type=_number(float, 0.0), required=not replayable,
                        help="pricing willingness, USD per hour")
     p.add_argument("--ckpt-gb", type=_number(float, 0.0, strict=True), default=0.3,
                    help="checkpoint size, GB (default 0.3)")
@@ -89,7 +93,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rec = sub.add_parser("recommend", help="recommend configurations for one scenario")
-    _add_scenario_args(rec, with_pw=True)
+    _add_scenario_args(rec, with_pw=True, replayable=True)
+    rec.add_argument("--replay", metavar="EXPORT.json",
+                     help="run the recommendation of an export (this command's JSON) again, "
+                     "with its inputs and catalog (found unchanged by name and sha256, else "
+                     "rebuilt from the rows it holds), and say whether it matches: exit 0 when "
+                     "it does, 1 when it differs, 2 on a bad file; takes no --catalog or --pw, "
+                     "and the other scenario options are the export's")
     rec.add_argument("--top", type=_number(int, 1), default=3, help="how many (default 3)")
     rec.add_argument("--objective", choices=OBJECTIVES, default="paper",
                      help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
@@ -145,7 +155,35 @@ def _config_line(c: Configuration | None) -> str:
     return c.describe() if c else "none feasible"
 
 
+def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    doc = read_export(args.replay)
+    result = replay(doc)
+    if args.format == "json":
+        out.write(json.dumps({"matches": result.matches,
+                              "differences": list(result.differences),
+                              "catalog": result.catalog_origin, "notes": list(result.notes),
+                              "replayed": result.replayed}, indent=2) + "\n")
+        return 0 if result.matches else EXIT_DIFFERS
+    s = result.recommendation.scenario
+    out.write(f"Replayed {args.replay}: catalog {result.catalog_origin}; PW "
+              f"{s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
+              f"{s.buffer_checkpoints:g}; objective {s.objective}; quotas "
+              f"{'on' if s.use_quotas else 'off'}; node cap {s.max_nodes}; top "
+              f"{result.recommendation.top_k}; solver {result.recommendation.solver}\n")
+    if result.matches:
+        chosen = result.replayed["chosen"]
+        out.write(f"matches: the same {len(result.replayed['deepvm'])} configurations and "
+                  f"prices; chosen: {chosen['summary'] if chosen else 'none'}\n")
+    else:
+        out.write(f"differs: {len(result.differences)} configuration(s)\n")
+        out.writelines(f"  {line}\n" for line in result.differences)
+    out.writelines(f"Note: {line}\n" for line in (*result.notes, *result.recommendation.notes))
+    return 0 if result.matches else EXIT_DIFFERS
+
+
 def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
+    if args.replay is not None:
+        return _cmd_replay(args, out)
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
                         args.max_nodes)
@@ -242,6 +280,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``deepvm``; returns the exit code (0 ok, 2 user error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "recommend":
+        given = [f"--{name}" for name in ("catalog", "pw") if getattr(args, name) is not None]
+        if args.replay is not None and given:
+            parser.error(f"recommend --replay takes the scenario from the export; drop "
+                         f"{' and '.join(given)}")
+        if args.replay is None and len(given) < 2:
+            parser.error("recommend needs --catalog and --pw (or --replay EXPORT.json)")
     out = sys.stdout
     try:
         if args.command == "recommend":
