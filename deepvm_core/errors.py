@@ -136,13 +136,16 @@ class SolverTimeoutError(SolverError):
     Attributes:
         time_limit_s: the budget, seconds.
         started: True when CBC ran and hit the budget; False when the program was not built
-            (too many binaries for the budget).
+            (too large for the budget).
         binaries: the program's GPU-row binaries.
+        constraints: its saturation constraints (one per Tiering GPU type and memory-node
+            type).
     """
 
     def __init__(self, message: str, *, time_limit_s: float, started: bool,
-                 binaries: int) -> None:
+                 binaries: int, constraints: int = 0) -> None:
         super().__init__(message)
         self.time_limit_s = time_limit_s
         self.started = started
         self.binaries = binaries
+        self.constraints = constraints

@@ -266,15 +266,16 @@ def _explain(
 # ----------------------------------------------------------------------------- recommend
 
 
-def ilp_fallback_note(time_limit_s: float, *, started: bool = True,
-                      binaries: int | None = None) -> str:
+def ilp_fallback_note(time_limit_s: float, *, started: bool = True, binaries: int = 0,
+                      constraints: int = 0) -> str:
     """The note of a recommendation the enumeration answered because the integer program did not
     prove an optimum within ``time_limit_s`` seconds (``started`` False: it was not run, its
-    ``binaries`` being too many for the budget)."""
+    ``binaries`` and saturation ``constraints`` being too many for the budget)."""
     tail = "these results come from the exact enumeration, which gives the same ranking."
-    if not started and binaries is not None:
-        return (f"The integer program was not run: its {binaries:,} binaries are more than it "
-                f"solves within {time_limit_s:g} s; {tail}")
+    if not started:
+        return (f"The integer program was not run: its {binaries:,} binaries and "
+                f"{constraints:,} saturation constraints are more than it solves within "
+                f"{time_limit_s:g} s; {tail}")
     return f"The integer program did not prove an optimum within {time_limit_s:g} s; {tail}"
 
 
@@ -371,7 +372,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
         except SolverTimeoutError as exc:
             solved_by = "enumerate"
             notes += (ilp_fallback_note(time_limit_s, started=exc.started or bool(solved),
-                                        binaries=exc.binaries),)
+                                        binaries=exc.binaries, constraints=exc.constraints),)
             deepvm, noscale, best = _deepvm_picks(enumerated, top_k)
     cost_first, performance_first = single_anchor_baselines(table, np.array([pw]))
 

@@ -174,8 +174,9 @@ def test_the_integer_program_past_its_budget_says_the_enumeration_answered(capsy
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "1000", "--no-quotas",
                        "--max-nodes", "10000")
     assert code == 0
-    assert ("Note: The integer program was not run: its 28,175 binaries are more than it "
-            "solves within 5 s; these results come from the exact enumeration") in out
+    assert ("Note: The integer program was not run: its 28,175 binaries and 24 saturation "
+            "constraints are more than it solves within 5 s; these results come from the exact "
+            "enumeration") in out
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "1000", "--no-quotas",
                        "--max-nodes", "10000", "--format", "json")
     assert json.loads(out)["notes"][-1].startswith("The integer program was not run")

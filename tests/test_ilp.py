@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.synthetic import synthetic_catalog
 from deepvm_core.candidates import build_candidates, build_domain
-from deepvm_core.catalog import Catalog
+from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import MAX_NODES, Arch, Configuration, Scenario
 from deepvm_core.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
@@ -340,7 +341,7 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
                                      aws_catalog: Catalog) -> None:
     """A stage 1 over 24,000 binaries does not end within 5 s; with 1.5 s CBC stops (wall clock)
     and the call says so, instead of an 'infeasible' that would end the list."""
-    monkeypatch.setattr(ilp, "ILP_ROWS_PER_SECOND", 10**9)  # build it anyway
+    monkeypatch.setattr(ilp, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
     assert len(build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)) > 24_000
     start = time.perf_counter()
@@ -352,11 +353,59 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
 
 def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -> None:
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
-    rows = len(build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0))
-    assert not ilp.fits_time_limit(rows, ILP_TIME_LIMIT_S)
+    rows, constraints = ilp.program_size(
+        build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0))
+    assert (rows, constraints) == (28_175, 3 * 8)
+    assert not ilp.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
     start = time.perf_counter()
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(aws_catalog, scenario, 3)
     assert time.perf_counter() - start < 1.0
     assert not info.value.started and info.value.binaries == rows
     assert f"{rows:,} binaries" in str(info.value)
+
+
+def test_saturation_constraints_count_in_the_programs_size() -> None:
+    """At the catalog size limit a few thousand binaries come with a million saturation
+    constraints (one per GPU and memory-node type): building them took 12 s, writing them 13 s.
+    The program is not built; the call returns at once."""
+    catalog = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
+    scenario = Scenario(3.0, use_quotas=False)
+    binaries, constraints = ilp.program_size(build_domain(catalog, scenario,
+                                                          pw_usd_per_hour=3.0))
+    assert binaries < ilp.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
+    start = time.perf_counter()
+    with pytest.raises(SolverTimeoutError) as info:
+        ilp.solve_top_k(catalog, scenario, 3)
+    assert time.perf_counter() - start < 2.0
+    assert info.value.constraints == constraints and not info.value.started
+
+
+@pytest.mark.parametrize("share, stopped, timeout", [
+    (0.6, False, True),   # "infeasible" after more than half the limit: not trusted
+    (0.01, True, True),   # CBC says it stopped on time (seen at 3.8 s of a 4.7 s limit)
+    (0.01, False, False),  # a quick proof of infeasibility: no further configuration
+])
+def test_when_an_infeasible_answer_is_trusted(monkeypatch: pytest.MonkeyPatch,
+                                              aws_catalog: Catalog, share: float,
+                                              stopped: bool, timeout: bool) -> None:
+    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+        return ilp_program.SolveResult(status=pulp.LpStatusInfeasible,
+                                       sol_status=pulp.LpSolutionInfeasible, objective=None,
+                                       seconds=share * time_limit_s, stopped_on_time=stopped)
+
+    monkeypatch.setattr(ilp, "solve_problem", fake)
+    if timeout:
+        with pytest.raises(SolverTimeoutError):
+            ilp.solve_top_k(aws_catalog, Scenario(3.0), 3)
+    else:
+        assert ilp.solve_top_k(aws_catalog, Scenario(3.0), 3) == []
+
+
+def test_a_real_solve_that_stops_on_time_says_so(aws_catalog: Catalog) -> None:
+    scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
+    domain = build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)
+    built = ilp_program.build_problem(domain, domain.objective_values("paper"), "objective",
+                                      range(len(domain)))
+    result = ilp_program.solve_problem(built, 0.5)
+    assert result.stopped_on_time and not result.optimal

@@ -266,8 +266,9 @@ def test_the_issue_scenario_falls_back_to_the_enumeration_at_once(aws_catalog: C
     assert time.perf_counter() - start < 2.0
     assert rec.solver == "ilp" and rec.solved_by == "enumerate"
     assert rec.notes[-1] == (
-        "The integer program was not run: its 28,175 binaries are more than it solves within "
-        "5 s; these results come from the exact enumeration, which gives the same ranking.")
+        "The integer program was not run: its 28,175 binaries and 24 saturation constraints "
+        "are more than it solves within 5 s; these results come from the exact enumeration, "
+        "which gives the same ranking.")
     assert replace(rec, solver="enumerate", notes=rec.notes[:-1]) == recommend(
         aws_catalog, scenario)
 

@@ -51,13 +51,17 @@ further configuration" and ends the list.
 **Time budget.** One call has ``time_limit_s`` seconds (default :data:`ILP_TIME_LIMIT_S`, what
 an interactive page can wait) for all its solves: each CBC run gets what is left as its wall-clock
 limit (CBC's ``timeMode elapsed``), and a solve that reaches it, or a call whose budget is spent,
-raises :class:`~deepvm_core.errors.SolverTimeoutError`. CBC 2.10.3 stopped by its time limit
-during preprocessing reports the program *infeasible* (seen on 28,000 binaries), so an
-"infeasible" that took the whole limit is a time-out too, never "no further configuration". A
-domain of more than :data:`ILP_ROWS_PER_SECOND` rows per second of budget is not built at all
-(building alone would use the budget, and CBC does not prove those in time): the same error,
-with ``started`` False. :func:`deepvm_core.policies.recommend` then answers with the exact
-enumeration and says so.
+raises :class:`~deepvm_core.errors.SolverTimeoutError`, as does CBC's own "stopped on time"
+(which it may say before the limit by the wall clock). CBC 2.10.3 stopped by its time limit
+during preprocessing reports the program *infeasible* (seen on 28,000 binaries), so a
+non-optimal answer after :data:`SUSPECT_SHARE` of the limit is a time-out too, never "no
+further configuration". A
+program larger than :data:`ILP_SIZE_PER_SECOND` (binaries plus saturation constraints) per
+second of budget is not built at all (building and writing it alone would use the budget, and
+CBC does not prove those in time): the same error, with ``started`` False. The saturation
+constraints count: one per Tiering GPU type and memory-node type, a million on a catalog at the
+size limit, where building took 12 s and writing the program 13 s.
+:func:`deepvm_core.policies.recommend` then answers with the exact enumeration and says so.
 
 **Cost** (measured with ``recommend(..., solver="ilp")``: a top-3, the NoScale best and a
 best-of-architecture when needed; CBC 2.10.3 from the pulp wheel on 2 shared cores, so the
@@ -98,13 +102,19 @@ from deepvm_core.model import (
 from deepvm_core.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
 
-__all__ = ["ILP_ROWS_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
-           "fits_time_limit", "solve_top_k"]
+__all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
+           "fits_time_limit", "program_size", "solve_top_k"]
 
-#: Domain rows (GPU-row binaries) the program is built for per second of budget; a larger one is
-#: not built (module doc, "Time budget"). From the measured costs below: a top-3 over 18,000
-#: rows takes 5 s, a recommendation (top-3, NoScale, best per architecture) about twice that.
-ILP_ROWS_PER_SECOND = 4_000
+#: A solve that ends without an optimum after this share of its time limit counts as timed
+#: out, whatever it says: CBC 2.10.3 stopped by its limit in preprocessing reports
+#: "infeasible". Falling back to the enumeration is always correct; ending a top-k list on a
+#: false "infeasible" is not.
+SUSPECT_SHARE = 0.5
+#: Program size (GPU-row binaries plus saturation constraints, :func:`program_size`) built per
+#: second of budget; a larger program is not built (module doc, "Time budget"). Measured (2
+#: shared cores): a top-3 over 18,000 binaries takes 5 s; a stage 1 over 1,700 binaries and
+#: 40,000 saturation constraints 5.6 s, over 830 and 10,000 0.6 s.
+ILP_SIZE_PER_SECOND = 4_000
 
 #: Objective values closer than this (relative to the largest coefficient) are "suspects" that
 #: CBC may not separate (it resolves about 1e-7 of the objective's scale).
@@ -164,8 +174,9 @@ class _Search:
         self.solves.append((stage, result.seconds))
         if result.optimal:
             pass
-        elif result.seconds >= left or time.monotonic() >= self.deadline:
-            raise self._timeout(stage, f"with {result.describe()}; at")  # infeasible included
+        elif (result.stopped_on_time or result.seconds >= SUSPECT_SHARE * left
+              or time.monotonic() >= self.deadline):  # "infeasible" included
+            raise self._timeout(stage, f"with {result.describe()}; at")
         elif result.infeasible:
             return None
         else:
@@ -366,17 +377,26 @@ def solve_top_k(
                           architectures=archs)
     if len(domain) == 0:
         return []
-    if not fits_time_limit(len(domain), time_limit_s):
+    binaries, constraints = program_size(domain)
+    if not fits_time_limit(binaries, constraints, time_limit_s):
         raise SolverTimeoutError(
-            f"the integer program was not run: {len(domain):,} binaries are more than it solves "
-            f"within {time_limit_s:g} s (about {ILP_ROWS_PER_SECOND:,} per second)",
-            time_limit_s=time_limit_s, started=False, binaries=len(domain))
+            f"the integer program was not run: its {binaries:,} binaries and {constraints:,} "
+            f"saturation constraints are more than it solves within {time_limit_s:g} s (about "
+            f"{ILP_SIZE_PER_SECOND:,} per second)", time_limit_s=time_limit_s, started=False,
+            binaries=binaries, constraints=constraints)
     coef = domain.objective_values(scenario.objective, noscale=noscale)
     return _Search(domain, coef, float(time_limit_s), start + time_limit_s, scenario.objective,
                    noscale).run(k)
 
 
-def fits_time_limit(binaries: int, time_limit_s: float) -> bool:
-    """True when a program over ``binaries`` domain rows is worth building within
-    ``time_limit_s`` seconds (:data:`ILP_ROWS_PER_SECOND`)."""
-    return binaries <= ILP_ROWS_PER_SECOND * time_limit_s
+def program_size(domain: CandidateDomain) -> tuple[int, int]:
+    """The program's GPU-row binaries and saturation constraints (one per GPU type with Tiering
+    rows and memory-node type) over ``domain``."""
+    tiering_gpus = np.unique(domain.gpu[domain.architecture == Arch.TIERING]).size
+    return len(domain), tiering_gpus * len(domain.cpus)
+
+
+def fits_time_limit(binaries: int, constraints: int, time_limit_s: float) -> bool:
+    """True when a program of this size is worth building within ``time_limit_s`` seconds
+    (:data:`ILP_SIZE_PER_SECOND`)."""
+    return binaries + constraints <= ILP_SIZE_PER_SECOND * time_limit_s
