@@ -8,7 +8,9 @@
 3. the same sweep on a generated catalog of 100 GPU and 100 CPU types, and the candidate table
    there: pruned (what the sweep uses) and unpruned with no budget (what the job planner uses);
 4. for scale: the test oracle (model.md in plain Python loops) at one PW;
-5. the performance objective's mean gain over the paper's objective on the Fig. 3 sweep.
+5. the performance objective's mean gain over the paper's objective on the Fig. 3 sweep;
+6. the limits (issue 9): a catalog at the size limit (loading, FLOPP, recommend with both
+   solvers, the sweep) and the bundled catalogs at the node cap.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 from synthetic import synthetic_catalog  # noqa: E402
 
 from deepvm_core.candidates import CandidateTable, build_candidates  # noqa: E402
-from deepvm_core.model import Scenario  # noqa: E402
+from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES  # noqa: E402
+from deepvm_core.catalog.schema import catalog_to_dict  # noqa: E402
+from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
+from deepvm_core.model import MAX_NODES, Scenario, flopp_ranking  # noqa: E402
 from deepvm_core.policies import SOLVERS, Recommendation, recommend  # noqa: E402
 from deepvm_core.store import load_catalog  # noqa: E402
 from deepvm_core.sweep import SweepResult, pw_grid, sweep  # noqa: E402
@@ -107,5 +112,45 @@ def main() -> None:
           f"{bool((ratio >= 1 - 1e-12).all())}")
 
 
+def limits() -> None:
+    """Section 6: the core at the catalog size limit and at the node cap."""
+    import json
+
+    largest = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
+    text = json.dumps(catalog_to_dict(largest), indent=2)
+    print(f"\n== at the size limit: {MAX_GPU_TYPES:,} GPU x {MAX_CPU_TYPES:,} CPU types "
+          f"({len(text) / 1e6:.2f} MB), 256 nodes, quotas off ==")
+    cases: list[tuple[str, Callable[[], object], int]] = [
+        ("load + validate the file", partial(catalog_from_json_text, text), 3),
+        ("FLOPP ranking", partial(flopp_ranking, largest), 3),
+    ]
+    for pw, top in ((3.0, 3), (100.0, 3), (1e6, 3), (1e6, 100)):
+        scenario = Scenario(pw, 0.3, 2.0, use_quotas=False)
+        cases.append((f"recommend enumerate PW {pw:g} top {top}",
+                      partial(recommend, largest, scenario, "enumerate", top_k=top), 3))
+    cases.append(("recommend ilp PW 3 (falls back)",
+                  partial(recommend, largest, Scenario(3.0, 0.3, 2.0, use_quotas=False), "ilp"),
+                  1))
+    cases.append(("sweep PW 0..10 step 0.1", partial(
+        sweep, largest, Scenario(0.0, 0.3, 2.0, use_quotas=False), pw_grid(0.0, 10.0, 0.1)), 3))
+    for label, call, repeat in cases:
+        med, low, result = timed(call, repeat)
+        extra = ""
+        if isinstance(result, Recommendation):
+            extra = f"  solved by {result.solved_by}"
+        print(f"{label:<40} median {med:8.1f} ms  min {low:8.1f} ms{extra}")
+    print(f"\n== the node cap ({MAX_NODES:,} per role), quotas off, PW 1000 and 10000 ==")
+    for name in ("aws-us-east-1-2023-10", "paper-simulated"):
+        catalog = load_catalog(name)
+        for pw in (1000.0, 10000.0):
+            scenario = Scenario(pw, 0.3, 2.0, use_quotas=False, max_nodes=MAX_NODES)
+            for solver in SOLVERS:
+                med, low, rec = timed(partial(recommend, catalog, scenario, solver), 3)
+                assert isinstance(rec, Recommendation)
+                print(f"{name:<24} PW {pw:>6g} {solver:<10} median {med:8.1f} ms  min "
+                      f"{low:8.1f} ms  solved by {rec.solved_by}")
+
+
 if __name__ == "__main__":
     main()
+    limits()

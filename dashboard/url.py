@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.model import OBJECTIVES
+from deepvm_core.model import MAX_NODES, OBJECTIVES
 from deepvm_core.policies import SOLVERS
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
@@ -95,7 +95,7 @@ CONTROLS = (
 )
 CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
 TOP_K_RANGE = (1, 20)
-NODE_CAP_RANGE = (1, 100_000)
+NODE_CAP_RANGE = (1, MAX_NODES)  # the core's cap (deepvm_core.model)
 
 #: The Simulate page's PW sweep (USD/hour): the slider's span and the step's bounds. Its
 #: parameters are in the URL of that page only, and only when not at their defaults.

@@ -40,6 +40,16 @@ can enter a top-``memory_node_choices`` list; :func:`build_candidates` keeps tho
 default: the cheapest memory node per (v, n)), and ``memory_node_choices=None`` keeps every
 (v, w, n) with its cheapest valid m.
 
+To find them it does not pair every row with every memory-node type: for one GPU type v, two
+types w that give the same ``n_sat(min(BW(v), BW(w)))`` and have the same node limit need the
+same m for every n and are both within their limit or both not, so between them the lower
+``OD(w)`` (then the name) wins at every n. :meth:`CandidateDomain.memory_node_shortlist` keeps
+the ``memory_node_choices`` best of each such class, a few classes per GPU type (the saturation
+table has a handful of steps), and only those are paired with v's rows: on a catalog of 1,000
+CPU types that is about 1 % of the pairs. (Two prices ``n SP + m OD(w)`` whose ``OD`` differ
+could round to the same float, where the full pairing would fall back to the name; the shortlist
+keeps the lower ``OD``, the cheaper one in exact arithmetic.)
+
 Ranking: :meth:`CandidateTable.rank_order` orders configurations as stage 4 does
 (:mod:`deepvm_core.ranking`), with one name rank per configuration
 (:meth:`CandidateDomain.name_rank`).
@@ -79,6 +89,7 @@ from deepvm_core.ranking import combined_name_rank, name_ranks, rank_order
 
 __all__ = [
     "ALL_ARCHITECTURES",
+    "MAX_SEARCH_ROWS",
     "CandidateDomain",
     "CandidateTable",
     "build_candidates",
@@ -94,6 +105,12 @@ _ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_
                 "performance_noscale", "scaling_factor")
 #: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
 _CHUNK_ROWS = 1024
+#: The most GPU rows (architecture, GPU type, n) a domain may have: :func:`build_domain` refuses
+#: a larger search space (an :class:`~deepvm_core.errors.InputError` naming its size). Measured
+#: (issue 9, 2 shared cores): ranking 1,000,000 rows takes 1-2 s and about 400 MB; the node
+#: cap alone would allow 20,000,000 on a catalog at the size limit (1,000 GPU types x
+#: 10,000 nodes x 2 architectures), tens of seconds and gigabytes.
+MAX_SEARCH_ROWS = 1_000_000
 
 
 # ----------------------------------------------------------------------------- GPU rows
@@ -180,6 +197,36 @@ class CandidateDomain:
         if cpus is None:
             return part
         return part + np.where(cpus >= 0, np.append(self.cpu_name_rank, 0)[cpus], 0)
+
+    def memory_node_shortlist(self, per_class: int) -> IntArray:
+        """Per GPU type, the memory-node types worth pairing with its Tiering rows when only the
+        best ``per_class`` of each (v, n) are kept (module doc, "Pruning").
+
+        Returns:
+            CPU indices of shape ``(len(gpus), S)``, -1 where a GPU type has fewer than ``S``:
+            for each class of types with the same n_sat with v and the same node limit, its
+            ``per_class`` cheapest (on-demand price, then name).
+        """
+        shape = (len(self.gpus), len(self.cpus))
+        if 0 in shape:
+            return np.zeros((shape[0], 0), dtype=np.int64)
+        nsat = self.saturation_limit
+        limit = np.broadcast_to(self.memory_node_limit, shape)
+        order = np.lexsort((np.broadcast_to(self.cpu_rank, shape),
+                            np.broadcast_to(self.memory_node_price_usd_per_hour, shape),
+                            limit, nsat), axis=1)
+        sorted_nsat = np.take_along_axis(nsat, order, axis=1)
+        sorted_limit = np.take_along_axis(limit, order, axis=1)
+        first = np.ones(shape, dtype=bool)  # first member of its class, in sorted order
+        first[:, 1:] = ((sorted_nsat[:, 1:] != sorted_nsat[:, :-1])
+                        | (sorted_limit[:, 1:] != sorted_limit[:, :-1]))
+        position = np.broadcast_to(np.arange(shape[1]), shape)
+        class_start = np.maximum.accumulate(np.where(first, position, 0), axis=1)
+        keep = position - class_start < per_class
+        width = int(keep.sum(axis=1).max())
+        kept = np.argsort(~keep, axis=1, kind="stable")[:, :width]  # kept ones first, in order
+        return np.where(np.take_along_axis(keep, kept, axis=1),
+                        np.take_along_axis(order, kept, axis=1), -1)
 
     def tiering_pairs(self, rows: IntArray, cpus: IntArray | None = None) -> tuple[
             SignedArray, FloatArray, BoolArray]:
@@ -290,7 +337,8 @@ def build_domain(
         architectures: which architectures to build rows for.
 
     Raises:
-        InputError: a negative or NaN ``pw_usd_per_hour``.
+        InputError: a negative or NaN ``pw_usd_per_hour``, or a search space of more than
+            :data:`MAX_SEARCH_ROWS` rows.
     """
     pw = _budget_arg(pw_usd_per_hour)
     budget = math.inf if pw is None else pw + PRICE_TOLERANCE_USD
@@ -303,7 +351,7 @@ def build_domain(
     ] if Arch.TIERING in wanted else []
     cheapest_memory_node = min((w.on_demand_usd_per_hour for w in cpus), default=math.inf)
 
-    blocks: list[tuple[Arch, int, IntArray]] = []
+    ranges: list[tuple[Arch, int, int, int]] = []  # (arch, GPU index, first n, last n)
     for gi, g in enumerate(gpus):
         spot, od = g.spot_usd_per_hour, g.on_demand_usd_per_hour
         spot_limit = max_spot_vms(catalog, g, scenario)
@@ -312,14 +360,29 @@ def build_domain(
             top = spot_limit + 1  # n - 1 spot VMs
             if pw is not None:  # one more than affordable, cut exactly below
                 top = min(top, int((budget - od) / spot) + 2)
-            n = np.arange(2, top + 1, dtype=np.int64)
-            blocks.append((Arch.SINGLE_ANCHOR, gi, n[od + (n - 1) * spot <= budget]))
+            ranges.append((Arch.SINGLE_ANCHOR, gi, 2, top))
         if Arch.TIERING in wanted and cpus and spot + cheapest_memory_node <= budget:
             top = spot_limit
             if pw is not None:
                 top = min(top, int((budget - cheapest_memory_node) / spot) + 1)
-            n = np.arange(1, top + 1, dtype=np.int64)
-            blocks.append((Arch.TIERING, gi, n[n * spot + cheapest_memory_node <= budget]))
+            ranges.append((Arch.TIERING, gi, 1, top))
+    size = sum(max(top - low + 1, 0) for _, _, low, top in ranges)
+    if size > MAX_SEARCH_ROWS:
+        raise InputError("max_nodes", scenario.max_nodes, (
+            f"the search space has {size:,} (architecture, GPU type, GPU VM count) rows "
+            f"({len(gpus):,} GPU types, up to {scenario.max_nodes:,} VMs per role"
+            f"{'' if pw is None else f' within PW {pw:g} USD/h'}), more than the "
+            f"{MAX_SEARCH_ROWS:,} ranked in about a second: lower the node cap or PW, or "
+            "apply the quotas"))
+    blocks: list[tuple[Arch, int, IntArray]] = []
+    for arch, gi, low, top in ranges:
+        g = gpus[gi]
+        n = np.arange(low, top + 1, dtype=np.int64)
+        if arch == Arch.SINGLE_ANCHOR:
+            price = g.on_demand_usd_per_hour + (n - 1) * g.spot_usd_per_hour
+        else:
+            price = n * g.spot_usd_per_hour + cheapest_memory_node
+        blocks.append((arch, gi, n[price <= budget]))
 
     cheapest_tiering = min((gpus[gi].spot_usd_per_hour * int(n[0])
                             for arch, gi, n in blocks if arch == Arch.TIERING and n.size),
@@ -465,7 +528,8 @@ def build_candidates(
         architectures: which architectures to enumerate.
 
     Raises:
-        InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``.
+        InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``, or a search space of
+            more than :data:`MAX_SEARCH_ROWS` rows.
     """
     if memory_node_choices is not None and (
             isinstance(memory_node_choices, bool) or not isinstance(memory_node_choices, int)
@@ -478,25 +542,32 @@ def build_candidates(
     tiering = np.flatnonzero(domain.architecture == Arch.TIERING)
     width = len(domain.cpus)
     parts_rows, parts_cpus = [single], [np.full(single.shape, -1, dtype=np.int64)]
+    shortlist = None if memory_node_choices is None else domain.memory_node_shortlist(
+        memory_node_choices)
     for start in range(0, tiering.size if width else 0, _CHUNK_ROWS):  # chunks stay in cache
         chunk = tiering[start:start + _CHUNK_ROWS]
-        m, price, ok = domain.tiering_pairs(chunk)  # shape (rows, W)
-        if memory_node_choices is None:
+        if shortlist is None:
+            m, price, ok = domain.tiering_pairs(chunk)  # shape (rows, W)
             pair_row, pair_cpu = np.nonzero(ok)
         else:
+            listed = shortlist[domain.gpu[chunk]]  # shape (rows, S): CPU indices, -1 none
+            cpus = np.maximum(listed, 0)
+            m, price, ok = domain.tiering_pairs(
+                np.broadcast_to(chunk[:, None], listed.shape), cpus)
+            ok &= listed >= 0
             key = np.where(ok, price, np.inf)
             if memory_node_choices == 1:  # argmin of (price, m, CPU name), without a sort
-                tie = m * width + domain.cpu_rank[None, :]
+                tie = m * width + domain.cpu_rank[cpus]
                 tie = np.where(key == key.min(axis=1, keepdims=True), tie,
                                np.iinfo(np.int64).max)
                 keep = np.argmin(tie, axis=1)[:, None]
             else:
-                order = np.lexsort((np.broadcast_to(domain.cpu_rank, m.shape), m, key), axis=1)
+                order = np.lexsort((domain.cpu_rank[cpus], m, key), axis=1)
                 keep = order[:, :memory_node_choices]
             pair_row = np.repeat(np.arange(chunk.size), keep.shape[1])
-            pair_cpu = keep.ravel()
-            valid = ok[pair_row, pair_cpu]
-            pair_row, pair_cpu = pair_row[valid], pair_cpu[valid]
+            column = keep.ravel()
+            valid = ok[pair_row, column]
+            pair_row, pair_cpu = pair_row[valid], cpus[pair_row[valid], column[valid]]
         parts_rows.append(chunk[pair_row])
         parts_cpus.append(pair_cpu.astype(np.int64))
     return domain.configurations(np.concatenate(parts_rows), np.concatenate(parts_cpus))

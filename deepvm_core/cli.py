@@ -25,16 +25,22 @@ from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
+    DEFAULT_MAX_NODES,
+    MAX_NODES,
     OBJECTIVES,
     Configuration,
     Scenario,
     flopp_ranking,
 )
 from deepvm_core.policies import POLICY_LABELS, SOLVERS, recommend
+from deepvm_core.replay import read_export, replay
+from deepvm_core.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.store import load_catalog, write_json_atomic
 from deepvm_core.sweep import pw_grid, sweep
 
 EXIT_USAGE = 2
+#: ``recommend --replay``: the export's recommendation came out differently.
+EXIT_DIFFERS = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,8 +50,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _number(kind: type, minimum: float | None = None,
-            strict: bool = False) -> Callable[[str], Any]:
+def _number(kind: type[int] | type[float], minimum: float | None = None, strict: bool = False,
+            maximum: float | None = None) -> Callable[[str], Any]:
     def parse(text: str) -> Any:
         try:
             value = kind(text)
@@ -56,15 +62,18 @@ def _number(kind: type, minimum: float | None = None,
         if minimum is not None and (value <= minimum if strict else value < minimum):
             rel = ">" if strict else ">="
             raise argparse.ArgumentTypeError(f"{text!r} must be {rel} {minimum:g}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}")
         return value
     return parse
 
 
-def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool) -> None:
-    p.add_argument("--catalog", required=True,
+def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool,
+                       replayable: bool = False) -> None:
+    p.add_argument("--catalog", required=not replayable,
                    help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
     if with_pw:
-        p.add_argument("--pw", type=_number(float, 0.0), required=True,
+        p.add_argument("--pw", type=_number(float, 0.0), required=not replayable,
                        help="pricing willingness, USD per hour")
     p.add_argument("--ckpt-gb", type=_number(float, 0.0, strict=True), default=0.3,
                    help="checkpoint size, GB (default 0.3)")
@@ -72,8 +81,10 @@ def _add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool) -> None:
                    help="checkpoints one memory node keeps in RAM (default 2)")
     p.add_argument("--no-quotas", action="store_true",
                    help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
-    p.add_argument("--max-nodes", type=_number(int, 1), default=256,
-                   help="cap on VM counts per role (default 256)")
+    p.add_argument("--max-nodes", type=_number(int, 1, maximum=MAX_NODES),
+                   default=DEFAULT_MAX_NODES,
+                   help=f"cap on VM counts per role (default {DEFAULT_MAX_NODES}, at most "
+                   f"{MAX_NODES:,})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,12 +94,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rec = sub.add_parser("recommend", help="recommend configurations for one scenario")
-    _add_scenario_args(rec, with_pw=True)
+    _add_scenario_args(rec, with_pw=True, replayable=True)
+    rec.add_argument("--replay", metavar="EXPORT.json",
+                     help="run the recommendation of an export (this command's JSON) again, "
+                     "with its inputs and catalog (found unchanged by name and sha256, else "
+                     "rebuilt from the rows it holds), and say whether it matches: exit 0 when "
+                     "it does, 1 when it differs, 2 on a bad file; takes no --catalog or --pw, "
+                     "and the other scenario options are the export's")
     rec.add_argument("--top", type=_number(int, 1), default=3, help="how many (default 3)")
     rec.add_argument("--objective", choices=OBJECTIVES, default="paper",
                      help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
     rec.add_argument("--solver", choices=SOLVERS, default="ilp",
                      help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
+    rec.add_argument("--time-limit", type=_number(float, 0.0, strict=True),
+                     default=ILP_TIME_LIMIT_S, metavar="SECONDS",
+                     help=f"time budget of the integer program (default {ILP_TIME_LIMIT_S:g}); "
+                     "when it proves no optimum within it, the exact enumeration answers and a "
+                     "note says so")
     rec.add_argument("--format", choices=("table", "json"), default="table")
 
     sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
@@ -135,11 +157,40 @@ def _config_line(c: Configuration | None) -> str:
     return c.describe() if c else "none feasible"
 
 
+def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    doc = read_export(args.replay)
+    result = replay(doc)
+    if args.format == "json":
+        out.write(json.dumps({"matches": result.matches,
+                              "differences": list(result.differences),
+                              "catalog": result.catalog_origin, "notes": list(result.notes),
+                              "replayed": result.replayed}, indent=2) + "\n")
+        return 0 if result.matches else EXIT_DIFFERS
+    s = result.recommendation.scenario
+    out.write(f"Replayed {args.replay}: catalog {result.catalog_origin}; PW "
+              f"{s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
+              f"{s.buffer_checkpoints:g}; objective {s.objective}; quotas "
+              f"{'on' if s.use_quotas else 'off'}; node cap {s.max_nodes}; top "
+              f"{result.recommendation.top_k}; solver {result.recommendation.solver}\n")
+    if result.matches:
+        chosen = result.replayed["chosen"]
+        out.write(f"matches: the same {len(result.replayed['deepvm'])} configurations and "
+                  f"prices; chosen: {chosen['summary'] if chosen else 'none'}\n")
+    else:
+        out.write(f"differs: {len(result.differences)} configuration(s)\n")
+        out.writelines(f"  {line}\n" for line in result.differences)
+    out.writelines(f"Note: {line}\n" for line in (*result.notes, *result.recommendation.notes))
+    return 0 if result.matches else EXIT_DIFFERS
+
+
 def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
+    if args.replay is not None:
+        return _cmd_replay(args, out)
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
                         args.max_nodes)
-    rec = recommend(catalog, scenario, args.solver, top_k=args.top)
+    rec = recommend(catalog, scenario, args.solver, top_k=args.top,
+                    time_limit_s=args.time_limit)
     if args.format == "json":
         out.write(json.dumps(recommendation_to_dict(rec, catalog), indent=2) + "\n")
         return 0
@@ -207,8 +258,8 @@ def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
     if args.catalog_command == "validate":
         try:
             catalog = load_catalog(args.path)
-        except CatalogError as exc:
-            out.write(str(exc) + "\n")
+        except CatalogError as exc:  # one problem on one line; more, one per line
+            out.write((exc.one_line() if len(exc.problems) == 1 else str(exc)) + "\n")
             return EXIT_USAGE
         out.write(f"OK: {catalog.name} ({catalog.provider}, {catalog.region}, prices "
                   f"{catalog.prices_date}): {len(catalog.gpu_types)} GPU types, "
@@ -233,6 +284,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``deepvm``; returns the exit code (0 ok, 2 user error)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "recommend":
+        given = [f"--{name}" for name in ("catalog", "pw") if getattr(args, name) is not None]
+        if args.replay is not None and given:
+            parser.error(f"recommend --replay takes the scenario from the export; drop "
+                         f"{' and '.join(given)}")
+        if args.replay is None and len(given) < 2:
+            parser.error("recommend needs --catalog and --pw (or --replay EXPORT.json)")
     out = sys.stdout
     try:
         if args.command == "recommend":

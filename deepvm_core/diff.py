@@ -1,20 +1,25 @@
-"""Price diffs: how a fetched catalog's prices differ from the catalog it was fetched against.
+"""Catalog diffs: how a fetched catalog's prices differ from the catalog it was fetched against,
+and every field an edited catalog changed.
 
 :func:`price_diff` compares two catalogs instance type by instance type (on-demand and spot
 USD per hour, old and new, and the change in percent); :func:`summarize_price_diff` counts the
 result the way the dashboard's Live prices page and ``deepvm fetch --diff`` report it.
-Both are pure: the catalogs are not changed.
+:func:`catalog_changes` lists every field that differs between a catalog and the one it was
+derived from, one line each (what an export of an edited catalog records). All are pure: the
+catalogs are not changed.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.catalog.schema import catalog_to_dict
 
 Kind = Literal["gpu", "cpu"]
 
@@ -159,3 +164,64 @@ def summarize_price_diff(changes: Sequence[PriceChange]) -> PriceDiffSummary:
         needs_eflops=sum(c.needs_eflops for c in changes),
         median_spot_change_pct=float(statistics.median(spot)) if spot else None,
     )
+
+
+# ----------------------------------------------------------------------------- every field
+
+#: Texts longer than this are shown cut in :func:`catalog_changes`.
+_SHOWN_CHARS = 60
+_ABSENT = object()
+_META_FIELDS = ("name", "provider", "region", "prices_date", "source")
+
+
+def _show(value: object) -> str:
+    if value is _ABSENT:
+        return "(none)"
+    if isinstance(value, str) and len(value) > _SHOWN_CHARS:
+        return f"{json.dumps(value[:_SHOWN_CHARS])[:-1]}...\" ({len(value)} characters)"
+    return json.dumps(value, sort_keys=True)
+
+
+def _compare(path: str, old: object, new: object, out: list[str]) -> None:
+    """Append ``path: old -> new`` for every leaf that differs; objects are compared key by key
+    (``path.key``), in the old one's key order, then the keys only the new one has."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in [*old, *(k for k in new if k not in old)]:
+            _compare(f"{path}.{key}", old.get(key, _ABSENT), new.get(key, _ABSENT), out)
+    elif old is _ABSENT or new is _ABSENT or old != new:
+        out.append(f"{path}: {_show(old)} -> {_show(new)}")
+
+
+def _compare_rows(kind: str, old: Mapping[Any, Any], new: Mapping[Any, Any],
+                  out: list[str]) -> None:
+    """Rows keyed by name (or family, or index): removed, changed, then added ones."""
+    for key, row in old.items():
+        if key not in new:
+            out.append(f"{kind}[{key}]: removed")
+        else:
+            _compare(f"{kind}[{key}]", row, new[key], out)
+    out.extend(f"{kind}[{key}]: added" for key in new if key not in old)
+
+
+def catalog_changes(base: Catalog, edited: Catalog) -> list[str]:
+    """Every field in which ``edited`` differs from ``base``, one line each, e.g.
+    ``gpu_types[g4dn.xlarge].spot_usd_per_hour: 0.1578 -> 0.2``.
+
+    Values are shown as JSON (``null``, ``"text"``; ``(none)`` for a field one side lacks, long
+    texts cut). Order: metadata, GPU types, CPU types (rows by name: each of ``base``'s removed
+    or changed, then the added ones), quotas (by family), the saturation table (by position).
+    An empty list: the catalogs have the same content (the same ``sha256``). Warnings are not
+    compared.
+    """
+    old, new = catalog_to_dict(base), catalog_to_dict(edited)
+    out: list[str] = []
+    for key in _META_FIELDS:
+        _compare(key, old[key], new[key], out)
+    for kind in ("gpu_types", "cpu_types"):
+        _compare_rows(kind, {r["name"]: r for r in old[kind]}, {r["name"]: r for r in new[kind]},
+                      out)
+    _compare_rows("quotas", {q["family"]: q for q in old["quotas"]},
+                  {q["family"]: q for q in new["quotas"]}, out)
+    _compare_rows("network_saturation", dict(enumerate(old["network_saturation"])),
+                  dict(enumerate(new["network_saturation"])), out)
+    return out

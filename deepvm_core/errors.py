@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: A problem's value is shown in at most this many characters (a file may hold megabytes in one
+#: field).
+VALUE_DISPLAY_CHARS = 120
+
 
 class DeepVMError(Exception):
     """Base class of every error :mod:`deepvm_core` raises on purpose."""
@@ -30,7 +34,10 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.field} = {self.value!r}: {self.message}"
+        shown = repr(self.value)
+        if len(shown) > VALUE_DISPLAY_CHARS:
+            shown = f"{shown[:VALUE_DISPLAY_CHARS]}... ({len(shown):,} characters)"
+        return f"{self.where}: {self.field} = {shown}: {self.message}"
 
 
 class CatalogError(DeepVMError):
@@ -41,8 +48,17 @@ class CatalogError(DeepVMError):
         self.problems: tuple[Problem, ...] = tuple(problems)
         self.source = source
         count = len(self.problems)
-        head = f"{source} is invalid ({count} problem{'s' if count != 1 else ''})"
-        super().__init__(head + ":\n" + "\n".join(f"  - {p}" for p in self.problems))
+        #: ``<source> is invalid (N problems)``: the first line of the message.
+        self.headline = f"{source} is invalid ({count} problem{'s' if count != 1 else ''})"
+        super().__init__(self.headline + ":\n"
+                         + "\n".join(f"  - {p}" for p in self.problems))
+
+    def one_line(self) -> str:
+        """The headline and the first problem on one line (and how many more there are)."""
+        if not self.problems:
+            return self.headline
+        more = len(self.problems) - 1
+        return f"{self.headline}: {self.problems[0]}" + (f" (+{more} more)" if more else "")
 
 
 class CatalogNotFoundError(DeepVMError, LookupError):
@@ -111,3 +127,25 @@ class InputError(DeepVMError, ValueError):
 
 class SolverError(DeepVMError):
     """The integer-programming solver did not prove an optimum (status other than optimal)."""
+
+
+class SolverTimeoutError(SolverError):
+    """The integer program did not prove an optimum within its time budget, or was not run
+    because its program is larger than it solves within the budget.
+
+    Attributes:
+        time_limit_s: the budget, seconds.
+        started: True when CBC ran and hit the budget; False when the program was not built
+            (too large for the budget).
+        binaries: the program's GPU-row binaries.
+        constraints: its saturation constraints (one per Tiering GPU type and memory-node
+            type).
+    """
+
+    def __init__(self, message: str, *, time_limit_s: float, started: bool,
+                 binaries: int, constraints: int = 0) -> None:
+        super().__init__(message)
+        self.time_limit_s = time_limit_s
+        self.started = started
+        self.binaries = binaries
+        self.constraints = constraints

@@ -39,6 +39,13 @@ SECONDS_PER_HOUR = 3600.0
 GB_PER_GIB = 1.073741824
 #: A configuration is affordable when its price <= PW + this (absorbs float noise of sums).
 PRICE_TOLERANCE_USD = 1e-9
+#: The node cap's default (the paper's simulation) and its largest value, VMs per role
+#: (``Scenario.max_nodes``). The CLI's ``--max-nodes`` and the dashboard read both from here.
+#: Measured (issue 9, 2 shared cores): a recommendation with the exact enumeration at the cap,
+#: quotas off and any PW, takes 0.04 s on the bundled AWS catalog and 0.07 s on the simulated
+#: one; :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
+DEFAULT_MAX_NODES = 256
+MAX_NODES = 10_000
 
 Architecture = Literal["single_anchor", "tiering"]
 Objective = Literal["paper", "performance"]
@@ -203,7 +210,8 @@ class Scenario:
         objective: ``paper`` (maximise Z, reproduces the paper) or ``performance``
             (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
-        max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes).
+        max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
+            1 to :data:`MAX_NODES`.
 
     How many configurations to recommend is an argument of
     :func:`~deepvm_core.policies.recommend`, not part of the scenario: a sweep has no top-k.
@@ -214,7 +222,7 @@ class Scenario:
     buffer_checkpoints: float = 2.0
     objective: Objective = "paper"
     use_quotas: bool = True
-    max_nodes: int = 256
+    max_nodes: int = DEFAULT_MAX_NODES
 
     def __post_init__(self) -> None:
         def finite(name: str, value: object) -> float:
@@ -234,9 +242,10 @@ class Scenario:
         if self.objective not in OBJECTIVES:
             raise InputError("objective", self.objective, f"must be one of {', '.join(OBJECTIVES)}")
         if not isinstance(self.max_nodes, int) or isinstance(self.max_nodes, bool) or not (
-            1 <= self.max_nodes <= 100_000
+            1 <= self.max_nodes <= MAX_NODES
         ):
-            raise InputError("max_nodes", self.max_nodes, "must be a whole number from 1 to 100000")
+            raise InputError("max_nodes", self.max_nodes,
+                             f"must be a whole number from 1 to {MAX_NODES}")
 
 
 # ----------------------------------------------------------------------------- results

@@ -21,6 +21,9 @@ Cost-First and Performance-First are rules, not optimisations, so both solvers s
 
 from __future__ import annotations
 
+import math
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -28,7 +31,7 @@ import numpy as np
 
 from deepvm_core.candidates import CandidateTable, build_candidates
 from deepvm_core.catalog import Catalog
-from deepvm_core.errors import InputError
+from deepvm_core.errors import InputError, SolverTimeoutError
 from deepvm_core.model import (
     GB_PER_GIB,
     Arch,
@@ -40,7 +43,8 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
 )
-from deepvm_core.solvers.enumeration import largest_single_anchor, top_indices
+from deepvm_core.solvers import ILP_TIME_LIMIT_S
+from deepvm_core.solvers.enumeration import largest_single_anchor, top_configurations
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
@@ -90,7 +94,11 @@ class Recommendation:
         best_single_anchor, best_tiering: the best configuration of each architecture.
         explanation: why ``deepvm`` is empty (``None`` when it is not).
         architecture_notes: per architecture without a configuration, why not.
-        notes: facts about the catalog the user should know (types left out, K taken as 1).
+        notes: facts the user should know: about the catalog (types left out, K taken as 1),
+            and when the integer program was asked for but the enumeration answered
+            (:func:`ilp_fallback_note`).
+        solved_by: the solver whose results these are: ``solver``, or ``enumerate`` when the
+            integer program did not prove an optimum within its time budget.
     """
 
     scenario: Scenario
@@ -107,6 +115,7 @@ class Recommendation:
     explanation: Explanation | None
     architecture_notes: dict[str, Explanation]
     notes: tuple[str, ...]
+    solved_by: Solver
 
     @property
     def best(self) -> Configuration | None:
@@ -255,7 +264,7 @@ def explain_infeasible(
     sentences = list(dict.fromkeys(s for _, s in pairs))
     cheapest = None
     if "quota" in binding and scenario.use_quotas:
-        relaxed = build_candidates(catalog, replace(scenario, use_quotas=False))
+        relaxed = _cheapest_candidates(catalog, replace(scenario, use_quotas=False))
         if len(relaxed):
             i = int(np.lexsort((relaxed.total_vms, relaxed.price_usd_per_hour))[0])
             cheapest = relaxed.configuration(i)
@@ -272,49 +281,118 @@ def explain_infeasible(
 # ----------------------------------------------------------------------------- recommend
 
 
+def ilp_fallback_note(time_limit_s: float, *, started: bool = True, binaries: int = 0,
+                      constraints: int = 0) -> str:
+    """The note of a recommendation the enumeration answered because the integer program did not
+    prove an optimum within ``time_limit_s`` seconds (``started`` False: it was not run, its
+    ``binaries`` and saturation ``constraints`` being too many for the budget)."""
+    tail = "these results come from the exact enumeration, which gives the same ranking."
+    if not started:
+        return (f"The integer program was not run: its {binaries:,} binaries and "
+                f"{constraints:,} saturation constraints are more than it solves within "
+                f"{time_limit_s:g} s; {tail}")
+    return f"The integer program did not prove an optimum within {time_limit_s:g} s; {tail}"
+
+
+Pick = Callable[[int, bool, Arch | None], list[Configuration]]
+
+
+def _deepvm_picks(pick: Pick, top_k: int) -> tuple[
+        list[Configuration], list[Configuration], dict[Arch, Configuration | None]]:
+    """The top-k, NoScale's best, and the best of each architecture, through ``pick``."""
+    deepvm = pick(top_k, False, None)
+    noscale = pick(1, True, None)
+    best = {a: next((c for c in deepvm if c.architecture == a.key), None) for a in Arch}
+    for arch in Arch:
+        if deepvm and best[arch] is None:
+            best[arch] = next(iter(pick(1, False, arch)), None)
+    return deepvm, noscale, best
+
+
+def _cheapest_candidates(catalog: Catalog, scenario: Scenario) -> CandidateTable:
+    """A table that holds the cheapest configuration of each architecture at any price.
+
+    Prices rise with n, and a feasible (v, w, n) stays feasible with fewer GPU VMs (fewer spot
+    VMs, no more memory nodes), so the cheapest is at the smallest n (1 for Tiering, 2 for
+    Single Anchor), where a node cap of 2 decides feasibility as the scenario's does: the table
+    is built under it, a few rows per GPU type whatever the cap.
+    """
+    small = replace(scenario, max_nodes=min(scenario.max_nodes, 2))
+    return build_candidates(catalog, small, memory_node_choices=1)
+
+
 def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate", *,
-              top_k: int = 3) -> Recommendation:
+              top_k: int = 3, time_limit_s: float = ILP_TIME_LIMIT_S) -> Recommendation:
     """Run DeepVM and the baselines on ``catalog`` for ``scenario``.
 
     Args:
         solver: ``enumerate`` (exact vectorised enumeration) or ``ilp`` (the PuLP integer
             program); both give the same ranking.
         top_k: how many DeepVM configurations to recommend (:data:`TOP_K_RANGE`).
+        time_limit_s: the integer program's time budget for the whole recommendation, seconds.
+            When it does not prove an optimum within it (or its program is too large for it),
+            the exact enumeration answers instead: ``solved_by`` is ``enumerate`` and a note
+            (:func:`ilp_fallback_note`) says so.
 
     Raises:
-        InputError: an unknown solver, or ``top_k`` out of range.
-        SolverError: the integer program ended without a proven optimum.
+        InputError: an unknown solver, ``top_k`` or ``time_limit_s`` out of range, or a search
+            space larger than :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS`.
+        SolverError: the integer program failed otherwise (not for lack of time).
     """
     if solver not in SOLVERS:
         raise InputError("solver", solver, f"must be one of {', '.join(SOLVERS)}")
     low, high = TOP_K_RANGE
     if isinstance(top_k, bool) or not isinstance(top_k, int) or not low <= top_k <= high:
         raise InputError("top_k", top_k, f"must be a whole number from {low} to {high}")
+    if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)) or not (
+            0 < time_limit_s < math.inf):
+        raise InputError("time_limit_s", time_limit_s, "must be a finite number of seconds > 0")
+    start = time.monotonic()
     pw = scenario.pw_usd_per_hour
-    table = build_candidates(catalog, scenario, memory_node_choices=top_k)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=1)
+    beyond_pw: list[CandidateTable] = []
 
+    def every_price() -> CandidateTable:
+        """The cheapest configurations beyond PW, for explanations; built on demand."""
+        if not beyond_pw:
+            beyond_pw.append(_cheapest_candidates(catalog, scenario))
+        return beyond_pw[0]
+
+    def enumerated(count: int, noscale: bool, arch: Arch | None) -> list[Configuration]:
+        return top_configurations(table, pw, scenario.objective, count, noscale=noscale,
+                                  architecture=arch)
+
+    solved_by: Solver = solver
+    notes = catalog_notes(catalog)
     if solver == "enumerate":
-        def pick(count: int, noscale: bool = False, arch: Arch | None = None) -> list[
-                Configuration]:
-            return [table.configuration(int(i)) for i in top_indices(
-                table, pw, scenario.objective, count, noscale=noscale, architecture=arch)]
+        deepvm, noscale, best = _deepvm_picks(enumerated, top_k)
     else:
         from deepvm_core.solvers import ilp
 
-        def pick(count: int, noscale: bool = False, arch: Arch | None = None) -> list[
-                Configuration]:
-            return ilp.solve_top_k(catalog, scenario, count, noscale=noscale, architecture=arch)
+        solved: list[int] = []  # calls that ended within the budget
 
-    deepvm = pick(top_k)
-    noscale = pick(1, noscale=True)
-    best = {a: next((c for c in deepvm if c.architecture == a.key), None) for a in Arch}
-    for arch in Arch:
-        if deepvm and best[arch] is None:
-            best[arch] = next(iter(pick(1, arch=arch)), None)
+        def integer_program(count: int, noscale: bool, arch: Arch | None) -> list[
+                Configuration]:
+            left = time_limit_s - (time.monotonic() - start)
+            if left <= 0:
+                raise SolverTimeoutError("time budget spent", time_limit_s=time_limit_s,
+                                         started=True, binaries=0)
+            found = ilp.solve_top_k(catalog, scenario, count, noscale=noscale,
+                                    architecture=arch, time_limit_s=left)
+            solved.append(len(found))
+            return found
+
+        try:
+            deepvm, noscale, best = _deepvm_picks(integer_program, top_k)
+        except SolverTimeoutError as exc:
+            solved_by = "enumerate"
+            notes += (ilp_fallback_note(time_limit_s, started=exc.started or bool(solved),
+                                        binaries=exc.binaries, constraints=exc.constraints),)
+            deepvm, noscale, best = _deepvm_picks(enumerated, top_k)
     cost_first, performance_first = single_anchor_baselines(table, np.array([pw]))
 
     arch_notes: dict[str, Explanation] = {
-        arch.key: explain_infeasible(catalog, scenario, table, arch)
+        arch.key: explain_infeasible(catalog, scenario, every_price(), arch)
         for arch in Arch if best[arch] is None}
     best_sa, best_tr = best[Arch.SINGLE_ANCHOR], best[Arch.TIERING]
     return Recommendation(
@@ -329,7 +407,9 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
         performance_first=performance_first[0],
         best_single_anchor=best_sa,
         best_tiering=best_tr,
-        explanation=None if deepvm else explain_infeasible(catalog, scenario, table, None),
+        explanation=None if deepvm else explain_infeasible(catalog, scenario, every_price(),
+                                                           None),
         architecture_notes=arch_notes,
-        notes=catalog_notes(catalog),
+        notes=notes,
+        solved_by=solved_by,
     )

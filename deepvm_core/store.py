@@ -18,10 +18,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
 from deepvm_core.catalog.types import Catalog
-from deepvm_core.catalog.validation import catalog_from_json_text
-from deepvm_core.errors import CatalogNotFoundError, DeepVMError
+from deepvm_core.catalog.validation import catalog_from_json_text, json_problem
+from deepvm_core.errors import CatalogError, CatalogNotFoundError, DeepVMError
+from deepvm_core.json_input import JsonInputError, read_bytes_bounded
 
 Kind = Literal["bundled", "user", "fetched"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -40,7 +41,8 @@ def load_catalog(path_or_name: str | os.PathLike[str]) -> Catalog:
     catalog.
 
     Raises:
-        CatalogError: the file is invalid (every problem listed).
+        CatalogError: the file is invalid (every problem listed), or larger than
+            :data:`~deepvm_core.catalog.schema.MAX_CATALOG_BYTES` (then it is not read).
         CatalogNotFoundError: no such file or bundled name (close names suggested).
         DeepVMError: the file exists but cannot be read.
     """
@@ -53,7 +55,9 @@ def load_catalog(path_or_name: str | os.PathLike[str]) -> Catalog:
         close = difflib.get_close_matches(text_name, list(bundled), n=3, cutoff=0.4)
         raise CatalogNotFoundError(text_name, tuple(close), tuple(bundled))
     try:
-        text = path.read_bytes()
+        text = read_bytes_bounded(path, max_bytes=MAX_CATALOG_BYTES)
+    except JsonInputError as exc:
+        raise CatalogError([json_problem(exc)], str(path)) from None
     except OSError as exc:
         raise DeepVMError(f"catalog {text_name!r} cannot be read: {exc.strerror}") from None
     return catalog_from_json_text(text, source=str(path))

@@ -191,7 +191,9 @@ def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
     runs both objectives); f, s, quotas and the node cap apply.
     """
     pws = np.sort(np.asarray(pws, dtype=np.float64))
-    table = build_candidates(catalog, scenario, memory_node_choices=1)
+    # nothing priced above the largest PW is ever chosen: cut the table there
+    table = build_candidates(catalog, scenario, memory_node_choices=1,
+                             pw_usd_per_hour=float(pws[-1]) if pws.size else 0.0)
 
     def by(objective: Objective, noscale: bool = False) -> tuple[Configuration | None, ...]:
         idx = best_by_pw(table, pws, objective, noscale=noscale)

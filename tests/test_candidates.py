@@ -15,6 +15,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.ranking import rank_configurations
+from deepvm_core.solvers.enumeration import top_configurations, top_indices
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
 
@@ -118,3 +119,64 @@ def test_domain_under_a_budget_keeps_only_rows_that_can_be_afforded() -> None:
     domain = build_domain(cat, Scenario(0.0), pw_usd_per_hour=1.0)
     assert [w.name for w in domain.cpus] == ["cheap"]
     assert list(domain.architecture) == [Arch.TIERING] * 2 and list(domain.n) == [1, 2]
+
+
+@st.composite
+def catalogs_with_many_memory_nodes(draw: st.DrawFn) -> Catalog:
+    """1-3 GPU types and up to 14 CPU types from few bandwidths, prices and families, so that
+    many memory-node types share n_sat and node limit with a GPU type (and prices tie)."""
+    gpus = [gpu_row(f"g{i}", family=draw(st.sampled_from(["G", "X"])),
+                    spot_usd_per_hour=draw(st.sampled_from([0.1, 0.3, 0.45])),
+                    network_gbps=draw(st.sampled_from([1.0, 5.0, 10.0, 25.0])),
+                    vcpus=draw(st.sampled_from([2, 4])))
+            for i in range(draw(st.integers(1, 3)))]
+    cpus = [cpu_row(f"w{i:02d}", family=draw(st.sampled_from(["C", "M", "X"])),
+                    on_demand_usd_per_hour=draw(st.one_of(
+                        st.sampled_from([0.1, 0.2, 0.25]), st.floats(0.05, 0.5))),
+                    vcpus=draw(st.sampled_from([1, 2, 4])),
+                    memory_gib=draw(st.sampled_from([0.5, 4.0, 16.0])),
+                    network_gbps=draw(st.sampled_from([0.3, 1.7, 5.0, 10.0, 25.0, 40.0])))
+            for i in draw(st.permutations(range(draw(st.integers(1, 14)))))]
+    quotas = [{"family": f, "on_demand_vcpus": draw(st.integers(0, 24)),
+               "spot_vcpus": draw(st.integers(0, 64))}
+              for f in ("G", "C", "M") if draw(st.booleans())]
+    return make_catalog(gpus, cpus, quotas)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cat=catalogs_with_many_memory_nodes(), s=scenarios(pw_max=8.0, nodes_max=60),
+       k=st.integers(1, 4), budget=st.booleans())
+def test_memory_node_shortlist_keeps_the_best_of_every_pair(cat: Catalog, s: Scenario, k: int,
+                                                            budget: bool) -> None:
+    """``memory_node_choices=k`` keeps, per Tiering (v, n), the k best memory-node types by
+    (price, m, name) of every pairing, though it pairs each GPU type with a shortlist only."""
+    pw = s.pw_usd_per_hour if budget else None
+    every = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=None)
+    names = [w.name for w in every.cpus]
+    by_row: dict[int, list[tuple[float, int, str, int]]] = {}
+    for i in np.flatnonzero(every.architecture == Arch.TIERING):
+        by_row.setdefault(int(every.row[i]), []).append(
+            (float(every.price_usd_per_hour[i]), int(every.m[i]), names[every.cpu[i]],
+             int(every.cpu[i])))
+    want = {(row, cpu) for row, pairs in by_row.items() for *_, cpu in sorted(pairs)[:k]}
+    want |= {(int(r), -1) for r, a in zip(every.row, every.architecture, strict=True)
+             if a == Arch.SINGLE_ANCHOR}
+    pruned = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=k)
+    got = list(zip(pruned.row.tolist(), pruned.cpu.tolist(), strict=True))
+    assert len(got) == len(set(got)) and set(got) == want
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cat=catalogs_with_many_memory_nodes(), s=scenarios(pw_max=8.0, nodes_max=60),
+       k=st.integers(1, 12), noscale=st.booleans(), arch=st.sampled_from([None, *Arch]))
+def test_top_configurations_from_one_memory_node_per_row_is_the_full_top_k(
+        cat: Catalog, s: Scenario, k: int, noscale: bool, arch: Arch | None) -> None:
+    """The top-k of the table with every pairing equals :func:`top_configurations` on the table
+    with the best memory node of each (v, n) only."""
+    pw = s.pw_usd_per_hour
+    every = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=None)
+    want = [every.configuration(int(i)) for i in top_indices(
+        every, pw, s.objective, k, noscale=noscale, architecture=arch)]
+    one = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=1)
+    assert top_configurations(one, pw, s.objective, k, noscale=noscale,
+                              architecture=arch) == want

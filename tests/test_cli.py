@@ -10,7 +10,9 @@ import sys
 
 import pytest
 
+from bench.synthetic import synthetic_catalog
 from deepvm_core.cli import main
+from deepvm_core.store import save_catalog
 from tests.conftest import SHARED_DATA
 
 AWS = "aws-us-east-1-2023-10"
@@ -131,6 +133,9 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
     (["recommend", "--pw", "3"], "--catalog"),
     (["sweep", "--catalog", AWS, "--pw-start", "5", "--pw-stop", "1"], "pw_stop"),
     (["frobnicate"], "invalid choice"),
+    (["recommend", "--catalog", AWS, "--pw", "3", "--max-nodes", "10001"], "must be <= 10000"),
+    (["sweep", "--catalog", AWS, "--max-nodes", "100000"], "must be <= 10000"),
+    (["recommend", "--catalog", AWS, "--pw", "3", "--time-limit", "0"], "must be > 0"),
 ])
 def test_bad_arguments_one_line_exit_2(capsys, argv, needle):
     with pytest.raises(SystemExit) as info:
@@ -154,3 +159,33 @@ def test_console_script_runs_as_module():
     proc = subprocess.run([sys.executable, "-m", "deepvm_core.cli", "flopp", "--catalog",
                            AWS], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "g4dn.xlarge" in proc.stdout
+
+
+def test_max_nodes_help_names_the_cap(capsys):
+    with pytest.raises(SystemExit):
+        main(["recommend", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "cap on VM counts per role (default 256, at most 10,000)" in out
+    assert "--time-limit SECONDS" in out
+
+
+def test_the_integer_program_past_its_budget_says_the_enumeration_answered(capsys):
+    """Issue 9's scenario: nodes at the cap, PW 1000, quotas off, the integer program."""
+    code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "1000", "--no-quotas",
+                       "--max-nodes", "10000")
+    assert code == 0
+    assert ("Note: The integer program was not run: its 28,175 binaries and 24 saturation "
+            "constraints are more than it solves within 5 s; these results come from the exact "
+            "enumeration") in out
+    code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "1000", "--no-quotas",
+                       "--max-nodes", "10000", "--format", "json")
+    assert json.loads(out)["notes"][-1].startswith("The integer program was not run")
+
+
+def test_a_search_space_past_the_bound_is_one_line(capsys, tmp_path):
+    path = tmp_path / "sixty.json"
+    save_catalog(synthetic_catalog(60, 10), path)
+    code, _, err = run(capsys, "recommend", "--catalog", str(path), "--pw", "1e6",
+                       "--no-quotas", "--max-nodes", "10000")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "search space has 1,200,000" in err and "lower the node cap" in err

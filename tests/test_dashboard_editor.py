@@ -247,6 +247,7 @@ def test_upload_artifact_format_is_accepted(editor: AppTest) -> None:
     (b"[1, 2]", "a catalog must be a JSON object"),
     (json.dumps({"instances": [{"name": "x", "type": "G", "ondemand_price": -1}]}).encode(),
      "must be greater than 0"),
+    (b"[" * 100_000 + b"]" * 100_000, "the JSON nests 100,000 levels deep"),
 ])
 def test_bad_upload_is_refused_and_keeps_the_active_catalog(editor: AppTest, content: bytes,
                                                            message: str) -> None:

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import pytest
-from factories import cpu_row, gpu_row, make_catalog
+from factories import cpu_row, gpu_row, make_catalog, saturation_rows
 
 from deepvm_core.diff import (
     NEEDS_EFLOPS,
     NOT_FETCHED,
     DiffStatus,
     PriceChange,
+    catalog_changes,
     change_percent,
     price_diff,
     summarize_price_diff,
 )
+from deepvm_core.store import load_catalog
 
 
 def old_catalog():
@@ -115,3 +118,55 @@ def test_inputs_are_not_mutated() -> None:
     assert (old, new) == before and requested == ["g.*", "c.a"]
     with pytest.raises(AttributeError):
         price_diff(old, new)[0].status = "x"  # type: ignore[misc]
+
+
+# ----------------------------------------------------------------------------- catalog_changes
+
+
+def test_catalog_changes_names_every_changed_field_with_old_and_new() -> None:
+    base = load_catalog("aws-us-east-1-2023-10")
+    g4dn = base.instance("g4dn.xlarge")
+    edited = replace(base, gpu_types=tuple(
+        replace(g, spot_usd_per_hour=0.2) if g is g4dn else g for g in base.gpu_types))
+    assert catalog_changes(base, edited) == [
+        "gpu_types[g4dn.xlarge].spot_usd_per_hour: 0.1578 -> 0.2"]
+    assert catalog_changes(base, base) == []
+
+
+def test_catalog_changes_rows_added_removed_nested_quotas_saturation_and_metadata() -> None:
+    base = make_catalog(
+        gpus=[gpu_row("g.a"), gpu_row("g.b", spot_by_zone_usd_per_hour={"z1": 0.3})],
+        cpus=[cpu_row("c.a"), cpu_row("c.gone")],
+        quotas=[{"family": "G", "on_demand_vcpus": 32, "spot_vcpus": 128},
+                {"family": "C", "on_demand_vcpus": 8, "spot_vcpus": 8}],
+        saturation=saturation_rows([(1.0, 4), (10.0, 20)]))
+    edited = make_catalog(
+        gpus=[gpu_row("g.a", scaling=(0.2, 15.0, 10.0), eflops=None),
+              gpu_row("g.b", spot_by_zone_usd_per_hour={"z1": 0.25, "z2": 0.3})],
+        cpus=[cpu_row("c.a", memory_gib=16.0), cpu_row("c.new")],
+        quotas=[{"family": "G", "on_demand_vcpus": 32, "spot_vcpus": 64},
+                {"family": "M", "on_demand_vcpus": 4, "spot_vcpus": 4}],
+        saturation=saturation_rows([(1.0, 5), (10.0, 20), (25.0, 28)]),
+        region="us-west-2", source="x" * 200)
+    assert catalog_changes(base, edited) == [
+        'region: "-" -> "us-west-2"',
+        f'source: "tests" -> "{"x" * 60}..." (200 characters)',
+        "gpu_types[g.a].eflops: 100.0 -> null",
+        "gpu_types[g.a].scaling.a: 0.1 -> 0.2",
+        "gpu_types[g.b].spot_by_zone_usd_per_hour.z1: 0.3 -> 0.25",
+        "gpu_types[g.b].spot_by_zone_usd_per_hour.z2: (none) -> 0.3",
+        "cpu_types[c.a].memory_gib: 8.0 -> 16.0",
+        "cpu_types[c.gone]: removed",
+        "cpu_types[c.new]: added",
+        "quotas[G].spot_vcpus: 128 -> 64",
+        "quotas[C]: removed",
+        "quotas[M]: added",
+        "network_saturation[0].max_gpu_vms: 4 -> 5",
+        "network_saturation[2]: added",
+    ]
+
+
+def test_catalog_changes_see_a_type_moved_between_gpu_and_cpu() -> None:
+    base = make_catalog(gpus=[gpu_row("g.a"), gpu_row("x")], cpus=[cpu_row("c.a")])
+    edited = make_catalog(gpus=[gpu_row("g.a")], cpus=[cpu_row("c.a"), cpu_row("x")])
+    assert catalog_changes(base, edited) == ["gpu_types[x]: removed", "cpu_types[x]: added"]

@@ -4,6 +4,7 @@ oracle. Both rank the same candidate domain, so their answers must be equal, not
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pulp  # type: ignore[import-untyped]
@@ -11,11 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.synthetic import synthetic_catalog
 from deepvm_core.candidates import build_candidates, build_domain
-from deepvm_core.catalog import Catalog
-from deepvm_core.errors import InputError, SolverError
-from deepvm_core.model import Arch, Configuration, Scenario
-from deepvm_core.solvers import ilp, ilp_program
+from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
+from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
+from deepvm_core.model import MAX_NODES, Arch, Configuration, Scenario
+from deepvm_core.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
 from deepvm_core.solvers.enumeration import top_indices
 from tests.factories import (
     catalogs,
@@ -284,3 +286,126 @@ def test_solve_result_of_a_real_solve(aws_catalog: Catalog) -> None:
     assert (Arch(int(domain.architecture[row])), domain.gpus[domain.gpu[row]].name,
             int(domain.n[row])) == (Arch.TIERING, "g4dn.xlarge", 17)
     assert result.objective == pytest.approx(coef[row] / coef.max())
+
+
+# ----------------------------------------------------------------------------- time budget
+
+
+def timed_out(seconds: float, status: int = pulp.LpStatusOptimal,
+              sol_status: int = pulp.LpSolutionIntegerFeasible) -> ilp_program.SolveResult:
+    return ilp_program.SolveResult(status=status, sol_status=sol_status, objective=None,
+                                   seconds=seconds)
+
+
+@pytest.mark.parametrize("status, sol_status", [
+    (pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible),  # an incumbent, no proof
+    (pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound),
+    # CBC 2.10.3 stopped by its time limit in preprocessing says "infeasible"
+    (pulp.LpStatusInfeasible, pulp.LpSolutionInfeasible),
+])
+def test_a_solve_that_reaches_the_time_limit_is_a_timeout(
+        monkeypatch: pytest.MonkeyPatch, aws_catalog: Catalog, status: int,
+        sol_status: int) -> None:
+    limits: list[float] = []
+
+    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+        limits.append(time_limit_s)
+        return timed_out(time_limit_s, status, sol_status)
+
+    monkeypatch.setattr(ilp, "solve_problem", fake)
+    with pytest.raises(SolverTimeoutError) as info:
+        ilp.solve_top_k(aws_catalog, Scenario(3.0), 3, time_limit_s=2.0)
+    assert info.value.started and info.value.time_limit_s == 2.0
+    assert "did not prove an optimum within 2 s" in str(info.value)
+    assert len(limits) == 1 and 0 < limits[0] <= 2.0  # CBC gets what is left of the budget
+
+
+def test_the_budget_covers_the_whole_call(monkeypatch: pytest.MonkeyPatch,
+                                          aws_catalog: Catalog) -> None:
+    """Each solve gets what the previous ones left; none starts once it is spent."""
+    real = ilp_program.solve_problem
+    limits: list[float] = []
+
+    def slow(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+        limits.append(time_limit_s)
+        time.sleep(0.3)
+        return real(built, time_limit_s)
+
+    monkeypatch.setattr(ilp, "solve_problem", slow)
+    with pytest.raises(SolverTimeoutError):
+        ilp.solve_top_k(aws_catalog, Scenario(3.0), 5, time_limit_s=1.0)
+    assert limits == sorted(limits, reverse=True) and len(limits) <= 4
+
+
+def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
+                                     aws_catalog: Catalog) -> None:
+    """A stage 1 over 24,000 binaries does not end within 5 s; with 1.5 s CBC stops (wall clock)
+    and the call says so, instead of an 'infeasible' that would end the list."""
+    monkeypatch.setattr(ilp, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
+    scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
+    assert len(build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)) > 24_000
+    start = time.perf_counter()
+    with pytest.raises(SolverTimeoutError) as info:
+        ilp.solve_top_k(aws_catalog, scenario, 3, time_limit_s=1.5)
+    assert info.value.started
+    assert time.perf_counter() - start < 1.5 + 2.0  # plus writing and reading the program
+
+
+def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -> None:
+    scenario = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
+    rows, constraints = ilp.program_size(
+        build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0))
+    assert (rows, constraints) == (28_175, 3 * 8)
+    assert not ilp.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
+    start = time.perf_counter()
+    with pytest.raises(SolverTimeoutError) as info:
+        ilp.solve_top_k(aws_catalog, scenario, 3)
+    assert time.perf_counter() - start < 1.0
+    assert not info.value.started and info.value.binaries == rows
+    assert f"{rows:,} binaries" in str(info.value)
+
+
+def test_saturation_constraints_count_in_the_programs_size() -> None:
+    """At the catalog size limit a few thousand binaries come with a million saturation
+    constraints (one per GPU and memory-node type): building them took 12 s, writing them 13 s.
+    The program is not built; the call returns at once."""
+    catalog = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
+    scenario = Scenario(3.0, use_quotas=False)
+    binaries, constraints = ilp.program_size(build_domain(catalog, scenario,
+                                                          pw_usd_per_hour=3.0))
+    assert binaries < ilp.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
+    start = time.perf_counter()
+    with pytest.raises(SolverTimeoutError) as info:
+        ilp.solve_top_k(catalog, scenario, 3)
+    assert time.perf_counter() - start < 2.0
+    assert info.value.constraints == constraints and not info.value.started
+
+
+@pytest.mark.parametrize("share, stopped, timeout", [
+    (0.6, False, True),   # "infeasible" after more than half the limit: not trusted
+    (0.01, True, True),   # CBC says it stopped on time (seen at 3.8 s of a 4.7 s limit)
+    (0.01, False, False),  # a quick proof of infeasibility: no further configuration
+])
+def test_when_an_infeasible_answer_is_trusted(monkeypatch: pytest.MonkeyPatch,
+                                              aws_catalog: Catalog, share: float,
+                                              stopped: bool, timeout: bool) -> None:
+    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+        return ilp_program.SolveResult(status=pulp.LpStatusInfeasible,
+                                       sol_status=pulp.LpSolutionInfeasible, objective=None,
+                                       seconds=share * time_limit_s, stopped_on_time=stopped)
+
+    monkeypatch.setattr(ilp, "solve_problem", fake)
+    if timeout:
+        with pytest.raises(SolverTimeoutError):
+            ilp.solve_top_k(aws_catalog, Scenario(3.0), 3)
+    else:
+        assert ilp.solve_top_k(aws_catalog, Scenario(3.0), 3) == []
+
+
+def test_a_real_solve_that_stops_on_time_says_so(aws_catalog: Catalog) -> None:
+    scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
+    domain = build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)
+    built = ilp_program.build_problem(domain, domain.objective_values("paper"), "objective",
+                                      range(len(domain)))
+    result = ilp_program.solve_problem(built, 0.5)
+    assert result.stopped_on_time and not result.optimal

@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import replace
+from typing import Any
 
+import pulp  # type: ignore[import-untyped]
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.synthetic import synthetic_catalog
+from deepvm_core.candidates import MAX_SEARCH_ROWS
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.model import Configuration, Objective, Scenario
+from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES, Configuration, Objective, Scenario
 from deepvm_core.policies import Explanation, Recommendation, Solver, recommend
+from deepvm_core.solvers import ilp, ilp_program
 from tests import oracle
-from tests.factories import catalogs, gpu_row, make_catalog, scenarios
+from tests.factories import (
+    catalogs,
+    cpu_row,
+    gpu_row,
+    make_catalog,
+    saturation_rows,
+    scenarios,
+)
 
 TABLE_IV = [("c5.xlarge", 2.8526), ("m6i.xlarge", 2.8746), ("c5n.xlarge", 2.8986)]
 
@@ -176,5 +190,124 @@ def test_more_budget_never_hurts(cat: Catalog, s: Scenario, extra: float) -> Non
 def test_recommend_ilp_equals_enumeration(cat: Catalog, s: Scenario, k: int) -> None:
     """The integer program gives the enumeration's whole recommendation (spot = on-demand
     included: both rank the same numbers)."""
-    ilp = recommend(cat, s, "ilp", top_k=k)
-    assert replace(ilp, solver="enumerate") == recommend(cat, s, "enumerate", top_k=k)
+    ilp = recommend(cat, s, "ilp", top_k=k, time_limit_s=60.0)
+    assert ilp.solved_by == "ilp"
+    assert replace(ilp, solver="enumerate", solved_by="enumerate") == recommend(
+        cat, s, "enumerate", top_k=k)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cat=catalogs(), s=scenarios(pw_max=1.0, nodes_max=40), quotas_off=st.booleans())
+def test_explanations_name_the_oracles_cheapest_configuration(cat: Catalog, s: Scenario,
+                                                               quotas_off: bool) -> None:
+    """The cheapest feasible configuration beyond PW (and per architecture), as the oracle finds
+    it over every configuration at any price, though recommend looks at n <= 2 only."""
+    s = replace(s, use_quotas=s.use_quotas and not quotas_off)
+    rec = recommend(cat, s)
+    every = oracle.configurations(cat, s, math.inf)
+    notes = dict(rec.architecture_notes)
+    if rec.explanation is not None:
+        notes["any"] = rec.explanation
+    for arch, why in notes.items():
+        mine = [o for o in every if arch in ("any", o.identity[0])]
+        if "budget" in why.binding:
+            cheapest = min(o.price for o in mine)
+            assert why.cheapest_feasible_usd_per_hour == pytest.approx(cheapest, rel=1e-12)
+            continue
+        assert not mine
+        if why.cheapest_configuration is not None:  # what quotas off would give, any arch
+            relaxed = oracle.configurations(cat, replace(s, use_quotas=False), math.inf)
+            assert why.cheapest_configuration.hourly_price_usd == pytest.approx(
+                min(o.price for o in relaxed), rel=1e-12)
+
+
+def test_the_cheapest_tiering_may_need_two_memory_nodes_for_one_gpu_vm() -> None:
+    """n_sat 1 everywhere: one spot GPU VM (0.1) needs m = 1 // 1 + 1 = 2 memory nodes (0.1
+    each), 0.3 USD/h, cheaper than the Single Anchor (1.0 + 0.1)."""
+    cat = make_catalog(gpus=[gpu_row(spot_usd_per_hour=0.1)],
+                       cpus=[cpu_row(on_demand_usd_per_hour=0.1)],
+                       saturation=saturation_rows([(0.3, 1)]))
+    why = explanation(recommend(cat, Scenario(0.2, use_quotas=False, max_nodes=40)))
+    assert why.cheapest_feasible_usd_per_hour == pytest.approx(0.3)
+    assert why.cheapest_configuration is not None
+    assert why.cheapest_configuration.memory_nodes == 2
+
+
+# ----------------------------------------------------------------------------- node cap, budget
+
+
+def test_the_node_cap_is_one_constant(aws_catalog: Catalog) -> None:
+    assert Scenario(3.0, max_nodes=MAX_NODES).max_nodes == MAX_NODES
+    with pytest.raises(InputError) as info:
+        Scenario(3.0, max_nodes=MAX_NODES + 1)
+    assert f"from 1 to {MAX_NODES}" in str(info.value)
+    assert Scenario(3.0).max_nodes == DEFAULT_MAX_NODES == 256
+
+
+def test_a_search_space_past_the_bound_is_refused_with_its_size() -> None:
+    """60 GPU types x 10,000 nodes x 2 architectures: 1.2 million rows."""
+    catalog = synthetic_catalog(60, 10)
+    scenario = Scenario(1e6, use_quotas=False, max_nodes=MAX_NODES)
+    start = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        recommend(catalog, scenario)
+    assert time.perf_counter() - start < 1.0
+    assert info.value.field == "max_nodes"
+    assert "1,200,000" in str(info.value) and f"{MAX_SEARCH_ROWS:,}" in str(info.value)
+    assert recommend(catalog, replace(scenario, pw_usd_per_hour=30.0)).best is not None
+
+
+def test_the_issue_scenario_falls_back_to_the_enumeration_at_once(aws_catalog: Catalog) -> None:
+    """Issue 9: nodes 100,000 (now the cap), PW 1000, quotas off, the integer program: 36 s and
+    a SolverError before. Its 28,175 binaries are more than CBC solves in 5 s."""
+    scenario = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
+    start = time.perf_counter()
+    rec = recommend(aws_catalog, scenario, "ilp")
+    assert time.perf_counter() - start < 2.0
+    assert rec.solver == "ilp" and rec.solved_by == "enumerate"
+    assert rec.notes[-1] == (
+        "The integer program was not run: its 28,175 binaries and 24 saturation constraints "
+        "are more than it solves within 5 s; these results come from the exact enumeration, "
+        "which gives the same ranking.")
+    assert replace(rec, solver="enumerate", notes=rec.notes[:-1]) == recommend(
+        aws_catalog, scenario)
+
+
+def test_a_timed_out_integer_program_falls_back_and_says_so(monkeypatch: pytest.MonkeyPatch,
+                                                            aws_catalog: Catalog) -> None:
+    def timed_out(built: ilp_program.BuiltProblem,
+                  time_limit_s: float) -> ilp_program.SolveResult:
+        return ilp_program.SolveResult(status=pulp.LpStatusNotSolved,
+                                       sol_status=pulp.LpSolutionNoSolutionFound,
+                                       objective=None, seconds=time_limit_s)
+
+    monkeypatch.setattr(ilp, "solve_problem", timed_out)
+    rec = recommend(aws_catalog, Scenario(3.0), "ilp", time_limit_s=2)
+    assert rec.solved_by == "enumerate"
+    assert rec.notes[-1] == ("The integer program did not prove an optimum within 2 s; these "
+                             "results come from the exact enumeration, which gives the same "
+                             "ranking.")
+    assert rec.deepvm == recommend(aws_catalog, Scenario(3.0)).deepvm
+
+
+def test_the_budget_is_for_the_whole_recommendation(monkeypatch: pytest.MonkeyPatch,
+                                                    sim_catalog: Catalog) -> None:
+    """Each call of the integer program gets what the earlier ones left."""
+    budgets: list[float] = []
+    real = ilp.solve_top_k
+
+    def spy(*args: Any, **kwargs: Any) -> list[Configuration]:
+        budgets.append(kwargs["time_limit_s"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ilp, "solve_top_k", spy)
+    rec = recommend(sim_catalog, Scenario(3.0, use_quotas=False), "ilp", time_limit_s=30)
+    assert rec.solved_by == "ilp" and len(budgets) >= 2
+    assert budgets[0] <= 30 and budgets == sorted(budgets, reverse=True)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, math.inf, math.nan, True, "5"])
+def test_a_bad_time_limit_is_refused(aws_catalog: Catalog, bad: Any) -> None:
+    with pytest.raises(InputError) as info:
+        recommend(aws_catalog, Scenario(3.0), "ilp", time_limit_s=bad)
+    assert info.value.field == "time_limit_s"

@@ -12,6 +12,8 @@ Files are read and written by :mod:`deepvm_core.store`.
 
 from deepvm_core.catalog.types import (
     DEFAULT_SATURATION,
+    MAX_CPU_TYPES,
+    MAX_GPU_TYPES,
     Catalog,
     CpuType,
     GpuType,
@@ -23,6 +25,8 @@ from deepvm_core.catalog.types import (
 
 __all__ = [
     "DEFAULT_SATURATION",
+    "MAX_CPU_TYPES",
+    "MAX_GPU_TYPES",
     "Catalog",
     "CpuType",
     "GpuType",

@@ -20,6 +20,11 @@ from deepvm_core.catalog.types import Catalog, GpuType, InstanceType, Quota, Sat
 SCHEMA_VERSION = 2
 #: The schema versions this program reads.
 READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
+#: The largest catalog file read, bytes (``data/README.md``, "Limits"). A catalog at the row
+#: limits (:data:`~deepvm_core.catalog.types.MAX_GPU_TYPES` GPU and
+#: :data:`~deepvm_core.catalog.types.MAX_CPU_TYPES` CPU types, each with per-zone spot prices)
+#: takes about 1.5 MB written with indentation.
+MAX_CATALOG_BYTES = 8 * 2**20
 
 
 def saturation_rows(steps: Iterable[SaturationStep]) -> list[dict[str, Any]]:

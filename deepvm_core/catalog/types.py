@@ -194,7 +194,7 @@ class InstanceType:
         checks.number("vcpus", self.vcpus, integer_type=True)
         checks.number("memory_gib", self.memory_gib, optional=True)
         checks.number("network_gbps", self.network_gbps)
-        zones = self.spot_by_zone_usd_per_hour
+        zones: object = self.spot_by_zone_usd_per_hour  # as given, whatever its type
         if zones is not None and not isinstance(zones, Mapping):
             checks.add("spot_by_zone_usd_per_hour", zones, "must be a mapping {zone: USD/hour}")
         elif zones:
@@ -226,8 +226,9 @@ class GpuType(InstanceType):
         checks.number("eflops", self.eflops, optional=True)
         checks.number("interruption_bucket", self.interruption_bucket, optional=True,
                       integer_type=True)
-        if self.scaling is not None and not isinstance(self.scaling, ScalingParams):
-            checks.add("scaling", self.scaling, "must be ScalingParams or None")
+        scaling: object = self.scaling  # as given, whatever its type
+        if scaling is not None and not isinstance(scaling, ScalingParams):
+            checks.add("scaling", scaling, "must be ScalingParams or None")
 
     @property
     def solvable(self) -> bool:
@@ -297,15 +298,39 @@ DEFAULT_SATURATION: tuple[SaturationStep, ...] = tuple(
 )
 
 
+#: The most GPU types a catalog holds (``data/README.md``, "Limits"). A real region offers well
+#: under 1,000 instance types in all; at this limit a recommendation stays interactive.
+MAX_GPU_TYPES = 1_000
+#: The most CPU types (memory-node candidates) a catalog holds.
+MAX_CPU_TYPES = 1_000
+#: The row limits by list name, with the kind of type they count.
+ROW_LIMITS: Mapping[str, tuple[int, str]] = {
+    "gpu_types": (MAX_GPU_TYPES, "GPU types"), "cpu_types": (MAX_CPU_TYPES, "CPU types")}
+
+
+def row_count_problem(kind: str, count: int) -> Problem | None:
+    """The problem of a catalog with ``count`` rows in ``kind`` (``gpu_types`` or
+    ``cpu_types``) beyond :data:`ROW_LIMITS`, or ``None``."""
+    limit, label = ROW_LIMITS[kind]
+    if count <= limit:
+        return None
+    return Problem("(catalog)", kind, count,
+                   f"{count:,} {label}; a catalog holds at most {limit:,} {label} "
+                   "(data/README.md, Limits)")
+
+
 def catalog_problems(
     gpu_types: tuple[GpuType, ...],
     cpu_types: tuple[CpuType, ...],
     quotas: tuple[Quota, ...],
     saturation: tuple[SaturationStep, ...],
 ) -> list[Problem]:
-    """The rules that span rows: unique names across GPU and CPU types, one quota per family,
-    a non-empty saturation table with strictly increasing bandwidths."""
-    problems: list[Problem] = []
+    """The rules that span rows: at most :data:`MAX_GPU_TYPES` GPU and :data:`MAX_CPU_TYPES`
+    CPU types, unique names across them, one quota per family, a non-empty saturation table with
+    strictly increasing bandwidths."""
+    problems: list[Problem] = [
+        p for p in (row_count_problem("gpu_types", len(gpu_types)),
+                    row_count_problem("cpu_types", len(cpu_types))) if p is not None]
     names: dict[str, str] = {}
     for kind, items in (("gpu_types", gpu_types), ("cpu_types", cpu_types)):
         for t in items:

@@ -11,7 +11,6 @@ price, a GPU type without eFLOPS or without scaling parameters) are kept as
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -24,7 +23,11 @@ from deepvm_core.catalog.artifact import (
     from_artifact_dict,
     is_artifact_format,
 )
-from deepvm_core.catalog.schema import READABLE_SCHEMA_VERSIONS, SCHEMA_VERSION
+from deepvm_core.catalog.schema import (
+    MAX_CATALOG_BYTES,
+    READABLE_SCHEMA_VERSIONS,
+    SCHEMA_VERSION,
+)
 from deepvm_core.catalog.types import (
     RULES,
     Catalog,
@@ -34,8 +37,10 @@ from deepvm_core.catalog.types import (
     SaturationStep,
     ScalingParams,
     catalog_problems,
+    row_count_problem,
 )
 from deepvm_core.errors import CatalogError, Problem
+from deepvm_core.json_input import JsonInputError, parse_json_bounded
 
 T = TypeVar("T")
 
@@ -79,7 +84,10 @@ class _Collector:
             else:
                 self.error(where, key, value, "not a number")
                 return None
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond the float range
+            number = math.inf
         if not math.isfinite(number):
             self.error(where, key, row[key], "must be a finite number (not NaN or infinity)")
             return None
@@ -294,6 +302,10 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
         c.error("(catalog)", "source", source_text, "must be a text")
         source_text = ""
 
+    too_many = [p for kind in ("gpu_types", "cpu_types") if isinstance(data.get(kind), list)
+                and (p := row_count_problem(kind, len(data[kind]))) is not None]
+    if too_many:  # refused before its rows are validated one by one
+        raise CatalogError(too_many, source)
     gpus: list[GpuType] = []
     cpus: list[CpuType] = []
     for kind in ("gpu_types", "cpu_types"):
@@ -334,21 +346,27 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
     )
 
 
+def json_problem(exc: JsonInputError) -> Problem:
+    """The catalog problem of JSON text that was not read."""
+    return Problem(exc.where, "(json)", exc.value, exc.reason)
+
+
 def catalog_from_json_text(text: str | bytes, source: str = "catalog") -> Catalog:
     """Parse JSON text in either format (ours or the artifact's) and validate it.
 
-    Problems found in an artifact file name the artifact's rows and fields.
+    Problems found in an artifact file name the artifact's rows and fields. The text is read
+    within bounds (:func:`deepvm_core.json_input.parse_json_bounded`): at most
+    :data:`~deepvm_core.catalog.schema.MAX_CATALOG_BYTES` bytes and
+    :data:`~deepvm_core.json_input.MAX_JSON_DEPTH` levels of nesting.
 
     Raises:
-        CatalogError: malformed JSON (with line and column) or an invalid catalog.
+        CatalogError: too large, too deeply nested, not text, malformed JSON (with line and
+            column), or an invalid catalog.
     """
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        where = (f"line {exc.lineno}, column {exc.colno}"
-                 if isinstance(exc, json.JSONDecodeError) else "(file)")
-        raise CatalogError([Problem(where, "(json)", None, f"malformed JSON: {exc}")],
-                           source) from None
+        data = parse_json_bounded(text, max_bytes=MAX_CATALOG_BYTES)
+    except JsonInputError as exc:
+        raise CatalogError([json_problem(exc)], source) from None
     if not is_artifact_format(data):
         return parse_catalog(data, source)
     stem = Path(source).stem if source != "catalog" else "artifact-import"

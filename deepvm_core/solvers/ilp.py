@@ -48,17 +48,36 @@ reported numbers are the domain's, never the solver's. A status other than optim
 numerical trouble) raises :class:`~deepvm_core.errors.SolverError`; "infeasible" means "no
 further configuration" and ends the list.
 
+**Time budget.** One call has ``time_limit_s`` seconds (default :data:`ILP_TIME_LIMIT_S`, what
+an interactive page can wait) for all its solves: each CBC run gets what is left as its wall-clock
+limit (CBC's ``timeMode elapsed``), and a solve that reaches it, or a call whose budget is spent,
+raises :class:`~deepvm_core.errors.SolverTimeoutError`, as does CBC's own "stopped on time"
+(which it may say before the limit by the wall clock). CBC 2.10.3 stopped by its time limit
+during preprocessing reports the program *infeasible* (seen on 28,000 binaries), so a
+non-optimal answer after :data:`SUSPECT_SHARE` of the limit is a time-out too, never "no
+further configuration". A
+program larger than :data:`ILP_SIZE_PER_SECOND` (binaries plus saturation constraints) per
+second of budget is not built at all (building and writing it alone would use the budget, and
+CBC does not prove those in time): the same error, with ``started`` False. The saturation
+constraints count: one per Tiering GPU type and memory-node type, a million on a catalog at the
+size limit, where building took 12 s and writing the program 13 s.
+:func:`deepvm_core.policies.recommend` then answers with the exact enumeration and says so.
+
 **Cost** (measured with ``recommend(..., solver="ilp")``: a top-3, the NoScale best and a
 best-of-architecture when needed; CBC 2.10.3 from the pulp wheel on 2 shared cores, so the
 ranges follow the machine's load). A solve is a CBC subprocess: 12-50 ms on programs of up to a few
 hundred binaries, 0.2 s for a stage 1 over about 1,300 binaries, 1 s over about 4,100. On the
 bundled AWS catalog at PW 3 (69 binaries, 7 solves) a recommendation takes 0.08-0.2 s; on the
 simulated catalog without quotas 0.4-1.0 s at PW 10 (1,262 binaries, 8 solves) and 1.7-3.7 s at
-PW 50 (4,129 binaries, 8 solves). The enumeration answers each in a few milliseconds.
+PW 50 (4,129 binaries, 8 solves). The enumeration answers each in a few milliseconds. A top-3
+alone (issue 9, quotas off, PW 1000, AWS catalog): 0.2 s over 1,536 binaries (256 nodes), 0.8 s
+over 6,000, 2.5 s over 12,000, 5 s over 18,000; a stage 1 over 25,000 does not end within 5 s.
 """
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 import numpy as np
@@ -70,7 +89,7 @@ from deepvm_core.candidates import (
     build_domain,
 )
 from deepvm_core.catalog import Catalog
-from deepvm_core.errors import InputError, SolverError
+from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import (
     ARCHITECTURES,
     Arch,
@@ -80,9 +99,22 @@ from deepvm_core.model import (
     Objective,
     Scenario,
 )
+from deepvm_core.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
 
-__all__ = ["OBJECTIVE_WINDOW", "PRICE_WINDOW", "solve_top_k"]
+__all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
+           "fits_time_limit", "program_size", "solve_top_k"]
+
+#: A solve that ends without an optimum after this share of its time limit counts as timed
+#: out, whatever it says: CBC 2.10.3 stopped by its limit in preprocessing reports
+#: "infeasible". Falling back to the enumeration is always correct; ending a top-k list on a
+#: false "infeasible" is not.
+SUSPECT_SHARE = 0.5
+#: Program size (GPU-row binaries plus saturation constraints, :func:`program_size`) built per
+#: second of budget; a larger program is not built (module doc, "Time budget"). Measured (2
+#: shared cores): a top-3 over 18,000 binaries takes 5 s; a stage 1 over 1,700 binaries and
+#: 40,000 saturation constraints 5.6 s, over 830 and 10,000 0.6 s.
+ILP_SIZE_PER_SECOND = 4_000
 
 #: Objective values closer than this (relative to the largest coefficient) are "suspects" that
 #: CBC may not separate (it resolves about 1e-7 of the objective's scale).
@@ -99,10 +131,11 @@ class _Search:
     """The top-k loop of one :func:`solve_top_k` call (state: rows fixed to 0, and cuts)."""
 
     def __init__(self, domain: CandidateDomain, coef: FloatArray, time_limit_s: float,
-                 objective: Objective, noscale: bool) -> None:
+                 deadline: float, objective: Objective, noscale: bool) -> None:
         self.domain = domain
         self.coef = coef
         self.time_limit_s = time_limit_s
+        self.deadline = deadline  # time.monotonic() at which the budget is spent
         self.objective = objective
         self.noscale = noscale
         #: rows fixed to 0: Single Anchor configurations read out (or infeasible), and the rows
@@ -116,6 +149,12 @@ class _Search:
         self.scale = float(coef.max()) if coef.size and coef.max() > 0 else 1.0
         self.solves: list[tuple[Stage, float]] = []
 
+    def _timeout(self, stage: Stage, when: str) -> SolverTimeoutError:
+        return SolverTimeoutError(
+            f"the integer program did not prove an optimum within {self.time_limit_s:g} s "
+            f"(stage {stage!r}, {when} the time limit)", time_limit_s=self.time_limit_s,
+            started=True, binaries=len(self.domain))
+
     def _is_single_anchor(self, row: int) -> bool:
         return bool(self.domain.architecture[row] == Arch.SINGLE_ANCHOR)
 
@@ -123,14 +162,24 @@ class _Search:
 
     def _solve(self, stage: Stage, rows: list[int], *, price_limit: float | None = None,
                extra_cuts: set[Cut] | None = None) -> Choice | None:
-        """One CBC solve; ``None`` when infeasible; :class:`SolverError` when not optimal."""
+        """One CBC solve within what is left of the budget; ``None`` when infeasible;
+        :class:`SolverTimeoutError` when the budget runs out, :class:`SolverError` when CBC ends
+        otherwise without an optimum."""
         built = build_problem(self.domain, self.coef, stage, rows, price_limit=price_limit,
                               cuts=self.cuts | (extra_cuts or set()))
-        result = solve_problem(built, self.time_limit_s)
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self._timeout(stage, "before")
+        result = solve_problem(built, left)
         self.solves.append((stage, result.seconds))
-        if result.infeasible:
+        if result.optimal:
+            pass
+        elif (result.stopped_on_time or result.seconds >= SUSPECT_SHARE * left
+              or time.monotonic() >= self.deadline):  # "infeasible" included
+            raise self._timeout(stage, f"with {result.describe()}; at")
+        elif result.infeasible:
             return None
-        if not result.optimal:
+        else:
             raise SolverError(f"CBC did not prove an optimum at stage {stage!r}: "
                               f"{result.describe()}")
         if len(result.chosen) != 1:
@@ -290,7 +339,7 @@ def solve_top_k(
     *,
     noscale: bool = False,
     architecture: Arch | Architecture | None = None,
-    time_limit_s: float = 30.0,
+    time_limit_s: float = ILP_TIME_LIMIT_S,
 ) -> list[Configuration]:
     """The k best configurations affordable at scenario.pw_usd_per_hour under scenario.objective
     (K = 1 in the objective if noscale), best first, in the ranking order of model.md stage 4
@@ -298,13 +347,18 @@ def solve_top_k(
 
     Fewer than ``k`` (possibly none) are returned when fewer exist. ``architecture`` (an
     :class:`~deepvm_core.model.Arch` or its key) limits the search to one architecture.
-    ``time_limit_s`` is CBC's limit for each solve (a call makes about two solves per
-    configuration returned); reaching it raises :class:`SolverError`.
+    ``time_limit_s`` is the budget of the whole call, seconds, building included (a call makes
+    about two solves per configuration returned; module doc, "Time budget").
 
     Raises:
-        InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range.
-        SolverError: CBC ended a solve with a status other than optimal (or infeasible).
+        InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range, or a search space
+            larger than :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS`.
+        SolverTimeoutError: the budget ran out, or the program is too large for it
+            (:func:`fits_time_limit`).
+        SolverError: CBC ended a solve otherwise with a status other than optimal (or
+            infeasible).
     """
+    start = time.monotonic()
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
         raise InputError("k", k, "must be a whole number >= 0")
     if architecture is not None and not isinstance(architecture, Arch) and (
@@ -312,9 +366,9 @@ def solve_top_k(
         raise InputError("architecture", architecture,
                          f"must be one of {', '.join(ARCHITECTURES)} or None")
     if isinstance(time_limit_s, bool) or not isinstance(time_limit_s, (int, float)) or not (
-        time_limit_s > 0
+        0 < time_limit_s < math.inf
     ):
-        raise InputError("time_limit_s", time_limit_s, "must be a number of seconds > 0")
+        raise InputError("time_limit_s", time_limit_s, "must be a finite number of seconds > 0")
     if k == 0:
         return []
     archs = ALL_ARCHITECTURES if architecture is None else (
@@ -323,5 +377,26 @@ def solve_top_k(
                           architectures=archs)
     if len(domain) == 0:
         return []
+    binaries, constraints = program_size(domain)
+    if not fits_time_limit(binaries, constraints, time_limit_s):
+        raise SolverTimeoutError(
+            f"the integer program was not run: its {binaries:,} binaries and {constraints:,} "
+            f"saturation constraints are more than it solves within {time_limit_s:g} s (about "
+            f"{ILP_SIZE_PER_SECOND:,} per second)", time_limit_s=time_limit_s, started=False,
+            binaries=binaries, constraints=constraints)
     coef = domain.objective_values(scenario.objective, noscale=noscale)
-    return _Search(domain, coef, float(time_limit_s), scenario.objective, noscale).run(k)
+    return _Search(domain, coef, float(time_limit_s), start + time_limit_s, scenario.objective,
+                   noscale).run(k)
+
+
+def program_size(domain: CandidateDomain) -> tuple[int, int]:
+    """The program's GPU-row binaries and saturation constraints (one per GPU type with Tiering
+    rows and memory-node type) over ``domain``."""
+    tiering_gpus = np.unique(domain.gpu[domain.architecture == Arch.TIERING]).size
+    return len(domain), tiering_gpus * len(domain.cpus)
+
+
+def fits_time_limit(binaries: int, constraints: int, time_limit_s: float) -> bool:
+    """True when a program of this size is worth building within ``time_limit_s`` seconds
+    (:data:`ILP_SIZE_PER_SECOND`)."""
+    return binaries + constraints <= ILP_SIZE_PER_SECOND * time_limit_s

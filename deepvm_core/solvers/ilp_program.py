@@ -80,9 +80,12 @@ as the sum of a row part on :math:`x_r` and a CPU part on :math:`u_w`
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -92,8 +95,8 @@ from deepvm_core.candidates import CandidateDomain
 from deepvm_core.errors import SolverError
 from deepvm_core.model import Arch, FloatArray
 
-__all__ = ["CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage", "build_problem",
-           "solve_problem"]
+__all__ = ["CBC_KILL_GRACE_S", "CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage",
+           "build_problem", "solve_problem"]
 
 #: CBC options: only ``increment`` (a new incumbent must improve by at least this much; the
 #: default, 1e-5, is coarser than the objective window of :mod:`deepvm_core.solvers.ilp`).
@@ -102,6 +105,10 @@ __all__ = ["CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage", "build_problem
 #: programs (seen in the ILP's property test; cf. coin-or/Cbc#463, #734), and ``cuts off`` /
 #: ``heuristics off`` gained nothing measurable here.
 CBC_OPTIONS = ("increment 1e-9",)
+#: CBC checks its time limit (``timeMode elapsed``) only between phases: 4 s into a 1.1 s limit
+#: it was still preprocessing 24,500 binaries. :func:`solve_problem` kills it this long after
+#: the limit.
+CBC_KILL_GRACE_S = 0.5
 
 Stage = Literal["objective", "price", "tiebreak"]
 #: A Tiering exclusion cut: (GPU row, CPU index), ``x_row + u_cpu <= 1``.
@@ -227,6 +234,8 @@ class SolveResult:
         cpus: CPU indices with u = 1.
         memory_nodes: the solver's m per CPU type with u = 1 (diagnostics only).
         seconds: wall-clock time of the solve (MPS write, CBC, read back).
+        stopped_on_time: CBC stopped on its time limit (it may do so before the limit by the
+            wall clock: seen at 3.8 s of 4.7) or was killed.
     """
 
     status: int
@@ -236,6 +245,7 @@ class SolveResult:
     cpus: tuple[int, ...] = ()
     memory_nodes: tuple[int, ...] = ()
     seconds: float = 0.0
+    stopped_on_time: bool = False
 
     @property
     def optimal(self) -> bool:
@@ -261,16 +271,50 @@ def _cbc(time_limit_s: float) -> pulp.LpSolver:
     # The CBC binary bundled with the pulp wheel (what PULP_CBC_CMD runs), through COIN_CMD:
     # PULP_CBC_CMD itself warns that it is deprecated for PuLP 4.0.
     return pulp.COIN_CMD(path=pulp.PULP_CBC_CMD.pulp_cbc_path, msg=False,
-                         timeLimit=time_limit_s, gapRel=0, gapAbs=0, options=list(CBC_OPTIONS))
+                         timeLimit=time_limit_s, timeMode="elapsed", gapRel=0, gapAbs=0,
+                         options=list(CBC_OPTIONS))
+
+
+def _run_cbc(prob: pulp.LpProblem, time_limit_s: float) -> bool:
+    """Solve ``prob`` with CBC as :class:`pulp.COIN_CMD` does (MPS in, solution file out, the
+    same options), but kill CBC :data:`CBC_KILL_GRACE_S` after its time limit: the status is
+    then "not solved" and no value is set. True when CBC stopped on its time limit (its
+    solution file says "Stopped on time") or was killed."""
+    solver = _cbc(time_limit_s)
+    with tempfile.TemporaryDirectory(prefix="deepvm-cbc-") as folder:
+        mps, solution = Path(folder, "program.mps"), Path(folder, "program.sol")
+        variables, variable_names, constraint_names, _ = prob.writeMPS(str(mps), rename=1)
+        options = [word for option in (*solver.getOptions(), *CBC_OPTIONS)
+                   for word in f"-{option}".split()]  # "-ratio 0" -> "-ratio", "0"
+        args = [solver.path, str(mps), *(["-max"] if prob.sense == pulp.LpMaximize else []),
+                "-sec", f"{time_limit_s}", *options, "-solve", "-printingOptions", "all",
+                "-solution", str(solution)]
+        try:
+            done = subprocess.run(args, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  timeout=time_limit_s + CBC_KILL_GRACE_S, check=False)
+        except subprocess.TimeoutExpired:  # killed
+            prob.assignStatus(pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound)
+            return True
+        except OSError as exc:
+            raise SolverError(f"CBC could not be run: {exc}") from None
+        if done.returncode != 0 or not solution.exists():
+            raise SolverError(f"CBC could not be run: exit code {done.returncode}, "
+                              f"{'a' if solution.exists() else 'no'} solution file")
+        status, values, _, _, _, sol_status = solver.readsol_MPS(
+            str(solution), prob, variables, variable_names, constraint_names)
+        with solution.open() as handle:
+            stopped = handle.readline().startswith("Stopped on time")
+    prob.assignVarsVals(values)
+    prob.assignStatus(status, sol_status)
+    return stopped
 
 
 def solve_problem(built: BuiltProblem, time_limit_s: float) -> SolveResult:
-    """Solve ``built`` with CBC and read the chosen variables (no status check here)."""
+    """Solve ``built`` with CBC within ``time_limit_s`` seconds of wall-clock time (CBC's own
+    limit, then a kill) and read the chosen variables (no status check here)."""
     start = time.perf_counter()
-    try:
-        built.problem.solve(_cbc(time_limit_s))
-    except pulp.PulpSolverError as exc:
-        raise SolverError(f"CBC could not be run: {exc}") from None
+    stopped = _run_cbc(built.problem, time_limit_s)
     prob = built.problem
     chosen = tuple(r for r, var in built.x.items() if (var.varValue or 0.0) > 0.5)
     cpus = tuple(wi for wi, var in built.u.items() if (var.varValue or 0.0) > 0.5)
@@ -282,4 +326,5 @@ def solve_problem(built: BuiltProblem, time_limit_s: float) -> SolveResult:
         cpus=cpus,
         memory_nodes=tuple(round(built.m[wi].varValue or 0.0) for wi in cpus),
         seconds=time.perf_counter() - start,
+        stopped_on_time=stopped,
     )
