@@ -110,11 +110,12 @@ def compare_regions(catalogs: Mapping[str, Catalog],
 
 
 def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,
-                timestamp: datetime | None) -> str:
+                timestamp: datetime | None, base: Catalog | None = None) -> str:
     """The "Download configuration (JSON)" file: the CLI's ``recommend --format json``
     document (:func:`deepvm_core.export.recommendation_to_dict`) with the chosen configuration
-    and a timestamp."""
-    doc = recommendation_to_dict(rec, catalog, chosen=chosen, timestamp=timestamp)
+    and a timestamp; for an edited catalog, ``base`` (the catalog as stored) lets it list the
+    edits."""
+    doc = recommendation_to_dict(rec, catalog, chosen=chosen, timestamp=timestamp, base=base)
     return json.dumps(doc, indent=2) + "\n"
 
 

@@ -462,3 +462,25 @@ def test_node_cap_and_solver_in_the_sidebar(app: AppTest) -> None:
     no_errors(app)
     assert headline(app) == capped  # same ranking from the integer program
     assert export_doc(app)["inputs"]["solver"] == "ilp"
+
+
+def test_export_of_an_edited_catalog_carries_the_edits(app: AppTest) -> None:
+    """The export names the edited catalog and lists the changed fields (issue 9)."""
+    from dataclasses import replace as dc_replace
+
+    from deepvm_core.store import load_catalog
+
+    base = load_catalog("aws-us-east-1-2023-10")
+    g4 = next(g for g in base.gpu_types if g.name == "g4dn.xlarge")
+    edited = dc_replace(base, gpu_types=tuple(
+        dc_replace(g, spot_usd_per_hour=0.2) if g is g4 else g for g in base.gpu_types))
+    app.session_state["edits"] = {"aws-us-east-1-2023-10": edited}
+    app.run()
+    no_errors(app)
+    doc = export_doc(app)
+    assert doc["catalog"]["edited"] is True
+    assert doc["catalog"]["sha256"] == edited.sha256
+    assert "gpu_types[g4dn.xlarge].spot_usd_per_hour: 0.1578 -> 0.2" in doc["catalog"]["changes"]
+    rows = {r["name"]: r for r in doc["catalog"]["instance_types"]["gpu_types"]}
+    assert rows["g4dn.xlarge"]["spot_usd_per_hour"] == 0.2
+    assert rows["g4dn.xlarge"]["source"].startswith("edited from aws-us-east-1-2023-10")

@@ -14,6 +14,7 @@ import job_view
 import result_frames
 import state
 import widgets
+from deepvm_core.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.policies import Explanation, Recommendation
 from glossary import GLOSSARY
@@ -77,10 +78,11 @@ def choose(rec: Recommendation) -> Configuration:
 def download(rec: Recommendation, active: state.ActiveCatalog,
              chosen: Configuration | None) -> str:
     """The download button; returns the JSON text it serves."""
-    text = compute.export_text(rec, active.catalog, chosen, datetime.now(UTC))
-    pw = f"{rec.scenario.pw_usd_per_hour:g}".replace(".", "_")
+    base = active.source if active.edited else None
+    text = compute.export_text(rec, active.catalog, chosen, datetime.now(UTC), base)
     st.download_button("Download configuration (JSON)", text, key="rec_download",
-                       file_name=f"deepvm-{active.catalog.name}-pw{pw}.json",
+                       file_name=export_file_name(active.catalog, base=base,
+                                                  pw_usd_per_hour=rec.scenario.pw_usd_per_hour),
                        mime="application/json", on_click="ignore", type="primary",
                        icon=":material/download:", width="stretch")
     return text
