@@ -17,8 +17,7 @@ from deepvm_core.model import (
     Configuration,
     Objective,
     flopp_ranking,
-    pair_bandwidth_gbps,
-    saturation_limit,
+    saturation_limits,
     scaling_factor,
 )
 from deepvm_core.policies import POLICY_LABELS, Recommendation
@@ -168,14 +167,15 @@ def saturation_frame(catalog: Catalog) -> pd.DataFrame:
                          Col.N_SAT: [s.serves_fewer_than for s in catalog.saturation]})
 
 
-def pair_saturation_frame(catalog: Catalog) -> pd.DataFrame:
-    """n_sat(min(BW(v), BW(w))) for every GPU type (rows) and CPU type (columns)."""
-    data = {
-        w.name: [saturation_limit(catalog.saturation, pair_bandwidth_gbps(v, w))
-                 for v in catalog.gpu_types]
-        for w in catalog.cpu_types
-    }
-    return pd.DataFrame(data, index=pd.Index([v.name for v in catalog.gpu_types], name=Col.GPU))
+def pair_saturation_frame(catalog: Catalog, limit: int | None = None) -> pd.DataFrame:
+    """n_sat(min(BW(v), BW(w))) for the GPU types (rows) and CPU types (columns), the first
+    ``limit`` of each (all without a limit); vectorised over every pair."""
+    gpus, cpus = catalog.gpu_types[:limit], catalog.cpu_types[:limit]
+    gpu_bw = np.array([v.network_gbps for v in gpus], dtype=np.float64)
+    cpu_bw = np.array([w.network_gbps for w in cpus], dtype=np.float64)
+    nsat = saturation_limits(catalog.saturation, np.minimum(gpu_bw[:, None], cpu_bw[None, :]))
+    return pd.DataFrame(nsat.reshape(len(gpus), len(cpus)), columns=[w.name for w in cpus],
+                        index=pd.Index([v.name for v in gpus], name=Col.GPU))
 
 
 # ----------------------------------------------------------------------------- live prices

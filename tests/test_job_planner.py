@@ -431,3 +431,32 @@ def test_invariants_on_random_catalogs(cat: Catalog, s: Scenario, pw_on: bool, g
     for e in best:
         assert e.within_limits
         assert e.configuration.hourly_price_usd <= (math.inf if pw is None else pw + 1e-9)
+
+
+def test_a_huge_search_space_keeps_the_cheapest_memory_nodes_and_says_so(monkeypatch) -> None:
+    """Past MAX_PLAN_CONFIGURATIONS the plan pairs each (v, n) with the cheapest memory-node
+    types only (a catalog near the size limit stays interactive), and a note says so."""
+    import sys as _sys
+    from pathlib import Path as _Path
+
+    from deepvm_core.job import SpeedupModel, Workload, plan_job
+    from deepvm_core.job import planner as planner_module
+    from deepvm_core.model import Scenario as _Scenario
+
+    _sys.path.insert(0, str(_Path(__file__).resolve().parents[1] / "bench"))
+    from synthetic import synthetic_catalog
+
+    catalog = synthetic_catalog(20, 30)
+    scenario = _Scenario(10.0, use_quotas=False)
+    workload = Workload(epochs=30, reference_epoch_seconds=60.0)
+    full = plan_job(catalog, scenario, workload, pw_usd_per_hour=10.0,
+                    speedup=SpeedupModel(), trials=0)
+    assert not any("to stay interactive" in n for n in full.notes)
+    monkeypatch.setattr(planner_module, "MAX_PLAN_CONFIGURATIONS", len(full.candidates) // 4)
+    cut = plan_job(catalog, scenario, workload, pw_usd_per_hour=10.0, speedup=SpeedupModel(),
+                   trials=0)
+    assert len(cut.candidates) < len(full.candidates)
+    assert any("to stay interactive" in n for n in cut.notes)
+    # a subset of the full search: its cheapest job is never cheaper than the full plan's
+    assert cut.chosen is not None and full.chosen is not None
+    assert cut.chosen.expected_cost_usd >= full.chosen.expected_cost_usd - 1e-12

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 import charts
@@ -11,16 +13,40 @@ import widgets
 from deepvm_core.policies import catalog_notes
 from result_frames import Col
 
+#: Most GPU types drawn on a chart, and most rows or columns of the pair table: a real region
+#: has a few dozen GPU types, a catalog may have up to 1,000 (the core's limit).
+CHART_TYPES = 30
+PAIR_TABLE = 40
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _flopp(sha256: str, _catalog) -> object:
+    del sha256  # the cache key only
+    return result_frames.flopp_frame(_catalog)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _pairs(sha256: str, _catalog) -> object:
+    del sha256  # the cache key only
+    return result_frames.pair_saturation_frame(_catalog, PAIR_TABLE)
+
+
+def shown_note(shown: int, total: int, what: str) -> None:
+    if shown < total:
+        st.caption(f"Showing {shown} of {total:,} {what}.")
+
 
 def flopp(active: state.ActiveCatalog) -> None:
     st.subheader("FLOPP ranking")
     st.caption("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS / "
                "on-demand price × 3600. Click a column header to sort.")
-    frame = result_frames.flopp_frame(active.catalog)
+    frame = _flopp(active.catalog.sha256, active.catalog)
     if frame.empty:
         st.warning("No GPU type with an eFLOPS score: nothing to rank.", icon=":material/warning:")
         return
-    st.plotly_chart(charts.flopp_bars(frame), key="inst_flopp_chart")
+    st.plotly_chart(charts.flopp_bars(frame.head(CHART_TYPES)), key="inst_flopp_chart")
+    shown_note(min(len(frame), CHART_TYPES), len(frame), "GPU types on the chart (best spot "
+               "FLOPP first); the table has them all")
     n = st.column_config.NumberColumn
     st.dataframe(frame, hide_index=True, key="inst_flopp_table", column_config={
         Col.SPOT_FLOPP: n(format="compact", help="eFLOP per USD on spot"),
@@ -36,8 +62,13 @@ def scaling(active: state.ActiveCatalog) -> None:
                "speedup n·K(n) is what a cluster of n GPU VMs delivers; diamonds mark n = b.")
     n_max = st.columns([0.4, 0.6])[0].slider("Largest n shown", 8, 256, 64, step=4,
                                              key="inst_n_max")
-    curves = result_frames.scaling_frame(active.catalog, n_max)
-    fits = result_frames.inflection_frame(active.catalog)
+    best = set(_flopp(active.catalog.sha256, active.catalog)[Col.GPU].head(CHART_TYPES))
+    shown = replace(active.catalog, gpu_types=tuple(
+        g for g in active.catalog.gpu_types if g.name in best))
+    curves = result_frames.scaling_frame(shown, n_max)
+    fits = result_frames.inflection_frame(shown)
+    shown_note(len(shown.solvable_gpu_types), len(active.catalog.solvable_gpu_types),
+               "GPU types (best spot FLOPP first)")
     if curves.empty:
         st.warning("No GPU type with an eFLOPS score.", icon=":material/warning:")
         return
@@ -63,7 +94,9 @@ def saturation(active: state.ActiveCatalog) -> None:
                      key="inst_saturation")
     with right:
         st.markdown("**n_sat per pair** (GPU type × memory node type)")
-        pairs = result_frames.pair_saturation_frame(active.catalog)
+        pairs = _pairs(active.catalog.sha256, active.catalog)
+        shown_note(pairs.size, len(active.catalog.gpu_types) * len(active.catalog.cpu_types),
+                   "pairs (the first GPU and CPU types of the catalog)")
         if pairs.empty:
             st.caption("The catalog needs GPU and CPU types for pairs.")
         else:

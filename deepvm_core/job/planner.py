@@ -47,7 +47,7 @@ from typing import Any, Final, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.candidates import CandidateTable, build_candidates
+from deepvm_core.candidates import CandidateTable, build_candidates, build_domain
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.export import (
@@ -102,6 +102,9 @@ PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_
 PLAN_POLICY_LABELS: Final = {name: POLICY_LABELS[name] for name in PLAN_POLICIES}
 #: Most Monte Carlo trials per configuration :func:`plan_job` accepts.
 MAX_TRIALS: Final = 1_000_000
+#: Most configurations a plan evaluates with every memory-node type per (v, n); a larger
+#: search space keeps the cheapest memory-node types only (:func:`plan_job`'s notes say so).
+MAX_PLAN_CONFIGURATIONS: Final = 500_000
 #: ``kind`` of the plan JSON (the recommend export has none).
 PLAN_KIND: Final = "job-plan"
 NO_PW_NOTE: Final = ("PW is off: the paper's policies (DeepVM, NoScale, Cost-First, "
@@ -428,6 +431,26 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
+def _plan_candidates(catalog: Catalog, scenario: Scenario,
+                     pw: float | None) -> tuple[CandidateTable, tuple[str, ...]]:
+    """Every feasible configuration, with every memory-node type per (v, n); past
+    :data:`MAX_PLAN_CONFIGURATIONS` (a catalog near the size limit), the cheapest memory-node
+    types per (v, n) only, so the plan stays interactive, and a note that says so."""
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw)
+    tiering_rows = int(np.count_nonzero(domain.architecture == Arch.TIERING))
+    pairs = tiering_rows * len(domain.cpus)
+    if pairs <= MAX_PLAN_CONFIGURATIONS:
+        return build_candidates(catalog, scenario, pw_usd_per_hour=pw,
+                                memory_node_choices=None), ()
+    keep = max(1, MAX_PLAN_CONFIGURATIONS // max(tiering_rows, 1))
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep)
+    return table, (
+        f"This catalog allows up to {pairs:,} (GPU type, memory-node type, n) Tiering "
+        f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
+        f"type(s) per GPU type and node count ({len(table):,} configurations). A pricier "
+        "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
+
+
 def _within(est: JobEstimates, deadline_hours: float | None,
             budget_usd: float | None) -> BoolArray:
     ok = ~np.isnan(est.expected_cost_usd) & ~np.isnan(est.expected_makespan_hours)
@@ -667,7 +690,7 @@ def plan_job(
         pw_usd_per_hour)
 
     assumptions = _assumptions(catalog, workload, speedup)
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)
+    table, shortlist_note = _plan_candidates(catalog, scenario, pw)
     plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
     rank_position = table.rank_order(scenario.objective)
@@ -732,7 +755,8 @@ def plan_job(
         candidates=table, estimates=estimates, rank=rank, frontier=frontier,
         within_limits=within, best=tuple(estimate(i) for i in best_idx), policies=policies,
         monte_carlo=mc,
-        assumptions=assumptions, notes=_notes(catalog, assumptions, solvable, pw),
+        assumptions=assumptions,
+        notes=_notes(catalog, assumptions, solvable, pw) + shortlist_note,
         explanation=explanation,
     )
 
