@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
+import alternatives
 import charts
 import compute
 import formatting
@@ -139,6 +140,7 @@ def main() -> None:
         widgets.configuration_card(chosen, scenario.pw_usd_per_hour, scenario.objective,
                                    f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
                                    presentation=state.presentation())
+        alternatives.render_why(rec, chosen, active.catalog, state.presentation())
     preview(rec, active, text)
 
     if rec.deepvm:
