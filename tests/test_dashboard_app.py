@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -259,6 +260,24 @@ def test_recommend_card_says_why_and_compares_the_alternatives(app: AppTest) -> 
     assert metrics["vs DeepVM-NoScale"].value == "same cluster"
     app.number_input(key="sb_pw_input").set_value(0.0).run()
     assert not any(m.label.startswith("vs ") for m in app.main.metric)
+
+
+def test_recommend_page_offers_the_launch_panel(app: AppTest) -> None:
+    """Issue 10: "Launch on AWS" next to the download, on the exact text the button serves."""
+    app.run()
+    no_errors(app)
+    assert "Launch on AWS" in [e.label for e in app.main.expander]
+    app.text_input(key="launch_gpu_template").input("gpu-workers").run()
+    app.text_input(key="launch_cpu_template").input("memory-nodes").run()
+    no_errors(app)
+    assert not app.error
+    codes = [c.value for c in app.code]
+    text = codes[0] + "\n"  # the preview of the download (st.code drops the last newline)
+    spot = next(json.loads(c) for c in codes if '"SpotTargetCapacity": 17' in c)
+    on_demand = next(json.loads(c) for c in codes if '"OnDemandTargetCapacity": 1' in c)
+    assert spot["Type"] == on_demand["Type"] == "instant"
+    plan_id = hashlib.sha256(text.encode()).hexdigest()[:12]
+    assert any(f"Plan `{plan_id}`: TR: 17 x g4dn.xlarge" in m.value for m in app.main.markdown)
 
 
 def test_recommend_page_compares_policies(app: AppTest) -> None:

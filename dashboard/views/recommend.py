@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 
@@ -11,6 +12,7 @@ import alternatives
 import charts
 import compute
 import formatting
+import launch_panel
 import result_frames
 import state
 import widgets
@@ -95,6 +97,12 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
         st.code(text, language="json")
 
 
+def launch(text: str) -> None:
+    """Issue 10: the EC2 Fleet requests of the exact JSON the download button serves."""
+    with st.expander("Launch on AWS", icon=":material/rocket_launch:"):
+        launch_panel.render_launch_panel(json.loads(text), export_text=text)
+
+
 def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
     st.subheader("Policies side by side")
     if state.presentation():
@@ -142,6 +150,7 @@ def main() -> None:
                                    presentation=state.presentation())
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
     preview(rec, active, text)
+    launch(text)
 
     if rec.deepvm:
         objective = ("" if state.presentation() else
