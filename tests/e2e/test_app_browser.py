@@ -160,8 +160,14 @@ def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str
     expect(page.get_by_text("Loaded simul_data.json as catalog 'simul_data'")).to_be_visible(
         timeout=UPDATE_TIMEOUT_MS)
     expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
-    expect(page).to_have_url(re.compile(r"catalog=upload%3Asimul_data|catalog=upload:simul_data"))
+    expect(page).to_have_url(re.compile(r"catalog=upload(%3A|:)[0-9a-f]{16}(&|$)"))
     screenshot(page, artifacts_dir / "page-catalog-uploaded.png")
+    # a reconnect (a new session) on the same URL finds the upload on the server again
+    again = page.context.new_page()
+    open_app(again, page.url, "Catalog editor")
+    expect(again.get_by_test_id("stSidebar")).to_contain_text("simul_data")
+    expect(again.get_by_text("is not a catalog available here")).to_have_count(0)
+    again.close()
 
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
