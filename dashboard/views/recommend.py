@@ -9,17 +9,14 @@ from datetime import UTC, datetime
 import streamlit as st
 
 import alternatives
-import charts
 import compute
 import formatting
 import launch_panel
-import result_frames
 import state
 import widgets
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.policies import Explanation, Recommendation
 from glossary import GLOSSARY
-from result_frames import Col
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -104,6 +101,10 @@ def launch(text: str) -> None:
 
 
 def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
+    import charts  # pandas and plotly: after the card (issue 9, first load)
+    import result_frames
+    from result_frames import Col
+
     st.subheader("Policies side by side")
     if state.presentation():
         st.caption("DeepVM under both objectives and the paper's baseline policies.")
@@ -153,6 +154,8 @@ def main() -> None:
     launch(text)
 
     if rec.deepvm:
+        import result_frames  # pandas: after the card (issue 9, first load)
+
         objective = ("" if state.presentation() else
                      f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")
         st.subheader(f"Top {len(rec.deepvm)}{objective}")
