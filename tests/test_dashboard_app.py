@@ -278,6 +278,9 @@ def test_recommend_page_offers_the_launch_panel(app: AppTest) -> None:
     assert spot["Type"] == on_demand["Type"] == "instant"
     plan_id = hashlib.sha256(text.encode()).hexdigest()[:12]
     assert any(f"Plan `{plan_id}`: TR: 17 x g4dn.xlarge" in m.value for m in app.main.markdown)
+    app.selectbox(key="sb_catalog").set_value("paper-simulated").run()  # nothing to launch
+    no_errors(app)
+    assert "Launch on AWS" not in [e.label for e in app.main.expander]
 
 
 def test_recommend_page_compares_policies(app: AppTest) -> None:

@@ -14,6 +14,7 @@ import formatting
 import launch_panel
 import state
 import widgets
+from deepvm_core.catalog import Catalog
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.policies import Explanation, Recommendation
 from glossary import GLOSSARY
@@ -94,8 +95,11 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
         st.code(text, language="json")
 
 
-def launch(text: str) -> None:
-    """Issue 10: the EC2 Fleet requests of the exact JSON the download button serves."""
+def launch(text: str, catalog: Catalog) -> None:
+    """Issue 10: the EC2 Fleet requests of the exact JSON the download button serves (AWS
+    catalogs only: a simulated catalog has nothing to launch)."""
+    if catalog.provider != "aws":
+        return
     with st.expander("Launch on AWS", icon=":material/rocket_launch:"):
         launch_panel.render_launch_panel(json.loads(text), export_text=text)
 
@@ -151,7 +155,7 @@ def main() -> None:
                                    presentation=state.presentation())
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
     preview(rec, active, text)
-    launch(text)
+    launch(text, active.catalog)
 
     if rec.deepvm:
         import result_frames  # pandas: after the card (issue 9, first load)
