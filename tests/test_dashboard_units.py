@@ -173,3 +173,15 @@ def test_the_recommend_card_does_not_wait_for_heavy_imports() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=repo / "dashboard", check=True,
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
     assert out.stdout.strip() == "[]"
+
+
+def test_catalog_files_load_once_and_are_shared() -> None:
+    """Issue 9, first load: a catalog is immutable, so every run and session shares one loaded
+    object (no unpickled copy per run, its sha256 computed once)."""
+    import compute
+    from deepvm_core.store import bundled_catalog_paths
+
+    path = bundled_catalog_paths()["aws-us-east-1-2023-10"]
+    mtime = path.stat().st_mtime_ns
+    assert compute.load_catalog_file(str(path), mtime) is compute.load_catalog_file(str(path),
+                                                                                    mtime)
