@@ -38,9 +38,12 @@ from deepvm_core.store import load_catalog
 from deepvm_core.sweep import SweepResult, pw_grid, sweep
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
-    """Load and validate a catalog file (``mtime_ns`` invalidates the cache on change)."""
+    """Load and validate a catalog file (``mtime_ns`` invalidates the cache on change).
+
+    A resource, not data: a :class:`Catalog` is immutable, so every session shares one object
+    (no unpickled copy per run, and its sha256 is computed once)."""
     del mtime_ns  # part of the cache key only
     return load_catalog(path)
 

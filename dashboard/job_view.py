@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import compute
@@ -128,6 +127,8 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
     (the Plan a job page's job, at this page's PW)."""
     if not st.session_state.plan_active or not configs:
         return
+    import pandas as pd  # after the card (first load of Recommend, issue 9)
+
     try:
         inputs = job_inputs(catalog, scenario, top_k)
         result = plan(catalog, scenario, inputs)

@@ -1,6 +1,7 @@
 """Data frames of core results, as the pages show them and the charts draw them (pure).
 
-Column names are defined once here (:class:`Col`) and used by pages and charts alike.
+Column names are defined once in :mod:`columns` (:class:`Col`, re-exported here) and used
+by pages and charts alike.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from columns import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.diff import PriceChange
 from deepvm_core.model import (
@@ -23,53 +25,6 @@ from deepvm_core.model import (
 from deepvm_core.policies import POLICY_LABELS, Recommendation
 from deepvm_core.regions import RegionComparison
 from deepvm_core.sweep import SweepResult
-
-
-class Col:
-    """Column names of the frames below."""
-
-    RANK = "#"
-    POLICY = "Policy"
-    ARCH = "Architecture"
-    GPU = "GPU type"
-    SPOT = "GPU spot"
-    ON_DEMAND = "GPU on-demand"
-    MEM_NODES = "Memory nodes"
-    PRICE = "USD/hour"
-    PW_SHARE = "% of PW"
-    PERF = "Performance"
-    OBJECTIVE = "Objective"
-    K = "K(n)"
-    FLOPP = "Cluster FLOPP"
-    CONFIG = "Configuration"
-    EFLOPS = "eFLOPS"
-    SPOT_PRICE = "Spot USD/h"
-    OD_PRICE = "On-demand USD/h"
-    SPOT_FLOPP = "Spot FLOPP"
-    OD_FLOPP = "On-demand FLOPP"
-    SPOT_RANK = "Spot rank"
-    OD_RANK = "On-demand rank"
-    NODES = "n (GPU VMs)"
-    SPEEDUP = "n·K(n)"
-    INFLECTION = "b"
-    BANDWIDTH = "Bandwidth from (Gbps)"
-    N_SAT = "n_sat"
-    TYPE = "Instance type"
-    KIND = "Kind"
-    STATUS = "Status"
-    OD_OLD = "On-demand old"
-    OD_NEW = "On-demand new"
-    OD_CHANGE = "On-demand change %"
-    SPOT_OLD = "Spot old"
-    SPOT_NEW = "Spot new"
-    SPOT_CHANGE = "Spot change %"
-    NOTE = "Note"
-    REGION = "Region"
-    CATALOG = "Catalog"
-
-
-#: The research details that presentation mode hides (the objective may be Z).
-RESEARCH_COLUMNS = (Col.OBJECTIVE, Col.K, Col.FLOPP)
 
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
                   Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)

@@ -6,7 +6,8 @@ values fall back to the defaults with a warning; the codec is :mod:`url`); on ev
 is rewritten from them, so the address bar is always a link that restores the same scenario.
 
 Catalogs are identified by an id: a bundled catalog by its name, the others as ``kind:name``
-(``user:my-copy``, ``fetched:aws-2026-01``, ``upload:artifact_data``). The user's edits are
+(``user:my-copy``, ``fetched:aws-2026-01``), an upload by its content's key
+(``upload:3f2a9c0d1e4b5a6f``, stored on the server, see :func:`keep_upload`). The user's edits are
 kept per id in ``st.session_state["edits"]`` (last valid :class:`Catalog`); an edited catalog
 is the active catalog of every page.
 """
@@ -31,7 +32,7 @@ SIMULATED_CATALOG = "paper-simulated"
 OBJECTIVE_LABELS = {"paper": "Paper's Z", "performance": "Performance"}
 KIND_LABELS = {"bundled": "bundled", "user": "saved", "fetched": "fetched", "upload": "uploaded"}
 KIND_NOTES = {"bundled": "bundled with the app", "user": "your saved copy",
-              "fetched": "fetched from the provider", "upload": "uploaded, this session only"}
+              "fetched": "fetched from the provider", "upload": "uploaded, kept on this server"}
 SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP/CBC)"}
 
 
@@ -84,7 +85,9 @@ def sync_query_params(page: str) -> None:
 def init_state() -> None:
     """Set up every shared key once per session; the URL seeds them on the first run."""
     ss = st.session_state
+    ss.setdefault("uploads", {})  # catalog id -> uploaded Catalog
     if "sb_catalog" not in ss:
+        recall_upload(str(st.query_params.get("catalog", "")))
         params = st.query_params.to_dict()
         seeded, warnings = url.parse_query_params(params, catalog_choices())
         plan_seeded, plan_warnings = url.parse_plan_params(params)
@@ -113,7 +116,6 @@ def init_state() -> None:
     ss.setdefault("sim_normalised", True)
     ss.setdefault("edits", {})  # catalog id -> last valid edited Catalog
     ss.setdefault("invalid_drafts", {})  # catalog id -> problems in the editor's draft of it
-    ss.setdefault("uploads", {})  # catalog id -> uploaded Catalog
     ss.setdefault("last_fetch", None)  # LastFetch of the Live prices page, or None
     ss.setdefault("kept", {})  # page widget key -> value, kept across page switches
     ss.setdefault("url_warnings", [])
@@ -240,6 +242,34 @@ def remember(*keys: str) -> None:
 def select_catalog(cid: str) -> None:
     """Make ``cid`` the sidebar's catalog (from a callback only)."""
     st.session_state["sb_catalog"] = cid
+
+
+def keep_upload(catalog: Catalog) -> str:
+    """Store an uploaded catalog on the server (content-addressed, see
+    :func:`deepvm_core.store.save_upload`) and in this session; returns its id,
+    ``upload:<key>``, which a reconnected session or a shared link finds again. When the
+    server cannot store it, the id is still the key and the upload lasts this session only."""
+    try:
+        key = store.save_upload(catalog)
+    except OSError:
+        key = catalog.sha256[:store.UPLOAD_KEY_HEX]
+    cid = f"upload:{key}"
+    st.session_state["uploads"][cid] = catalog
+    return cid
+
+
+def recall_upload(cid: str) -> None:
+    """Put the stored upload ``cid`` (``upload:<key>``) into this session, if the server has
+    it (a session that reconnected after a big upload, or a shared link)."""
+    uploads = st.session_state["uploads"]
+    if not cid.startswith("upload:") or cid in uploads:
+        return
+    try:
+        catalog = store.load_upload(cid.removeprefix("upload:"))
+    except DeepVMError:
+        return
+    if catalog is not None:
+        uploads[cid] = catalog
 
 
 def fetched_catalog_id(path: Path) -> str:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-import editor_frames
 import glossary
 import state
 import url
@@ -16,7 +15,10 @@ from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
 from formatting import si
 from glossary import GLOSSARY
-from result_frames import RESEARCH_COLUMNS, Col
+
+if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
+    import pandas as pd
+from columns import RESEARCH_COLUMNS, Col
 
 
 def run_page(body: Callable[[], None]) -> None:
@@ -26,6 +28,8 @@ def run_page(body: Callable[[], None]) -> None:
     except CatalogError as exc:
         st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
                  icon=":material/error:")
+        import editor_frames  # pandas: only when a catalog is invalid
+
         st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
                      hide_index=True)
     except DeepVMError as exc:

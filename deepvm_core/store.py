@@ -2,7 +2,11 @@
 
 * bundled: ``data/catalogs/*.json`` (shipped, never overwritten);
 * user: ``data/catalogs/user/`` or ``$DEEPVM_USER_CATALOG_DIR``;
-* fetched: ``data/catalogs/fetched/`` or ``$DEEPVM_FETCHED_CATALOG_DIR`` (live AWS prices).
+* fetched: ``data/catalogs/fetched/`` or ``$DEEPVM_FETCHED_CATALOG_DIR`` (live AWS prices);
+* uploads: ``data/catalogs/uploads/`` or ``$DEEPVM_UPLOAD_CATALOG_DIR``: catalogs uploaded to
+  the dashboard, content-addressed (``<sha256>.json``), so that a session that reconnects, or
+  a shared link on the same server, finds an upload again by its key (the first
+  :data:`UPLOAD_KEY_HEX` hex digits); only the newest :data:`MAX_UPLOADS` are kept.
 
 Every write is atomic (temp file + rename), so a crash never leaves half a catalog behind.
 """
@@ -14,6 +18,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -26,6 +31,11 @@ from deepvm_core.json_input import JsonInputError, read_bytes_bounded
 
 Kind = Literal["bundled", "user", "fetched"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+#: Hex digits of an upload's sha256 that name it in a URL (``catalog=upload:<key>``).
+UPLOAD_KEY_HEX = 16
+_UPLOAD_KEY = re.compile(rf"^[0-9a-f]{{{UPLOAD_KEY_HEX}}}$")
+#: Uploads kept on the server; older ones are deleted when a new one is stored.
+MAX_UPLOADS = 200
 
 #: Bundled catalogs live here (``data/catalogs`` at the repository root).
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "catalogs"
@@ -94,6 +104,51 @@ def user_dir() -> Path:
 def fetched_dir() -> Path:
     """The folder of catalogs fetched from a provider."""
     return Path(os.environ.get("DEEPVM_FETCHED_CATALOG_DIR") or DATA_DIR / "fetched")
+
+
+def uploads_dir() -> Path:
+    """The folder of catalogs uploaded to the dashboard (content-addressed)."""
+    return Path(os.environ.get("DEEPVM_UPLOAD_CATALOG_DIR") or DATA_DIR / "uploads")
+
+
+def save_upload(catalog: Catalog, keep: int = MAX_UPLOADS) -> str:
+    """Store an uploaded catalog under its sha256 (atomic; storing it again only marks it as
+    the newest) and delete all but the newest ``keep`` uploads; returns its key, the first
+    :data:`UPLOAD_KEY_HEX` hex digits of the sha256.
+
+    Raises:
+        OSError: the uploads folder cannot be written.
+    """
+    digest = catalog.sha256
+    path = uploads_dir() / f"{digest}.json"
+    if not path.exists():
+        save_catalog(catalog, path)
+    now = time.time_ns()  # finer than the file system's clock tick: the newest sorts first
+    os.utime(path, ns=(now, now))
+    stored = sorted(uploads_dir().glob("*.json"), key=lambda p: p.stat().st_mtime_ns,
+                    reverse=True)
+    for old in stored[keep:]:
+        if old != path:
+            old.unlink(missing_ok=True)
+    return digest[:UPLOAD_KEY_HEX]
+
+
+def load_upload(key: str) -> Catalog | None:
+    """The stored upload whose sha256 starts with ``key``, or ``None`` (no such upload, or
+    ``key`` is not :data:`UPLOAD_KEY_HEX` lowercase hex digits).
+
+    Raises:
+        CatalogError: the stored file is invalid.
+    """
+    if not _UPLOAD_KEY.match(key):
+        return None
+    matches = sorted(uploads_dir().glob(f"{key}*.json"))
+    if not matches:
+        return None
+    try:
+        return load_catalog(matches[0])
+    except CatalogNotFoundError:  # deleted meanwhile by another session's pruning
+        return None
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,10 @@ def sim_catalog() -> Catalog:
 @pytest.fixture(autouse=True)
 def _isolated_catalog_dirs(tmp_path_factory: pytest.TempPathFactory,
                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never let a test write into the repository's user or fetched catalog folders."""
+    """Never let a test write into the repository's user, fetched or upload catalog folders."""
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path_factory.mktemp("user")))
     monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(tmp_path_factory.mktemp("fetched")))
+    monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(tmp_path_factory.mktemp("uploads")))
 
 
 def read_json(path: Path) -> object:

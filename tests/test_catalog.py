@@ -372,3 +372,23 @@ def test_bundled_aws_catalog_has_the_excerpts_us_east_1_buckets(aws_catalog):
         "g3s.xlarge": None, "g4dn.xlarge": 3, "g5.xlarge": 4}
     assert "Spot Instance Advisor" in aws_catalog.source and "mid-2025" in aws_catalog.source
     assert INTERRUPTION_BUCKET_LABELS[3] == "15-20%"
+
+
+def test_uploads_are_content_addressed_and_pruned(tmp_path, monkeypatch) -> None:
+    """Issue 9: uploads live on the server under their sha256; the newest ``keep`` stay."""
+    from deepvm_core import store
+    from deepvm_core.store import load_catalog, load_upload, save_upload
+
+    monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(tmp_path))
+    base = load_catalog("paper-simulated")
+    catalogs = [replace(base, name=f"up-{i}") for i in range(3)]
+    keys = [save_upload(c, keep=2) for c in catalogs]
+    assert keys == [c.sha256[:store.UPLOAD_KEY_HEX] for c in catalogs]
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == sorted(
+        f"{c.sha256}.json" for c in catalogs[1:])
+    assert load_upload(keys[0]) is None  # pruned
+    assert load_upload(keys[2]) == catalogs[2]
+    assert save_upload(catalogs[2], keep=2) == keys[2]  # the same content: the same file
+    assert len(list(tmp_path.glob("*.json"))) == 2
+    for bad in ("", "../../etc", keys[2].upper(), keys[2][:8]):
+        assert load_upload(bad) is None

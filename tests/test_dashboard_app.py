@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -241,6 +242,47 @@ def test_export_when_nothing_is_feasible(app: AppTest) -> None:
 # ----------------------------------------------------------------------------- pages' content
 
 
+def test_recommend_card_says_why_and_compares_the_alternatives(app: AppTest) -> None:
+    """Issue 9: under the card, the sentences of narrative.why and the "vs" strip."""
+    app.run()
+    no_errors(app)
+    text = " ".join(m.value for m in app.main.markdown)
+    assert ("17 g4dn.xlarge spot VMs deliver 5.9 % more training throughput than Cost-First "
+            "(16 g4dn.xlarge), and 31 % more than Performance-First (7 g5.xlarge)") in text
+    assert "One c5.xlarge on-demand memory node keeps the checkpoints safe from spot " \
+        "reclaims for 0.17 USD/h." in text
+    metrics = {m.label: m for m in app.main.metric}
+    assert metrics["This choice"].value == "6,375"
+    assert metrics["vs Cost-First"].value == "+5.9 %"
+    assert metrics["vs Cost-First"].proto.delta == "-0.0404 USD/h"  # 2.8526 - 2.8930
+    assert metrics["vs Performance-First"].value == "+30.8 %"
+    assert metrics["vs Performance-First"].proto.delta == "+0.0358 USD/h"  # 2.8526 - 2.8168
+    assert metrics["vs DeepVM-NoScale"].value == "same cluster"
+    app.number_input(key="sb_pw_input").set_value(0.0).run()
+    assert not any(m.label.startswith("vs ") for m in app.main.metric)
+
+
+def test_recommend_page_offers_the_launch_panel(app: AppTest) -> None:
+    """Issue 10: "Launch on AWS" next to the download, on the exact text the button serves."""
+    app.run()
+    no_errors(app)
+    assert "Launch on AWS" in [e.label for e in app.main.expander]
+    app.text_input(key="launch_gpu_template").input("gpu-workers").run()
+    app.text_input(key="launch_cpu_template").input("memory-nodes").run()
+    no_errors(app)
+    assert not app.error
+    codes = [c.value for c in app.code]
+    text = codes[0] + "\n"  # the preview of the download (st.code drops the last newline)
+    spot = next(json.loads(c) for c in codes if '"SpotTargetCapacity": 17' in c)
+    on_demand = next(json.loads(c) for c in codes if '"OnDemandTargetCapacity": 1' in c)
+    assert spot["Type"] == on_demand["Type"] == "instant"
+    plan_id = hashlib.sha256(text.encode()).hexdigest()[:12]
+    assert any(f"Plan `{plan_id}`: TR: 17 x g4dn.xlarge" in m.value for m in app.main.markdown)
+    app.selectbox(key="sb_catalog").set_value("paper-simulated").run()  # nothing to launch
+    no_errors(app)
+    assert "Launch on AWS" not in [e.label for e in app.main.expander]
+
+
 def test_recommend_page_compares_policies(app: AppTest) -> None:
     app.run()
     frame = table(app, "Policy")
@@ -330,7 +372,9 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
     no_errors(app)
     assert app.toggle(key="sb_presentation").value is True
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
-    assert set(metric_helps(app)) == {"Hourly price", "Performance"}
+    assert set(metric_helps(app)) == {"Hourly price", "Performance", "This choice",
+                                      "vs Cost-First", "vs Performance-First"}
+    assert not any(m.proto.help for m in app.main.metric if m.label.startswith("vs "))
     assert not any(m.proto.delta.startswith("Paper's Z") for m in app.main.metric)
     assert not RESEARCH_COLUMNS & set(table(app, "#").columns)
     assert not RESEARCH_COLUMNS & set(table(app, "Policy").columns)

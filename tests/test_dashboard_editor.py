@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -231,7 +232,7 @@ def test_upload_artifact_format_is_accepted(editor: AppTest) -> None:
     editor.file_uploader(key="ce_upload").upload("artifact_data.json", data, "application/json")
     editor.run()
     no_errors(editor)
-    assert editor.session_state["sb_catalog"] == "upload:artifact_data"
+    assert re.fullmatch(r"upload:[0-9a-f]{16}", editor.session_state["sb_catalog"])
     assert any("Loaded artifact_data.json" in s.value for s in editor.success)
     assert "artifact_data" in sidebar_catalog(editor)
     assert list(editor.data_editor[0].value["name"]) == ["g3s.xlarge", "g4dn.xlarge", "g5.xlarge",
@@ -265,8 +266,44 @@ def test_upload_our_format_round_trip(editor: AppTest) -> None:
     editor.file_uploader(key="ce_upload").upload("x.json", json.dumps(ours).encode())
     editor.run()
     no_errors(editor)
-    assert editor.session_state["sb_catalog"] == "upload:my-sim"
+    assert re.fullmatch(r"upload:[0-9a-f]{16}", editor.session_state["sb_catalog"])
+    assert "my-sim" in sidebar_catalog(editor)
     assert len(editor.data_editor[0].value) == 10
+
+
+def test_an_upload_survives_a_reconnect(editor: AppTest, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 9: a big upload made the browser reconnect into a new session, which lost it.
+    The upload is stored on the server by its sha256 and its key is in the URL, so a new
+    session (or a shared link) on the same URL finds and uses it."""
+    uploads = tmp_path / "uploads"
+    monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(uploads))
+    ours = catalog_to_dict(load_catalog("paper-simulated"))
+    ours["name"] = "rows10k-gpu"
+    editor.file_uploader(key="ce_upload").upload("rows10k-gpu.json", json.dumps(ours).encode())
+    editor.run()
+    no_errors(editor)
+    cid = editor.session_state["sb_catalog"]
+    digest = load_catalog(next(uploads.glob("*.json"))).sha256
+    assert cid == f"upload:{digest[:16]}"
+    assert [p.name for p in uploads.glob("*.json")] == [f"{digest}.json"]
+    assert editor.query_params["catalog"] == cid
+
+    fresh = AppTest.from_file(str(APP), default_timeout=60)
+    fresh.query_params["catalog"] = cid
+    fresh.query_params["pw"] = "3"
+    fresh.run()
+    no_errors(fresh)
+    assert not any("not a catalog available here" in w.value for w in fresh.warning)
+    assert fresh.session_state["sb_catalog"] == cid
+    assert "rows10k-gpu" in sidebar_catalog(fresh)
+    assert headline(fresh).startswith("### ")
+
+    unknown = AppTest.from_file(str(APP), default_timeout=60)
+    unknown.query_params["catalog"] = "upload:0123456789abcdef"
+    unknown.run()
+    no_errors(unknown)
+    assert any("not a catalog available here" in w.value for w in unknown.warning)
 
 
 def test_save_as_named_user_catalog(editor: AppTest, user_dir: Path) -> None:

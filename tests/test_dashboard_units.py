@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -157,3 +159,29 @@ def test_charts_are_built_from_frames() -> None:
     fig = charts.scaling_chart(curves, result_frames.inflection_frame(catalog),
                                result_frames.Col.K, "K")
     assert len(fig.data) == 20  # a curve and a b marker per GPU type
+
+
+def test_the_recommend_card_does_not_wait_for_heavy_imports() -> None:
+    """Issue 9, first load under 2 s: what the app imports before the Recommend card draws
+    (app.py's imports, the card's modules, the core's recommend) loads no pandas, scipy or
+    pulp; pandas loads with the first table, scipy with a calibration, pulp with the ILP."""
+    code = ("import sys; import state, widgets, alternatives, compute, launch_panel, url; "
+            "import deepvm_core.policies, deepvm_core.narrative, deepvm_core.job; "
+            "print(sorted(m for m in ('pandas', 'scipy', 'pulp') if m in sys.modules))")
+    repo = Path(__file__).resolve().parent.parent
+    path = f"{repo}{os.pathsep}{repo / 'dashboard'}"
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo / "dashboard", check=True,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
+    assert out.stdout.strip() == "[]"
+
+
+def test_catalog_files_load_once_and_are_shared() -> None:
+    """Issue 9, first load: a catalog is immutable, so every run and session shares one loaded
+    object (no unpickled copy per run, its sha256 computed once)."""
+    import compute
+    from deepvm_core.store import bundled_catalog_paths
+
+    path = bundled_catalog_paths()["aws-us-east-1-2023-10"]
+    mtime = path.stat().st_mtime_ns
+    assert compute.load_catalog_file(str(path), mtime) is compute.load_catalog_file(str(path),
+                                                                                    mtime)

@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.optimize
 from scipy.optimize import OptimizeWarning, least_squares
 
-import deepvm_core.job.calibrate as calibrate_module
 from deepvm_core.catalog.artifact import ARTIFACT_SCALING
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError
@@ -115,7 +115,7 @@ def test_optimiser_failures_become_library_errors_naming_the_type(monkeypatch, s
     def fails(*args, **kwargs):
         raise RuntimeError("Optimal parameters not found: max_nfev exceeded")
 
-    monkeypatch.setattr(calibrate_module, "curve_fit", fails)
+    monkeypatch.setattr(scipy.optimize, "curve_fit", fails)
     with pytest.raises(CalibrationError, match="g3s.xlarge: the logistic fit failed: Optimal"):
         fit_scaling(shipped.instances[0])
 
@@ -123,13 +123,13 @@ def test_optimiser_failures_become_library_errors_naming_the_type(monkeypatch, s
         warnings.warn("bad things", OptimizeWarning, stacklevel=1)
         return np.array([0.1, 10.0, 5.0]), np.zeros((3, 3))
 
-    monkeypatch.setattr(calibrate_module, "curve_fit", warns)
+    monkeypatch.setattr(scipy.optimize, "curve_fit", warns)
     with pytest.raises(CalibrationError, match="g3s.xlarge: .*bad things"):
         fit_scaling(shipped.instances[0])
 
 
 def test_the_new_catalog_goes_through_catalog_validation(monkeypatch, aws_catalog, shipped):
-    monkeypatch.setattr(calibrate_module, "curve_fit",
+    monkeypatch.setattr(scipy.optimize, "curve_fit",
                         lambda *a, **k: (np.array([20.0, 10.0, 5.0]), np.zeros((3, 3))))
     with pytest.raises(CatalogError, match="scaling.a"):
         calibrate_catalog(aws_catalog, shipped)

@@ -51,8 +51,7 @@ def on_upload() -> None:
     except CatalogError as exc:
         ss["ce_upload_problems"] = (uploaded.name, exc.problems)
         return
-    cid = f"upload:{catalog.name}"
-    ss["uploads"][cid] = catalog
+    cid = state.keep_upload(catalog)
     forget(cid)
     state.select_catalog(cid)
     ss["ce_upload_problems"] = None

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 
 import streamlit as st
 
-import charts
+import alternatives
 import compute
 import formatting
 import job_view
-import result_frames
+import launch_panel
 import state
 import widgets
+from deepvm_core.catalog import Catalog
 from deepvm_core.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.policies import Explanation, Recommendation
 from glossary import GLOSSARY
-from result_frames import Col
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -97,7 +98,20 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
         st.code(text, language="json")
 
 
+def launch(text: str, catalog: Catalog) -> None:
+    """Issue 10: the EC2 Fleet requests of the exact JSON the download button serves (AWS
+    catalogs only: a simulated catalog has nothing to launch)."""
+    if catalog.provider != "aws":
+        return
+    with st.expander("Launch on AWS", icon=":material/rocket_launch:"):
+        launch_panel.render_launch_panel(json.loads(text), export_text=text)
+
+
 def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
+    import charts  # pandas and plotly: after the card (issue 9, first load)
+    import result_frames
+    from result_frames import Col
+
     st.subheader("Policies side by side")
     if state.presentation():
         st.caption("DeepVM under both objectives and the paper's baseline policies.")
@@ -142,12 +156,16 @@ def main() -> None:
         widgets.configuration_card(chosen, scenario.pw_usd_per_hour, scenario.objective,
                                    f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
                                    presentation=state.presentation())
+        alternatives.render_why(rec, chosen, active.catalog, state.presentation())
     preview(rec, active, text)
+    launch(text, active.catalog)
     if rec.best is not None:
         job_view.recommend_panel(active.catalog, scenario, [chosen, *(
             c for c in rec.deepvm if c != chosen)], int(st.session_state.sb_top))
 
     if rec.deepvm:
+        import result_frames  # pandas: after the card (issue 9, first load)
+
         objective = ("" if state.presentation() else
                      f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")
         st.subheader(f"Top {len(rec.deepvm)}{objective}")

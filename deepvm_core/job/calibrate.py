@@ -26,7 +26,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import OptimizeWarning, curve_fit
 
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.catalog.schema import catalog_to_dict
@@ -80,6 +79,8 @@ def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
         CalibrationError: no one-node time, fewer than three distinct node counts >= 2, or
             the optimiser failed (``RuntimeError``, ``OptimizeWarning``, non-finite result).
     """
+    from scipy.optimize import OptimizeWarning, curve_fit  # scipy loads with the first fit
+
     name = rows.instance
     t1 = rows.one_node_epoch_seconds
     if t1 is None:

@@ -123,6 +123,7 @@ def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logs = tmp_path_factory.mktemp("streamlit_logs")
     env = os.environ.copy()
     env["DEEPVM_USER_CATALOG_DIR"] = str(user_catalogs)
+    env["DEEPVM_UPLOAD_CATALOG_DIR"] = str(tmp_path_factory.mktemp("upload_catalogs"))
     env["PYTHONUNBUFFERED"] = "1"
     cmd = [
         sys.executable, "-m", "streamlit", "run", APP_ENTRY,

@@ -160,8 +160,14 @@ def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str
     expect(page.get_by_text("Loaded simul_data.json as catalog 'simul_data'")).to_be_visible(
         timeout=UPDATE_TIMEOUT_MS)
     expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
-    expect(page).to_have_url(re.compile(r"catalog=upload%3Asimul_data|catalog=upload:simul_data"))
+    expect(page).to_have_url(re.compile(r"catalog=upload(%3A|:)[0-9a-f]{16}(&|$)"))
     screenshot(page, artifacts_dir / "page-catalog-uploaded.png")
+    # a reconnect (a new session) on the same URL finds the upload on the server again
+    again = page.context.new_page()
+    open_app(again, page.url, "Catalog editor")
+    expect(again.get_by_test_id("stSidebar")).to_contain_text("simul_data")
+    expect(again.get_by_text("is not a catalog available here")).to_have_count(0)
+    again.close()
 
     bad = tmp_path / "broken.json"
     bad.write_text("{not json")
@@ -206,3 +212,21 @@ def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_d
         expect(page.get_by_text("Performance-First beats DeepVM")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     screenshot(page, artifacts_dir / f"page-{slug}.png")
+
+
+def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Path) -> None:
+    """Issue 9, the 30-second demo: the card, the sentences on why, and the "vs" strip;
+    tests/artifacts/demo-card.png is the screenshot of that area."""
+    open_app(page, streamlit_server)
+    why = page.locator(".st-key-rec_why")
+    expect(why).to_contain_text("17 g4dn.xlarge spot VMs deliver 5.9 % more training throughput",
+                                timeout=UPDATE_TIMEOUT_MS)
+    expect(why).to_contain_text("vs Performance-First")
+    expect(why).to_contain_text("+30.8 %")
+    card = page.locator(".st-key-rec_card").bounding_box()
+    strip = why.bounding_box()
+    assert card is not None and strip is not None
+    top = card["y"] - 8
+    page.screenshot(path=str(artifacts_dir / "demo-card.png"), clip={
+        "x": card["x"] - 8, "y": top, "width": card["width"] + 16,
+        "height": strip["y"] + strip["height"] - top + 8})

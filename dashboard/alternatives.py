@@ -1,0 +1,55 @@
+"""Under the Recommend card: why this configuration (in words) and the alternatives it beats."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.model import Configuration
+from deepvm_core.narrative import percent_more, short, why
+from deepvm_core.policies import POLICY_LABELS, Recommendation
+from glossary import GLOSSARY
+
+#: The alternatives of the strip; NoScale is a research detail, hidden in presentation mode.
+ALTERNATIVES = ("cost_first", "performance_first", "deepvm_noscale")
+
+
+def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
+                       chosen: Configuration, other: Configuration | None,
+                       presentation: bool) -> None:
+    """``vs Cost-First``: the choice's throughput over the alternative's (value) and its hourly
+    price minus the alternative's (delta, green when the choice is cheaper)."""
+    label = POLICY_LABELS[name]
+    help_text = None if presentation else GLOSSARY[label]
+    if other is None:
+        column.metric(f"vs {label}", "none feasible", help=help_text)
+        return
+    if other == chosen:
+        column.metric(f"vs {label}", "same cluster", help=help_text)
+        return
+    diff = percent_more(chosen.performance, other.performance)
+    value = "n/a" if diff is None else f"{diff:+.1f} %"
+    column.metric(f"vs {label}", value, help=help_text,
+                  delta=f"{chosen.hourly_price_usd - other.hourly_price_usd:+.4f} USD/h",
+                  delta_color="inverse")
+    column.caption(short(other))
+
+
+def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
+               presentation: bool) -> None:
+    """The sentences of :func:`deepvm_core.narrative.why` and the "vs the alternatives" strip."""
+    sentences = why(rec, chosen, catalog)
+    with st.container(key="rec_why"):
+        if sentences:
+            st.markdown("**Why:** " + " ".join(sentences))
+        st.caption("This choice vs the alternatives within the same PW: throughput difference, "
+                   "and below it the hourly price difference (green: this choice is cheaper).")
+        names = ALTERNATIVES[:2] if presentation else ALTERNATIVES
+        columns = st.columns(len(names) + 1)
+        columns[0].metric("This choice", f"{chosen.performance:,.0f}",
+                          help=None if presentation else GLOSSARY["Performance"],
+                          delta=f"{chosen.hourly_price_usd:.4f} USD/h", delta_color="off",
+                          delta_arrow="off")
+        columns[0].caption(short(chosen))
+        for column, name in zip(columns[1:], names, strict=True):
+            alternative_metric(column, name, chosen, rec.policy(name), presentation)
