@@ -348,7 +348,10 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(aws_catalog, scenario, 3, time_limit_s=1.5)
     assert info.value.started
-    assert time.perf_counter() - start < 1.5 + 2.0  # plus writing and reading the program
+    # Writing and reading the program take their own time, which a loaded 2-core machine
+    # stretches: the bound only rules out a solve that ran on (the time-out itself is asserted
+    # above, and bench/run_all.py times the real thing).
+    assert time.perf_counter() - start < 1.5 + 6.0
 
 
 def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -> None:

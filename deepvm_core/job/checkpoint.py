@@ -13,7 +13,7 @@ broadcasts its arguments.
   ``τ = M``. With δ = 5 min it gives 117 min at M = 24 h, 57 min at M = 6 h and 9.1 min at
   M = 15 min (the restart time does not enter it).
 * **Segments:** the compute time ``T_c`` is cut into segments of τ compute seconds, each but
-  the last followed by a checkpoint: ``ceil(T_c / τ)`` segments (a ratio within 1e-9 of a whole
+  the last followed by a checkpoint: ``ceil(T_c / τ)`` segments (a ratio within 1e-12 of a whole
   number counts as that number, so ``T_c = 3 τ`` is three segments, not four); at most
   :data:`MAX_SEGMENTS`.
 """
@@ -29,7 +29,7 @@ IntArray = npt.NDArray[np.int64]
 #: Bits per byte: f (GB) over a network in Gbit/s takes 8 f / BW seconds.
 BITS_PER_BYTE = 8.0
 #: T_c / τ within this relative distance of a whole number counts as that number.
-SEGMENT_RATIO_TOLERANCE = 1e-9
+SEGMENT_RATIO_TOLERANCE = 1e-12
 #: At most this many segments (2^53, the largest exact float integer): a longer job (epoch
 #: times beyond any real one, e.g. from a degenerate speedup fit) keeps the rest in its last
 #: segment, so its expectations are still huge or infinite, and counts never overflow.

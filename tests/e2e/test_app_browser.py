@@ -206,7 +206,7 @@ def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamli
 def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_dir: Path,
                                   slug: str) -> None:
     open_app(page, f"{streamlit_server}/?page={slug}", PAGES[slug])
-    charts = {"recommend": 2, "instances": 3, "simulate": 2}.get(slug, 0)
+    charts = {"recommend": 2, "plan": 3, "instances": 3, "simulate": 2}.get(slug, 0)
     expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=LOAD_TIMEOUT_MS)
     if slug == "method":
         expect(page.get_by_text("Performance-First beats DeepVM")).to_be_visible()
