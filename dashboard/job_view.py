@@ -122,9 +122,11 @@ def format_hours(hours: float) -> str:
 
 
 def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configuration],
-                    top_k: int) -> None:
+                    top_k: int,
+                    baselines: dict[str, Configuration | None] | None = None) -> None:
     """On Recommend, once a job is set: the expected job cost and time of its configurations
-    (the Plan a job page's job, at this page's PW)."""
+    and of the ``baselines`` (label -> configuration), the Plan a job page's job at this
+    page's PW."""
     if not st.session_state.plan_active or not configs:
         return
     import pandas as pd  # after the card (first load of Recommend, issue 9)
@@ -136,11 +138,14 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
         st.warning(f"Your job cannot be estimated here: {exc}", icon=":material/warning:")
         return
     rows = []
-    for i, config in enumerate(configs, 1):
+    labelled = [(f"#{i}", c) for i, c in enumerate(configs, 1)]
+    labelled += [(label, c) for label, c in (baselines or {}).items() if c is not None]
+    for label, config in labelled:
         index = candidate_index(result, config)
         if index is None:
             continue
-        rows.append({"#": i, "Configuration": config.describe().rsplit(",", 1)[0],
+        rows.append({"": label, "Configuration": config.describe().rsplit(",", 1)[0],
+                     "USD/h": config.hourly_price_usd,
                      "Expected job cost (USD)": float(result.expected_cost_usd[index]),
                      "Expected makespan (h)": float(result.expected_makespan_hours[index])})
     with st.container(border=True, key="rec_job"):
@@ -148,5 +153,6 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
                     + (job_summary(result, configs[0]) or "not estimated")
                     + " on the recommended cluster.")
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
+            "USD/h": st.column_config.NumberColumn(format="%.4f"),
             "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),
             "Expected makespan (h)": st.column_config.NumberColumn(format="%.3f")})

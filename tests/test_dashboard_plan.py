@@ -173,6 +173,11 @@ def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
     expected = reference_plan()
     deepvm = expected.policies.deepvm[0]  # type: ignore[attr-defined]
     assert f"about {deepvm.expected_cost_usd:,.2f} USD" in line
+    frame = next(d.value for d in at.dataframe if "Expected job cost (USD)" in d.value.columns)
+    assert {"#1", "Cost-First", "Performance-First"} <= set(frame[""])
+    cost_first = expected.policies.cost_first  # type: ignore[attr-defined]
+    row = frame.set_index("").loc["Cost-First"]
+    assert row["Expected job cost (USD)"] == pytest.approx(cost_first.expected_cost_usd)
 
 
 def test_plan_params_round_trip() -> None:

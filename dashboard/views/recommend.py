@@ -161,7 +161,9 @@ def main() -> None:
     launch(text, active.catalog)
     if rec.best is not None:
         job_view.recommend_panel(active.catalog, scenario, [chosen, *(
-            c for c in rec.deepvm if c != chosen)], int(st.session_state.sb_top))
+            c for c in rec.deepvm if c != chosen)], int(st.session_state.sb_top), {
+            "Cost-First": rec.cost_first, "Performance-First": rec.performance_first,
+            "DeepVM-NoScale": rec.deepvm_noscale})
 
     if rec.deepvm:
         import result_frames  # pandas: after the card (issue 9, first load)
