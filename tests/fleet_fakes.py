@@ -25,7 +25,6 @@ from __future__ import annotations
 import http.client
 import http.server
 import os
-import socket
 import threading
 import urllib.parse
 import uuid
@@ -36,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests import aws_fakes
 
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15"
 REGION = "us-east-1"
@@ -228,28 +229,8 @@ def _drop_instances(payload: bytes, keep: int) -> bytes:
 # ----------------------------------------------------------------------------- helpers
 
 
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-
-
-def guard_loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make any connection or name lookup beyond loopback fail loudly."""
-    real_connect = socket.socket.connect
-    real_getaddrinfo = socket.getaddrinfo
-
-    def connect(self: socket.socket, address: Any) -> None:
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            host = address[0] if isinstance(address, tuple) else address
-            if host not in _LOOPBACK:
-                raise OSError(f"test network guard: connection to {address!r} refused")
-        return real_connect(self, address)
-
-    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in _LOOPBACK and host is not None:
-            raise OSError(f"test network guard: name lookup of {host!r} refused")
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+# One network guard for every AWS test: the live-price fakes' (no test reaches AWS).
+guard_loopback_only = aws_fakes.guard_loopback_only
 
 
 def moto_client(moto_url: str) -> Any:
