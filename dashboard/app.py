@@ -5,6 +5,9 @@ Page config, the shared sidebar (catalog and scenario), navigation, then the cur
 
 from __future__ import annotations
 
+import runpy
+from pathlib import Path
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -20,20 +23,23 @@ state.init_state()
 
 
 def root() -> None:
-    """The root URL's page; never runs: app.py switches to the page it stands for."""
+    """The root URL's page: Recommend's script, run in place (no redirect to /recommend, so a
+    first visit takes one round trip, not two)."""
+    runpy.run_path(str(Path(__file__).parent / url.PAGE_BY_SLUG[url.DEFAULT_PAGE].file),
+                   run_name="__main__")
 
 
 # Streamlit serves the default page at "/" and nowhere else, so no real page is the default:
 # each is served at its own path (a link to /recommend opens it), and a hidden default page
-# sends "/" on to Recommend (or to the page a link's page parameter names).
+# shows Recommend at "/" (or switches to the page a link's page parameter names).
 ROOT = st.Page(root, title="DeepVM Studio", url_path="root", default=True, visibility="hidden")
 PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug)
          for p in url.PAGES}
 page = st.navigation([ROOT, *PAGES.values()], position="top")
 slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
 wanted = st.session_state.pop("url_page", None)  # a shared link names its page: open it once
-if page is ROOT or (wanted and wanted != slug):
-    st.switch_page(PAGES[wanted or url.DEFAULT_PAGE], query_params=st.query_params.to_dict())
+if wanted and wanted != slug:
+    st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
 
 
 def sidebar() -> DeltaGenerator:

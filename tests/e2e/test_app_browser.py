@@ -67,10 +67,15 @@ def test_a_link_to_a_page_path_opens_it(page: Page, streamlit_server: str, slug:
 
 
 def test_the_root_url_opens_recommend(page: Page, streamlit_server: str) -> None:
+    """"/" shows Recommend in place (no redirect: one round trip on a first visit)."""
     open_app(page, f"{streamlit_server}/?pw=2.5")
+    expect(headline(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     expect(page.get_by_text("Page not found")).to_have_count(0)
-    expect(page).to_have_url(re.compile(r"/recommend\?"))
+    assert urlparse(page.url).path == "/"
     assert query(page)["pw"] == "2.5"
+    page.get_by_role("link", name="Plan a job", exact=True).first.click()
+    expect(page.get_by_role("heading", name="Plan a job", level=1)).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS)
 
 
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:

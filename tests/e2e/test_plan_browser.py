@@ -38,10 +38,11 @@ def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: s
 
     page.get_by_text("Assumptions: interruptions, restarts, checkpoints").click()
     slider = page.get_by_role("slider", name="MTBI scale (sensitivity)")
-    slider.focus()
-    page.keyboard.press("Home")  # × 0.25: four times as many interruptions
+    expect(slider).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
+    slider.press("Home")  # × 0.25: four times as many interruptions (on this slider only)
     expect(page).to_have_url(re.compile(r"[?&]mtbi_scale=0.25(&|$)"), timeout=UPDATE_TIMEOUT_MS)
     expect(card(page)).not_to_have_text(after_epochs, timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]pw=3(&|$)"))  # the sidebar's PW untouched
     screenshot(page, artifacts_dir / "plan-a-job.png")
 
     with page.expect_download() as info:
