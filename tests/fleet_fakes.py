@@ -287,18 +287,8 @@ def setup_account(moto_url: str) -> dict[str, str]:
 # ----------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    """moto as a real server on 127.0.0.1 (a free port); yields its URL."""
-    from moto.server import ThreadedMotoServer
-
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    try:
-        yield f"http://{host}:{port}"
-    finally:
-        server.stop()
+#: moto as a real server on 127.0.0.1 (a free port): the live-price fakes' fixture.
+moto_url = aws_fakes.moto_url
 
 
 @pytest.fixture(scope="module")
