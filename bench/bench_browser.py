@@ -1,8 +1,13 @@
 """Browser latency of the dashboard: first load of Recommend; a PW key press to the new card.
 
-First load: a new browser session opens ``/?pw=3`` and waits until the recommendation card shows
-17 g4dn.xlarge. The first session after the server starts is the cold load (imports, catalog
-load, solver); the next ones are warm loads (new sessions on a running server).
+First load: a new browser session (empty cache) opens ``/?pw=3``. A MutationObserver installed
+before any of the page's own scripts runs (``add_init_script``) records, on the page's clock
+(``performance.now()``, 0 = navigation start), when the recommendation card shows 17
+g4dn.xlarge and when the whole page is drawn (the last chart, "Policies side by side", has its
+plot). The first session after a server start is a cold load (imports, catalog load, solver);
+the next ones are warm loads (new sessions on a running server). The server is started
+``--cold`` times to get several cold loads. Playwright's own ``expect`` is printed beside it: it
+polls at growing intervals (100, 250, 500, 1000 ms), so it sees the card up to a second late.
 
 Starts its own Streamlit server (like the e2e fixture: a free 127.0.0.1 port, user catalogs in a
 temporary folder), opens the Recommend page in Debian's Chromium (``/usr/bin/chromium`` or env
@@ -99,18 +104,40 @@ def _launch(p):  # type: ignore[no-untyped-def]
                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
 
 
-def measure_first_load(url: str, sessions: int) -> list[float]:
-    """Milliseconds from navigation to the card, one new browser session each (first is cold)."""
-    times: list[float] = []
+FIRST_LOAD_WATCH = """(() => {
+  const marks = window.__deepvmFirstLoad = {};
+  const observer = new MutationObserver(() => {
+    const card = document.querySelector('%s');
+    if (!('card' in marks) && card && card.textContent.includes('%s')) {
+      marks.card = performance.now();
+    }
+    if (!('page' in marks) && document.querySelector('%s .main-svg')) {
+      marks.page = performance.now();
+    }
+    if ('card' in marks && 'page' in marks) observer.disconnect();
+  });
+  observer.observe(document, {subtree: true, childList: true, characterData: true});
+})();"""
+LAST_CHART = ".st-key-rec_price_chart"
+
+
+def measure_first_load(url: str, sessions: int) -> list[tuple[float, float, float]]:
+    """One new browser session each (the first is cold): milliseconds from navigation start to
+    the card in the page, to the whole page drawn, and to Playwright's ``expect`` seeing it."""
+    times: list[tuple[float, float, float]] = []
     with sync_playwright() as p:
         browser = _launch(p)
         for _ in range(sessions):
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.add_init_script(FIRST_LOAD_WATCH % (CARD, "17 × g4dn.xlarge", LAST_CHART))
             page = context.new_page()
             start = time.perf_counter()
             page.goto(f"{url}/?pw=3")
             expect(page.locator(CARD)).to_contain_text("17 × g4dn.xlarge", timeout=60_000)
-            times.append((time.perf_counter() - start) * 1000)
+            seen_ms = (time.perf_counter() - start) * 1000
+            page.wait_for_function("'page' in window.__deepvmFirstLoad", timeout=60_000)
+            marks = page.evaluate("window.__deepvmFirstLoad")
+            times.append((float(marks["card"]), float(marks["page"]), seen_ms))
             context.close()
         browser.close()
     return times
@@ -173,7 +200,7 @@ def measure(url: str, tries: int, warmup: int) -> tuple[list[float], list[float]
 
 
 def summary(name: str, values: list[float]) -> str:
-    return (f"{name:<34} median {statistics.median(values):7.1f} ms   min {min(values):7.1f}   "
+    return (f"{name:<45} median {statistics.median(values):7.1f} ms   min {min(values):7.1f}   "
             f"max {max(values):7.1f}   (n={len(values)})")
 
 
@@ -181,23 +208,39 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tries", type=int, default=7)
     parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--loads", type=int, default=5, help="first-load sessions (first is cold)")
+    parser.add_argument("--loads", type=int, default=6, help="first-load sessions on the last "
+                        "server start (the first is cold)")
+    parser.add_argument("--cold", type=int, default=3, help="server starts, one cold load each")
     args = parser.parse_args()
+    cold: list[tuple[float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="deepvm-bench-") as user_dir:
+        for _ in range(max(args.cold, 1) - 1):
+            proc, url = start_server(user_dir)
+            try:
+                cold += measure_first_load(url, 1)
+            finally:
+                stop_server(proc)
         proc, url = start_server(user_dir)
         try:
-            loads = measure_first_load(url, args.loads)
+            loads = measure_first_load(url, max(args.loads, 1))
             in_browser, end_to_end = measure(url, args.tries, args.warmup)
             plan_ms = measure_plan(url, args.tries, args.warmup)
         finally:
             stop_server(proc)
-    print("First load of Recommend (navigation -> card), one new browser session each")
-    print(f"{'cold (first session after start)':<34} {loads[0]:7.1f} ms")
-    if len(loads) > 1:
-        print(summary("warm (new sessions)", loads[1:]))
+    cold.append(loads[0])
+    warm = loads[1:]
+    print("First load of Recommend, a new browser session each (ms from navigation start)")
+    for label, runs in (("cold (first session after start)", cold), ("warm (new sessions)", warm)):
+        if runs:
+            print(summary(f"{label}: card shown", [r[0] for r in runs]))
+            print(summary("  whole page drawn", [r[1] for r in runs]))
+            print(summary("  seen by Playwright's expect", [r[2] for r in runs]))
     load_target = 2000.0
-    print(f"target: cold load < {load_target:.0f} ms: "
-          f"{'met' if loads[0] < load_target else 'NOT met'}")
+    cold_card = statistics.median(r[0] for r in cold)
+    warm_card = statistics.median(r[0] for r in warm) if warm else cold_card
+    load_ok = max(cold_card, warm_card) < load_target
+    print(f"target: card shown < {load_target:.0f} ms (cold and warm medians): "
+          f"{'met' if load_ok else 'NOT met'}")
     print("PW slider key press -> updated recommendation card (Recommend page)")
     print(summary("in the browser (MutationObserver)", in_browser))
     print(summary("from Python (Playwright expect)", end_to_end))
@@ -209,7 +252,7 @@ def main() -> int:
     print(summary("in the browser (MutationObserver)", plan_ms))
     plan_ok = statistics.median(plan_ms) < target
     print(f"target: median < {target:.0f} ms: {'met' if plan_ok else 'NOT met'}")
-    return 0 if ok and plan_ok else 1
+    return 0 if ok and plan_ok and load_ok else 1
 
 
 if __name__ == "__main__":

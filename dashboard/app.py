@@ -1,6 +1,7 @@
 """DeepVM Studio: the Streamlit dashboard's entry point (``streamlit run dashboard/app.py``).
 
-Page config, the shared sidebar (catalog and scenario), navigation, then the current page.
+Page config, navigation, the current page, then the shared sidebar (catalog and scenario):
+the page comes first so that its content reaches the browser first.
 """
 
 from __future__ import annotations
@@ -42,14 +43,24 @@ if wanted and wanted != slug:
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
 
 
-def sidebar() -> DeltaGenerator:
-    """The shared controls; returns the slot that shows the active catalog (filled last)."""
+def check_catalog_choice() -> None:
+    """A chosen catalog that is gone (deleted, or an upload this server no longer has) falls
+    back to the default, with a warning, before the page reads it."""
     ss = st.session_state
-    choices = state.catalog_choices()
-    if ss.sb_catalog not in choices:
+    if ss.sb_catalog not in state.catalog_choices():
         ss.url_warnings = [*ss.url_warnings, f"Catalog {ss.sb_catalog!r} is no longer "
                            f"available; using {url.DEFAULT_CATALOG}."]
         ss.sb_catalog = url.DEFAULT_CATALOG
+
+
+def sidebar() -> DeltaGenerator:
+    """The shared controls; returns the slot that shows the active catalog (filled last).
+
+    Drawn after the page: every control is keyed, so the page reads the same values from the
+    session state, and the page's own elements (the recommendation card first) reach the
+    browser before the ~40 sidebar elements do (first load, issue 9)."""
+    ss = st.session_state
+    choices = state.catalog_choices()  # again: the page may have saved or uploaded one
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key="sb_catalog",
@@ -90,10 +101,15 @@ def sidebar() -> DeltaGenerator:
     return slot
 
 
-catalog_slot = sidebar()
+check_catalog_choice()
 state.sync_query_params(slug)
 widgets.url_warnings()
-page.run()
+try:
+    page.run()
+except Exception:  # not st.rerun / st.stop (BaseException): the controls stay usable
+    sidebar()
+    raise
+catalog_slot = sidebar()
 state.sync_query_params(slug)  # again: a page's own inputs (Plan a job) change during its run
 
 try:
