@@ -325,6 +325,22 @@ def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> Non
     assert len(calls) == 2
 
 
+def test_sidebar_survives_an_unexpected_page_error(app: AppTest, monkeypatch) -> None:
+    """The sidebar is drawn after the page (its card reaches the browser first); a page that
+    fails with an unexpected error still gets every control, with the scenario kept."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("unexpected")
+
+    monkeypatch.setattr(compute, "recommend", broken)
+    app.query_params.update({"pw": "3.41"})  # not cached by another test
+    app.run()
+    assert len(app.exception) == 1  # Streamlit redacts the message (showErrorDetails)
+    assert app.sidebar.selectbox(key="sb_catalog").value == "aws-us-east-1-2023-10"
+    assert app.sidebar.number_input(key="sb_pw_input").value == pytest.approx(3.41)
+    assert app.sidebar.radio(key="sb_solver").value
+
+
 RESEARCH_COLUMNS = {"Objective", "K(n)", "Cluster FLOPP"}
 
 
