@@ -49,8 +49,17 @@ def table(at: AppTest, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
+def open_expanders(at: AppTest, *keys: str) -> None:
+    """Open Recommend's on-demand expanders (drawn only while open) and rerun."""
+    for key in keys:
+        at.session_state[key] = True
+    at.run()
+
+
 def export_doc(at: AppTest) -> dict:
-    """The JSON the download button serves (shown in the preview expander)."""
+    """The JSON the download button serves (shown in the preview expander, opened here)."""
+    if not at.session_state["rec_preview"]:
+        open_expanders(at, "rec_preview")
     doc = json.loads(at.code[0].value)
     assert doc.pop("generated_at").endswith("Z")
     return doc
@@ -267,6 +276,8 @@ def test_recommend_page_offers_the_launch_panel(app: AppTest) -> None:
     app.run()
     no_errors(app)
     assert "Launch on AWS" in [e.label for e in app.main.expander]
+    assert not app.code and not app.text_input  # both expanders are drawn on demand
+    open_expanders(app, "rec_preview", "rec_launch")
     app.text_input(key="launch_gpu_template").input("gpu-workers").run()
     app.text_input(key="launch_cpu_template").input("memory-nodes").run()
     no_errors(app)

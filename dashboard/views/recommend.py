@@ -90,7 +90,12 @@ def download(rec: Recommendation, active: state.ActiveCatalog,
 
 
 def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None:
-    with st.expander("What the JSON holds (preview)"):
+    """The export's text, drawn only while its expander is open: st.code's highlighter is 1.5 MB
+    of JavaScript that would otherwise load and compile with the page (issue 9, first load)."""
+    box = st.expander("What the JSON holds (preview)", key="rec_preview", on_change="rerun")
+    if not box.open:
+        return
+    with box:
         st.caption(f"Inputs, catalog **{active.catalog.name}** (sha256 "
                    f"`{rec.catalog_sha256[:16]}…`), the chosen configuration with its price and "
                    "performance, every policy's choice, tool version and time: the schema of "
@@ -103,8 +108,11 @@ def launch(text: str, catalog: Catalog) -> None:
     catalogs only: a simulated catalog has nothing to launch)."""
     if catalog.provider != "aws":
         return
-    with st.expander("Launch on AWS", icon=":material/rocket_launch:"):
-        launch_panel.render_launch_panel(json.loads(text), export_text=text)
+    box = st.expander("Launch on AWS", icon=":material/rocket_launch:", key="rec_launch",
+                      on_change="rerun")
+    if box.open:  # drawn on demand, like the preview
+        with box:
+            launch_panel.render_launch_panel(json.loads(text), export_text=text)
 
 
 def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
