@@ -1,7 +1,7 @@
 """DeepVM Studio: the Streamlit dashboard's entry point (``streamlit run dashboard/app.py``).
 
-Page config, navigation, the current page, then the shared sidebar (catalog and scenario):
-the page comes first so that its content reaches the browser first.
+Page config, navigation, the sidebar's catalog choice, the current page, then the rest of the
+shared sidebar (the scenario's controls): the page's content reaches the browser first.
 """
 
 from __future__ import annotations
@@ -43,30 +43,33 @@ if wanted and wanted != slug:
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
 
 
-def check_catalog_choice() -> None:
-    """A chosen catalog that is gone (deleted, or an upload this server no longer has) falls
-    back to the default, with a warning, before the page reads it."""
+def sidebar_catalog() -> DeltaGenerator:
+    """The sidebar's first part, drawn before the page: the catalog choice. Returns the slot
+    that shows the active catalog (filled last).
+
+    A chosen catalog that is gone (deleted, or an upload this server no longer has) falls back
+    to the default, with a warning. The sidebar exists from the first elements on, so the page
+    does not shift sideways when the rest of it arrives."""
     ss = st.session_state
-    if ss.sb_catalog not in state.catalog_choices():
+    choices = state.catalog_choices()
+    if ss.sb_catalog not in choices:
         ss.url_warnings = [*ss.url_warnings, f"Catalog {ss.sb_catalog!r} is no longer "
                            f"available; using {url.DEFAULT_CATALOG}."]
         ss.sb_catalog = url.DEFAULT_CATALOG
-
-
-def sidebar() -> DeltaGenerator:
-    """The shared controls; returns the slot that shows the active catalog (filled last).
-
-    Drawn after the page: every control is keyed, so the page reads the same values from the
-    session state, and the page's own elements (the recommendation card first) reach the
-    browser before the ~40 sidebar elements do (first load, issue 9)."""
-    ss = st.session_state
-    choices = state.catalog_choices()  # again: the page may have saved or uploaded one
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key="sb_catalog",
                      format_func=lambda cid: choices[cid].label,
                      help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
-        slot = st.container()
+        return st.container()
+
+
+def sidebar_controls() -> None:
+    """The rest of the shared controls, drawn after the page: every control is keyed, so the
+    page reads the same values from the session state, and the page's own elements (the
+    recommendation card first) reach the browser before these ~40 do (first load, issue 9)."""
+    ss = st.session_state
+    with st.sidebar:
         for c in url.CONTROLS:
             low, high = c.slider_range(ss[c.key])
             st.markdown(f"**{c.label}**", help=c.help)
@@ -98,18 +101,17 @@ def sidebar() -> DeltaGenerator:
         st.caption("The address bar holds this whole scenario: copy it to share it.")
         with st.expander("Glossary"):
             st.markdown(glossary.markdown())
-    return slot
 
 
-check_catalog_choice()
+catalog_slot = sidebar_catalog()
 state.sync_query_params(slug)
 widgets.url_warnings()
 try:
     page.run()
 except Exception:  # not st.rerun / st.stop (BaseException): the controls stay usable
-    sidebar()
+    sidebar_controls()
     raise
-catalog_slot = sidebar()
+sidebar_controls()
 state.sync_query_params(slug)  # again: a page's own inputs (Plan a job) change during its run
 
 try:

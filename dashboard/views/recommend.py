@@ -70,9 +70,11 @@ def choose(rec: Recommendation) -> Configuration:
     chosen = st.session_state.get("rec_chosen", 0)
     if not isinstance(chosen, int) or not 0 <= chosen < count:
         st.session_state["rec_chosen"] = 0
+    st.markdown("**Configuration to show and export**",
+                help="One of the top-k (see the table below); the JSON marks it 'chosen'.")
     index = st.radio("Configuration to show and export", range(count), key="rec_chosen",
                      format_func=lambda i: f"#{i + 1}", horizontal=True,
-                     help="One of the top-k (see the table below); the JSON marks it 'chosen'.")
+                     label_visibility="collapsed")
     return rec.deepvm[index]
 
 

@@ -182,6 +182,32 @@ def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str
     expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
 
 
+CARD_POSITIONS = """(() => {
+  window.__cardRects = [];
+  new MutationObserver(() => {
+    const card = document.querySelector('.st-key-rec_card');
+    if (!card) return;
+    const r = card.getBoundingClientRect();
+    const rect = [Math.round(r.x), Math.round(r.y), Math.round(r.width)];
+    const last = window.__cardRects[window.__cardRects.length - 1];
+    if (!last || last.join() !== rect.join()) window.__cardRects.push(rect);
+  }).observe(document, {subtree: true, childList: true, attributes: true});
+})();"""
+
+
+def test_first_load_does_not_move_the_card(page: Page, streamlit_server: str) -> None:
+    """The page is drawn before most of the sidebar (first load): the card must not jump when
+    the sidebar or a lazily loaded widget (the top-k radio above the card) arrives later."""
+    page.add_init_script(CARD_POSITIONS)
+    page.goto(f"{streamlit_server}/?pw=3")
+    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
+    expect(page.locator(".st-key-rec_price_chart .main-svg").first).to_be_attached(
+        timeout=LOAD_TIMEOUT_MS)  # the whole page is drawn
+    expect(page.get_by_role("slider", name=PW_LABEL)).to_be_visible()
+    rects = page.evaluate("window.__cardRects")
+    assert len(rects) == 1, f"the card moved as the page loaded (x, y, width): {rects}"
+
+
 def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamlit_server: str,
                                                            artifacts_dir: Path) -> None:
     open_app(page, f"{streamlit_server}/catalog", "Catalog editor")
