@@ -208,6 +208,18 @@ def test_first_load_does_not_move_the_card(page: Page, streamlit_server: str) ->
     assert len(rects) == 1, f"the card moved as the page loaded (x, y, width): {rects}"
 
 
+def test_preview_and_launch_panel_open_on_demand(page: Page, streamlit_server: str) -> None:
+    """The JSON preview and the launch panel are drawn when their expander is opened."""
+    open_app(page, f"{streamlit_server}/?pw=3")
+    expect(page.get_by_test_id("stCode")).to_have_count(0)
+    page.get_by_text("What the JSON holds (preview)").click()
+    expect(page.get_by_test_id("stCode").first).to_contain_text('"spot": 17',
+                                                                timeout=UPDATE_TIMEOUT_MS)
+    page.get_by_text("Launch on AWS").click()
+    expect(page.get_by_role("textbox", name="GPU launch template")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+
+
 def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamlit_server: str,
                                                            artifacts_dir: Path) -> None:
     open_app(page, f"{streamlit_server}/catalog", "Catalog editor")
