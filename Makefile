@@ -57,7 +57,7 @@ test-deps: $(TEST_STAMP)
 # --- targets -----------------------------------------------------------------------------
 
 run: install
-	$(VENV)/bin/streamlit run dashboard/app.py --server.address $(HOST) --server.port $(PORT)
+	$(PY) dashboard/serve.py --server.address $(HOST) --server.port $(PORT)
 
 # Debian's chromium for the end-to-end tests, which use /usr/bin/chromium (or env CHROMIUM_PATH).
 # Never `playwright install`: it downloads browser builds, which cannot work here.

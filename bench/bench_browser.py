@@ -9,12 +9,13 @@ the next ones are warm loads (new sessions on a running server). The server is s
 ``--cold`` times to get several cold loads. Playwright's own ``expect`` is printed beside it: it
 polls at growing intervals (100, 250, 500, 1000 ms), so it sees the card up to a second late.
 
-Starts its own Streamlit server (like the e2e fixture: a free 127.0.0.1 port, user catalogs in a
-temporary folder), opens the Recommend page in Debian's Chromium (``/usr/bin/chromium`` or env
-``CHROMIUM_PATH``), focuses the PW slider at PW 3 and presses ArrowRight / ArrowLeft in turn
-(PW 3.00 <-> 3.05 changes the recommendation from 17 to 18 g4dn.xlarge). Each try is timed in the
-browser (a MutationObserver installed just before the key press resolves when the card shows the
-new configuration) and from Python (key press to Playwright seeing the text). Prints the figures.
+Starts its own Streamlit server as ``make run`` does (``dashboard/serve.py``), like the e2e
+fixture (a free 127.0.0.1 port, user catalogs in a temporary folder), and drives Debian's
+Chromium (``/usr/bin/chromium`` or env ``CHROMIUM_PATH``). Key press: focuses the PW slider at
+PW 3 and presses ArrowRight / ArrowLeft in turn (PW 3.00 <-> 3.05 changes the recommendation
+from 17 to 18 g4dn.xlarge). Each try is timed in the browser (a MutationObserver installed just
+before the key press resolves when the card shows the new configuration) and from Python (key
+press to Playwright seeing the text). Prints the figures.
 
     .venv/bin/python bench/bench_browser.py [--tries 7] [--warmup 2]
 """
@@ -38,7 +39,8 @@ from playwright.sync_api import expect, sync_playwright
 REPO = Path(__file__).resolve().parent.parent
 PW_LABEL = "PW: pricing willingness (USD/hour)"
 CARD = ".st-key-rec_card h3"
-STEPS = (("ArrowRight", "18 × g4dn.xlarge"), ("ArrowLeft", "17 × g4dn.xlarge"))
+AT_PW_3 = "17 × g4dn.xlarge"  # the card at /?pw=3
+STEPS = (("ArrowRight", "18 × g4dn.xlarge"), ("ArrowLeft", AT_PW_3))
 WATCH = """([selector, want]) => {
   window.__deepvmLatency = new Promise((resolve) => {
     const start = performance.now();
@@ -67,7 +69,7 @@ def start_server(user_dir: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "DEEPVM_USER_CATALOG_DIR": user_dir, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.address",
+        [sys.executable, "dashboard/serve.py", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
          "--browser.gatherUsageStats", "false"],
         cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -129,11 +131,11 @@ def measure_first_load(url: str, sessions: int) -> list[tuple[float, float, floa
         browser = _launch(p)
         for _ in range(sessions):
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.add_init_script(FIRST_LOAD_WATCH % (CARD, "17 × g4dn.xlarge", LAST_CHART))
+            context.add_init_script(FIRST_LOAD_WATCH % (CARD, AT_PW_3, LAST_CHART))
             page = context.new_page()
             start = time.perf_counter()
             page.goto(f"{url}/?pw=3")
-            expect(page.locator(CARD)).to_contain_text("17 × g4dn.xlarge", timeout=60_000)
+            expect(page.locator(CARD)).to_contain_text(AT_PW_3, timeout=60_000)
             seen_ms = (time.perf_counter() - start) * 1000
             page.wait_for_function("'page' in window.__deepvmFirstLoad", timeout=60_000)
             marks = page.evaluate("window.__deepvmFirstLoad")
@@ -181,7 +183,7 @@ def measure(url: str, tries: int, warmup: int) -> tuple[list[float], list[float]
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/?pw=3")
         card = page.locator(CARD)
-        expect(card).to_contain_text("17 × g4dn.xlarge", timeout=60_000)
+        expect(card).to_contain_text(AT_PW_3, timeout=60_000)
         slider = page.get_by_role("slider", name=PW_LABEL)
         for i in range(warmup + tries):
             key, want = STEPS[i % 2]

@@ -1,4 +1,5 @@
-"""DeepVM Studio: the Streamlit dashboard's entry point (``streamlit run dashboard/app.py``).
+"""DeepVM Studio: the Streamlit dashboard's script (``make run`` starts it through ``serve.py``;
+``streamlit run dashboard/app.py`` works too).
 
 Page config, navigation, the sidebar's catalog choice, the current page, then the rest of the
 shared sidebar (the scenario's controls): the page's content reaches the browser first.

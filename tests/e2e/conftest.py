@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = Path(__file__).resolve().parent
 ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
-APP_ENTRY = "dashboard/app.py"
+SERVE_ENTRY = "dashboard/serve.py"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 SERVER_START_TIMEOUT = 60.0
 
@@ -126,7 +126,7 @@ def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env["DEEPVM_UPLOAD_CATALOG_DIR"] = str(tmp_path_factory.mktemp("upload_catalogs"))
     env["PYTHONUNBUFFERED"] = "1"
     cmd = [
-        sys.executable, "-m", "streamlit", "run", APP_ENTRY,
+        sys.executable, SERVE_ENTRY,  # as `make run` starts it
         "--server.address", "127.0.0.1",
         "--server.port", str(port),
         "--server.headless", "true",
