@@ -226,11 +226,14 @@ def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamli
     expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
     grid.scroll_into_view_if_needed()
+    page.wait_for_function(  # the grid starts narrow and widens once it is laid out
+        "document.querySelector('[data-testid=stDataFrame]').offsetWidth > 600")
     box = grid.bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + 35 + 17)  # a cell of row 1
-    page.keyboard.press("Home")  # its first column: Row, then Name, Family, OD, Spot
-    for _ in range(4):
+    # Row 1's Name cell (the Row column is about 40 px wide, Name about 85 px): clicking it
+    # directly, not a cell then Home, which the grid can miss while the page is still drawing.
+    page.mouse.click(box["x"] + 110, box["y"] + 35 + 17)
+    for _ in range(3):  # Family, OD, Spot
         page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
     page.keyboard.type("1e308", delay=50)  # each key reaches the cell editor
