@@ -21,6 +21,7 @@ from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.cli_fetch import add_fetch_parser, run_fetch
 from deepvm_core.cli_launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
 from deepvm_core.cli_plan import PLAN_COMMANDS, add_plan_parsers, run_plan_command
+from deepvm_core.cli_traces import TRACES_COMMANDS, add_traces_parsers, run_traces_command
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import (
@@ -137,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fetch_parser(sub)
     add_launch_parsers(sub)
     add_plan_parsers(sub)
+    add_traces_parsers(sub)
     return parser
 
 
@@ -305,6 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_launch_command(args)
         if args.command in PLAN_COMMANDS:
             return run_plan_command(args)
+        if args.command in TRACES_COMMANDS:
+            return run_traces_command(args)
         return _cmd_catalog(args, out)
     except DeepVMError as exc:
         message = " ".join(str(exc).split()) if not isinstance(exc, CatalogError) else str(

@@ -145,6 +145,11 @@ class BacktestJob:
         """Number of pools (columns)."""
         return int(self.full_segment_hours.shape[1])
 
+    def first_pools(self, count: int) -> BacktestJob:
+        """The first ``count`` pools only (``wait`` replays the first pool alone)."""
+        return BacktestJob(**{f.name: getattr(self, f.name) if f.name == "full_segments"
+                              else getattr(self, f.name)[:, :count] for f in fields(self)})
+
     def rows(self, which: IntArray) -> BacktestJob:
         """The configurations ``which`` only."""
         return BacktestJob(**{f.name: getattr(self, f.name)[which] for f in fields(self)})

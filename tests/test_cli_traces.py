@@ -1,0 +1,122 @@
+"""``deepvm traces stats`` and ``deepvm backtest`` (``traces.md``) on seeded synthetic traces
+written to a temporary folder; expected values worked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deepvm_core.cli import main
+
+AWS = "aws-us-east-1-2023-10"
+JOB = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
+       "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--trials", "0")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write(tmp_path, name: str, data: list[int], gap: float = 600) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"metadata": {"gap_seconds": gap}, "data": data}))
+    return str(path)
+
+
+def test_stats_json_in_the_order_given(tmp_path, capsys):
+    a = write(tmp_path, "a.json", [0, 1, 1, 0, 0, 1, 1, 1, 0])
+    b = write(tmp_path, "b.json", [1, 1, 1], gap=32)
+    code, out, err = run(capsys, "traces", "stats", a, b, "--nodes", "2", "--format", "json")
+    assert code == 0 and err == ""
+    pools = json.loads(out)["pools"]
+    assert [p["file"] for p in pools] == [a, b]
+    assert pools[0]["interruptions"] == 2 and pools[0]["mtbi_hours"] == pytest.approx(5 / 12)
+    assert pools[0]["mean_wait_hours"] == pytest.approx(4 / 18)  # runs 1, 2, 1 ticks of 1/6 h
+    assert pools[1]["mtbi_hours"] is None and pools[1]["availability"] == 1.0
+    assert set(pools[0]) == {"file", "gap_seconds", "ticks", "days", "availability",
+                             "interruptions", "mtbi_hours", "mean_wait_hours"}
+    code, out, _ = run(capsys, "traces", "stats", a, "--nodes", "1")
+    assert code == 0 and "MTBI h" in out
+
+
+def test_stats_errors_exit_2(tmp_path, capsys):
+    bad = write(tmp_path, "bad.json", [1, -1])
+    code, _, err = run(capsys, "traces", "stats", bad, "--nodes", "1")
+    assert code == 2 and "data[1] = -1" in err and bad in err and len(err.splitlines()) == 1
+    counts = write(tmp_path, "c.json", [3, 2])
+    code, _, err = run(capsys, "traces", "stats", counts, "--nodes", "4")
+    assert code == 2 and "largest count (3)" in err
+
+
+@pytest.fixture
+def plan(tmp_path, capsys) -> dict:
+    code, out, _ = run(capsys, "plan", *JOB, "--format", "json")
+    assert code == 0
+    (tmp_path / "plan.json").write_text(out)
+    return json.loads(out)
+
+
+def test_backtest_always_up_runs_the_job_straight(tmp_path, capsys, plan):
+    chosen = plan["chosen"]
+    gpu, est = chosen["gpu"]["name"], chosen["estimate"]
+    up = write(tmp_path, "up.json", [1] * 50)
+    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                         f"{gpu}@us-east-1a={up}", "--starts", "5", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    # never interrupted: makespan = compute + checkpoints x stall; cost = P x makespan
+    hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
+    result = doc["result"]
+    assert result["makespan_hours"]["mean"] == pytest.approx(hours, rel=1e-12)
+    assert result["makespan_hours"]["max"] == pytest.approx(hours, rel=1e-12)
+    assert result["interruptions_mean"] == 0 and result["runs"] == 5
+    assert result["cost_usd"]["mean"] == pytest.approx(
+        doc["inputs"]["cluster_usd_per_hour"] * hours, rel=1e-9)
+    assert "deadline_met" not in result
+    assert set(doc["inputs"]) >= {"spot_vms", "compute_hours", "checkpoint_interval_hours",
+                                  "checkpoint_stall_hours", "restart_hours",
+                                  "cluster_usd_per_hour", "on_demand_part_usd_per_hour",
+                                  "fallback_usd_per_hour", "policy", "deadline_hours",
+                                  "starts", "pools"}
+    assert doc["inputs"]["restart_hours"] == pytest.approx(0.1)  # the plan's R
+
+
+def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
+    gpu, est = plan["chosen"]["gpu"]["name"], plan["chosen"]["estimate"]
+    hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
+    path = str(tmp_path / "plan.json")
+    a = write(tmp_path, "a.json", [1, 1, 0, 1] * 10)
+    b = write(tmp_path, "b.json", [0, 1, 1, 1] * 10)
+    code, out, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+                         f"{gpu}@z2={b}", "--policy", "deadline", "--deadline-hours", str(hours),
+                         "--starts", "4", "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    # D - 0 < rem + R + g: on demand at time 0, done at R + rem > D
+    assert result["fell_back"] == 1.0 and result["deadline_met"] == 0.0
+    assert result["makespan_hours"]["mean"] == pytest.approx(0.1 + hours)
+    short = write(tmp_path, "short.json", [1, 1, 0])
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+                       f"{gpu}@z2={short}")
+    assert code == 2 and "same length" in err
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--policy",
+                       "deadline")
+    assert code == 2 and "--deadline-hours" in err
+    counts = write(tmp_path, "counts.json", [1, 0, 0, 0] * 10)
+    big = write(tmp_path, "big.json", [2, 1] * 20)
+    spot = plan["chosen"]["gpu"]["spot"]
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={big}")
+    assert (code == 2 and "largest count" in err) if spot > 2 else code == 0
+    code, _, err = run(capsys, "backtest", path, "--pool", f"nope.xlarge@z1={counts}")
+    assert code == 2 and "no GPU type 'nope.xlarge'" in err
+    code, _, err = run(capsys, "backtest", path, "--pool", "g4dn.xlarge=x")
+    assert code == 2 and "TYPE@ZONE" in err
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+                       f"{gpu}@z1={b}")
+    assert code == 2 and "given twice" in err
