@@ -1,5 +1,5 @@
-"""``deepvm traces stats`` and ``deepvm backtest``: spot traces from the command line
-(``traces.md``).
+"""``deepvm traces stats``, ``deepvm traces fetch`` and ``deepvm backtest``: spot traces from
+the command line (``traces.md``).
 
 Wiring into the main CLI (``deepvm_core/cli.py``)::
 
@@ -46,6 +46,7 @@ from deepvm_core.traces import (
     pool_statistics,
     split_pool_name,
 )
+from deepvm_core.traces.fetch import fetch_traces
 
 TRACES_COMMANDS: Final = ("traces", "backtest")
 EXIT_USAGE: Final = 2
@@ -92,6 +93,10 @@ def add_traces_parsers(subparsers: Any) -> None:
     st.add_argument("--nodes", type=_number(int, 1), required=True, metavar="N",
                     help="spot VMs of the cluster (a count trace needs >= N VMs up)")
     st.add_argument("--format", choices=("table", "json"), default="table")
+
+    fe = sub.add_parser("fetch", help="download the public spot traces (skypilot-org/"
+                                      "spot-traces; $DEEPVM_SPOT_TRACES_URL sets the base address)")
+    fe.add_argument("--out", required=True, metavar="DIR", help="folder to write them under")
 
     bt = subparsers.add_parser(
         "backtest", help="replay a plan's chosen cluster and job on spot traces",
@@ -286,6 +291,10 @@ def run_traces_command(args: argparse.Namespace, *, stdout: TextIO | None = None
     try:
         if args.command == "backtest":
             return _cmd_backtest(args, out)
+        if args.traces_command == "fetch":
+            for path in fetch_traces(args.out):
+                out.write(f"wrote {path}\n")
+            return 0
         return _cmd_stats(args, out)
     except DeepVMError as exc:
         err.write(f"deepvm {args.command}: error: {' '.join(str(exc).split())}\n")

@@ -120,3 +120,85 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
     code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
                        f"{gpu}@z1={b}")
     assert code == 2 and "given twice" in err
+
+
+# ----------------------------------------------------------------------------- fetch
+
+
+class _Server:
+    """Serves a folder over HTTP on 127.0.0.1 (a free port)."""
+
+    def __init__(self, root) -> None:
+        import functools
+        import http.server
+        import threading
+        handler = functools.partial(_QuietHandler, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+
+
+def _quiet_handler():
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+    return Handler
+
+
+_QuietHandler = _quiet_handler()
+
+
+def _serve_synthetic(root) -> list[str]:
+    import numpy as np
+
+    from deepvm_core.traces.fetch import trace_files
+    rng = np.random.default_rng(3)
+    files = list(trace_files())
+    for rel in files:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = (rng.random(100) < 0.7).astype(int).tolist()
+        path.write_text(json.dumps({"metadata": {"gap_seconds": 600}, "data": data}))
+    return files
+
+
+def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
+    served = tmp_path / "served"
+    files = _serve_synthetic(served)
+    server = _Server(served)
+    try:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+        out = tmp_path / "out"
+        code, text, err = run(capsys, "traces", "fetch", "--out", str(out))
+    finally:
+        server.stop()
+    assert code == 0, err
+    assert len(files) == 12 and text.count("wrote ") == len(files)
+    for rel in files:
+        assert (out / rel).read_bytes() == (served / rel).read_bytes()
+
+
+def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys, monkeypatch):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"http://127.0.0.1:{port}")
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
+    assert code == 2 and "could not be reached" in err and not out.exists()
+    served = tmp_path / "served"
+    files = _serve_synthetic(served)
+    (served / files[-1]).write_text('{"metadata": {"gap_seconds": 0}, "data": [1]}')
+    server = _Server(served)
+    try:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+        code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
+    finally:
+        server.stop()
+    assert code == 2 and "gap_seconds = 0" in err and not out.exists()
