@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from deepvm_core.catalog.artifact import (
     ARTIFACT_FIELD_NAMES,
@@ -277,8 +277,16 @@ def _read_saturation(c: _Collector, rows: object) -> tuple[SaturationStep, ...] 
     return tuple(steps)
 
 
+#: A catalog file must have a GPU VM type: one rule for ``deepvm catalog validate``, loading,
+#: uploads and the dashboard's Catalog editor (a :class:`Catalog` built in code may be empty,
+#: e.g. a region without those types in a comparison).
+NO_GPU_TYPES_MESSAGE: Final = "no GPU VM: a catalog needs at least one, or no cluster can be built"
+
+
 def parse_catalog(data: object, source: str = "catalog") -> Catalog:
     """Validate a catalog in our format (a parsed JSON object) and build a :class:`Catalog`.
+
+    A catalog without GPU VM types is invalid (:data:`NO_GPU_TYPES_MESSAGE`).
 
     Raises:
         CatalogError: listing every problem found (row, field, value, message).
@@ -324,6 +332,8 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
                 if cpu is not None:
                     cpus.append(cpu)
 
+    if isinstance(data.get("gpu_types"), list) and not data["gpu_types"]:
+        c.error("(catalog)", "gpu_types", [], NO_GPU_TYPES_MESSAGE)
     quotas = _read_quotas(c, data.get("quotas", []))
     saturation = _read_saturation(c, data.get("network_saturation"))
     for problem in catalog_problems(tuple(gpus), tuple(cpus), quotas, saturation or ()):
