@@ -108,6 +108,9 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
     index = candidate_index(result, config)
     if index is None:
         return None
+    reason = result.estimate(index).does_not_finish
+    if reason is not None:
+        return f"{reason} ({result.workload.epochs:g} epochs)"
     cost = float(result.expected_cost_usd[index])
     hours = float(result.expected_makespan_hours[index])
     return (f"about {cost:,.2f} USD and {format_hours(hours)} for "
@@ -144,10 +147,14 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
         index = candidate_index(result, config)
         if index is None:
             continue
+        done = bool(result.finishes[index])  # else no number: it is not expected to finish
         rows.append({"": label, "Configuration": config.describe().rsplit(",", 1)[0],
                      "USD/h": config.hourly_price_usd,
-                     "Expected job cost (USD)": float(result.expected_cost_usd[index]),
-                     "Expected makespan (h)": float(result.expected_makespan_hours[index])})
+                     "Expected job cost (USD)": float(result.expected_cost_usd[index])
+                     if done else None,
+                     "Expected makespan (h)": float(result.expected_makespan_hours[index])
+                     if done else None,
+                     "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):
         st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*): "
                     + (job_summary(result, configs[0]) or "not estimated")

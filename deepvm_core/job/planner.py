@@ -362,8 +362,7 @@ def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Expla
     config = result.candidates.configuration(nearest)
     reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
     summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
-               "Raise the MTBI or its scale, or shorten the restart and the checkpoint "
-               "interval.")
+               "Raise the MTBI or its scale, or shorten the restart or checkpoint interval.")
     return Explanation(summary=summary, binding=("does_not_finish",),
                        cheapest_feasible_usd_per_hour=None, cheapest_configuration=config)
 
@@ -490,7 +489,6 @@ def plan_job(
         warnings=unused_measurements_warnings(catalog, speedup.measurements),
         job_plan=plan,
     )
-
 
 
 __all__ = [

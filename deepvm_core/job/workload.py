@@ -54,8 +54,9 @@ def _number(problems: list[Problem], name: str, value: object, *, positive: bool
     elif nonnegative and value < 0:
         problems.append(Problem(_WHERE, name, value, "must not be negative"))
     elif maximum is not None and value > maximum:
+        minutes = f" ({maximum * 60:g} min)" if unit == " h" else ""
         problems.append(Problem(_WHERE, name, value,
-                                f"must be at most {maximum:g}{unit}"))
+                                f"must be at most {maximum:g}{unit}{minutes}"))
 
 
 @dataclass(frozen=True, kw_only=True)
