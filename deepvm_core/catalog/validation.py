@@ -279,14 +279,17 @@ def _read_saturation(c: _Collector, rows: object) -> tuple[SaturationStep, ...] 
 
 #: A catalog file must have a GPU VM type: one rule for ``deepvm catalog validate``, loading,
 #: uploads and the dashboard's Catalog editor (a :class:`Catalog` built in code may be empty,
-#: e.g. a region without those types in a comparison).
+#: e.g. a region without those types in a comparison, and so may an export's rows).
 NO_GPU_TYPES_MESSAGE: Final = "no GPU VM: a catalog needs at least one, or no cluster can be built"
 
 
-def parse_catalog(data: object, source: str = "catalog") -> Catalog:
+def parse_catalog(data: object, source: str = "catalog", *,
+                  require_gpu_types: bool = True) -> Catalog:
     """Validate a catalog in our format (a parsed JSON object) and build a :class:`Catalog`.
 
-    A catalog without GPU VM types is invalid (:data:`NO_GPU_TYPES_MESSAGE`).
+    A catalog without GPU VM types is invalid (:data:`NO_GPU_TYPES_MESSAGE`), unless
+    ``require_gpu_types`` is False: only for the rows an export holds, which are the types its
+    configurations use (none when nothing was feasible), not a catalog.
 
     Raises:
         CatalogError: listing every problem found (row, field, value, message).
@@ -332,7 +335,7 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
                 if cpu is not None:
                     cpus.append(cpu)
 
-    if isinstance(data.get("gpu_types"), list) and not data["gpu_types"]:
+    if require_gpu_types and isinstance(data.get("gpu_types"), list) and not data["gpu_types"]:
         c.error("(catalog)", "gpu_types", [], NO_GPU_TYPES_MESSAGE)
     quotas = _read_quotas(c, data.get("quotas", []))
     saturation = _read_saturation(c, data.get("network_saturation"))
