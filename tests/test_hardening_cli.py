@@ -10,12 +10,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from factories import cpu_row, gpu_row, make_catalog
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.cli import main
-from deepvm_core.job import Workload
+from deepvm_core.cli_plan import render_plan_table
+from deepvm_core.job import SpeedupModel, Workload, plan_job, plan_to_dict
 from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.finish import FINISH_HORIZON_HOURS, finishes, format_duration
+from deepvm_core.model import Scenario
 from deepvm_core.store import load_catalog
 
 AWS = "aws-us-east-1-2023-10"
@@ -232,3 +237,30 @@ def test_catalog_validate_refuses_a_catalog_without_gpu_types(
     assert code == 2
     assert stdout.strip().endswith("(catalog): gpu_types = []: no GPU VM: a catalog needs at "
                                    "least one, or no cluster can be built")
+
+
+# ----------------------------------------------------------------------------- invariant
+
+
+@settings(max_examples=30, deadline=None)
+@given(mtbi=st.floats(1e-12, 1e4), scale=st.sampled_from([0.25, 0.5, 1.0, 2.0, 4.0]),
+       restart=st.floats(0.0, 24.0), wait=st.floats(0.0, 168.0),
+       fixed=st.floats(0.0, 3600.0))
+def test_any_plan_within_the_bounds_is_finite_json_and_never_chooses_a_non_finisher(
+        mtbi: float, scale: float, restart: float, wait: float, fixed: float) -> None:
+    catalog = make_catalog([gpu_row("g1")], [cpu_row("c1")])
+    workload = Workload(epochs=10, reference_epoch_seconds=360.0, reference_gpu="g1",
+                        restart_hours=restart, wait_hours=wait, checkpoint_fixed_seconds=fixed,
+                        mtbi_hours_by_gpu={"g1": mtbi}, mtbi_scale=scale)
+    result = plan_job(catalog, Scenario(0.0, use_quotas=False, max_nodes=3), workload,
+                      pw_usd_per_hour=None, speedup=SpeedupModel("paper"), trials=20)
+    doc = plan_to_dict(result, catalog)
+    json.dumps(doc, allow_nan=False)  # never NaN or Infinity
+    for e in result.best:
+        assert e.does_not_finish is None
+        assert math.isfinite(e.expected_makespan_hours) and math.isfinite(e.expected_cost_usd)
+        assert e.expected_makespan_hours <= FINISH_HORIZON_HOURS
+    if not result.best:
+        assert result.explanation is not None and result.explanation.summary
+    table = render_plan_table(result, catalog)
+    assert "nan" not in table and "inf" not in table
