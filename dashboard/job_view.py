@@ -109,8 +109,8 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
     if index is None:
         return None
     reason = result.estimate(index).does_not_finish
-    if reason is not None:
-        return f"{reason} ({result.workload.epochs:g} epochs)"
+    if reason is not None:  # "does not finish: an interruption every ..."
+        return reason
     cost = float(result.expected_cost_usd[index])
     hours = float(result.expected_makespan_hours[index])
     return (f"about {cost:,.2f} USD and {format_hours(hours)} for "
@@ -156,9 +156,9 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
                      if done else None,
                      "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):
-        st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*): "
-                    + (job_summary(result, configs[0]) or "not estimated")
-                    + " on the recommended cluster.")
+        st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*) "
+                    "on the recommended cluster: "
+                    + (job_summary(result, configs[0]) or "not estimated") + ".")
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
             "USD/h": st.column_config.NumberColumn(format="%.4f"),
             "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),

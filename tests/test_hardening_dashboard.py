@@ -138,3 +138,22 @@ def test_deadline_and_budget_both_too_low(plan_page: AppTest) -> None:
     assert "a deadline of 0.01 h and a budget of 0.01 USD" in error
     assert "the fastest is" in error and "The budget is missed too: the cheapest is" in error
     assert at.query_params["deadline_h"] == "0.01" and at.query_params["budget_usd"] == "0.01"
+
+
+def test_recommend_says_the_recommended_cluster_does_not_finish(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["epochs"] = "30"  # a job is set: Recommend shows it
+    at.query_params["trials"] = "200"
+    at.run()
+    at.session_state["plan_mtbi"] = {"g4dn.xlarge": 1e-9}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    line = next(m.value for m in at.markdown if m.value.startswith("**Your job**"))
+    # the recommended cluster at PW 3 is 17 x g4dn.xlarge; 1e-9 h x 3600 s/h = 3.6e-6 s
+    assert line.startswith("**Your job** (30 epochs, set on *Plan a job*) on the recommended "
+                           "cluster: does not finish: an interruption every 3.6 µs")
+    frame = next(d.value for d in at.dataframe if "Finishes?" in d.value.columns)
+    first = frame.set_index("").loc["#1"]
+    assert first["Finishes?"] == "does not finish"
+    assert first[["Expected job cost (USD)", "Expected makespan (h)"]].isna().all()
