@@ -16,7 +16,9 @@ measured GPU type (optionally eFLOPS too), prints each fit with R², RMSE and po
 the calibrated catalog atomically.
 
 Every user error (bad number, unknown type, malformed CSV, invalid catalog) ends with one line
-on stderr (``deepvm plan: error: ...``) and exit code 2.
+on stderr (``deepvm plan: error: ...``) and exit code 2. ``calibrate`` writes only trusted fits
+unless ``--force`` (else exit 1, :data:`CALIBRATE_EXIT_CODES`); the plan table never prints
+``inf`` or ``nan``: a cluster that is not expected to finish says why under the table.
 """
 
 from __future__ import annotations
