@@ -18,11 +18,14 @@ if str(APP.parent) not in sys.path:
     sys.path.insert(0, str(APP.parent))
 
 import compute  # noqa: E402
+from tests import app_expectations as answers  # noqa: E402
 
 PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
          "views/simulate.py", "views/method.py"]
 POLICY_NAMES = {"DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
                 "DeepVM (performance objective)"}
+#: Fig. 3's PWs where Performance-First beats DeepVM (Z): 0.8-1.3 and 9.5-10 USD/h.
+FIG3_BEATS = [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 9.5, 9.6, 9.7, 9.8, 9.9, 10.0]
 TITLES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalog editor",
           "simulate": "Simulate", "method": "Method"}
 
@@ -94,7 +97,10 @@ def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest) -> N
         "aws-us-east-1-2023-10", 3.0, 0.3, 2.0)
     assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == ("paper", True, 3)
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
-    assert app.main.metric[0].value == "2.8526 USD"
+    assert app.main.metric[0].value == "2.8526 USD"  # 17 x 0.1578 spot + 0.17 on demand
+    table_iv = answers.best(answers.AWS, 3.0)
+    assert table_iv.identity == ("tiering", "g4dn.xlarge", 17, "c5.xlarge", 1)
+    assert table_iv.price == pytest.approx(17 * 0.1578 + 0.17, abs=1e-12)  # 2.6826 + 0.17
     sidebar_text = " ".join(m.value for m in app.sidebar.markdown)
     assert "aws-us-east-1-2023-10" in sidebar_text and "us-east-1" in sidebar_text
     assert "2023-10-01" in sidebar_text
@@ -114,6 +120,7 @@ def test_changing_pw_changes_the_recommendation_and_syncs_both_widgets(app: AppT
 
     app.slider(key="sb_pw_slider").set_value(5.0).run()
     assert "29 × g4dn.xlarge" in headline(app)
+    assert answers.best(answers.AWS, 5.0).identity[1:3] == ("g4dn.xlarge", 29)
     assert app.number_input(key="sb_pw_input").value == 5.0
     assert app.session_state["sb_pw"] == 5.0
 
@@ -143,6 +150,11 @@ def test_pw_zero_explains_and_offers_the_cheapest_price(app: AppTest) -> None:
     assert any("below the cheapest feasible" in e.value for e in app.error)
     button = app.button(key="rec_raise_pw")
     assert button.label == "Raise PW to 0.33 USD/h"
+    # The cheapest configuration: 1 x g4dn.xlarge spot (0.1578) + 1 x t3.xlarge (0.1664)
+    # = 0.3242 USD/h, offered rounded up to the cent.
+    cheapest = answers.cheapest(answers.AWS)
+    assert cheapest.identity == ("tiering", "g4dn.xlarge", 1, "t3.xlarge", 1)
+    assert cheapest.price == pytest.approx(0.1578 + 0.1664, abs=1e-12)
     button.click().run()
     no_errors(app)
     assert app.session_state["sb_pw"] == 0.33
@@ -260,6 +272,18 @@ def test_recommend_card_says_why_and_compares_the_alternatives(app: AppTest) -> 
             "(16 g4dn.xlarge), and 31 % more than Performance-First (7 g5.xlarge)") in text
     assert "One c5.xlarge on-demand memory node keeps the checkpoints safe from spot " \
         "reclaims for 0.17 USD/h." in text
+    # Throughput (eFLOPS n K(n)) by the oracle: DeepVM 6,374.78 (377 x 17 x K(17) =
+    # 6,409 x 0.99466), Cost-First 6,017.03 (SA 16 x g4dn.xlarge), Performance-First 4,872
+    # (SA 7 x g5.xlarge, 696 x 7, K = 1): 6,374.78 / 6,017.03 = 1.0595 (+5.9 %) and
+    # 6,374.78 / 4,872 = 1.3085 (+30.8 %). Prices: 2.8526 - 2.8930 = -0.0404 and
+    # 2.8526 - 2.8168 = +0.0358 USD/h; c5.xlarge costs 0.17 USD/h on demand.
+    deepvm = answers.best(answers.AWS, 3.0)
+    cost_first, performance_first = answers.baselines(answers.AWS, 3.0)
+    assert (cost_first.identity[:3], performance_first.identity[:3]) == (
+        ("single_anchor", "g4dn.xlarge", 16), ("single_anchor", "g5.xlarge", 7))
+    assert (deepvm.performance, cost_first.performance, performance_first.performance) == (
+        pytest.approx(6374.78, abs=0.005), pytest.approx(6017.03, abs=0.005), 4872.0)
+    assert (cost_first.price, performance_first.price) == pytest.approx((2.8930, 2.8168))
     metrics = {m.label: m for m in app.main.metric}
     assert metrics["This choice"].value == "6,375"
     assert metrics["vs Cost-First"].value == "+5.9 %"
@@ -302,6 +326,9 @@ def test_recommend_page_compares_policies(app: AppTest) -> None:
     configs = dict(zip(frame["Policy"], frame["Configuration"], strict=True))
     assert configs["Cost-First"].startswith("SA: 16 x g4dn.xlarge")
     assert configs["Performance-First"].startswith("SA: 7 x g5.xlarge")
+    cost_first, performance_first = answers.baselines(answers.AWS, 3.0)  # the oracle's
+    assert (cost_first.gpu, cost_first.n) == ("g4dn.xlarge", 16)
+    assert (performance_first.gpu, performance_first.n) == ("g5.xlarge", 7)
     assert len(app.get("plotly_chart")) == 2
 
 
@@ -424,6 +451,7 @@ def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
     metrics = {m.label: m.value for m in app.main.metric}
     assert metrics["Performance-First beats DeepVM (Z) at PW"] == "0.8–1.3 and 9.5–10 USD/h"
     assert metrics["DeepVM-NoScale below Cost-First at PW"] == "never"
+    assert answers.fig3_findings() == (FIG3_BEATS, [])  # the oracle's sweep
     assert app.download_button(key="sim_csv").label == "Download sweep (CSV)"
 
 
@@ -499,6 +527,7 @@ def test_method_page_computes_the_findings(app: AppTest) -> None:
     text = " ".join(m.value for m in app.main.markdown)
     assert "**0.8–1.3 and 9.5–10 USD/h**" in text
     assert "Cost-First at PW **never**" in text
+    assert answers.fig3_findings() == (FIG3_BEATS, [])  # the oracle's sweep
     assert len(app.main.latex) >= 5
     assert len(app.main.get("page_link")) >= 4
 
@@ -515,6 +544,8 @@ def test_instances_page_ranks_flopp(app: AppTest) -> None:
     app.run()
     app.switch_page("views/instances.py").run()
     frame = table(app, "Spot FLOPP")
+    # eFLOPS / spot USD/h: g4dn 377 / 0.1578 = 2,389; g5 696 / 0.3018 = 2,306;
+    # g3s 100 / 0.225 = 444.
     assert list(frame["GPU type"]) == ["g4dn.xlarge", "g5.xlarge", "g3s.xlarge"]
     assert len(app.get("plotly_chart")) == 3
 
@@ -528,6 +559,10 @@ def test_node_cap_and_solver_in_the_sidebar(app: AppTest) -> None:
     capped = headline(app)
     assert free == "### Tiering · 34 × D spot + 2 × c5.xlarge memory nodes"
     assert capped == "### Single Anchor · 13 × D (1 on-demand anchor + 12 spot)"
+    assert answers.best(answers.SIM, 6.0, use_quotas=False).identity == (
+        "tiering", "D", 34, "c5.xlarge", 2)
+    assert answers.best(answers.SIM, 6.0, use_quotas=False, max_nodes=12).identity == (
+        "single_anchor", "D", 13, None, 0)
     assert app.query_params["nodes"] == "12"
     app.radio(key="sb_solver").set_value("ilp").run()
     no_errors(app)
