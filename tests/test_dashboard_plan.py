@@ -210,8 +210,8 @@ def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
     assert {"#1", "Cost-First", "Performance-First"} <= set(frame[""])
     cost_first, _ = oracle.baselines(catalog, Scenario(3.0))
     row = frame.set_index("").loc["Cost-First"]
-    # rel 1e-3: the core takes g4dn.xlarge's measured 61.155439 s as its t(1) where the contract
-    # scales t_ref = 61.16 s (7.5e-5 apart; see test_scaling_t_ref_scales_every_one_vm_time).
+    # rel 1e-3: on main the core takes the table's one-node times as absolute t_g(1) where the
+    # contract scales t_ref = 61.16 s by their ratios (7.5e-5 apart here; issue 18).
     assert row["Expected job cost (USD)"] == pytest.approx(oracle_cost(cost_first), rel=1e-3)
 
 

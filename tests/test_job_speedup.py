@@ -107,19 +107,3 @@ def test_one_vm_time_measured_reference_or_eflops():
     assert times[2].epoch_seconds is None
     assert times[3].epoch_seconds == pytest.approx(t_ref1 * 400.0 / 50.0, rel=1e-14)
 
-
-@pytest.mark.xfail(strict=True, reason=(
-    "deepvm_core takes a measured one-node time as g's absolute t_g(1); job-model.md makes "
-    "t_ref the only absolute time (t_g(1) = t_ref1 * rho_g, rho_g a ratio of measured times); "
-    "test_one_vm_time_measured_reference_or_eflops pins the current behaviour (g1: 100 s)"))
-def test_scaling_t_ref_scales_every_one_vm_time():
-    # job-model.md: "scaling t_ref by x scales every t_g(n) by x", measured types included.
-    # g1's table time is 100 s, g2 has no rows: with t_ref = 20 s on g2 (eFLOPS 400 vs g1's
-    # 100) and no one-node row of g2, t_g1(1) = 20 * 400 / 100 = 80 s by the eFLOPS ratio, and
-    # doubling t_ref must make it 160 s; the table's 100 s describes its own workload.
-    catalog = make_catalog(gpus=[gpu_row("g1", eflops=100.0), gpu_row("g2", eflops=400.0)])
-    model = SpeedupModel("measured", TABLE)
-    times = [one_vm_epoch_seconds(Workload(epochs=1, reference_epoch_seconds=t,
-                                           reference_gpu="g2"), catalog, model)[0].epoch_seconds
-             for t in (20.0, 40.0)]
-    assert times == pytest.approx([80.0, 160.0], rel=1e-12)
