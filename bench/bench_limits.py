@@ -68,7 +68,8 @@ def seconds(call: Callable[[], object], expect: type[BaseException] | None = Non
 
 def row(label: str, bound: str, figures: tuple[float, float]) -> None:
     med, low = figures
-    print(f"{label:<58} median {med:7.3f} s  min {low:7.3f} s  (test bound was {bound})")
+    print(f"{label:<58} median {med * 1e3:8.1f} ms  min {low * 1e3:8.1f} ms  "
+          f"(test bound was {bound})")
 
 
 def main() -> None:
