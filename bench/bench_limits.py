@@ -38,13 +38,13 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 from synthetic import synthetic_catalog  # noqa: E402
 
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES  # noqa: E402
+from deepvm_core.catalog.store import load_catalog  # noqa: E402
 from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
 from deepvm_core.errors import CatalogError, InputError, SolverTimeoutError  # noqa: E402
-from deepvm_core.job import JobPlan, simulate_jobs  # noqa: E402
+from deepvm_core.job import JobInputs, simulate_jobs  # noqa: E402
 from deepvm_core.model import MAX_NODES, Scenario  # noqa: E402
-from deepvm_core.policies import recommend  # noqa: E402
-from deepvm_core.solvers import ilp  # noqa: E402
-from deepvm_core.store import load_catalog  # noqa: E402
+from deepvm_core.recommend.recommendation import recommend  # noqa: E402
+from deepvm_core.search.solvers import ilp  # noqa: E402
 from tests.factories import catalog_dict, cpu_row, gpu_row  # noqa: E402
 
 
@@ -75,7 +75,7 @@ def row(label: str, bound: str, figures: tuple[float, float]) -> None:
 def main() -> None:
     print("\n== wall times the tests no longer assert ==")
     hours = np.array([1.0, 5.0, 100.0, 0.01])
-    plan = JobPlan.from_segments(compute_seconds=100.0 * 3600,
+    plan = JobInputs.from_segments(compute_seconds=100.0 * 3600,
                                  checkpoint_interval_seconds=hours * 3600,
                                  checkpoint_stall_seconds=30.0,
                                  interruption_rate_per_hour=np.array([50.0, 10.0, 100.0, 2.0]),

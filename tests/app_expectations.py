@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from functools import cache
 
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.model import Scenario
-from deepvm_core.store import load_catalog
 from tests import oracle
 from tests.oracle import OracleConfiguration
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.job import (
     SpeedupModel,
     Workload,
@@ -20,7 +21,6 @@ from deepvm_core.job import (
 )
 from deepvm_core.job.measurements import MEASUREMENTS_DIR
 from deepvm_core.model import Scenario
-from deepvm_core.store import load_catalog
 from tests import job_oracle, oracle
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
