@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
+from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
     SpeedupModel,
     Workload,
@@ -29,10 +30,9 @@ from deepvm_core.job.planner import (
     JobPlanResult,
     PlanEstimate,
     plan_job,
-    plan_to_dict,
 )
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import recommend
+from deepvm_core.recommend.recommendation import recommend
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
 
@@ -380,6 +380,11 @@ def test_invariants_on_random_catalogs(cat: Catalog, s: Scenario, pw_on: bool, g
     assert set(got) == want and len(got) == len(want)
     if base.size == 0:
         assert base.explanation is not None and base.best == ()
+        return
+    done = base.finishes
+    if not done.all():  # issue 16: a cluster not expected to finish is never shown as a number
+        assert all(done[int(i)] for i in base.frontier)
+        assert all(done[e.index] and e.does_not_finish is None for e in base.best)
         return
     # the frontier: nothing dominates a frontier point; everything else is dominated or equal
     front = set(int(i) for i in base.frontier)
