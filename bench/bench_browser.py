@@ -67,7 +67,8 @@ def free_port() -> int:
 
 def start_server(user_dir: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    env = {**os.environ, "DEEPVM_USER_CATALOG_DIR": user_dir, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "DEEPVM_HOME": user_dir, "DEEPVM_USER_CATALOG_DIR": user_dir,
+           "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(
         [sys.executable, "dashboard/serve.py", "--server.address",
          "127.0.0.1", "--server.port", str(port), "--server.headless", "true",

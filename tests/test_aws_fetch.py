@@ -30,7 +30,7 @@ from deepvm_core import aws, regions
 from deepvm_core.cli_fetch import main, run_fetch
 from deepvm_core.model import Scenario
 from deepvm_core.policies import catalog_notes, recommend
-from deepvm_core.store import DATA_DIR, list_catalogs, load_catalog
+from deepvm_core.store import bundled_catalog_paths, list_catalogs, load_catalog
 
 # The loopback servers (module scope) and the per-test environment.
 moto_url = aws_fakes.moto_url
@@ -161,7 +161,7 @@ def test_fetch_to_a_json_file_and_never_over_a_bundled_catalog(aws_env: AwsEnv, 
     out = tmp_path / "mine" / "live.json"
     result = aws.fetch_catalogs("us-east-1", out=out, max_attempts=1)
     assert result.path == out and load_catalog(out).region == "us-east-1"
-    bundled = DATA_DIR / f"{BASE_CATALOG}.json"
+    bundled = bundled_catalog_paths()[BASE_CATALOG]
     content = bundled.read_bytes()
     aws_env.fake.requests.clear()
     with pytest.raises(aws.FetchError, match="bundled"):

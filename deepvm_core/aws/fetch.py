@@ -51,9 +51,10 @@ from deepvm_core.aws.parse import (
     parse_on_demand_usd_per_hour,
     parse_spot_advisor,
 )
+from deepvm_core.bundled import is_bundled
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import FetchError, InputError
-from deepvm_core.store import DATA_DIR, fetched_dir, load_catalog, save_catalog
+from deepvm_core.store import fetched_dir, load_catalog, save_catalog
 
 logger = logging.getLogger(__name__)
 
@@ -133,13 +134,6 @@ class FetchResult:
 # ----------------------------------------------------------------------------- write
 
 
-def _is_bundled_path(path: Path) -> bool:
-    try:
-        return path.resolve().parent == DATA_DIR.resolve()
-    except OSError:
-        return False
-
-
 def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path]) -> list[Path]:
     """Write each catalog to its target atomically; when one write fails, the files this call
     already wrote are removed (a fetch is all or nothing). Bundled catalogs are refused.
@@ -148,7 +142,7 @@ def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path])
         FetchError: a target is a bundled catalog, or a write failed (kind ``write``).
     """
     for target in targets:
-        if _is_bundled_path(target):
+        if is_bundled(target):
             raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
                              "another output. Nothing was written.", kind="write")
     written: list[tuple[Path, bytes | None]] = []
@@ -459,7 +453,7 @@ def fetch_catalogs(
     targets = (_target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
                if write else [])
     for target in targets:  # before any request: a bad destination costs no fetch
-        if _is_bundled_path(target):
+        if is_bundled(target):
             raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
                              "another output. Nothing was written.", kind="write")
 

@@ -122,6 +122,7 @@ def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     user_catalogs = tmp_path_factory.mktemp("user_catalogs")
     logs = tmp_path_factory.mktemp("streamlit_logs")
     env = os.environ.copy()
+    env["DEEPVM_HOME"] = str(tmp_path_factory.mktemp("deepvm_home"))
     env["DEEPVM_USER_CATALOG_DIR"] = str(user_catalogs)
     env["DEEPVM_UPLOAD_CATALOG_DIR"] = str(tmp_path_factory.mktemp("upload_catalogs"))
     env["PYTHONUNBUFFERED"] = "1"
