@@ -1,7 +1,7 @@
 """Fixtures for the browser end-to-end tests in tests/e2e.
 
 - ``streamlit_server``: the dashboard (dashboard/app.py) served on a free port of 127.0.0.1,
-  with ``DEEPVM_USER_CATALOG_DIR`` pointing at a temporary folder; yields its base URL.
+  with ``DEEPVM_HOME`` and the catalog folders pointing at temporary ones; yields its base URL.
 - ``browser``: Debian's Chromium (``/usr/bin/chromium``, or env ``CHROMIUM_PATH``) driven by
   Playwright. Never run ``playwright install``: the system browser is used.
 - ``page``: a fresh browser context and page per test (1400x1000, downloads accepted).
