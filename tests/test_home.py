@@ -13,9 +13,10 @@ import aws_fakes
 import pytest
 from aws_fakes import AwsEnv
 
-from deepvm_core import home, store
-from deepvm_core.aws.fetch import write_fetched_catalogs
-from deepvm_core.cli_fetch import main as fetch_main
+from deepvm_core import home
+from deepvm_core.catalog import store
+from deepvm_core.cli.fetch import main as fetch_main
+from deepvm_core.cloud.aws.fetch import write_fetched_catalogs
 from deepvm_core.errors import FetchError
 
 REPO = Path(__file__).resolve().parents[1]
