@@ -72,8 +72,14 @@ class ScalingFit:
     residuals: tuple[float, ...]
 
 
-def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
+def fit_scaling(rows: InstanceMeasurements,
+                extra_starts: Sequence[tuple[float, float]] = (),
+                min_b: float = FIT_LOWER[1]) -> ScalingFit:
     """Fit (a, b, c) to ``rows`` (method in the module docstring).
+
+    ``extra_starts``: further (a0, b0) starting points, tried as well (the scaling prior adds
+    steep starts near one node for curves that are concave from the start). ``min_b``: the
+    lower bound of the inflection point b, nodes (the prior uses 1, so that K(1) = 1).
 
     Raises:
         CalibrationError: no one-node time, fewer than three distinct node counts >= 2, or
@@ -100,12 +106,14 @@ def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
     c0 = float(np.clip(1.2 * speedup.max(), 1e-3, FIT_UPPER[2]))
     best: tuple[float, FloatArray] | None = None
     failure = "no start converged"
-    for b0 in (float(np.median(n)), 0.5 * float(n.max()), float(n.max())):
+    lower = (FIT_LOWER[0], max(min_b, FIT_LOWER[1]), FIT_LOWER[2])
+    starts = [(a0, b0) for b0 in (float(np.median(n)), 0.5 * float(n.max()), float(n.max()))]
+    for a_start, b0 in [*starts, *extra_starts]:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", OptimizeWarning)
-                popt, _ = curve_fit(_logistic, n, speedup, p0=(a0, b0, c0),
-                                    bounds=(FIT_LOWER, FIT_UPPER), maxfev=20_000)
+                popt, _ = curve_fit(_logistic, n, speedup, p0=(a_start, b0, c0),
+                                    bounds=(lower, FIT_UPPER), maxfev=20_000)
         except (RuntimeError, ValueError) as exc:
             failure = str(exc)
             continue
