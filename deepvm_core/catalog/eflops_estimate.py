@@ -23,7 +23,7 @@ K80, M60), ``B_g`` the memory bandwidth (GB/s), both from ``data/accelerators.cs
 all-reduce (the step model of :mod:`deepvm_core.catalog.scaling_prior`, with no latency term:
 inside a VM it is microseconds):
 
-    t_c     = tau / E_1                                  seconds per mini-batch
+    t_c     = tau G / E_1                                seconds per mini-batch
     eta(m)  = t_c / (t_c + 2 (m - 1) / m * G / L)        intra-node efficiency
     E_vm    = m * E_1 * eta(m)
 
@@ -115,10 +115,11 @@ def single_gpu_eflops(acc: Accelerator, k: float | None = None) -> float | None:
 
 def intra_node_efficiency(acc: Accelerator, gpus: int, e1: float,
                           step: StepModel = DEFAULT_STEP_MODEL) -> float:
-    """``eta(m) = t_c / (t_c + 2 (m - 1) / m G / L)`` (module docstring); 1 for one GPU."""
+    """``eta(m) = t_c / (t_c + 2 (m - 1) / m G / L)`` (module docstring); 1 for one GPU.
+    (``eta`` does not depend on ``G``: ``t_c`` grows with it as fast as the traffic.)"""
     if gpus <= 1 or acc.link_gb_per_s is None:
         return 1.0
-    t_c = step.tau / e1
+    t_c = step.tau * step.gradient_gb / e1
     return t_c / (t_c + 2.0 * (gpus - 1) / gpus * step.gradient_gb / acc.link_gb_per_s)
 
 

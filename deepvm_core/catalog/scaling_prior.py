@@ -4,7 +4,7 @@
 has 1/n of the steps), then the VMs average their gradients by a ring all-reduce (the
 alpha-beta cost model of Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 2009):
 
-    t_c(g)    = tau * m_g / E_g                                  compute, seconds
+    t_c(g)    = tau G m_g / E_g                                  compute, seconds
     t_ar(n)   = 2 (n - 1) alpha  +  2 (n - 1) / n * 8 G / BW_g   all-reduce, seconds
     t_step(n) = t_c(g) + t_ar(n)          (t_ar(1) = 0)
     S(n)      = n t_step(1) / t_step(n)
@@ -12,17 +12,20 @@ alpha-beta cost model of Thakur, Rabenseifner & Gropp 2005; Patarasuk & Yuan 200
 with ``E_g`` the VM's eFLOPS, ``m_g`` its GPUs (per-GPU mini-batches: a VM of m GPUs does m
 times the work per step at ``E_g`` eFLOPS), ``BW_g`` its network bandwidth (Gbit/s),
 ``G`` the gradient size (GB, a workload input; 8 G is Gbit), ``tau`` the compute of one
-mini-batch in eFLOPS-seconds and ``alpha`` the per-hop latency of the ring (seconds; it also
-takes the synchronisation and straggler cost of each hop). The latency term ``2 (n - 1) alpha``
-grows with n, so the speedup saturates at ``t_c / (2 alpha)``: the artifact's measurements do
-(g4dn.xlarge: 3.7x on 16 VMs). Without it (alpha = 0) S(n) tends to n.
+per-GPU mini-batch per GB of gradient, eFLOPS-seconds per GB (at a fixed per-GPU batch, both the
+compute of a step and the gradient grow with the parameter count, so a larger model spends more
+time computing per byte of latency-bound traffic), and ``alpha`` the per-hop latency of the ring
+(seconds; it also takes the synchronisation and straggler cost of each hop). The latency
+term ``2 (n - 1) alpha`` grows with n, so the speedup saturates at ``t_c / (2 alpha)``: the
+artifact's measurements do (g4dn.xlarge: 3.7x on 16 VMs). Without it (alpha = 0) S(n) tends to n.
 
 **Calibration.** ``tau`` and ``alpha`` are fitted (least squares on log-parameters, scipy's
 ``least_squares``) to the measured speedups t(1)/t(n), n >= 2, of every measured curve
 (``data/measurements/deepvm-scaling.csv``: g3s.xlarge, g4dn.xlarge, g5.xlarge) at the default
-``G``. Only the ratios ``tau / G`` and ``alpha / G`` are identified by speedups, so ``G`` sets
-the scale: its default 0.1 GB is ResNet-50's FP32 gradient (25.6 M parameters x 4 bytes), the
-artifact's workload. The fitted constants are :data:`DEFAULT_STEP_MODEL` (a test refits them).
+``G``. Speedups identify ``tau`` and ``alpha / G`` only, so the workload's ``G`` sets the
+scale of ``alpha``: the default 0.1 GB is ResNet-50's FP32 gradient (25.6 M parameters x 4
+bytes), the artifact's workload. The fitted constants are :data:`DEFAULT_STEP_MODEL` (a test
+refits them).
 
 **Into the catalog.** :func:`prior_scaling` evaluates S(n) at the measured node counts (1, 2,
 4, 8, 12, ..., 32) and fits the catalog's logistic (a, b, c) with
@@ -70,7 +73,8 @@ class StepModel:
     """The constants of the step model (module docstring).
 
     Attributes:
-        tau: compute of one mini-batch, eFLOPS-seconds (t_c = tau m / E seconds).
+        tau: compute of one per-GPU mini-batch per GB of gradient, eFLOPS-seconds per GB
+            (t_c = tau G m / E seconds).
         alpha: per-hop latency of the ring all-reduce, seconds.
         gradient_gb: gradient size G, GB.
     """
@@ -82,14 +86,14 @@ class StepModel:
 
 #: tau and alpha fitted to the three measured curves at G = 0.1 GB (see the module docstring;
 #: ``tests/test_gpu_estimates.py`` refits them).
-DEFAULT_STEP_MODEL = StepModel(tau=29.55, alpha=0.004993)
+DEFAULT_STEP_MODEL = StepModel(tau=295.5, alpha=0.004993)
 
 
 def step_speedup(model: StepModel, eflops: float, gpus: int, network_gbps: float,
                  nodes: npt.ArrayLike) -> FloatArray:
     """``S(n) = n t_step(1) / t_step(n)`` of the step model (module docstring), per node count."""
     n = np.asarray(nodes, dtype=np.float64)
-    t_c = model.tau * gpus / eflops
+    t_c = model.tau * model.gradient_gb * gpus / eflops
     t_ar = np.where(n > 1, 2.0 * (n - 1.0) * model.alpha
                     + 2.0 * (n - 1.0) / n * 8.0 * model.gradient_gb / network_gbps, 0.0)
     return np.asarray(n * t_c / (t_c + t_ar), dtype=np.float64)
@@ -124,7 +128,7 @@ def fit_step_model(curves: Sequence[Curve],
             step_speedup(model, c.eflops, c.gpus, c.network_gbps, c.nodes)
             - np.asarray(c.speedups) for c in curves])
 
-    fit = least_squares(residuals, np.log([300.0 * gradient_gb, 0.05 * gradient_gb]))
+    fit = least_squares(residuals, np.log([300.0, 0.05 * gradient_gb]))
     return StepModel(float(np.exp(fit.x[0])), float(np.exp(fit.x[1])), gradient_gb)
 
 
