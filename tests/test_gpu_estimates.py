@@ -174,3 +174,23 @@ def test_sources_are_written_only_when_not_measured():
     row_bad = {**row, "eflops_source": ""}
     with pytest.raises(Exception, match="eflops_source"):
         parse_catalog({**base, "gpu_types": [row_bad]})
+
+
+def test_calibration_replaces_estimate_and_prior_with_measured():
+    from deepvm_core.job.calibrate import calibrate_catalog
+
+    catalog = load_catalog("aws-us-east-1-2025-h1")
+    table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
+    # rename the measured g4dn.xlarge curve to g6.xlarge (an estimated, prior-scaled type)
+    from dataclasses import replace
+
+    rows = [replace(m, instance="g6.xlarge") if m.instance == "g4dn.xlarge" else m
+            for m in table.instances if m.instance in ("g4dn.xlarge", "g5.xlarge")]
+    g6_before = catalog.instance("g6.xlarge")
+    assert g6_before.eflops_source.startswith("estimated")  # type: ignore[union-attr]
+    result = calibrate_catalog(catalog, replace(table, instances=tuple(rows)),
+                               eflops_reference="g5.xlarge")
+    g6 = result.catalog.instance("g6.xlarge")
+    assert g6.eflops_source == "measured" and g6.scaling_source == "measured"  # type: ignore[union-attr]
+    # eFLOPS(g6) = 696 x t_g5(1) / t_g4dn(1) = 696 x 31.009284 / 61.155439 = 352.91
+    assert g6.eflops == pytest.approx(696 * 31.009284 / 61.155439)  # type: ignore[union-attr]

@@ -13,6 +13,9 @@ RMSE (speedup units), the points used and the residuals (measured - fitted).
 
 **Relative eFLOPS.** ``eFLOPS(g) = eFLOPS(g_ref) t_ref(1) / t_g(1)`` from one-node times.
 
+A calibrated value is a measured one: the type's ``scaling_source`` (fit) and ``eflops_source``
+(relative eFLOPS) become ``measured``, replacing an estimate or a prior.
+
 :func:`calibrate_catalog` returns a new catalog (the input is never changed) that went through
 the catalog's own validation (``parse_catalog(catalog_to_dict(...))``).
 """
@@ -29,6 +32,7 @@ import numpy.typing as npt
 
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.types import MEASURED
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
@@ -229,7 +233,9 @@ def calibrate_catalog(catalog: Catalog, measurements: MeasurementTable, *,
     by_name = {f.instance: f for f in fits}
     gpus = tuple(
         replace(g, scaling=by_name[g.name].params if g.name in by_name else g.scaling,
-                eflops=new_eflops.get(g.name, g.eflops))
+                eflops=new_eflops.get(g.name, g.eflops),
+                scaling_source=MEASURED if g.name in by_name else g.scaling_source,
+                eflops_source=MEASURED if g.name in new_eflops else g.eflops_source)
         for g in catalog.gpu_types
     )
     note = f"scaling fits of {', '.join(names)} calibrated from {measurements.source}"
