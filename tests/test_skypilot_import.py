@@ -190,3 +190,15 @@ def test_bundled_2025_catalog_has_todays_gpus_marked():
     assert gpus["p5.48xlarge"].eflops_source.startswith("estimated")
     assert gpus["g4dn.xlarge"].eflops_source == "measured"
     assert all(g.scaling is not None for g in catalog.gpu_types if g.eflops is not None)
+
+
+def test_tables_mark_estimated_eflops(capsys):
+    code, out, _ = run(["recommend", "--catalog", "aws-us-east-1-2025-h1", "--pw", "30"], capsys)
+    assert code == 0
+    first = out.splitlines()[3]  # header, blank, column titles, row 1
+    assert first.startswith(" 1") and "USD/h *" in first
+    assert "* eFLOPS estimated from the accelerator model" in out
+    code, out, _ = run(["flopp", "--catalog", "aws-us-east-1-2025-h1"], capsys)
+    assert "p5.48xlarge*" in out and "g4dn.xlarge " in out and "g4dn.xlarge*" not in out
+    code, out, _ = run(["recommend", "--catalog", "aws-us-east-1-2023-10", "--pw", "3"], capsys)
+    assert "*" not in out  # measured catalogs print as before
