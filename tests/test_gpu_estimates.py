@@ -194,3 +194,36 @@ def test_calibration_replaces_estimate_and_prior_with_measured():
     assert g6.eflops_source == "measured" and g6.scaling_source == "measured"  # type: ignore[union-attr]
     # eFLOPS(g6) = 696 x t_g5(1) / t_g4dn(1) = 696 x 31.009284 / 61.155439 = 352.91
     assert g6.eflops == pytest.approx(696 * 31.009284 / 61.155439)  # type: ignore[union-attr]
+
+
+def test_edits_keep_or_replace_the_sources():
+    from deepvm_core.catalog.provenance import carry_sources
+    from deepvm_core.catalog.schema import catalog_to_dict
+
+    catalog = load_catalog("aws-us-east-1-2025-h1")
+    rows = {r["name"]: r for r in catalog_to_dict(catalog)["gpu_types"]}
+    unchanged = {k: v for k, v in rows["p5.48xlarge"].items()
+                 if k not in ("eflops_source", "scaling_source")}  # as the editor's table has it
+    typed = {**unchanged, "name": "p5.48xlarge", "eflops": 30000.0}
+    measured = {k: v for k, v in rows["g4dn.xlarge"].items()}
+    added = {**measured, "name": "g9.xlarge"}
+    out = carry_sources(catalog, [unchanged, typed, measured, added])
+    assert out[0]["eflops_source"] == rows["p5.48xlarge"]["eflops_source"]
+    assert out[0]["scaling_source"] == rows["p5.48xlarge"]["scaling_source"]
+    assert out[1]["eflops_source"] == "edited"
+    assert out[1]["scaling_source"] == rows["p5.48xlarge"]["scaling_source"]
+    assert "eflops_source" not in out[2] and "scaling_source" not in out[2]
+    assert out[3]["eflops_source"] == "edited" and out[3]["scaling_source"] == "edited"
+    assert "eflops_source" not in unchanged  # the input rows are not changed
+
+
+def test_the_catalog_editor_round_trip_keeps_the_sources():
+    from dashboard.editor_frames import catalog_frames, frames_to_dict
+
+    catalog = load_catalog("aws-us-east-1-2025-h1")
+    frames = catalog_frames(catalog)
+    back = parse_catalog(frames_to_dict(frames, catalog))
+    assert back.sha256 == catalog.sha256
+    frames["gpu_types"].loc[frames["gpu_types"]["name"] == "p5.48xlarge", "eflops"] = 30000.0
+    edited = parse_catalog(frames_to_dict(frames, catalog)).instance("p5.48xlarge")
+    assert edited.eflops_source == "edited"  # type: ignore[union-attr]
