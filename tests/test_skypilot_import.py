@@ -202,3 +202,13 @@ def test_tables_mark_estimated_eflops(capsys):
     assert "p5.48xlarge*" in out and "g4dn.xlarge " in out and "g4dn.xlarge*" not in out
     code, out, _ = run(["recommend", "--catalog", "aws-us-east-1-2023-10", "--pw", "3"], capsys)
     assert "*" not in out  # measured catalogs print as before
+
+
+def test_columns_are_read_by_name_so_extra_columns_read_the_same():
+    # a newer schema that adds a column and orders them differently reads the same rows
+    header = ("Region,AvailabilityZone,InstanceType,Arch,AcceleratorName,AcceleratorCount,"
+              "vCPUs,MemoryGiB,GpuInfo,Price,SpotPrice\n")
+    text = header + "us-east-1,use1-az1,g4dn.xlarge,x86_64,T4,1.0,4.0,16.0,,0.526,0.2\n"
+    (row,) = parse_vms_csv(text)
+    assert (row.instance, row.accelerator, row.count, row.price, row.spot, row.zone) == (
+        "g4dn.xlarge", "T4", 1, 0.526, 0.2, "use1-az1")
