@@ -212,3 +212,12 @@ def test_columns_are_read_by_name_so_extra_columns_read_the_same():
     (row,) = parse_vms_csv(text)
     assert (row.instance, row.accelerator, row.count, row.price, row.spot, row.zone) == (
         "g4dn.xlarge", "T4", 1, 0.526, 0.2, "use1-az1")
+
+
+def test_the_export_carries_the_sources(capsys):
+    code, out, _ = run(["recommend", "--catalog", "aws-us-east-1-2025-h1", "--pw", "30",
+                        "--format", "json"], capsys)
+    assert code == 0
+    rows = {r["name"]: r for r in json.loads(out)["catalog"]["instance_types"]["gpu_types"]}
+    assert rows["p3.2xlarge"]["eflops_source"].startswith("estimated: k C^0.34 B^0.66")
+    assert rows["p3.2xlarge"]["scaling_source"].startswith("prior: data-parallel step")
