@@ -315,6 +315,12 @@ def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source:
                 notes["no Spot Instance Advisor interruption bucket"].append(name)
         gpu_rows.append(row)
     out_notes = [f"{k}: {', '.join(v)}" for k, v in {**notes, **notes_left}.items() if v]
+    if base is not None:
+        families = sorted({r["family"] for r in (*gpu_rows, *cpu_rows)})
+        unlimited = [f for f in families if base.quota(f) is None]
+        out_notes.append(f"quotas are the base catalog's ({base.name}), not your account's"
+                         + (f"; no quota (unlimited) for family {', '.join(unlimited)}"
+                            if unlimited else ""))
     if buckets is None:
         out_notes.append("no Spot Instance Advisor data for this region: every interruption "
                          "bucket is unknown (the job model applies its default)")
