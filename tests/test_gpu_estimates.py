@@ -34,9 +34,9 @@ from deepvm_core.catalog.scaling_prior import (
     step_speedup,
 )
 from deepvm_core.catalog.schema import instance_row
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
-from deepvm_core.store import load_catalog
 
 # w = 1 - ln(833 / 638) / ln(900 / 600) = 1 - ln(1.305643) / ln(1.5) = 1 - 0.266695 / 0.405465
 # = 1 - 0.657752 = 0.342248

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
+from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
     SpeedupModel,
     Workload,
@@ -29,10 +30,9 @@ from deepvm_core.job.planner import (
     JobPlanResult,
     PlanEstimate,
     plan_job,
-    plan_to_dict,
 )
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import recommend
+from deepvm_core.recommend.recommendation import recommend
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
 

@@ -42,7 +42,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.aws.parse import MalformedAnswer, quota_family
 from deepvm_core.catalog.accelerators import (
     Accelerator,
     accelerator_for_family,
@@ -59,6 +58,7 @@ from deepvm_core.catalog.scaling_prior import (
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, MEASURED, Catalog, GpuType
 from deepvm_core.catalog.validation import parse_catalog
+from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
 from deepvm_core.errors import DeepVMError
 
 #: The columns an importer needs (read by name).
