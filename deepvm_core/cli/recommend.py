@@ -54,7 +54,8 @@ def add_recommend_parsers(sub: Any) -> None:
                      help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
     rec.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
                      help=f"enumerate (exact enumeration) or ilp (PuLP integer program, same "
-                     f"ranking, slower: 0.5-0.7 s on the 2025 catalogs); default {DEFAULT_SOLVER}")
+                     f"ranking, slower: 0.45-1.25 s on the 2025 catalogs); "
+                     f"default {DEFAULT_SOLVER}")
     rec.add_argument("--time-limit", type=number(float, 0.0, strict=True),
                      default=ILP_TIME_LIMIT_S, metavar="SECONDS",
                      help=f"time budget of the integer program (default {ILP_TIME_LIMIT_S:g}); "

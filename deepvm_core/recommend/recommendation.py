@@ -50,7 +50,7 @@ Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
 #: The default solver: the exact vectorised enumeration. The integer program gives the same
 #: ranking but is not the default because it is slower: on the bundled 2025 us-east-1 catalog
-#: (47 GPU x 68 CPU types) a recommendation takes 0.46-0.72 s with it (PW 3, 10, 50; three-
+#: (47 GPU x 68 CPU types) a recommendation takes 0.45-1.25 s with it (PW 3, 10, 50; three-
 #: quarters of that in CBC subprocess solves) against about 3 ms enumerating (bench/bench_gpus.py),
 #: and the goal is 0.5 s.
 DEFAULT_SOLVER: Solver = "enumerate"
