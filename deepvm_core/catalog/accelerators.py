@@ -13,8 +13,8 @@ name SkyPilot's catalog gives it: ``T4``, ``A100-80GB``, ...). Columns, per chip
   so that an importer can say why their instance types are left out (``note``);
 * ``source_*``: the source of each number, keys of :data:`SOURCES`.
 
-The file is read through :func:`bundled_data_text`, the one place that knows where bundled
-tables live.
+The file is read through :func:`deepvm_core.bundled.read_bundled_file`, the one place that
+knows where bundled tables live.
 """
 
 from __future__ import annotations
@@ -24,10 +24,8 @@ import functools
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
-#: Where the bundled tables are (``data/`` of the project).
-_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data"
+from deepvm_core.bundled import read_bundled_file
 
 #: The source behind each ``source_*`` key of ``data/accelerators.csv``. The first eight are
 #: the public sources collected in the shared reference's ``gpu-throughput-sources.md``.
@@ -46,15 +44,6 @@ SOURCES: Mapping[str, str] = {
     "NV-H100": "NVIDIA H100/H200 SXM datasheets: NVLink 900 GB/s per GPU",
     "NV-B200": "NVIDIA B200 datasheet: NVLink 1.8 TB/s per GPU",
 }
-
-
-def bundled_data_text(relative: str) -> str:
-    """The text of the bundled data file ``data/<relative>`` (UTF-8).
-
-    This is the only function that knows where the bundled tables are; pointing it at package
-    data (``importlib.resources``) moves every table at once.
-    """
-    return (_DATA_DIR / relative).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
@@ -136,7 +125,7 @@ def parse_accelerators(text: str) -> dict[str, Accelerator]:
 @functools.cache
 def bundled_accelerators() -> Mapping[str, Accelerator]:
     """The bundled accelerator table (``data/accelerators.csv``), by SkyPilot name."""
-    return parse_accelerators(bundled_data_text("accelerators.csv"))
+    return parse_accelerators(read_bundled_file("accelerators.csv").decode("utf-8"))
 
 
 def accelerator_for_family(family: str) -> Accelerator | None:

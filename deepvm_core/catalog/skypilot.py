@@ -42,11 +42,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from deepvm_core.bundled import read_bundled_file
 from deepvm_core.catalog.accelerators import (
     Accelerator,
     accelerator_for_family,
     bundled_accelerators,
-    bundled_data_text,
 )
 from deepvm_core.catalog.eflops_estimate import ESTIMATE_LABEL, vm_eflops
 from deepvm_core.catalog.scaling_prior import (
@@ -158,7 +158,7 @@ def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
 @functools.cache
 def bundled_network_gbps() -> Mapping[str, float]:
     """Network bandwidth, Gbit/s, per instance type (``data/instance-network.csv``)."""
-    reader = csv.DictReader(io.StringIO(bundled_data_text("instance-network.csv")))
+    reader = csv.DictReader(io.StringIO(read_bundled_file("instance-network.csv").decode("utf-8")))
     return {r["instance_type"]: float(r["network_gbps"]) for r in reader}
 
 
