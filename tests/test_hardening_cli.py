@@ -19,7 +19,7 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
 from deepvm_core.cli.job import render_plan_table
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job import SpeedupModel, Workload, plan_job
+from deepvm_core.job import SpeedupModel, Workload, bundled_measurements_paths, plan_job
 from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.finish import FINISH_HORIZON_HOURS, finishes, format_duration
 from deepvm_core.model import Scenario
@@ -214,8 +214,7 @@ def test_unknown_measured_types_are_named_with_close_matches(
 
 def test_some_unknown_types_warn_and_the_rest_is_calibrated(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shipped = (Path(__file__).resolve().parent.parent / "data" / "measurements"
-               / "deepvm-scaling.csv").read_text()
+    shipped = bundled_measurements_paths()["deepvm-scaling"].read_text()
     csv = tmp_path / "mixed.csv"
     csv.write_text(shipped + "c5.xlarge,1,60\nc5.xlarge,2,40\n")
     out = tmp_path / "cal.json"
