@@ -134,3 +134,11 @@ def accelerator_for_family(family: str) -> Accelerator | None:
         if family in acc.aws_families:
             return acc
     return None
+
+
+def accelerator_of_instance(instance_type: str) -> Accelerator | None:
+    """The accelerator of an AWS instance type, by its family (the name before the first
+    ``.``: ``p4d.24xlarge`` -> A100), or ``None`` (a family the table does not list, or a
+    name that is not an AWS instance type, such as the simulated catalog's ``A``)."""
+    family, dot, _ = instance_type.partition(".")
+    return accelerator_for_family(family) if dot else None

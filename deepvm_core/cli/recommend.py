@@ -12,6 +12,7 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog, write_json_atomic
+from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
 from deepvm_core.cli.common import EXIT_USAGE, Parser, add_scenario_args, number
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -195,6 +196,9 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
                                                 "performance_first"))])
     if footnote:
         out.write(footnote + "\n")
+    section = accelerator_section(rec)
+    if section:
+        out.write("\n" + section)
     return 0
 
 

@@ -42,6 +42,7 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
 )
+from deepvm_core.recommend.by_accelerator import AcceleratorBest, best_by_accelerator
 from deepvm_core.search.candidates import CandidateTable, build_candidates
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
@@ -106,6 +107,9 @@ class Recommendation:
             (:func:`ilp_fallback_note`).
         solved_by: the solver whose results these are: ``solver``, or ``enumerate`` when the
             integer program did not prove an optimum within its time budget.
+        by_accelerator: the best cluster of each accelerator model within PW, ranked
+            (:mod:`deepvm_core.recommend.by_accelerator`); ``()`` when no GPU type of the
+            catalog has an accelerator model.
     """
 
     scenario: Scenario
@@ -123,6 +127,7 @@ class Recommendation:
     architecture_notes: dict[str, Explanation]
     notes: tuple[str, ...]
     solved_by: Solver
+    by_accelerator: tuple[AcceleratorBest, ...] = ()
 
     @property
     def best(self) -> Configuration | None:
@@ -419,4 +424,5 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
         architecture_notes=arch_notes,
         notes=notes,
         solved_by=solved_by,
+        by_accelerator=best_by_accelerator(catalog, scenario, table, every_price),
     )
