@@ -130,8 +130,7 @@ def _why_infeasible(catalog: Catalog, scenario: Scenario, acc: Accelerator,
     """Why no configuration of ``types`` is feasible at any price (one sentence)."""
     solvable = [g for g in types if g.eflops is not None]
     if not solvable:
-        reason = acc.note or "no eFLOPS measured or estimated"
-        return f"left out of the search, no eFLOPS: {reason}"
+        return f"left out of the search, {acc.note or 'no eFLOPS measured or estimated'}"
     if all(max_spot_vms(catalog, g, scenario) < 1 for g in solvable):
         quota = catalog.quota(solvable[0].family)
         if scenario.use_quotas and quota is not None:
