@@ -19,7 +19,7 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   ``data/accelerators.csv`` (found by name, else by the instance family: trn2 has no name);
   inference chips, graphics GPUs and FPGAs are left out with the table's reason. A row without
   an accelerator is a CPU type (a memory-node candidate).
-* **eFLOPS and scaling** (:mod:`deepvm_core.catalog.unmeasured`, the rule ``deepvm fetch``
+* **eFLOPS and scaling** (:mod:`deepvm_core.cloud.unmeasured`, the rule ``deepvm fetch``
   follows too): the base catalog's measured (or edited) value when it has the type, else
   the estimate :func:`deepvm_core.catalog.eflops_estimate.vm_eflops` (``estimated: ...``) and
   the step-model prior of :mod:`deepvm_core.catalog.scaling_prior` (``scaling_source``
@@ -51,9 +51,9 @@ from deepvm_core.catalog.accelerators import (
 from deepvm_core.catalog.scaling_prior import DEFAULT_STEP_MODEL, StepModel
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, Catalog, GpuType
-from deepvm_core.catalog.unmeasured import gpu_throughput_fields
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
+from deepvm_core.cloud.unmeasured import gpu_throughput_fields
 from deepvm_core.errors import DeepVMError
 
 #: The columns an importer needs (read by name).
