@@ -11,6 +11,8 @@ from dataclasses import replace
 
 import oracle
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deepvm_core.catalog import Quota
 from deepvm_core.catalog.store import load_catalog
@@ -142,3 +144,41 @@ def test_table_section_marks_estimates_and_prior():
     assert "eFLOPS estimated: from the accelerator model" in section
     sim = _cli("recommend", "--catalog", "paper-simulated", "--pw", "3")
     assert "Best cluster per accelerator model" not in sim
+
+
+_NEW_CATALOG = load_catalog(NEW)
+
+
+@settings(max_examples=25, deadline=None)
+@given(pw=st.floats(min_value=0.0, max_value=120.0, allow_nan=False),
+       objective=st.sampled_from(["paper", "performance"]),
+       quotas=st.booleans(), cap=st.integers(min_value=1, max_value=64))
+def test_view_invariants(pw, objective, quotas, cap):
+    scenario = Scenario(pw, objective=objective, use_quotas=quotas, max_nodes=cap)
+    rec = recommend(_NEW_CATALOG, scenario)
+    rows = rec.by_accelerator
+    # one row per accelerator model of the catalog, each model once
+    assert sorted(r.accelerator for r in rows) == sorted(
+        {MODEL_OF_FAMILY[g.name.split(".")[0]] for g in _NEW_CATALOG.gpu_types})
+    ranked = [r for r in rows if r.configuration is not None]
+    assert rows[:len(ranked)] == tuple(ranked)  # ranked models first
+    assert [r.rank for r in ranked] == list(range(1, len(ranked) + 1))
+    for r in ranked:
+        assert r.configuration.hourly_price_usd <= pw + 1e-9
+        assert MODEL_OF_FAMILY[r.configuration.gpu.split(".")[0]] == r.accelerator
+        assert r.configuration.gpu in r.gpu_types and r.note == ""
+    # rank 1 is the model of the DeepVM winner; values never increase down the ranking
+    assert (ranked[0].configuration == rec.best) if ranked else rec.best is None
+    values = [r.configuration.objective_value(objective) for r in ranked]
+    assert values == sorted(values, reverse=True)
+    for r in rows[len(ranked):]:
+        assert r.rank is None and r.note
+        if r.cheapest is not None:
+            assert r.cheapest.hourly_price_usd > pw
+
+
+def test_the_integer_program_gives_the_same_view():
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    scenario = Scenario(3.0)
+    assert recommend(catalog, scenario, "ilp").by_accelerator == recommend(
+        catalog, scenario).by_accelerator
