@@ -40,7 +40,7 @@ $(PY):
 
 venv: $(PY)
 
-# Editable install: Streamlit only puts dashboard/ on sys.path, so deepvm_core must be installed.
+# Editable install of deepvm_core and the dashboard package (the pages import dashboard.*).
 $(RUNTIME_STAMP): requirements.txt pyproject.toml | $(PY)
 	$(PIP) install -r requirements.txt
 	$(PIP) install -e . --no-deps

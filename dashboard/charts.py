@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboard.result_frames import Col
 from deepvm_core.recommend.recommendation import POLICY_LABELS
-from result_frames import Col
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
 POLICY_COLORS = {

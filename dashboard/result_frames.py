@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from columns import Col
+from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import PriceChange
 from deepvm_core.model import (

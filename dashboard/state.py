@@ -20,8 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-import compute
-import url
+from dashboard import compute, url
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.cloud.aws import FetchResult
 from deepvm_core.errors import DeepVMError

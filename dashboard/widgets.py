@@ -8,17 +8,15 @@ from typing import TYPE_CHECKING
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-import glossary
-import state
-import url
+from dashboard import glossary, state, url
+from dashboard.formatting import si
+from dashboard.glossary import GLOSSARY
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
-from formatting import si
-from glossary import GLOSSARY
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
-from columns import RESEARCH_COLUMNS, Col
+from dashboard.columns import RESEARCH_COLUMNS, Col
 
 
 def run_page(body: Callable[[], None]) -> None:
@@ -28,7 +26,7 @@ def run_page(body: Callable[[], None]) -> None:
     except CatalogError as exc:
         st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
                  icon=":material/error:")
-        import editor_frames  # pandas: only when a catalog is invalid
+        from dashboard import editor_frames  # pandas: only when a catalog is invalid
 
         st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
                      hide_index=True)

@@ -11,13 +11,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules
-# (AppTest runs the app in this process, so it uses these very modules).
-if str(APP.parent) not in sys.path:
-    sys.path.insert(0, str(APP.parent))
+from dashboard import compute
 
-import compute  # noqa: E402
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+
 
 PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
          "views/simulate.py", "views/method.py"]

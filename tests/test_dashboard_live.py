@@ -8,7 +8,6 @@ real fetcher does; the fetcher itself is tested against loopback servers in test
 from __future__ import annotations
 
 import fnmatch
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import charts, result_frames, widgets
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog, save_catalog
@@ -24,15 +24,6 @@ from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud import aws
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
-
-# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
-DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
-if str(DASHBOARD) not in sys.path:
-    sys.path.insert(0, str(DASHBOARD))
-
-import charts  # noqa: E402
-import result_frames  # noqa: E402
-import widgets  # noqa: E402
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 LIVE = "views/live_prices.py"

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import compute, url
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.job import SpeedupModel, Workload, load_measurements, plan_job
 from deepvm_core.job.measurements import MEASUREMENTS_DIR
 from deepvm_core.model import Scenario
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-if str(APP.parent) not in sys.path:
-    sys.path.insert(0, str(APP.parent))
 
-import compute  # noqa: E402
-import url  # noqa: E402
 
 CARD = re.compile(r"^### 30 epochs of your job: about \*\*([\d.,]+) USD\*\* \(P90 ([\d.,]+) USD\), "
                   r"done in about \*\*(.+?)\*\* \(P90 (.+?)\), ([\d.]+) interruptions? expected$")

@@ -11,14 +11,12 @@ import json
 
 import streamlit as st
 
-import editor_frames
-import state
-import widgets
+from dashboard import editor_frames, state, widgets
+from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
-from editor_frames import COLUMN_LABELS, TABLES, TableSpec
 
 
 def editor_key(spec: TableSpec, version: int) -> str:

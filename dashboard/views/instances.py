@@ -6,12 +6,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-import charts
-import result_frames
-import state
-import widgets
+from dashboard import charts, result_frames, state, widgets
+from dashboard.result_frames import Col
 from deepvm_core.recommend.recommendation import catalog_notes
-from result_frames import Col
 
 #: Most GPU types drawn on a chart, and most rows or columns of the pair table: a real region
 #: has a few dozen GPU types, a catalog may have up to 1,000 (the core's limit).

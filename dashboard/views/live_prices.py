@@ -13,15 +13,12 @@ import time
 
 import streamlit as st
 
-import charts
-import result_frames
-import state
-import widgets
+from dashboard import charts, result_frames, state, widgets
+from dashboard.result_frames import Col
+from dashboard.widgets import escape_md as md
 from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.cloud import aws
 from deepvm_core.errors import DeepVMError
-from result_frames import Col
-from widgets import escape_md as md
 
 logger = logging.getLogger(__name__)
 

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-import compute
-import formatting
-import state
-import url
-import widgets
+from dashboard import compute, formatting, state, url, widgets
 from deepvm_core.model import Scenario
 
 

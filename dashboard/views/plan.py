@@ -14,12 +14,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import charts
-import compute
-import job_view
-import state
-import url
-import widgets
+from dashboard import charts, compute, job_view, state, url, widgets
+from dashboard.glossary import GLOSSARY
+from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.errors import DeepVMError
@@ -33,8 +30,6 @@ from deepvm_core.job import (
 )
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
 from deepvm_core.model import Scenario
-from glossary import GLOSSARY
-from job_view import format_hours
 
 MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",

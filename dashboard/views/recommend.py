@@ -8,18 +8,12 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-import alternatives
-import compute
-import formatting
-import job_view
-import launch_panel
-import state
-import widgets
+from dashboard import alternatives, compute, formatting, job_view, launch_panel, state, widgets
+from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
-from glossary import GLOSSARY
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -118,9 +112,11 @@ def launch(text: str, catalog: Catalog) -> None:
 
 
 def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
-    import charts  # pandas and plotly: after the card (issue 9, first load)
-    import result_frames
-    from result_frames import Col
+    from dashboard import (
+        charts,  # pandas and plotly: after the card (issue 9, first load)
+        result_frames,
+    )
+    from dashboard.result_frames import Col
 
     st.subheader("Policies side by side")
     if state.presentation():
@@ -176,7 +172,7 @@ def main() -> None:
             "DeepVM-NoScale": rec.deepvm_noscale})
 
     if rec.deepvm:
-        import result_frames  # pandas: after the card (issue 9, first load)
+        from dashboard import result_frames  # pandas: after the card (issue 9, first load)
 
         objective = ("" if state.presentation() else
                      f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")

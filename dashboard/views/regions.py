@@ -8,14 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-import charts
-import compute
-import result_frames
-import state
-import widgets
+from dashboard import charts, compute, result_frames, state, widgets
+from dashboard.result_frames import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import CatalogError, DeepVMError
-from result_frames import Col
 
 
 def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:

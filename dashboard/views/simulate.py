@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-import charts
-import compute
-import formatting
-import result_frames
-import state
-import url
-import widgets
+from dashboard import charts, compute, formatting, result_frames, state, url, widgets
 
 DEFAULT_RANGE = (url.DEFAULTS["sweep_from"], url.DEFAULTS["sweep_to"])
 DEFAULT_STEP = url.DEFAULTS["sweep_step"]
