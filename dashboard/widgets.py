@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import glossary, state, url
+from dashboard import glossary, keys, state, url
 from dashboard.formatting import si
 from dashboard.glossary import GLOSSARY
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -43,7 +44,7 @@ def escape_md(text: str) -> str:
 
 def url_warnings() -> None:
     """Warnings about URL parameters that could not be used, until dismissed."""
-    warnings = st.session_state.get("url_warnings") or []
+    warnings = keys.URL_WARNINGS.get()
     box = st.container()  # always there, so the page below keeps its place when dismissed
     if not warnings:
         return
@@ -51,7 +52,7 @@ def url_warnings() -> None:
         for text in warnings:
             st.warning(text, icon=":material/link_off:")
         st.button("Dismiss", key="sb_dismiss_url_warnings",
-                  on_click=lambda: st.session_state.update(url_warnings=[]))
+                  on_click=keys.URL_WARNINGS.set, args=([],))
 
 
 def catalog_summary(active: state.ActiveCatalog) -> str:
@@ -66,7 +67,7 @@ def catalog_summary(active: state.ActiveCatalog) -> str:
 def invalid_draft_notice(slot: DeltaGenerator, active: state.ActiveCatalog) -> None:
     """In ``slot``: that the editor's draft of the active catalog is invalid, if it is (the
     pages then use the last valid catalog)."""
-    count = st.session_state["invalid_drafts"].get(active.id)
+    count = keys.INVALID_DRAFTS.get().get(active.id)
     if not count:
         return
     slot.warning(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
@@ -143,7 +144,7 @@ def table_height(rows: int, limit: int = 25) -> int:
     return 38 + 35 * max(min(rows, limit), 1)
 
 
-def number_columns() -> dict[str, st.column_config.Column]:
+def number_columns() -> dict[str, ColumnConfig]:
     """Display formats and help (the glossary's) of the columns of :mod:`result_frames`
     frames."""
     n, t = st.column_config.NumberColumn, st.column_config.TextColumn

@@ -262,7 +262,7 @@ def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
     assert not [d for d in app.dataframe if "Spot change %" in d.value.columns]
 
     # the message stays while other controls are used, and the other pages keep working
-    app.number_input(key="sb_pw_input").set_value(5.0).run()
+    app.number_input(key="sb_pw").set_value(5.0).run()
     no_errors(app)
     assert any("could not be reached" in e.value for e in app.error)
     app.switch_page("views/recommend.py").run()
@@ -321,7 +321,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
     assert "g4dn.xlarge" in frame["Configuration"].iloc[0]
 
     # PW too low for the dearer region: it is listed with its reason
-    app.number_input(key="sb_pw_input").set_value(0.36).run()
+    app.number_input(key="sb_pw").set_value(0.36).run()
     no_errors(app)
     frame = table(app, "Region")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
@@ -332,7 +332,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
     # any set of fetched catalogs, the same region twice included
     app.multiselect(key="rg_catalogs").set_value(
         [f"fetched:aws-us-east-1-{STAMP}", "fetched:aws-us-east-1-old"])
-    app.number_input(key="sb_pw_input").set_value(3.0).run()
+    app.number_input(key="sb_pw").set_value(3.0).run()
     no_errors(app)
     frame = table(app, "Region")
     assert frame["Region"].tolist() == [f"us-east-1 · aws-us-east-1-{STAMP}",

@@ -38,7 +38,7 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
     ("ckpt", "0", "is outside 0.01..10000"),
     ("buffer", "nan", "is not a finite number"),
     ("top", "2.5", "is not a whole number"),
-    ("top", "21", "is outside 1..20"),
+    ("top", "101", "is outside 1..100"),  # recommend takes top_k 1..100
     ("quotas", "perhaps", "is not on or off"),
     ("objective", "cost", "is not one of paper, performance"),
     ("catalog", "gone", "is not a catalog available here"),

@@ -8,7 +8,16 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from dashboard import alternatives, compute, formatting, job_view, launch_panel, state, widgets
+from dashboard import (
+    alternatives,
+    compute,
+    formatting,
+    job_view,
+    keys,
+    launch_panel,
+    state,
+    widgets,
+)
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
@@ -61,12 +70,12 @@ def choose(rec: Recommendation) -> Configuration:
 
     The labels are ranks ("#1"), stable while PW moves; the card shows the details."""
     count = len(rec.deepvm)
-    chosen = st.session_state.get("rec_chosen", 0)
+    chosen = keys.REC_CHOSEN.get()
     if not isinstance(chosen, int) or not 0 <= chosen < count:
-        st.session_state["rec_chosen"] = 0
+        keys.REC_CHOSEN.set(0)
     st.markdown("**Configuration to show and export**",
                 help="One of the top-k (see the table below); the JSON marks it 'chosen'.")
-    index = st.radio("Configuration to show and export", range(count), key="rec_chosen",
+    index = st.radio("Configuration to show and export", range(count), key=keys.REC_CHOSEN.name,
                      format_func=lambda i: f"#{i + 1}", horizontal=True,
                      label_visibility="collapsed")
     return rec.deepvm[index]
@@ -116,7 +125,7 @@ def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenari
         charts,  # pandas and plotly: after the card (issue 9, first load)
         result_frames,
     )
-    from dashboard.result_frames import Col
+    from dashboard.columns import Col
 
     st.subheader("Policies side by side")
     if state.presentation():
@@ -143,8 +152,7 @@ def main() -> None:
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec = compute.recommendation(active.catalog, scenario, st.session_state.sb_solver,
-                                 int(st.session_state.sb_top))
+    rec = compute.recommendation(active.catalog, scenario, keys.SOLVER.get(), keys.TOP_K.get())
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 
@@ -167,7 +175,7 @@ def main() -> None:
     launch(text, active.catalog)
     if rec.best is not None:
         job_view.recommend_panel(active.catalog, scenario, [chosen, *(
-            c for c in rec.deepvm if c != chosen)], int(st.session_state.sb_top), {
+            c for c in rec.deepvm if c != chosen)], keys.TOP_K.get(), {
             "Cost-First": rec.cost_first, "Performance-First": rec.performance_first,
             "DeepVM-NoScale": rec.deepvm_noscale})
 
