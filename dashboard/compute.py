@@ -35,6 +35,7 @@ from deepvm_core.job import (
     parse_measurements_csv,
     plan_job,
 )
+from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
@@ -205,12 +206,15 @@ class FrontierPoints:
             cost > 0 and makespan) past the chart's limit, plus the frontier and the marked.
         frontier: the Pareto frontier, in the plan's order.
         marks: candidate -> its mark: ``best`` (the chosen one) or the first policy of
-            :data:`deepvm_core.job.PLAN_POLICIES` it is (DeepVM's first pick for ``deepvm``).
+            :data:`deepvm_core.job.PLAN_POLICIES` it is (DeepVM's first pick for ``deepvm``);
+            a policy's pick that is not expected to finish is not marked.
+        finishing: how many candidates are expected to finish the job.
     """
 
     shown: np.ndarray
     frontier: tuple[int, ...]
     marks: dict[int, str]
+    finishing: int
 
 
 def frontier_points(result: JobPlanResult, limit: int) -> FrontierPoints:
@@ -218,15 +222,19 @@ def frontier_points(result: JobPlanResult, limit: int) -> FrontierPoints:
     with a fixed seed, so every rerun draws the same picture), the frontier and the marked
     ones (:meth:`deepvm_core.job.JobPlanResult.marks`) always."""
     cost, hours = result.expected_cost_usd, result.expected_makespan_hours
-    cloud = np.flatnonzero(np.isfinite(cost) & np.isfinite(hours) & (cost > 0))
+    cloud = np.flatnonzero(result.finishes & np.isfinite(cost) & np.isfinite(hours) & (cost > 0))
     if cloud.size > limit:
         cloud = np.sort(np.random.default_rng(0).choice(cloud, limit, replace=False))
     order = ("best", *PLAN_POLICIES)
-    marks = {index: next(m for m in order if m in tags)
-             for index, tags in result.marks().items() if any(m in tags for m in order)}
+    marks: dict[int, str] = {}
+    for index, tags in result.marks().items():
+        usable = [m for m in order if m in tags and (m == "best" or result.finishes[index])]
+        if usable:
+            marks[index] = usable[0]
     frontier = tuple(int(i) for i in result.frontier)
     keep = np.array(sorted(set(frontier) | set(marks)), dtype=np.int64)
-    return FrontierPoints(np.union1d(cloud, keep), frontier, marks)
+    return FrontierPoints(np.union1d(cloud, keep), frontier, marks,
+                          int(np.count_nonzero(result.finishes)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -247,6 +255,11 @@ def job_samples(catalog: Catalog, result: JobPlanResult, speedup: SpeedupModel, 
 def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | None) -> str:
     """The "Download plan (JSON)" file: the CLI's ``plan --format json`` document."""
     return json.dumps(plan_to_dict(result, catalog, timestamp=timestamp), indent=2) + "\n"
+
+
+def unused_measurements(catalog: Catalog, name: str, text: str) -> tuple[str, ...]:
+    """:func:`deepvm_core.job.unused.unused_measurements_warnings` of a measurements CSV."""
+    return tuple(unused_measurements_warnings(catalog, measurements_table(name, text)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

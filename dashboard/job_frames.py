@@ -57,6 +57,12 @@ def mtbi_overrides(catalog: Catalog, edited: pd.DataFrame) -> dict[str, float]:
 
 def _row(label: str, e: PlanEstimate) -> dict[str, object]:
     mc = e.monte_carlo
+    if e.does_not_finish is not None:  # no numbers that mean nothing: the reason instead
+        return {"": label, "Configuration": e.configuration.describe().rsplit(",", 1)[0],
+                "USD/h": e.configuration.hourly_price_usd, "Epoch s": e.epoch_seconds,
+                "Expected h": None, "P10–P90 h": "", "Expected USD": None, "P10–P90 USD": "",
+                "Events": None, "Checkpoint every (s)": e.checkpoint_interval_seconds,
+                "Finishes?": e.does_not_finish}
     return {
         "": label,
         "Configuration": e.configuration.describe().rsplit(",", 1)[0],
@@ -68,6 +74,7 @@ def _row(label: str, e: PlanEstimate) -> dict[str, object]:
         "P10–P90 USD": f"{mc.cost_usd_p10:,.2f}–{mc.cost_usd_p90:,.2f}" if mc else "",
         "Events": e.expected_interruptions,
         "Checkpoint every (s)": e.checkpoint_interval_seconds,
+        "Finishes?": "yes",
     }
 
 
@@ -82,6 +89,16 @@ def plan_comparison_frame(result: JobPlanResult) -> pd.DataFrame:
         elif (e := result.policies.policy(name)) is not None:
             rows.append(_row(PLAN_POLICY_LABELS[name], e))
     return pd.DataFrame(rows)
+
+
+def unfinished(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """Why rows of a :func:`plan_comparison_frame` are not expected to finish: reason -> their
+    labels, reasons in alphabetical order."""
+    out: dict[str, list[str]] = {}
+    for label, reason in zip(frame[""], frame["Finishes?"], strict=True):
+        if reason != "yes":
+            out.setdefault(str(reason), []).append(str(label))
+    return dict(sorted(out.items()))
 
 
 def frontier_frame(result: JobPlanResult, shown: np.ndarray) -> pd.DataFrame:
@@ -125,7 +142,9 @@ def speedup_frames(catalog: Catalog,
 
 
 def fits_frame(calibration: Calibration) -> pd.DataFrame:
-    """The fitted (a, b, c) per GPU type with R², RMSE and the number of points."""
+    """The fitted (a, b, c) per GPU type with R² (4 decimals), RMSE, the number of points and
+    whether the fit is trusted (no warnings)."""
     return pd.DataFrame([{
         "GPU type": f.instance, "a": f.params.a, "b": f.params.b, "c": f.params.c,
-        "R²": f.r_squared, "RMSE": f.rmse, "points": f.points} for f in calibration.fits])
+        "R²": round(f.r_squared, 4) + 0.0, "RMSE": f.rmse, "points": f.points,
+        "Trusted?": "no" if f.warnings else "yes"} for f in calibration.fits])

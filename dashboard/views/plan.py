@@ -8,6 +8,8 @@ fits from a measurements CSV is at the bottom.
 
 from __future__ import annotations
 
+import hashlib
+import math
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -39,7 +41,8 @@ def _number(column: DeltaGenerator, name: str, label: str, *, step: float, fmt: 
         column.number_input(label, min_value=int(p.low), max_value=int(p.high), step=int(step),
                             key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
     else:
-        column.number_input(label, min_value=p.low, max_value=p.high, step=step, format=fmt,
+        column.number_input(label, min_value=p.low,
+                            max_value=None if math.isinf(p.high) else p.high, step=step, format=fmt,
                             key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
 
 
@@ -150,7 +153,10 @@ def card(result: JobPlanResult) -> None:
                f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
                "each)."]
         deepvm = result.policies.deepvm[0] if result.policies.deepvm else None
-        if deepvm is not None and deepvm.index != chosen.index:
+        if deepvm is not None and deepvm.does_not_finish is not None:
+            why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) "
+                          f"{deepvm.does_not_finish}.")
+        elif deepvm is not None and deepvm.index != chosen.index:
             ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
             why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
                           f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
@@ -159,8 +165,12 @@ def card(result: JobPlanResult) -> None:
 
 
 def comparison(result: JobPlanResult) -> None:
-    """The top-k and the paper's policies side by side, as ``sky bench show`` does."""
-    st.dataframe(job_frames.plan_comparison_frame(result), hide_index=True, key="plan_table",
+    """The top-k and the paper's policies side by side, as ``sky bench show`` does; a warning
+    names those not expected to finish."""
+    frame = job_frames.plan_comparison_frame(result)
+    for reason, labels in job_frames.unfinished(frame).items():
+        st.warning(f"{', '.join(labels)}: {reason}.", icon=":material/hourglass_disabled:")
+    st.dataframe(frame, hide_index=True, key="plan_table",
                  column_config={
                      "USD/h": st.column_config.NumberColumn(format="%.4f"),
                      "Epoch s": st.column_config.NumberColumn(format="%.1f"),
@@ -172,11 +182,20 @@ def comparison(result: JobPlanResult) -> None:
 
 def frontier(result: JobPlanResult) -> None:
     points = compute.frontier_points(result, charts.MAX_CLOUD_POINTS)
+    if points.finishing == 0:
+        st.warning(f"None of the {result.size:,} feasible clusters is expected to finish this "
+                   "job: there is no cost-vs-time frontier to draw.",
+                   icon=":material/hourglass_disabled:")
+        return
     frame = job_frames.frontier_frame(result, points.shown)
     st.plotly_chart(charts.frontier_chart(frame, list(points.frontier), points.marks,
                                           result.size), key="plan_frontier")
+    never = result.size - points.finishing
+    left_out = (f" {never:,} cluster{'s are' if never != 1 else ' is'} not expected to finish "
+                "and left out." if never else "")
     st.caption(f"{GLOSSARY['Pareto frontier']} Showing {len(points.shown):,} of "
-               f"{result.size:,} feasible clusters (the frontier and the marked ones always).")
+               f"{result.size:,} feasible clusters (the frontier and the marked ones always)."
+               f"{left_out}")
 
 
 def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel) -> None:
@@ -221,7 +240,9 @@ def calibrate(active: state.ActiveCatalog) -> None:
             except DeepVMError as exc:
                 st.error(f"{upload.name} was not loaded: {exc}", icon=":material/error:")
             else:
-                keys.PLAN_MEASUREMENTS.set((upload.name, text))
+                if keys.PLAN_MEASUREMENTS.get() != (upload.name, text):  # the plan above reads
+                    keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
+                    st.rerun()
         name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
         st.markdown(f"Measurements in use: **{name}**")
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
@@ -230,11 +251,25 @@ def calibrate(active: state.ActiveCatalog) -> None:
         try:
             cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
-            st.error(str(exc), icon=":material/error:")
+            st.error(f"Cannot calibrate from {name}: {exc}", icon=":material/error:")
+            return
+        for warning in compute.unused_measurements(active.catalog, name, text):
+            st.warning(warning, icon=":material/warning:")
+        if not cal.fits:
+            st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
+                    icon=":material/info:")
             return
         st.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
+        confirmed = True
+        if cal.warnings:
+            st.warning("These fits are not trusted; check the measurements before using them:"
+                       "\n\n" + "\n".join(f"- {w}" for w in cal.warnings),
+                       icon=":material/warning:")
+            digest = hashlib.sha256(f"{active.catalog.sha256}{name}{text}".encode()).hexdigest()
+            confirmed = st.checkbox("Use them anyway: I have checked the measurements",
+                                    key=f"plan_cal_confirm_{digest[:12]}")
         if st.button("Use these fits in the working catalog", key="plan_use_fits",
-                     icon=":material/check:"):
+                     icon=":material/check:", disabled=not confirmed):
             state.use_edited_catalog(active, cal.catalog)
             st.success("The working catalog now carries these fits (see the catalog editor).")
 
@@ -257,6 +292,8 @@ def main() -> None:
         calibrate(active)
         return
     card(result)
+    for warning in result.warnings:
+        st.warning(warning, icon=":material/warning:")
     for note in result.notes:
         st.info(note, icon=":material/info:")
     text = compute.plan_text(result, active.catalog, datetime.now(UTC))
