@@ -131,7 +131,7 @@ PLAN_MTBI: Key[dict[str, float]] = Key("plan_mtbi", {})
 #: The uploaded measurements CSV: (file name, text), or None for the bundled one.
 PLAN_MEASUREMENTS: Key[tuple[str, str] | None] = Key("plan_measurements", None)
 #: Calibrate relative eFLOPS from the one-node times too.
-PLAN_CALIBRATE_EFLOPS: Key[bool] = _kept("plan_cal_eflops", False)
+PLAN_CALIBRATE_EFLOPS: Key[bool] = Key("plan_cal_eflops", False)
 
 # ----------------------------------------------------------------------------- Recommend
 
@@ -158,8 +158,8 @@ LIVE_TYPES: Key[str] = _kept("lp_types", "")
 LIVE_SPOT: Key[SpotAggregate] = _kept("lp_spot", "min")
 LIVE_PROFILE: Key[str] = _kept("lp_profile", "")
 LIVE_ATTEMPTS: Key[int] = _kept("lp_attempts", DEFAULT_MAX_ATTEMPTS)
-#: The region whose fetch result is shown.
-LIVE_VIEW_REGION: Key[str | None] = _kept("lp_view_region", None)
+#: The region whose fetch result is shown (the first again when the page is left).
+LIVE_VIEW_REGION: Key[str | None] = Key("lp_view_region", None)
 #: This session's last successful fetch (a :class:`dashboard.state.LastFetch`), or None.
 LAST_FETCH: Key[Any] = Key("last_fetch", None)
 #: The last fetch's failure: (message, FetchError kind or None), or None.

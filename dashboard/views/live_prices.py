@@ -245,7 +245,7 @@ def results(last: state.LastFetch, active: state.ActiveCatalog) -> None:
     if view.get() not in regions:
         view.set(regions[0])
     if len(regions) > 1:
-        st.radio("Region", regions, key=view.name, persist_state=keys.PERSIST, horizontal=True)
+        st.radio("Region", regions, key=view.name, horizontal=True)
     region_result(last, result.regions[regions.index(str(view.get()))], active)
     if len(regions) > 1:
         st.page_link("views/regions.py", label="Compare these regions for your scenario",
