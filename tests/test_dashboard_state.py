@@ -123,3 +123,19 @@ def test_the_url_is_written_once_per_run_from_the_registry(app: AppTest) -> None
     assert (app.query_params["pw"], app.query_params["quotas"]) == ("4.5", "off")
     app.switch_page("views/simulate.py").run()
     assert app.query_params["pw"] == "4.5" and app.query_params["page"] == "simulate"
+
+
+def test_the_url_is_synced_once_per_run(app: AppTest, monkeypatch) -> None:
+    from dashboard import state
+
+    calls: list[str] = []
+    sync = state.sync_query_params
+    monkeypatch.setattr(state, "sync_query_params",
+                        lambda page: (calls.append(page), sync(page))[1])
+    app.run()
+    assert calls == ["recommend"]
+    app.switch_page(PLAN).run()  # a page whose own inputs are in the URL
+    assert calls == ["recommend", "plan"]
+    app.number_input(key="plan_epochs").set_value(12.0).run()
+    assert calls == ["recommend", "plan", "plan"]
+    assert app.query_params["epochs"] == "12"
