@@ -26,19 +26,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray, SignedArray
 from deepvm_core.catalog import Catalog, CpuType, GpuType, SaturationStep, ScalingParams
 from deepvm_core.errors import InputError
+from deepvm_core.units import GB_PER_GIB, SECONDS_PER_HOUR
 
-SECONDS_PER_HOUR = 3600.0
-#: GB (10^9 bytes) per GiB (2^30 bytes).
-GB_PER_GIB = 1.073741824
-#: A configuration is affordable when its price <= PW + this (absorbs float noise of sums).
-PRICE_TOLERANCE_USD = 1e-9
 #: The node cap's default (the paper's simulation) and its largest value, VMs per role
 #: (``Scenario.max_nodes``). The CLI's ``--max-nodes`` and the dashboard read both from here.
 #: Measured (issue 9, 2 shared cores): a recommendation with the exact enumeration at the cap,
@@ -53,9 +50,6 @@ ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
 OBJECTIVES: tuple[Objective, ...] = ("paper", "performance")
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-SignedArray = npt.NDArray[np.signedinteger[Any]]
 
 
 class Arch(IntEnum):

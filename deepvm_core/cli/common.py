@@ -9,10 +9,8 @@ import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from deepvm_core.errors import EXIT_USAGE
 from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES
-
-#: Exit code of every user error (bad argument, missing or invalid file, infeasible input).
-EXIT_USAGE = 2
 
 
 class Parser(argparse.ArgumentParser):

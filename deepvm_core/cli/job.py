@@ -32,7 +32,7 @@ from typing import Any, Final, TextIO
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
     AUTO,
@@ -54,7 +54,6 @@ from deepvm_core.job.workload import CheckpointEvery
 from deepvm_core.model import OBJECTIVES, Configuration, Scenario
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
-EXIT_USAGE: Final = 2
 MINUTES_PER_HOUR: Final = 60.0
 
 

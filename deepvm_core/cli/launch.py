@@ -35,7 +35,6 @@ from deepvm_core.cloud.fleet.errors import (
     EXIT_LAUNCH_FAILED,
     EXIT_OK,
     EXIT_ROLLBACK_INCOMPLETE,
-    EXIT_USAGE,
     LaunchFailed,
     TeardownIncomplete,
 )
@@ -55,7 +54,7 @@ from deepvm_core.cloud.fleet.requests import (
     write_bundle,
 )
 from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
-from deepvm_core.errors import DeepVMError
+from deepvm_core.errors import EXIT_USAGE, DeepVMError
 
 LAUNCH_COMMANDS = ("export", "launch", "status", "teardown")
 

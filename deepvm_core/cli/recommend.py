@@ -12,8 +12,8 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog, write_json_atomic
-from deepvm_core.cli.common import EXIT_USAGE, Parser, add_scenario_args, number
-from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.cli.common import Parser, add_scenario_args, number
+from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.replay import read_export, replay
 from deepvm_core.model import (

@@ -25,15 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
-
-FloatArray = npt.NDArray[np.float64]
 
 #: Bounds of the fit: the catalog's ranges for a (0, 10], b [0, 1e5], c (0, 1e6].
 FIT_LOWER = (1e-9, 0.0, 1e-9)

@@ -32,10 +32,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.errors import InputError
-from deepvm_core.job.inputs import SECONDS_PER_HOUR, JobInputs
-
-FloatArray = npt.NDArray[np.float64]
+from deepvm_core.job.inputs import (
+    JobInputs,
+)
+from deepvm_core.units import SECONDS_PER_HOUR
 
 #: Sums of fewer truncated exponentials than this are drawn exactly, one draw each.
 EXACT_SUM_LIMIT = 32

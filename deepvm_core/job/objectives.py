@@ -18,10 +18,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.errors import InputError
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 def _inputs(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike,

@@ -44,14 +44,12 @@ from dataclasses import replace
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import JobEstimates, expected_jobs
 from deepvm_core.job.inputs import (
-    SINGLE_ANCHOR,
-    TIERING,
     ClusterArrays,
     JobInputs,
     job_inputs,
@@ -93,10 +91,6 @@ from deepvm_core.recommend.recommendation import (
 )
 from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
 #: Most Monte Carlo trials per configuration :func:`plan_job` accepts.
 MAX_TRIALS: Final = 1_000_000
 #: Most configurations a plan evaluates with every memory-node type per (v, n); a larger
@@ -120,7 +114,7 @@ def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
                        np.nan)  # index -1: Single Anchor, no memory node
     single = table.architecture == Arch.SINGLE_ANCHOR
     return ClusterArrays(
-        architecture=np.where(single, SINGLE_ANCHOR, TIERING).astype(np.int64),
+        architecture=table.architecture.astype(np.int64),
         gpu_index=gpu_index[table.gpu] if table.gpus else np.zeros(0, dtype=np.int64),
         n_gpu=table.n,
         n_spot=np.where(single, table.n - 1, table.n),

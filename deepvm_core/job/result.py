@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Final, Literal, get_args
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.mtbi import MtbiSource
@@ -20,10 +20,6 @@ from deepvm_core.job.workload import CheckpointEvery, Workload
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
 from deepvm_core.search.candidates import CandidateTable
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 Goal = Literal["cheapest", "fastest"]
 GOALS: tuple[Goal, ...] = get_args(Goal)

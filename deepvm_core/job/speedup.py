@@ -26,14 +26,13 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.errors import InputError, Problem
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
 from deepvm_core.job.workload import Workload, check_workload
 from deepvm_core.model import scaling_factor
-
-FloatArray = npt.NDArray[np.float64]
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)

@@ -29,14 +29,12 @@ from typing import Literal
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError, SolverTimeoutError
 from deepvm_core.model import (
-    GB_PER_GIB,
     Arch,
     Configuration,
-    FloatArray,
-    IntArray,
     Scenario,
     checkpoint_buffer_gb,
     max_on_demand_vms,
@@ -45,6 +43,7 @@ from deepvm_core.model import (
 from deepvm_core.search.candidates import CandidateTable, build_candidates
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
+from deepvm_core.units import GB_PER_GIB
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")

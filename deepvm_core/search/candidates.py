@@ -65,17 +65,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray, SignedArray
 from deepvm_core.catalog import Catalog, CpuType, GpuType
 from deepvm_core.errors import InputError
 from deepvm_core.model import (
-    PRICE_TOLERANCE_USD,
     Arch,
     Configuration,
-    FloatArray,
-    IntArray,
     Objective,
     Scenario,
-    SignedArray,
     holds_checkpoints,
     max_on_demand_vms,
     max_spot_vms,
@@ -86,6 +83,7 @@ from deepvm_core.model import (
     spot_flopp,
 )
 from deepvm_core.search.ranking import combined_name_rank, name_ranks, rank_order
+from deepvm_core.units import PRICE_TOLERANCE_USD
 
 __all__ = [
     "ALL_ARCHITECTURES",
@@ -98,7 +96,6 @@ __all__ = [
 
 ALL_ARCHITECTURES: tuple[Arch, ...] = (Arch.SINGLE_ANCHOR, Arch.TIERING)
 
-BoolArray = npt.NDArray[np.bool_]
 #: The per-row columns of a domain (:func:`_gpu_rows`); the first three hold integers.
 _ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_per_hour",
                 "gpu_price_usd_per_hour", "z_paper", "z_noscale", "performance",

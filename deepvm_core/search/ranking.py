@@ -14,7 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from deepvm_core.model import Arch, Configuration, FloatArray, IntArray, Objective
+from deepvm_core.arrays import FloatArray, IntArray
+from deepvm_core.model import (
+    Arch,
+    Configuration,
+    Objective,
+)
 
 __all__ = ["combined_name_rank", "name_ranks", "rank_configurations", "rank_order"]
 

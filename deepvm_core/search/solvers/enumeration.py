@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.model import (
-    PRICE_TOLERANCE_USD,
     Arch,
     Configuration,
-    FloatArray,
-    IntArray,
     Objective,
 )
 from deepvm_core.search.candidates import CandidateTable
+from deepvm_core.units import PRICE_TOLERANCE_USD
 
 
 def top_indices(

@@ -83,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import (
@@ -90,7 +91,6 @@ from deepvm_core.model import (
     Arch,
     Architecture,
     Configuration,
-    FloatArray,
     Objective,
     Scenario,
 )

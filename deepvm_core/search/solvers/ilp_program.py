@@ -91,8 +91,11 @@ from typing import Literal
 import numpy as np
 import pulp
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.errors import SolverError
-from deepvm_core.model import Arch, FloatArray
+from deepvm_core.model import (
+    Arch,
+)
 from deepvm_core.search.candidates import CandidateDomain
 
 __all__ = ["CBC_KILL_GRACE_S", "CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage",
