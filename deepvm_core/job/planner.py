@@ -14,8 +14,9 @@ cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload`
    a configuration qualifies when ``T <= deadline_hours`` and ``C <= budget_usd`` (each when
    given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
    then ``model.md``'s order under the scenario's objective (the candidate table's
-   :meth:`~deepvm_core.search.candidates.CandidateTable.rank_order`). ``best`` is the top-k;
-   ``chosen`` is ``best[0]``.
+   :meth:`~deepvm_core.search.candidates.CandidateTable.rank_order`), all by
+   :func:`~deepvm_core.job.objectives.best_first`. ``best`` is the top-k; ``chosen`` is
+   ``best[0]``.
 4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
    (:func:`~deepvm_core.job.objectives.pareto_frontier`, by increasing cost).
 5. **The paper's policies** within PW, each estimated: DeepVM (Z, top-k), DeepVM with the
@@ -45,10 +46,10 @@ from typing import Final
 
 import numpy as np
 
-from deepvm_core.arrays import BoolArray, FloatArray, IntArray
+from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.job.closed_form import JobEstimates, expected_jobs
+from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.inputs import (
     ClusterArrays,
     JobInputs,
@@ -61,12 +62,18 @@ from deepvm_core.job.montecarlo import (
     simulate_jobs,
 )
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
-from deepvm_core.job.objectives import pareto_frontier
-from deepvm_core.job.result import (
+from deepvm_core.job.objectives import (
     GOALS,
+    Goal,
+    best_first,
+    cheapest,
+    fastest,
+    pareto_frontier,
+    within_limits,
+)
+from deepvm_core.job.result import (
     PLAN_POLICIES,
     PLAN_POLICY_LABELS,
-    Goal,
     GpuAssumption,
     JobPlanResult,
     MonteCarloEstimate,
@@ -166,25 +173,6 @@ def _plan_candidates(catalog: Catalog, scenario: Scenario,
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
         f"type(s) per GPU type and node count ({len(table):,} configurations). A pricier "
         "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
-
-
-def _within(est: JobEstimates, deadline_hours: float | None,
-            budget_usd: float | None) -> BoolArray:
-    ok = ~np.isnan(est.expected_cost_usd) & ~np.isnan(est.expected_makespan_hours)
-    if deadline_hours is not None:
-        ok &= est.expected_makespan_hours <= deadline_hours
-    if budget_usd is not None:
-        ok &= est.expected_cost_usd <= budget_usd
-    return np.asarray(ok, dtype=bool)
-
-
-def goal_order(goal: Goal, cost_usd: FloatArray, makespan_hours: FloatArray, rank: IntArray,
-               indices: IntArray) -> IntArray:
-    """``indices`` sorted best first by ``goal``: (C, T, rank) for ``cheapest``, (T, C, rank)
-    for ``fastest``."""
-    c, t, r = cost_usd[indices], makespan_hours[indices], rank[indices]
-    keys = (r, t, c) if goal == "cheapest" else (r, c, t)
-    return indices[np.lexsort(keys)]
 
 
 def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
@@ -304,22 +292,23 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     by some cluster, never both) the best by the goal."""
     est = result.estimates
     cost, time = est.expected_cost_usd, est.expected_makespan_hours
-    every = np.arange(len(result.candidates), dtype=np.int64)
-    fastest = int(goal_order("fastest", cost, time, rank, every)[0])
-    cheapest = int(goal_order("cheapest", cost, time, rank, every)[0])
+    quickest = fastest(cost, time, rank=rank)
+    least = cheapest(cost, time, rank=rank)
+    if quickest is None or least is None:  # no estimate at all (NaN): the first by rank
+        quickest = least = int(np.argmin(rank))
     limits = []
     if result.deadline_hours is not None:
         limits.append(f"a deadline of {result.deadline_hours:g} h")
     if result.budget_usd is not None:
         limits.append(f"a budget of {result.budget_usd:g} USD")
     binding: tuple[str, ...]
-    if result.deadline_hours is not None and time[fastest] > result.deadline_hours:
-        binding, nearest, which = ("deadline",), fastest, "the fastest"
-    elif result.budget_usd is not None and cost[cheapest] > result.budget_usd:
-        binding, nearest, which = ("job_budget",), cheapest, "the cheapest"
+    if result.deadline_hours is not None and time[quickest] > result.deadline_hours:
+        binding, nearest, which = ("deadline",), quickest, "the fastest"
+    elif result.budget_usd is not None and cost[least] > result.budget_usd:
+        binding, nearest, which = ("job_budget",), least, "the cheapest"
     else:
         binding, which = ("deadline", "job_budget"), f"the {goal}"
-        nearest = fastest if goal == "fastest" else cheapest
+        nearest = quickest if goal == "fastest" else least
     config = result.candidates.configuration(nearest)
     summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
                f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
@@ -384,9 +373,10 @@ def plan_job(
     rank[rank_position] = np.arange(len(table), dtype=np.int64)
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     frontier = pareto_frontier(cost, time, rank=rank)
-    within = _within(estimates, deadline, budget)
+    within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget)
     parts = _Parts(estimates, table, deadline, budget, within)
-    best_idx = goal_order(goal, cost, time, rank, np.flatnonzero(within))[:top_k]
+    best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
+                          rank=rank)[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:
@@ -451,5 +441,5 @@ def plan_job(
 __all__ = [
     "GOALS", "PLAN_POLICIES", "PLAN_POLICY_LABELS", "GpuAssumption", "Goal", "JobPlanResult",
     "MonteCarloEstimate", "PlanAssumptions", "PlanEstimate", "PolicyEstimates",
-    "cluster_arrays", "configuration_samples", "goal_order", "plan_job", "top_ranked",
+    "cluster_arrays", "configuration_samples", "plan_job", "top_ranked",
 ]
