@@ -125,10 +125,17 @@ def flopp_ranking(catalog: Catalog) -> tuple[FloppRow, ...]:
 # ----------------------------------------------------------------------------- scaling factor
 
 
-def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
-    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes."""
+def logistic(n: npt.ArrayLike, a: float, b: float, c: float) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))), the logistic speedup curve: the one home of the formula
+    (:func:`logistic_speedup`, the ``fitted`` speedup model of the job model and the
+    calibration's least-squares fit all evaluate it here)."""
     x = np.asarray(n, dtype=np.float64)
-    return params.c / (1.0 + np.exp(-params.a * (x - params.b)))
+    return np.asarray(c / (1.0 + np.exp(-a * (x - b))), dtype=np.float64)
+
+
+def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes (:func:`logistic`)."""
+    return logistic(n, params.a, params.b, params.c)
 
 
 def tangent_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:

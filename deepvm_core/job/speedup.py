@@ -32,7 +32,7 @@ from deepvm_core.errors import InputError, Problem
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
 from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.model import scaling_factor
+from deepvm_core.model import logistic_speedup, scaling_factor
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
@@ -58,8 +58,7 @@ def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> Float
     x = np.asarray(nodes, dtype=np.float64)
     if scaling is None:
         return x.copy()
-    logistic = scaling.c / (1.0 + np.exp(-scaling.a * (x - scaling.b)))
-    return np.where(x >= 2.0, logistic, 1.0)
+    return np.where(x >= 2.0, logistic_speedup(scaling, x), 1.0)
 
 
 def measured_speedup(rows: InstanceMeasurements, nodes: npt.ArrayLike) -> FloatArray:
