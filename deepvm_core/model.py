@@ -42,6 +42,9 @@ from deepvm_core.units import GB_PER_GIB, SECONDS_PER_HOUR
 #: quotas off and any PW, takes 0.04 s on the bundled AWS catalog and 0.07 s on the simulated
 #: one; :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
 DEFAULT_MAX_NODES = 256
+#: Checkpoint size f, GB, unless given: ``Scenario.checkpoint_gb`` and
+#: ``Workload.checkpoint_gb`` (the paper's simulation).
+DEFAULT_CHECKPOINT_GB = 0.3
 MAX_NODES = 10_000
 
 Architecture = Literal["single_anchor", "tiering"]
@@ -221,7 +224,7 @@ class Scenario:
     """
 
     pw_usd_per_hour: float
-    checkpoint_gb: float = 0.3
+    checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     buffer_checkpoints: float = 2.0
     objective: Objective = "paper"
     use_quotas: bool = True

@@ -29,6 +29,8 @@ from deepvm_core.errors import InputError
 #: What a job plan optimises: least expected cost or least expected makespan.
 Goal = Literal["cheapest", "fastest"]
 GOALS: tuple[Goal, ...] = get_args(Goal)
+#: The goal of a job plan unless told.
+DEFAULT_GOAL: Goal = "cheapest"
 
 
 def _inputs(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike,

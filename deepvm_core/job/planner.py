@@ -56,6 +56,7 @@ from deepvm_core.job.inputs import (
     job_inputs,
 )
 from deepvm_core.job.montecarlo import (
+    DEFAULT_TRIALS,
     JobSamples,
     MonteCarloSummary,
     sample_jobs,
@@ -63,6 +64,7 @@ from deepvm_core.job.montecarlo import (
 )
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.job.objectives import (
+    DEFAULT_GOAL,
     GOALS,
     Goal,
     best_first,
@@ -90,6 +92,7 @@ from deepvm_core.job.speedup import (
 from deepvm_core.job.workload import Workload, check_workload
 from deepvm_core.model import Arch, Objective, Scenario
 from deepvm_core.recommend.recommendation import (
+    DEFAULT_TOP_K,
     TOP_K_RANGE,
     Explanation,
     catalog_notes,
@@ -98,6 +101,8 @@ from deepvm_core.recommend.recommendation import (
 )
 from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
 
+#: The Monte Carlo seed of a plan unless told.
+DEFAULT_SEED: Final = 0
 #: Most Monte Carlo trials per configuration :func:`plan_job` accepts.
 MAX_TRIALS: Final = 1_000_000
 #: Most configurations a plan evaluates with every memory-node type per (v, n); a larger
@@ -327,12 +332,12 @@ def plan_job(
     *,
     pw_usd_per_hour: float | None,
     speedup: SpeedupModel,
-    goal: Goal = "cheapest",
+    goal: Goal = DEFAULT_GOAL,
     deadline_hours: float | None = None,
     budget_usd: float | None = None,
-    trials: int = 10_000,
-    seed: int = 0,
-    top_k: int = 3,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = DEFAULT_SEED,
+    top_k: int = DEFAULT_TOP_K,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 

@@ -49,6 +49,8 @@ Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
 #: The range of ``top_k`` :func:`recommend` accepts.
 TOP_K_RANGE = (1, 100)
+#: How many DeepVM configurations (and job-plan clusters) to show, unless told.
+DEFAULT_TOP_K = 3
 POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first")
 POLICY_LABELS = {
     "deepvm": "DeepVM",
@@ -321,7 +323,7 @@ def _cheapest_candidates(catalog: Catalog, scenario: Scenario) -> CandidateTable
 
 
 def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate", *,
-              top_k: int = 3, time_limit_s: float = ILP_TIME_LIMIT_S) -> Recommendation:
+              top_k: int = DEFAULT_TOP_K, time_limit_s: float = ILP_TIME_LIMIT_S) -> Recommendation:
     """Run DeepVM and the baselines on ``catalog`` for ``scenario``.
 
     Args:
