@@ -11,9 +11,10 @@ from typing import Any, TextIO
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
-from deepvm_core.catalog.store import load_catalog, write_json_atomic
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
+from deepvm_core.files import write_json_atomic
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.replay import read_export, replay
 from deepvm_core.model import (

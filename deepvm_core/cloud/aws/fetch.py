@@ -55,6 +55,7 @@ from deepvm_core.cloud.aws.parse import (
     parse_spot_advisor,
 )
 from deepvm_core.errors import FetchError, InputError
+from deepvm_core.files import write_bytes_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -164,17 +165,10 @@ def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path])
             if previous is None:
                 path.unlink(missing_ok=True)
             else:
-                _restore_bytes(path, previous)
+                write_bytes_atomic(path, previous)
         raise FetchError(f"writing the fetched catalog failed: {exc.strerror or exc}. "
                          "Nothing was written.", kind="write") from None
     return [p for p, _ in written]
-
-
-def _restore_bytes(path: Path, content: bytes) -> None:
-    """Restore ``content`` to ``path`` atomically (used to roll back a partial write)."""
-    tmp = path.with_name(f".{path.name}.restore.tmp")
-    tmp.write_bytes(content)
-    os.replace(tmp, path)
 
 
 # ----------------------------------------------------------------------------- inputs

@@ -29,7 +29,6 @@ import functools
 import io
 import os
 import re
-import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from deepvm_core.cloud.fleet.target import (
     FleetPlan,
     plan_from_export,
 )
+from deepvm_core.files import write_temp_beside
 
 SPOT_FILE = "spot-workers.json"
 ON_DEMAND_FILE = "on-demand.json"
@@ -487,12 +487,7 @@ def write_bundle(bundle: FleetBundle, out_dir: str | os.PathLike[str]) -> list[P
     temps: list[tuple[Path, Path]] = []
     try:
         for name, data in bundle.files.items():
-            fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            temps.append((Path(tmp_name), folder / name))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            temps.append((write_temp_beside(folder / name, data), folder / name))
         for tmp, target in temps:
             os.replace(tmp, target)
     except OSError as exc:
