@@ -55,6 +55,16 @@ ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
 
 
+def objective_attribute(objective: Objective, *, noscale: bool = False) -> str:
+    """The attribute that holds a configuration's value under ``objective`` (K = 1 if
+    ``noscale``): ``z_paper``, ``z_noscale``, ``performance`` or ``performance_noscale``. The
+    one home of that choice: :class:`Configuration` and the candidate arrays
+    (:mod:`deepvm_core.search.candidates`) carry all four under these names."""
+    if objective == "paper":
+        return "z_noscale" if noscale else "z_paper"
+    return "performance_noscale" if noscale else "performance"
+
+
 class Arch(IntEnum):
     """The two architectures. The int values are the codes of the candidate arrays
     (:mod:`deepvm_core.search.candidates`); :attr:`key` is the name a :class:`Configuration`
@@ -311,9 +321,8 @@ class Configuration:
 
     def objective_value(self, objective: Objective, *, noscale: bool = False) -> float:
         """The value this configuration scores under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        return self.performance_noscale if noscale else self.performance
+        value: float = getattr(self, objective_attribute(objective, noscale=noscale))
+        return value
 
     def describe(self) -> str:
         """One line, e.g. ``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge (2.8526 USD/h)``."""

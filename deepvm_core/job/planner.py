@@ -90,7 +90,7 @@ from deepvm_core.job.speedup import (
     one_vm_epoch_seconds,
 )
 from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.model import Arch, Objective, Scenario
+from deepvm_core.model import Arch, Scenario
 from deepvm_core.recommend.recommendation import (
     DEFAULT_TOP_K,
     TOP_K_RANGE,
@@ -100,6 +100,7 @@ from deepvm_core.recommend.recommendation import (
     single_anchor_baseline_indices,
 )
 from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
+from deepvm_core.search.ranking import rank_positions, top_indices
 
 #: The Monte Carlo seed of a plan unless told.
 DEFAULT_SEED: Final = 0
@@ -178,18 +179,6 @@ def _plan_candidates(catalog: Catalog, scenario: Scenario,
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
         f"type(s) per GPU type and node count ({len(table):,} configurations). A pricier "
         "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
-
-
-def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
-               noscale: bool = False) -> IntArray:
-    """The first ``k`` of ``model.md``'s order under ``objective`` without sorting the whole
-    table: only the configurations whose value reaches the k-th largest can be among them."""
-    values = table.objective_values(objective, noscale=noscale)
-    if values.size <= k:
-        return table.rank_order(objective, noscale=noscale)
-    kth = np.partition(values, values.size - k)[values.size - k]
-    return table.rank_order(objective, noscale=noscale,
-                            indices=np.flatnonzero(values >= kth))[:k]
 
 
 def _subplan(plan: JobInputs, indices: IntArray) -> JobInputs:
@@ -374,8 +363,7 @@ def plan_job(
     plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
     rank_position = table.rank_order(scenario.objective)
-    rank = np.empty(len(table), dtype=np.int64)
-    rank[rank_position] = np.arange(len(table), dtype=np.int64)
+    rank = rank_positions(rank_position)
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     frontier = pareto_frontier(cost, time, rank=rank)
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget)
@@ -394,10 +382,11 @@ def plan_job(
     policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
     if pw is not None and len(table):
         paper_top = (rank_position[:top_k] if scenario.objective == "paper"
-                     else top_ranked(table, "paper", top_k))
+                     else top_indices(table, math.inf, "paper", top_k))
         policy_idx["deepvm"] = [int(i) for i in paper_top]
-        policy_idx["deepvm_performance"] = [int(top_ranked(table, "performance", 1)[0])]
-        policy_idx["deepvm_noscale"] = [int(top_ranked(table, "paper", 1, noscale=True)[0])]
+        policy_idx["deepvm_performance"] = [int(top_indices(table, math.inf, "performance", 1)[0])]
+        policy_idx["deepvm_noscale"] = [int(top_indices(table, math.inf, "paper", 1,
+                                                        noscale=True)[0])]
         cost_first, performance_first = single_anchor_baseline_indices(table, np.array([pw]))
         for name, found in (("cost_first", cost_first), ("performance_first",
                                                          performance_first)):
@@ -446,5 +435,5 @@ def plan_job(
 __all__ = [
     "GOALS", "PLAN_POLICIES", "PLAN_POLICY_LABELS", "GpuAssumption", "Goal", "JobPlanResult",
     "MonteCarloEstimate", "PlanAssumptions", "PlanEstimate", "PolicyEstimates",
-    "cluster_arrays", "configuration_samples", "plan_job", "top_ranked",
+    "cluster_arrays", "configuration_samples", "plan_job",
 ]

@@ -77,6 +77,7 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
     memory_nodes_needed,
+    objective_attribute,
     on_demand_flopp,
     saturation_limits,
     scaling_factor,
@@ -172,9 +173,8 @@ class CandidateDomain:
 
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
         """The value of every row under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        return self.performance_noscale if noscale else self.performance
+        values: FloatArray = getattr(self, objective_attribute(objective, noscale=noscale))
+        return values
 
     @property
     def cpu_name_rank(self) -> IntArray:
@@ -470,9 +470,8 @@ class CandidateTable:
 
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
         """The value of every configuration under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        return self.performance_noscale if noscale else self.performance
+        values: FloatArray = getattr(self, objective_attribute(objective, noscale=noscale))
+        return values
 
     def rank_order(self, objective: Objective, *, noscale: bool = False,
                    indices: IntArray | None = None) -> IntArray:

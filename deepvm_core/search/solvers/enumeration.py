@@ -22,39 +22,8 @@ from deepvm_core.model import (
     Objective,
 )
 from deepvm_core.search.candidates import CandidateTable
+from deepvm_core.search.ranking import contenders
 from deepvm_core.units import PRICE_TOLERANCE_USD
-
-
-def top_indices(
-    table: CandidateTable,
-    pw_usd_per_hour: float,
-    objective: Objective,
-    k: int,
-    *,
-    noscale: bool = False,
-    architecture: Arch | None = None,
-) -> IntArray:
-    """The best ``k`` affordable configurations (price <= PW) of ``table``, best first.
-
-    Only the configurations whose objective reaches the k-th largest (ties included) can be
-    among them, so only those are ranked (a partition instead of a sort of the whole table).
-    """
-    indices = _contenders(table, pw_usd_per_hour, objective, k, noscale, architecture)
-    return table.rank_order(objective, noscale=noscale, indices=indices)[:k]
-
-
-def _contenders(table: CandidateTable, pw_usd_per_hour: float, objective: Objective, k: int,
-                noscale: bool, architecture: Arch | None) -> IntArray:
-    """The affordable configurations whose objective reaches the k-th largest (ties kept)."""
-    mask = table.price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
-    if architecture is not None:
-        mask &= table.architecture == architecture
-    indices = np.flatnonzero(mask)
-    if 0 < k < indices.size:
-        values = table.objective_values(objective, noscale=noscale)[indices]
-        kth_largest = np.partition(values, indices.size - k)[indices.size - k]
-        indices = indices[values >= kth_largest]
-    return indices
 
 
 def top_configurations(
@@ -75,7 +44,8 @@ def top_configurations(
     other memory-node candidates (:meth:`~deepvm_core.search.candidates.CandidateDomain.
     memory_node_shortlist`) before the final ranking.
     """
-    indices = _contenders(table, pw_usd_per_hour, objective, k, noscale, architecture)
+    indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
+                         architecture=architecture)
     if k <= 1 or indices.size == 0:
         ranked = table.rank_order(objective, noscale=noscale, indices=indices)[:k]
         return [table.configuration(int(i)) for i in ranked]
@@ -87,11 +57,11 @@ def top_configurations(
     pair_row = np.repeat(tiering_rows, listed.shape[1])
     pair_cpu = listed.ravel()
     valid = pair_cpu >= 0
-    contenders = domain.configurations(  # leaves out pairs over the budget or the node limit
+    paired = domain.configurations(  # leaves out pairs over the budget or the node limit
         np.concatenate([single_rows, pair_row[valid]]),
         np.concatenate([np.full(single_rows.shape, -1, dtype=np.int64), pair_cpu[valid]]))
-    ranked = contenders.rank_order(objective, noscale=noscale)[:k]
-    return [contenders.configuration(int(i)) for i in ranked]
+    ranked = paired.rank_order(objective, noscale=noscale)[:k]
+    return [paired.configuration(int(i)) for i in ranked]
 
 
 def best_by_pw(
