@@ -97,10 +97,10 @@ from deepvm_core.recommend.recommendation import (
     Explanation,
     catalog_notes,
     explain_infeasible,
-    single_anchor_baseline_indices,
+    policy_indices,
 )
 from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
-from deepvm_core.search.ranking import rank_positions, top_indices
+from deepvm_core.search.ranking import rank_positions
 
 #: The Monte Carlo seed of a plan unless told.
 DEFAULT_SEED: Final = 0
@@ -362,8 +362,7 @@ def plan_job(
     table, shortlist_note = _plan_candidates(catalog, scenario, pw)
     plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
-    rank_position = table.rank_order(scenario.objective)
-    rank = rank_positions(rank_position)
+    rank = rank_positions(table.rank_order(scenario.objective))
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     frontier = pareto_frontier(cost, time, rank=rank)
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget)
@@ -381,17 +380,7 @@ def plan_job(
 
     policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
     if pw is not None and len(table):
-        paper_top = (rank_position[:top_k] if scenario.objective == "paper"
-                     else top_indices(table, math.inf, "paper", top_k))
-        policy_idx["deepvm"] = [int(i) for i in paper_top]
-        policy_idx["deepvm_performance"] = [int(top_indices(table, math.inf, "performance", 1)[0])]
-        policy_idx["deepvm_noscale"] = [int(top_indices(table, math.inf, "paper", 1,
-                                                        noscale=True)[0])]
-        cost_first, performance_first = single_anchor_baseline_indices(table, np.array([pw]))
-        for name, found in (("cost_first", cost_first), ("performance_first",
-                                                         performance_first)):
-            if found[0] >= 0:
-                policy_idx[name] = [int(found[0])]
+        policy_idx.update(policy_indices(table, pw, top_k))
 
     simulated = sorted({int(i) for i in best_idx}
                        | {i for found in policy_idx.values() for i in found})

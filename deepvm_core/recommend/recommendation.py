@@ -41,6 +41,7 @@ from deepvm_core.model import (
     max_spot_vms,
 )
 from deepvm_core.search.candidates import CandidateTable, build_candidates
+from deepvm_core.search.ranking import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
 from deepvm_core.units import GB_PER_GIB
@@ -156,6 +157,28 @@ def single_anchor_baseline_indices(table: CandidateTable,
         first = next(i for i in perf_order if index[p, i] >= 0)
         performance_first[p] = index[p, first]
     return cost_first, performance_first
+
+
+def policy_indices(table: CandidateTable, pw_usd_per_hour: float,
+                   top_k: int) -> dict[str, list[int]]:
+    """The paper's policies on ``table`` (every configuration priced within
+    ``pw_usd_per_hour``), as indices best first: ``deepvm`` (Z, the top ``top_k``),
+    ``deepvm_performance`` (eFLOPS n K(n)), ``deepvm_noscale`` (Z with K = 1), ``cost_first``
+    and ``performance_first`` (:func:`single_anchor_baseline_indices`); a policy that finds
+    nothing has an empty list. The job planner's policies; :func:`recommend` picks the same
+    ones through its solver."""
+    found: dict[str, list[int]] = {
+        "deepvm": [int(i) for i in top_indices(table, math.inf, "paper", top_k)],
+        "deepvm_performance": [int(i) for i in top_indices(table, math.inf, "performance", 1)],
+        "deepvm_noscale": [int(i) for i in top_indices(table, math.inf, "paper", 1,
+                                                       noscale=True)],
+    }
+    cost_first, performance_first = single_anchor_baseline_indices(
+        table, np.array([pw_usd_per_hour]))
+    found["cost_first"] = [int(cost_first[0])] if cost_first[0] >= 0 else []
+    found["performance_first"] = ([int(performance_first[0])] if performance_first[0] >= 0
+                                  else [])
+    return found
 
 
 def single_anchor_baselines(
