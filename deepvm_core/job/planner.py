@@ -14,7 +14,7 @@ cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload`
    a configuration qualifies when ``T <= deadline_hours`` and ``C <= budget_usd`` (each when
    given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
    then ``model.md``'s order under the scenario's objective (the candidate table's
-   :meth:`~deepvm_core.search.candidates.CandidateTable.rank_order`), all by
+   :meth:`~deepvm_core.search.tables.CandidateTable.rank_order`), all by
    :func:`~deepvm_core.job.objectives.best_first`. ``best`` is the top-k; ``chosen`` is
    ``best[0]``.
 4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
@@ -99,8 +99,9 @@ from deepvm_core.recommend.recommendation import (
     explain_infeasible,
     policy_indices,
 )
-from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
+from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.ranking import rank_positions
+from deepvm_core.search.tables import CandidateTable
 
 #: The Monte Carlo seed of a plan unless told.
 DEFAULT_SEED: Final = 0

@@ -20,7 +20,7 @@ from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
 from deepvm_core.job.workload import CheckpointEvery, Workload
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
-from deepvm_core.search.candidates import CandidateTable
+from deepvm_core.search.tables import CandidateTable
 
 #: The paper's policies a plan estimates, in display order (labels: :data:`PLAN_POLICY_LABELS`).
 PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",

@@ -40,10 +40,11 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
 )
-from deepvm_core.search.candidates import CandidateTable, build_candidates
+from deepvm_core.search.candidates import build_candidates
 from deepvm_core.search.ranking import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
+from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import GB_PER_GIB
 
 Solver = Literal["enumerate", "ilp"]

@@ -3,7 +3,7 @@
 Configurations rank by objective descending, then lower hourly price, fewer VMs, and the name
 rank, one integer per configuration that orders (architecture, GPU name, CPU name).
 :func:`rank_order` is the only spelling of that order: the candidate table
-(:meth:`deepvm_core.search.candidates.CandidateTable.rank_order`), :func:`rank_configurations`
+(:meth:`deepvm_core.search.tables.CandidateTable.rank_order`), :func:`rank_configurations`
 for lists of configurations, and (through the name rank's two parts) the integer program's
 tie-break stage use it. The value an objective scores is
 :func:`deepvm_core.model.objective_attribute`'s field.
@@ -29,8 +29,8 @@ from deepvm_core.model import (
 )
 from deepvm_core.units import PRICE_TOLERANCE_USD
 
-if TYPE_CHECKING:  # candidates imports this module; the table is only a parameter type here
-    from deepvm_core.search.candidates import CandidateTable
+if TYPE_CHECKING:  # tables imports this module; the table is only a parameter type here
+    from deepvm_core.search.tables import CandidateTable
 
 __all__ = ["combined_name_rank", "contenders", "name_ranks", "rank_configurations", "rank_order",
            "rank_positions", "top_indices"]

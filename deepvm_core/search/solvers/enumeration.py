@@ -1,5 +1,5 @@
 """The exact solver: rank the configurations of a
-:class:`~deepvm_core.search.candidates.CandidateTable`.
+:class:`~deepvm_core.search.tables.CandidateTable`.
 
 The table does not depend on PW (PW only cuts it by price), so it is built once per (catalog, f,
 s, quotas, node cap), and a recommendation at any PW is "the best configuration priced <= PW".
@@ -21,8 +21,8 @@ from deepvm_core.model import (
     Configuration,
     Objective,
 )
-from deepvm_core.search.candidates import CandidateTable
 from deepvm_core.search.ranking import contenders
+from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
 
 
@@ -41,7 +41,7 @@ def top_configurations(
     Each (v, n) of the table stands for its best memory node, and a (v, n) whose objective is
     below the k-th largest of the table has k better configurations above it (Z and performance
     do not depend on the memory node), so only the (v, n) reaching it are paired with their
-    other memory-node candidates (:meth:`~deepvm_core.search.candidates.CandidateDomain.
+    other memory-node candidates (:meth:`~deepvm_core.search.tables.CandidateDomain.
     memory_node_shortlist`) before the final ranking.
     """
     indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
