@@ -22,6 +22,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from deepvm_core.cloud.fleet.bundle import build_bundle, write_bundle
 from deepvm_core.cloud.fleet.ec2 import (
     DEFAULT_MAX_ATTEMPTS,
     RETRY_MODES,
@@ -46,13 +47,7 @@ from deepvm_core.cloud.fleet.manage import (
     summarize,
     teardown,
 )
-from deepvm_core.cloud.fleet.requests import (
-    RequestOptions,
-    build_bundle,
-    parse_subnets,
-    parse_template,
-    write_bundle,
-)
+from deepvm_core.cloud.fleet.requests import RequestOptions, parse_subnets, parse_template
 from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 
