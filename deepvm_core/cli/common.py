@@ -18,10 +18,12 @@ from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error message (no usage dump) and exit code 2."""
+    """argparse with a one-line error message (no usage dump) and exit code 2; every
+    ``deepvm`` parser (and the standalone ``fetch`` and ``launch`` ones) is one."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        text = " ".join(message.split())
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
 
 
 def field_default(cls: type[Any], name: str) -> Any:

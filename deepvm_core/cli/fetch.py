@@ -29,7 +29,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.cli.common import field_default
+from deepvm_core.cli.common import Parser, field_default
 from deepvm_core.cloud.aws import (
     DEFAULT_BASE_CATALOG,
     DEFAULT_MAX_ATTEMPTS,
@@ -268,16 +268,9 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit code 2)."""
-
-    def error(self, message: str) -> Any:
-        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``deepvm fetch`` on its own (``python -m deepvm_core.cli.fetch``)."""
-    parser = configure_fetch_parser(_OneLineParser(prog=PROG, description=DESCRIPTION))
+    parser = configure_fetch_parser(Parser(prog=PROG, description=DESCRIPTION))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
