@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.provenance import carry_sources
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import CatalogError, Problem
@@ -148,7 +149,7 @@ def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[
                 if zone:
                     row["spot_by_zone_usd_per_hour"] = zone
             rows.append(row)
-        data[spec.key] = rows
+        data[spec.key] = carry_sources(source, rows) if spec.key == "gpu_types" else rows
     return data
 
 

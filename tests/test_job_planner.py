@@ -24,7 +24,7 @@ from deepvm_core.job import (
     load_measurements,
     parse_measurements_csv,
 )
-from deepvm_core.job.measurements import MEASUREMENTS_DIR
+from deepvm_core.job.measurements import bundled_measurements_paths
 from deepvm_core.job.planner import (
     PLAN_POLICIES,
     JobPlanResult,
@@ -268,7 +268,7 @@ def test_extreme_mtbi_does_not_crash() -> None:
 
 @pytest.fixture(scope="module")
 def table_iv(aws_catalog: Catalog) -> JobPlanResult:
-    table = load_measurements(MEASUREMENTS_DIR / "deepvm-scaling.csv")
+    table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
     return plan_job(aws_catalog, Scenario(3.0), Workload(
         epochs=30, reference_epoch_seconds=G4_T1, reference_gpu="g4dn.xlarge"),
         pw_usd_per_hour=3.0, speedup=SpeedupModel("measured", table), trials=1000)

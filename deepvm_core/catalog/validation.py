@@ -219,12 +219,16 @@ def _read_gpu_extras(
         eflops = c.number(row, where, "eflops")
     scaling = _read_scaling(c, row, where)
     bucket = _read_bucket(c, row, where) if buckets else None
+    sources = {}
+    for key in ("eflops_source", "scaling_source"):
+        if row.get(key) is not None:
+            sources[key] = c.text(row, where, key)
     if common is None or len(c.errors) > before:
         return None
     if row.get("scaling") is None and eflops is not None:
         c.warn(where, "scaling", None, "no scaling parameters: the scaling factor K is taken as 1")
     return c.build(where, GpuType, **common, eflops=eflops, scaling=scaling,
-                   interruption_bucket=bucket)
+                   interruption_bucket=bucket, **sources)
 
 
 def _read_quotas(c: _Collector, rows: object) -> tuple[Quota, ...]:

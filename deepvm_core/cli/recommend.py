@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from deepvm_core.catalog import Catalog
+from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cli.catalog_import import add_import_parser, run_import
 from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.files import write_json_atomic
@@ -23,11 +24,11 @@ from deepvm_core.model import (
     flopp_ranking,
 )
 from deepvm_core.recommend.recommendation import (
+    DEFAULT_SOLVER,
     DEFAULT_TOP_K,
     POLICY_LABELS,
     SOLVERS,
     TOP_K_RANGE,
-    Solver,
     recommend,
 )
 from deepvm_core.recommend.sweep import FIG3_PW_GRID, pw_grid, sweep
@@ -35,9 +36,6 @@ from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 
 #: ``recommend --replay``: the export's recommendation came out differently.
 EXIT_DIFFERS = 1
-#: ``recommend --solver`` unless told: the integer program, the paper's method (the library's
-#: and the dashboard's default is the exact enumeration, which gives the same ranking).
-DEFAULT_SOLVER: Solver = "ilp"
 #: The commands this module runs.
 RECOMMEND_COMMANDS = ("recommend", "sweep", "flopp", "catalog")
 
@@ -56,7 +54,9 @@ def add_recommend_parsers(sub: Any) -> None:
     rec.add_argument("--top", type=number(int, TOP_K_RANGE[0]),
                      default=DEFAULT_TOP_K, help=f"how many (default {DEFAULT_TOP_K})")
     rec.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
-                     help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
+                     help=f"enumerate (exact enumeration) or ilp (PuLP integer program, same "
+                     f"ranking, slower: 0.45-1.25 s on the 2025 catalogs); "
+                     f"default {DEFAULT_SOLVER}")
     rec.add_argument("--time-limit", type=number(float, 0.0, strict=True),
                      default=ILP_TIME_LIMIT_S, metavar="SECONDS",
                      help=f"time budget of the integer program (default {ILP_TIME_LIMIT_S:g}); "
@@ -85,6 +85,7 @@ def add_recommend_parsers(sub: Any) -> None:
     conv.add_argument("output")
     conv.add_argument("--to", choices=("ours", "artifact"), default="ours",
                       help="output format (default: ours)")
+    add_import_parser(cat_sub)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -130,6 +131,31 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return 0 if result.matches else EXIT_DIFFERS
 
 
+#: Marks a type whose eFLOPS is estimated, not measured, in the table outputs.
+ESTIMATED_MARK = "*"
+
+
+def _estimated(catalog: Catalog, c: Configuration | None) -> bool:
+    """True when the GPU type of ``c`` has an estimated (not measured) eFLOPS."""
+    if c is None:
+        return False
+    gpu = catalog.instance(c.gpu)
+    return isinstance(gpu, GpuType) and gpu.eflops_source.startswith("estimated")
+
+
+def _marked(catalog: Catalog, c: Configuration | None) -> str:
+    """The configuration line, with ``*`` when its eFLOPS is estimated."""
+    return _config_line(c) + (f" {ESTIMATED_MARK}" if _estimated(catalog, c) else "")
+
+
+def _estimate_footnote(catalog: Catalog, shown: list[Configuration | None]) -> str | None:
+    names = sorted({c.gpu for c in shown if c is not None and _estimated(catalog, c)})
+    if not names:
+        return None
+    return (f"{ESTIMATED_MARK} eFLOPS estimated from the accelerator model "
+            f"(data/accelerators.csv), not measured: {', '.join(names)}")
+
+
 def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if args.replay is not None:
         return _cmd_replay(args, out)
@@ -146,10 +172,10 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if rec.explanation:
         out.write(f"Nothing is feasible. {rec.explanation.summary}\n")
     else:
-        width = max(len(_config_line(c)) for c in rec.deepvm)
+        width = max(len(_marked(catalog, c)) for c in rec.deepvm)
         out.write(f"{'#':>2}  {'configuration':<{width}}  {'objective':>14}  {'performance':>11}\n")
         for i, c in enumerate(rec.deepvm, 1):
-            out.write(f"{i:>2}  {_config_line(c):<{width}}  "
+            out.write(f"{i:>2}  {_marked(catalog, c):<{width}}  "
                       f"{c.objective_value(args.objective):>14.6g}  {c.performance:>11.1f}\n")
     out.write("\n")
     for arch, arch_best in (("single_anchor", rec.best_single_anchor),
@@ -157,13 +183,19 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
         arch_note = rec.architecture_notes.get(arch)
         why = "none. " + (arch_note.summary if arch_note else "")
         out.write(f"Best {ARCHITECTURE_LABELS[arch]}: "
-                  f"{_config_line(arch_best) if arch_best else why}\n")
+                  f"{_marked(catalog, arch_best) if arch_best else why}\n")
     for policy in ("deepvm_noscale", "cost_first", "performance_first"):
         baseline = rec.policy(policy)
         perf = f" (performance {baseline.performance:.1f})" if baseline else ""
-        out.write(f"{POLICY_LABELS[policy]}: {_config_line(baseline)}{perf}\n")
+        out.write(f"{POLICY_LABELS[policy]}: {_marked(catalog, baseline)}{perf}\n")
     for text in rec.notes:
         out.write(f"Note: {text}\n")
+    footnote = _estimate_footnote(catalog, [*rec.deepvm, rec.best_single_anchor,
+                                            rec.best_tiering, *(rec.policy(p) for p in (
+                                                "deepvm_noscale", "cost_first",
+                                                "performance_first"))])
+    if footnote:
+        out.write(footnote + "\n")
     return 0
 
 
@@ -193,13 +225,22 @@ def _cmd_flopp(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"{'rank':>4}  {'GPU type':<14} {'eFLOPS':>8} {'spot $/h':>9} {'OD $/h':>8} "
               f"{'spot FLOPP':>12} {'OD FLOPP':>12} {'OD rank':>7}\n")
     for r in rows:
-        out.write(f"{r.spot_rank:>4}  {r.name:<14} {r.eflops:>8g} {r.spot_usd_per_hour:>9.4f} "
+        gpu = catalog.instance(r.name)
+        mark = ESTIMATED_MARK if isinstance(gpu, GpuType) and gpu.eflops_source.startswith(
+            "estimated") else ""
+        out.write(f"{r.spot_rank:>4}  {r.name + mark:<14} {r.eflops:>8g} "
+                  f"{r.spot_usd_per_hour:>9.4f} "
                   f"{r.on_demand_usd_per_hour:>8.4f} {r.spot_flopp:>12.4g} "
                   f"{r.on_demand_flopp:>12.4g} {r.on_demand_rank:>7}\n")
+    if any(g.eflops_source.startswith("estimated") for g in catalog.gpu_types):
+        out.write(f"{ESTIMATED_MARK} eFLOPS estimated from the accelerator model "
+                  "(data/accelerators.csv), not measured\n")
     return 0
 
 
 def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
+    if args.catalog_command == "import":
+        return run_import(args, stdout=out)
     if args.catalog_command == "validate":
         try:
             catalog = load_catalog(args.path)

@@ -13,6 +13,9 @@ RMSE (speedup units), the points used and the residuals (measured - fitted).
 
 **Relative eFLOPS.** ``eFLOPS(g) = eFLOPS(g_ref) t_ref(1) / t_g(1)`` from one-node times.
 
+A calibrated value is a measured one: the type's ``scaling_source`` (fit) and ``eflops_source``
+(relative eFLOPS) become ``measured``, replacing an estimate or a prior.
+
 :func:`calibrate_catalog` returns a new catalog (the input is never changed) that went through
 the catalog's own validation (``parse_catalog(catalog_to_dict(...))``).
 """
@@ -29,6 +32,7 @@ import numpy as np
 from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.types import MEASURED
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
@@ -67,8 +71,14 @@ class ScalingFit:
     residuals: tuple[float, ...]
 
 
-def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
+def fit_scaling(rows: InstanceMeasurements,
+                extra_starts: Sequence[tuple[float, float]] = (),
+                min_b: float = FIT_LOWER[1]) -> ScalingFit:
     """Fit (a, b, c) to ``rows`` (method in the module docstring).
+
+    ``extra_starts``: further (a0, b0) starting points, tried as well (the scaling prior adds
+    steep starts near one node for curves that are concave from the start). ``min_b``: the
+    lower bound of the inflection point b, nodes (the prior uses 1, so that K(1) = 1).
 
     Raises:
         CalibrationError: no one-node time, fewer than three distinct node counts >= 2, or
@@ -95,12 +105,14 @@ def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
     c0 = float(np.clip(1.2 * speedup.max(), 1e-3, FIT_UPPER[2]))
     best: tuple[float, FloatArray] | None = None
     failure = "no start converged"
-    for b0 in (float(np.median(n)), 0.5 * float(n.max()), float(n.max())):
+    lower = (FIT_LOWER[0], max(min_b, FIT_LOWER[1]), FIT_LOWER[2])
+    starts = [(a0, b0) for b0 in (float(np.median(n)), 0.5 * float(n.max()), float(n.max()))]
+    for a_start, b0 in [*starts, *extra_starts]:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", OptimizeWarning)
-                popt, _ = curve_fit(logistic, n, speedup, p0=(a0, b0, c0),
-                                    bounds=(FIT_LOWER, FIT_UPPER), maxfev=20_000)
+                popt, _ = curve_fit(logistic, n, speedup, p0=(a_start, b0, c0),
+                                    bounds=(lower, FIT_UPPER), maxfev=20_000)
         except (RuntimeError, ValueError) as exc:
             failure = str(exc)
             continue
@@ -216,7 +228,9 @@ def calibrate_catalog(catalog: Catalog, measurements: MeasurementTable, *,
     by_name = {f.instance: f for f in fits}
     gpus = tuple(
         replace(g, scaling=by_name[g.name].params if g.name in by_name else g.scaling,
-                eflops=new_eflops.get(g.name, g.eflops))
+                eflops=new_eflops.get(g.name, g.eflops),
+                scaling_source=MEASURED if g.name in by_name else g.scaling_source,
+                eflops_source=MEASURED if g.name in new_eflops else g.eflops_source)
         for g in catalog.gpu_types
     )
     note = f"scaling fits of {', '.join(names)} calibrated from {measurements.source}"
