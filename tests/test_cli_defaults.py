@@ -52,6 +52,7 @@ def test_recommend_without_options_is_the_scenario_and_recommend_defaults() -> N
     assert args.max_nodes == DEFAULT_MAX_NODES
     assert args.top == inspect.signature(recommend).parameters["top_k"].default
     assert args.time_limit == ILP_TIME_LIMIT_S
+    assert args.solver == inspect.signature(recommend).parameters["solver"].default
 
 
 def test_sweep_and_fetch_defaults() -> None:
