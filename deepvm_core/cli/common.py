@@ -39,9 +39,10 @@ def field_default(cls: type[Any], name: str) -> Any:
 
 
 def number(kind: type[int] | type[float], minimum: float | None = None, strict: bool = False,
-            maximum: float | None = None) -> Callable[[str], Any]:
+           maximum: float | None = None, bound: str = "") -> Callable[[str], Any]:
     """An argparse ``type``: ``kind(text)``, finite, within ``minimum`` (exclusive when
-    ``strict``) and ``maximum``; otherwise a one-line error naming the value."""
+    ``strict``) and ``maximum`` (``bound`` says where that bound comes from); otherwise a
+    one-line error naming the value."""
 
     def parse(text: str) -> Any:
         try:
@@ -55,7 +56,7 @@ def number(kind: type[int] | type[float], minimum: float | None = None, strict: 
             rel = ">" if strict else ">="
             raise argparse.ArgumentTypeError(f"{text!r} must be {rel} {minimum:g}")
         if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}")
+            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}{bound}")
         return value
     return parse
 

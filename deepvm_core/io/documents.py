@@ -69,7 +69,8 @@ class InputsDoc(TypedDict):
 
 class EstimateDoc(TypedDict):
     """A configuration's job estimate in the plan JSON; ``null`` for a value that is not finite.
-    The Monte Carlo keys are there only when the configuration was simulated."""
+    ``does_not_finish`` (the reason, with T, C and N null) only for a cluster not expected to
+    finish; the Monte Carlo keys only when the configuration was simulated."""
 
     epoch_seconds: float
     compute_hours: float
@@ -80,6 +81,7 @@ class EstimateDoc(TypedDict):
     expected_cost_usd: float | None
     expected_interruptions: float | None
     within_limits: bool
+    does_not_finish: NotRequired[str]
     trials: NotRequired[int]
     makespan_hours_p10: NotRequired[float | None]
     makespan_hours_p50: NotRequired[float | None]

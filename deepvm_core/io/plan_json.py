@@ -44,6 +44,9 @@ def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
         "expected_interruptions": _finite(e.expected_interruptions),
         "within_limits": e.within_limits,
     }
+    if e.does_not_finish is not None:  # T, C and N are null: the reason says why
+        doc.update({"expected_makespan_hours": None, "expected_cost_usd": None,
+                    "expected_interruptions": None, "does_not_finish": e.does_not_finish})
     mc = e.monte_carlo
     if mc is not None:
         doc.update({
@@ -103,9 +106,11 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     ``best`` (top-k), ``policies`` (``deepvm`` list, ``deepvm_performance``,
     ``deepvm_noscale``, ``cost_first``, ``performance_first``; ``null``/empty with PW off),
     ``frontier`` (by increasing expected cost), ``chosen`` (= ``best[0]``, what
-    ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty) and
-    ``notes``. Every configuration has the keys of ``recommend``'s JSON plus ``estimate``.
-    Infinite or undefined numbers are ``null``.
+    ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty),
+    ``notes`` and ``warnings`` (inputs that were ignored). Every configuration has the keys
+    of ``recommend``'s JSON plus ``estimate``. Infinite or undefined numbers are ``null``; an
+    estimate of a cluster that is not expected to finish has ``null`` makespan, cost and
+    interruptions and a ``does_not_finish`` reason.
     """
     s, w = result.scenario, result.workload
     obj = s.objective
@@ -164,5 +169,6 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     if result.explanation is not None:
         doc["explanation"] = explanation_to_dict(result.explanation, obj)
     doc["notes"] = list(result.notes)
+    doc["warnings"] = list(result.warnings)
     return doc
 

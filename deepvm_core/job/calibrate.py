@@ -11,6 +11,11 @@ fit starts from ``c = 1.2 max S``, ``a = 4 / (n_max - n_min)`` and three inflect
 (median, middle and largest n), keeping the least squared error. Each fit reports R²,
 RMSE (speedup units), the points used and the residuals (measured - fitted).
 
+**Trust.** A fit with R² below :data:`MIN_TRUSTED_R_SQUARED` (0.8), or with a parameter at a
+bound of the fit (the bound, not the data, set it), carries :attr:`ScalingFit.warnings`: the
+CLI writes such a calibration only with ``--force`` and the dashboard asks for a
+confirmation (random epoch times fit a = 1e-9, R² = 0, a flat curve).
+
 **Relative eFLOPS.** ``eFLOPS(g) = eFLOPS(g_ref) t_ref(1) / t_g(1)`` from one-node times.
 
 A calibrated value is a measured one: the type's ``scaling_source`` (fit) and ``eflops_source``
@@ -26,6 +31,7 @@ import difflib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 import numpy as np
 
@@ -43,6 +49,12 @@ FIT_LOWER = (1e-9, 0.0, 1e-9)
 FIT_UPPER = (10.0, 1e5, 1e6)
 #: Fewest distinct node counts >= 2 a fit of three parameters accepts.
 MIN_NODE_COUNTS = 3
+#: A fit whose R² is below this explains too little of the measured speedups to be used
+#: without a confirmation (``deepvm calibrate --force``, the dashboard's checkbox).
+MIN_TRUSTED_R_SQUARED: Final = 0.8
+#: A parameter within this relative distance of a bound of the fit is "at its bound": the
+#: data did not determine it, the bound did.
+_AT_BOUND_RTOL = 1e-6
 _COVARIANCE_WARNING = "Covariance of the parameters could not be estimated"
 
 
@@ -69,6 +81,25 @@ class ScalingFit:
     nodes: tuple[int, ...]
     speedups: tuple[float, ...]
     residuals: tuple[float, ...]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Why this fit should not be used without a confirmation: R² below
+        :data:`MIN_TRUSTED_R_SQUARED`, or a parameter at a bound of the fit (empty: trusted).
+        """
+        out: list[str] = []
+        if not self.r_squared >= MIN_TRUSTED_R_SQUARED:
+            out.append(f"{self.instance}: R² = {round(self.r_squared, 4) + 0.0:.4f} is below "
+                       f"{MIN_TRUSTED_R_SQUARED:g}: the fit explains little of the measured "
+                       "speedups (are the epoch times right?)")
+        p = self.params
+        for name, value, low, high in zip("abc", (p.a, p.b, p.c), FIT_LOWER, FIT_UPPER,
+                                          strict=True):
+            for bound in (low, high):
+                if abs(value - bound) <= _AT_BOUND_RTOL * max(abs(bound), 1e-9):
+                    out.append(f"{self.instance}: {name} = {value:g} is at its bound "
+                               f"({low:g}..{high:g}): the measurements do not determine it")
+        return tuple(out)
 
 
 def fit_scaling(rows: InstanceMeasurements,
@@ -169,6 +200,11 @@ class Calibration:
     fits: tuple[ScalingFit, ...]
     eflops: tuple[EflopsCalibration, ...]
     skipped: tuple[str, ...]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Every fit's :attr:`ScalingFit.warnings`: non-empty means "confirm before use"."""
+        return tuple(w for f in self.fits for w in f.warnings)
 
 
 def _gpu(catalog: Catalog, name: str) -> GpuType:

@@ -53,14 +53,22 @@ def _limit(name: str, value: float | None) -> None:
 
 
 def within_limits(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
-                  deadline_hours: float | None = None,
-                  budget_usd: float | None = None) -> BoolArray:
+                  deadline_hours: float | None = None, budget_usd: float | None = None,
+                  eligible: npt.ArrayLike | None = None) -> BoolArray:
     """Which configurations have a cost and a makespan (not NaN) with ``T <= deadline_hours``
-    and ``C <= budget_usd`` (each limit only if given)."""
+    and ``C <= budget_usd`` (each limit only if given), among the ``eligible`` ones (a boolean
+    mask; default all: the planner leaves out clusters that do not finish,
+    :func:`deepvm_core.job.finish.finishes`)."""
     _limit("deadline_hours", deadline_hours)
     _limit("budget_usd", budget_usd)
     cost, time, _ = _inputs(cost_usd, makespan_hours, None)
     ok = ~np.isnan(cost) & ~np.isnan(time)
+    if eligible is not None:
+        mask = np.asarray(eligible, dtype=bool).ravel()
+        if mask.size != cost.size:
+            raise InputError("eligible", mask.size, f"needs one entry per configuration "
+                             f"({cost.size})")
+        ok &= mask
     if deadline_hours is not None:
         ok &= time <= deadline_hours
     if budget_usd is not None:
@@ -70,35 +78,39 @@ def within_limits(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
 
 def best_first(goal: Goal, cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
                deadline_hours: float | None = None, budget_usd: float | None = None,
-               rank: npt.ArrayLike | None = None) -> IntArray:
+               rank: npt.ArrayLike | None = None,
+               eligible: npt.ArrayLike | None = None) -> IntArray:
     """Indices of the configurations :func:`within_limits`, best first by ``goal``: sorted by
     (C, T, rank) for ``cheapest`` and by (T, C, rank) for ``fastest``."""
     if goal not in GOALS:
         raise InputError("goal", goal, f"must be one of {', '.join(GOALS)}")
     cost, time, order = _inputs(cost_usd, makespan_hours, rank)
     candidates = np.flatnonzero(within_limits(cost, time, deadline_hours=deadline_hours,
-                                              budget_usd=budget_usd))
+                                              budget_usd=budget_usd, eligible=eligible))
     c, t, r = cost[candidates], time[candidates], order[candidates]
     keys = (r, t, c) if goal == "cheapest" else (r, c, t)
     return np.asarray(candidates[np.lexsort(keys)], dtype=np.int64)
 
 
 def cheapest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
-             deadline_hours: float | None = None,
-             rank: npt.ArrayLike | None = None) -> int | None:
-    """Index of the least expected cost (with ``T <= deadline_hours`` if given), or ``None``
-    when no configuration qualifies. Ties: lower T, then lower rank."""
+             deadline_hours: float | None = None, rank: npt.ArrayLike | None = None,
+             eligible: npt.ArrayLike | None = None) -> int | None:
+    """Index of the least expected cost (with ``T <= deadline_hours`` if given, among the
+    ``eligible``), or ``None`` when no configuration qualifies. Ties: lower T, then lower
+    rank."""
     order = best_first("cheapest", cost_usd, makespan_hours, deadline_hours=deadline_hours,
-                       rank=rank)
+                       rank=rank, eligible=eligible)
     return int(order[0]) if order.size else None
 
 
 def fastest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
-            budget_usd: float | None = None,
-            rank: npt.ArrayLike | None = None) -> int | None:
-    """Index of the least expected makespan (with ``C <= budget_usd`` if given), or ``None``
-    when no configuration qualifies. Ties: lower C, then lower rank."""
-    order = best_first("fastest", cost_usd, makespan_hours, budget_usd=budget_usd, rank=rank)
+            budget_usd: float | None = None, rank: npt.ArrayLike | None = None,
+            eligible: npt.ArrayLike | None = None) -> int | None:
+    """Index of the least expected makespan (with ``C <= budget_usd`` if given, among the
+    ``eligible``), or ``None`` when no configuration qualifies. Ties: lower C, then lower
+    rank."""
+    order = best_first("fastest", cost_usd, makespan_hours, budget_usd=budget_usd, rank=rank,
+                       eligible=eligible)
     return int(order[0]) if order.size else None
 
 

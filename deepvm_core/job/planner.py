@@ -50,6 +50,7 @@ from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.finish import finishes
 from deepvm_core.job.inputs import (
     ClusterArrays,
     JobInputs,
@@ -84,11 +85,13 @@ from deepvm_core.job.result import (
     PolicyEstimates,
     _estimate,
     _Parts,
+    unfinished_reason_of,
 )
 from deepvm_core.job.speedup import (
     SpeedupModel,
     one_vm_epoch_seconds,
 )
+from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.job.workload import Workload, check_workload
 from deepvm_core.model import Arch, Scenario
 from deepvm_core.recommend.recommendation import (
@@ -287,10 +290,11 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     by some cluster, never both) the best by the goal."""
     est = result.estimates
     cost, time = est.expected_cost_usd, est.expected_makespan_hours
-    quickest = fastest(cost, time, rank=rank)
-    least = cheapest(cost, time, rank=rank)
-    if quickest is None or least is None:  # no estimate at all (NaN): the first by rank
-        quickest = least = int(np.argmin(rank))
+    done = finishes(time)
+    quickest = fastest(cost, time, rank=rank, eligible=done)
+    least = cheapest(cost, time, rank=rank, eligible=done)
+    if quickest is None or least is None:
+        return _unfinished_explanation(result, goal, rank)
     limits = []
     if result.deadline_hours is not None:
         limits.append(f"a deadline of {result.deadline_hours:g} h")
@@ -308,8 +312,28 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
                f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
                "expected.")
+    if binding == ("deadline",) and result.budget_usd is not None and (
+            cost[least] > result.budget_usd):
+        binding = ("deadline", "job_budget")
+        cheap = result.candidates.configuration(least)
+        summary += (f" The budget is missed too: the cheapest is {cheap.describe()}: "
+                    f"{cost[least]:.4g} USD and {time[least]:.4g} h expected.")
     return Explanation(summary=summary, binding=binding, cheapest_feasible_usd_per_hour=None,
                        cheapest_configuration=config)
+
+
+def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanation:
+    """Why nothing qualifies when no candidate is expected to finish: the reason of the best
+    by the goal (:mod:`deepvm_core.job.finish`)."""
+    est = result.estimates
+    order = best_first(goal, est.expected_cost_usd, est.expected_makespan_hours, rank=rank)
+    nearest = int(order[0]) if order.size else int(np.argmin(rank))  # all NaN: first by rank
+    config = result.candidates.configuration(nearest)
+    reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
+    summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
+               "Raise the MTBI or its scale, or shorten the restart or checkpoint interval.")
+    return Explanation(summary=summary, binding=("does_not_finish",),
+                       cheapest_feasible_usd_per_hour=None, cheapest_configuration=config)
 
 
 # ----------------------------------------------------------------------------- plan_job
@@ -365,11 +389,15 @@ def plan_job(
     estimates = expected_jobs(plan)
     rank = rank_positions(table.rank_order(scenario.objective))
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
-    frontier = pareto_frontier(cost, time, rank=rank)
-    within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget)
-    parts = _Parts(estimates, table, deadline, budget, within)
+    done = np.flatnonzero(finishes(time))
+    frontier = done[pareto_frontier(cost[done], time[done], rank=rank[done])]
+    # A cluster that does not finish, or whose cost is not finite, is never chosen.
+    eligible = finishes(time) & np.isfinite(cost)
+    within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
+                           eligible=eligible)
+    parts = _Parts(estimates, table, deadline, budget, within, plan)
     best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
-                          rank=rank)[:top_k]
+                          rank=rank, eligible=eligible)[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:
@@ -383,8 +411,10 @@ def plan_job(
     if pw is not None and len(table):
         policy_idx.update(policy_indices(table, pw, top_k))
 
-    simulated = sorted({int(i) for i in best_idx}
-                       | {i for found in policy_idx.values() for i in found})
+    finished = finishes(time)
+    simulated = sorted(i for i in ({int(i) for i in best_idx}
+                                   | {i for found in policy_idx.values() for i in found})
+                       if finished[i])
     mc: dict[int, MonteCarloEstimate] = {}
     if trials and simulated:
         where = np.array(simulated, dtype=np.int64)
@@ -418,8 +448,9 @@ def plan_job(
         assumptions=assumptions,
         notes=_notes(catalog, assumptions, solvable, pw) + shortlist_note,
         explanation=explanation,
+        warnings=unused_measurements_warnings(catalog, speedup.measurements),
+        job_plan=plan,
     )
-
 
 
 __all__ = [

@@ -77,7 +77,8 @@ class Explanation:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
             ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``; the job
-            planner (:mod:`deepvm_core.job.planner`) adds ``deadline`` and ``job_budget``.
+            planner (:mod:`deepvm_core.job.planner`) adds ``deadline``, ``job_budget`` and
+            ``does_not_finish`` (no cluster is expected to finish the job).
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
             were raised (``None`` when raising PW alone does not help).
         cheapest_configuration: that cheapest configuration.
