@@ -12,12 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, keys, url
+from dashboard import compute, keys
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload
 from deepvm_core.job.speedup import SpeedupModelName
 from deepvm_core.model import Arch, Configuration, Scenario
+from deepvm_core.units import MINUTES_PER_HOUR
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,8 @@ def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
         reference_gpu=job["ref"] or None, reference_nodes=int(job["ref_nodes"]),
         checkpoint_gb=scenario.checkpoint_gb,
         checkpoint_every_epochs=AUTO if every == 0 else every,
-        restart_hours=float(job["restart_min"]) / url.MINUTES_PER_HOUR,
-        wait_hours=float(job["wait_min"]) / url.MINUTES_PER_HOUR,
+        restart_hours=float(job["restart_min"]) / MINUTES_PER_HOUR,
+        wait_hours=float(job["wait_min"]) / MINUTES_PER_HOUR,
         disk_gb_per_second=float(job["disk_gbps"]),
         checkpoint_fixed_seconds=float(job["ckpt_fixed_s"]),
         mtbi_hours_by_gpu=overrides, mtbi_scale=float(job["mtbi_scale"]))

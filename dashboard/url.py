@@ -10,21 +10,22 @@ A page's slug is both its URL path (``/simulate``) and the value of the ``page``
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deepvm_core.cli.common import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
-from deepvm_core.job.planner import plan_job
+from deepvm_core.job.montecarlo import DEFAULT_TRIALS
+from deepvm_core.job.objectives import DEFAULT_GOAL
+from deepvm_core.job.planner import DEFAULT_SEED
+from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
-from deepvm_core.recommend.recommendation import SOLVERS, recommend
+from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
 from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
-
-#: Minutes per hour: the Plan page shows R and W in minutes, the core takes hours.
-MINUTES_PER_HOUR = 60.0
+from deepvm_core.recommend.sweep import FIG3_PW_GRID
+from deepvm_core.units import MINUTES_PER_HOUR
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
 
@@ -52,24 +53,6 @@ PAGES = (
 PAGE_BY_SLUG = {p.slug: p for p in PAGES}
 PAGE_SLUGS = tuple(PAGE_BY_SLUG)
 DEFAULT_PAGE = "recommend"
-
-
-def field_default(cls: type[Any], name: str) -> Any:
-    """The default of the dataclass field ``name`` of ``cls`` (``Scenario``, ``Workload``,
-    ``SpeedupModel``): the dashboard's defaults are the core's."""
-    for f in dataclasses.fields(cls):
-        if f.name == name and f.default is not dataclasses.MISSING:
-            return f.default
-    raise KeyError(f"{cls.__name__}.{name} has no default")
-
-
-def parameter_default(function: Callable[..., Any], name: str) -> Any:
-    """The default of the keyword parameter ``name`` of ``function`` (``recommend``,
-    ``plan_job``)."""
-    default = inspect.signature(function).parameters[name].default
-    if default is inspect.Parameter.empty:
-        raise KeyError(f"{function.__name__}({name}) has no default")
-    return default
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,11 +132,11 @@ DEFAULTS: dict[str, Any] = {
     "catalog": DEFAULT_CATALOG,
     "objective": field_default(Scenario, "objective"),
     "quotas": field_default(Scenario, "use_quotas"),
-    "top": parameter_default(recommend, "top_k"),
+    "top": DEFAULT_TOP_K,
     "nodes": field_default(Scenario, "max_nodes"),
-    "solver": parameter_default(recommend, "solver"),
+    "solver": DEFAULT_SOLVER,
     "page": DEFAULT_PAGE,
-    "sweep_from": 0.0, "sweep_to": 10.0, "sweep_step": 0.1,  # the paper's Fig. 3
+    **dict(zip(("sweep_from", "sweep_to", "sweep_step"), FIG3_PW_GRID, strict=True)),
     "presentation": False,
 }
 #: Parameters the URL holds only when they are not at their defaults.
@@ -268,8 +251,8 @@ class PlanParam:
 
 
 PLAN_PARAMS = (
-    PlanParam("epochs", "float", 30.0, 1e-6, 1e7),  # the bundled measurements' ResNet-50 job
-    PlanParam("epoch_s", "float", 61.16, 1e-6, 1e7),
+    PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),  # the bundled ResNet-50 job
+    PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
     PlanParam("ref", "text", ""),  # "": Workload.reference_gpu None (top spot-FLOPP type)
     PlanParam("ref_nodes", "int", field_default(Workload, "reference_nodes"), 1, 100_000),
     PlanParam("speedup", "choice", field_default(SpeedupModel, "name"), choices=SPEEDUP_MODELS),
@@ -284,11 +267,11 @@ PLAN_PARAMS = (
               1_000.0),
     PlanParam("ckpt_fixed_s", "float", field_default(Workload, "checkpoint_fixed_seconds"), 0.0),
     PlanParam("mtbi_scale", "float", field_default(Workload, "mtbi_scale"), 0.25, 4.0),
-    PlanParam("goal", "choice", parameter_default(plan_job, "goal"), choices=GOALS),
+    PlanParam("goal", "choice", DEFAULT_GOAL, choices=GOALS),
     PlanParam("deadline_h", "float", 0.0, 0.0, 1e6),  # 0: none (plan_job's None)
     PlanParam("budget_usd", "float", 0.0, 0.0, 1e9),  # 0: none (plan_job's None)
-    PlanParam("trials", "int", parameter_default(plan_job, "trials"), 0, 100_000),
-    PlanParam("seed", "int", parameter_default(plan_job, "seed"), 0, 2**31 - 1),
+    PlanParam("trials", "int", DEFAULT_TRIALS, 0, 100_000),
+    PlanParam("seed", "int", DEFAULT_SEED, 0, 2**31 - 1),
     PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
 )
 PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}

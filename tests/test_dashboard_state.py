@@ -14,8 +14,10 @@ from streamlit.testing.v1 import AppTest
 from dashboard import keys, url
 from deepvm_core.job import SpeedupModel, Workload
 from deepvm_core.job.planner import plan_job
+from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES, Scenario
 from deepvm_core.recommend import recommendation
+from deepvm_core.recommend.sweep import FIG3_PW_GRID
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 PLAN = "views/plan.py"
@@ -44,12 +46,14 @@ def test_scenario_url_defaults_are_the_cores() -> None:
     assert d["nodes"] == field(Scenario, "max_nodes") == DEFAULT_MAX_NODES  # 256
     assert d["top"] == parameter(recommendation.recommend, "top_k")  # 3
     assert d["solver"] == parameter(recommendation.recommend, "solver")  # "enumerate"
+    assert (d["sweep_from"], d["sweep_to"], d["sweep_step"]) == FIG3_PW_GRID  # 0..10 by 0.1
     assert url.TOP_K_RANGE == recommendation.TOP_K_RANGE
     assert url.NODE_CAP_RANGE == (1, MAX_NODES)
 
 
 def test_plan_url_defaults_are_the_cores() -> None:
     p = {param.name: param.default for param in url.PLAN_PARAMS}
+    assert (p["epochs"], p["epoch_s"]) == (EXAMPLE_EPOCHS, EXAMPLE_EPOCH_SECONDS)  # 30, 61.16 s
     assert p["restart_min"] == field(Workload, "restart_hours") * 60  # 0.1 h = 6 min
     assert p["wait_min"] == field(Workload, "wait_hours") * 60
     assert p["disk_gbps"] == field(Workload, "disk_gb_per_second")  # 0.25 GB/s
