@@ -3,15 +3,12 @@ rest of the page keeps working, and the inputs stay in the URL."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-if str(APP.parent) not in sys.path:
-    sys.path.insert(0, str(APP.parent))
 
 # Speedups 2, 1, 2, 1, 2: every logistic fit has R² <= 0.167 (derivation in
 # tests/test_hardening_cli.py, NO_SIGNAL).
@@ -36,7 +33,7 @@ def texts(at: AppTest, kind: str) -> list[str]:
 def page_works(at: AppTest) -> None:
     """No exception; the job's inputs and the calibration are still on the page."""
     assert not at.exception, [e.value for e in at.exception]
-    assert at.number_input(key="planw_epochs").value == 30
+    assert at.number_input(key="plan_epochs").value == 30
     assert at.get("file_uploader"), "the calibration section is gone"
 
 
@@ -125,7 +122,7 @@ def test_a_restart_of_a_year_names_the_bound_and_stays_in_the_url(plan_page: App
     assert any("restart_hours = 8760.0: must be at most 24 h (1440 min)" in e
                for e in texts(at, "error"))
     assert at.query_params["restart_min"] == "525600"
-    at.number_input(key="planw_restart_min").set_value(6.0).run()  # fixing it plans again
+    at.number_input(key="plan_restart_min").set_value(6.0).run()  # fixing it plans again
     assert card_heads(at)[0].startswith("### 30 epochs of your job")
 
 

@@ -64,6 +64,12 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.diff import catalog_changes
 from deepvm_core.catalog.schema import instance_row, quota_rows, saturation_rows
 from deepvm_core.errors import InputError
+from deepvm_core.io.documents import (
+    AcceleratorBestDoc,
+    ConfigurationDoc,
+    ExplanationDoc,
+    InputsDoc,
+)
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
 
@@ -80,7 +86,7 @@ def tool_version() -> str:
 
 def configuration_to_dict(
     config: Configuration | None, objective: Objective, *, noscale: bool = False
-) -> dict[str, Any] | None:
+) -> ConfigurationDoc | None:
     """The export form of one configuration (``None`` stays ``None``)."""
     if config is None:
         return None
@@ -100,7 +106,7 @@ def configuration_to_dict(
 
 
 def explanation_to_dict(explanation: Explanation | None,
-                        objective: Objective) -> dict[str, Any] | None:
+                        objective: Objective) -> ExplanationDoc | None:
     """The export form of an explanation."""
     if explanation is None:
         return None
@@ -228,7 +234,7 @@ def recommendation_to_dict(
     if timestamp is not None:
         doc["generated_at"] = timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     doc.update({
-        "inputs": {
+        "inputs": InputsDoc({
             "pw_usd_per_hour": s.pw_usd_per_hour,
             "checkpoint_gb": s.checkpoint_gb,
             "buffer_checkpoints": s.buffer_checkpoints,
@@ -237,7 +243,7 @@ def recommendation_to_dict(
             "max_nodes": s.max_nodes,
             "top_k": rec.top_k,
             "solver": rec.solver,
-        },
+        }),
         "catalog": catalog_record(catalog, exported_configurations(rec, chosen), base=base),
         "deepvm": [configuration_to_dict(c, obj) for c in rec.deepvm],
         "deepvm_noscale": configuration_to_dict(rec.deepvm_noscale, obj, noscale=True),
@@ -256,14 +262,10 @@ def recommendation_to_dict(
             k: explanation_to_dict(v, obj) for k, v in rec.architecture_notes.items()}
     doc["notes"] = list(rec.notes)
     if rec.by_accelerator:
-        doc["by_accelerator"] = [{
-            "accelerator": row.accelerator,
-            "rank": row.rank,
-            "gpu_types": list(row.gpu_types),
-            "configuration": configuration_to_dict(row.configuration, obj),
-            "cheapest": configuration_to_dict(row.cheapest, obj),
-            "eflops_source": row.eflops_source,
-            "scaling_source": row.scaling_source,
-            "note": row.note,
-        } for row in rec.by_accelerator]
+        doc["by_accelerator"] = [AcceleratorBestDoc(
+            accelerator=row.accelerator, rank=row.rank, gpu_types=list(row.gpu_types),
+            configuration=configuration_to_dict(row.configuration, obj),
+            cheapest=configuration_to_dict(row.cheapest, obj),
+            eflops_source=row.eflops_source, scaling_source=row.scaling_source, note=row.note,
+        ) for row in rec.by_accelerator]
     return doc

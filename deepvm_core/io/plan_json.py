@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.io.documents import AssumptionsDoc, EstimateDoc, PlanConfigurationDoc
 from deepvm_core.io.export import (
     EXPORT_SCHEMA_VERSION,
     configuration_to_dict,
@@ -30,9 +31,9 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
+def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
     """The ``estimate`` object of one configuration (see :func:`plan_to_dict`)."""
-    doc: dict[str, Any] = {
+    doc: EstimateDoc = {
         "epoch_seconds": e.epoch_seconds,
         "compute_hours": e.compute_hours,
         "checkpoint_stall_seconds": e.checkpoint_stall_seconds,
@@ -64,16 +65,16 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
 
 
 def plan_configuration_to_dict(e: PlanEstimate | None, objective: Objective, *,
-                               noscale: bool = False) -> dict[str, Any] | None:
+                               noscale: bool = False) -> PlanConfigurationDoc | None:
     """A configuration as ``recommend``'s JSON has it, plus its ``estimate``."""
     if e is None:
         return None
-    doc = configuration_to_dict(e.configuration, objective, noscale=noscale) or {}
-    doc["estimate"] = estimate_to_dict(e)
-    return doc
+    base = configuration_to_dict(e.configuration, objective, noscale=noscale)
+    assert base is not None  # a configuration, not None
+    return PlanConfigurationDoc(**base, estimate=estimate_to_dict(e))
 
 
-def assumptions_to_dict(a: PlanAssumptions) -> dict[str, Any]:
+def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
     """The ``assumptions`` object of the plan JSON."""
     return {
         "speedup": a.speedup,

@@ -23,6 +23,14 @@ from typing import Final, Literal
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem
 from deepvm_core.job.errors import WorkloadError
+from deepvm_core.model import DEFAULT_CHECKPOINT_GB
+
+#: The example job of the README, the dashboard's Plan page and the benchmarks: 30 epochs of
+#: 61.16 s on one g4dn.xlarge (its one-node epoch time in the bundled ``deepvm-scaling``
+#: measurements, 61.155439 s, to 0.01 s).
+EXAMPLE_EPOCHS = 30.0
+EXAMPLE_EPOCH_SECONDS = 61.16
+EXAMPLE_REFERENCE_GPU = "g4dn.xlarge"
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
@@ -90,7 +98,7 @@ class Workload:
     reference_epoch_seconds: float
     reference_gpu: str | None = None
     reference_nodes: int = 1
-    checkpoint_gb: float = 0.3
+    checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     checkpoint_every_epochs: CheckpointEvery = 1
     restart_hours: float = 0.1
     wait_hours: float = 0.0

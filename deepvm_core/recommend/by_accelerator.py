@@ -36,14 +36,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.accelerators import (
     Accelerator,
     accelerator_of_instance,
     bundled_accelerators,
 )
-from deepvm_core.model import Configuration, IntArray, Scenario, max_spot_vms
-from deepvm_core.search.candidates import CandidateTable
+from deepvm_core.model import Configuration, Scenario, max_spot_vms
+from deepvm_core.search.tables import CandidateTable
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ the current objective class still has configurations, the next one is found by s
 infeasible the class is exhausted, its rows are fixed to 0 and stage 1 runs again.
 
 **Exactness.** Every (row, memory-node type) read from CBC is rebuilt by
-:meth:`~deepvm_core.search.candidates.CandidateDomain.configurations` (with the cheapest valid
+:meth:`~deepvm_core.search.tables.CandidateDomain.configurations` (with the cheapest valid
 :math:`m`), which checks the memory-node limit and the budget in exact arithmetic; one that
 fails only within CBC's tolerances (:math:`10^{-7}`) is cut off and the stage re-solved. The
 reported numbers are the domain's, never the solver's. A status other than optimal (time limit,
@@ -83,6 +83,7 @@ from typing import Any
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import (
@@ -90,18 +91,13 @@ from deepvm_core.model import (
     Arch,
     Architecture,
     Configuration,
-    FloatArray,
     Objective,
     Scenario,
 )
-from deepvm_core.search.candidates import (
-    ALL_ARCHITECTURES,
-    CandidateDomain,
-    CandidateTable,
-    build_domain,
-)
+from deepvm_core.search.candidates import ALL_ARCHITECTURES, build_domain
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
+from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
 __all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
            "fits_time_limit", "program_size", "solve_top_k"]

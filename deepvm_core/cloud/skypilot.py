@@ -21,8 +21,8 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   an accelerator is a CPU type (a memory-node candidate).
 * **eFLOPS and scaling** (:mod:`deepvm_core.cloud.unmeasured`, the rule ``deepvm fetch``
   follows too): the base catalog's measured (or edited) value when it has the type, else
-  the estimate :func:`deepvm_core.catalog.eflops_estimate.vm_eflops` (``estimated: ...``) and
-  the step-model prior of :mod:`deepvm_core.catalog.scaling_prior` (``scaling_source``
+  the estimate :func:`deepvm_core.job.eflops_estimate.vm_eflops` (``estimated: ...``) and
+  the step-model prior of :mod:`deepvm_core.job.scaling_prior` (``scaling_source``
   ``prior: ...``); a training chip without an estimate (Trainium) has ``null`` ("needs
   eFLOPS").
 * **Network, quotas, saturation.** Network bandwidth from the base catalog, else the bundled
@@ -48,13 +48,13 @@ from deepvm_core.catalog.accelerators import (
     accelerator_for_family,
     bundled_accelerators,
 )
-from deepvm_core.catalog.scaling_prior import DEFAULT_STEP_MODEL, StepModel
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, Catalog, GpuType
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
 from deepvm_core.cloud.unmeasured import gpu_throughput_fields
 from deepvm_core.errors import DeepVMError
+from deepvm_core.job.scaling_prior import DEFAULT_STEP_MODEL, StepModel
 
 #: The columns an importer needs (read by name).
 REQUIRED_COLUMNS: tuple[str, ...] = (
@@ -307,8 +307,8 @@ def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source:
             f"zone (spot_usd_per_hour = {how}). "
             f"eFLOPS: {len(gpu_rows) - estimated} GPU type(s) measured (base catalog), "
             f"{estimated} estimated from data/accelerators.csv "
-            "(deepvm_core.catalog.eflops_estimate); scaling (a, b, c) measured where the base "
-            "catalog has them, else the step-model prior (deepvm_core.catalog.scaling_prior). "
+            "(deepvm_core.job.eflops_estimate); scaling (a, b, c) measured where the base "
+            "catalog has them, else the step-model prior (deepvm_core.job.scaling_prior). "
             "Network: base catalog, else data/instance-network.csv. "
             + (f"Quotas and saturation table: base catalog {base.name} (not your account's). "
                if base else "No quotas. ")
