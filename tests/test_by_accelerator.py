@@ -137,6 +137,12 @@ def test_table_section_marks_estimates_and_prior():
     lines = section.splitlines()
     h100 = next(line for line in lines if line.split()[1:2] == ["H100"])
     assert "p5.48xlarge" in h100 and h100.split()[-2:] == ["estimated", "prior"]
+    # vs #1: the model's Z over the winner's, both from the oracle
+    best = _oracle_best(load_catalog(NEW), Scenario(30.0))
+    winner = next(iter(best.values()))
+    assert h100.split()[-4] == f"{best['H100'].z / winner.z:.3f}"
+    first = next(line for line in lines if line.split()[:1] == ["1"])
+    assert first.split()[-4] == "1.000"
     t4 = next(line for line in lines if line.split()[1:2] == ["T4"])
     assert t4.split()[-2:] == ["measured", "measured"]
     trn = next(line for line in lines if line.split()[1:2] == ["Trainium"])

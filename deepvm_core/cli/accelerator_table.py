@@ -14,35 +14,42 @@ def source_kind(source: str | None) -> str:
     return "-" if source is None else source.split(":", 1)[0]
 
 
-def _cells(row: AcceleratorBest, objective: Objective) -> tuple[str, str, str, str]:
-    """(rank, cluster or note, objective, performance) of one row."""
+def _cells(row: AcceleratorBest, objective: Objective,
+           first: float) -> tuple[str, str, str, str, str]:
+    """(rank, cluster or note, objective, objective / the first row's, performance) of one
+    row."""
     c = row.configuration
     if c is None:
-        return "-", row.note, "", ""
-    return (str(row.rank), c.describe(), f"{c.objective_value(objective):.6g}",
+        return "-", row.note, "", "", ""
+    value = c.objective_value(objective)
+    return (str(row.rank), c.describe(), f"{value:.6g}", f"{value / first:.3f}",
             f"{c.performance:.1f}")
 
 
 def accelerator_section(rec: Recommendation) -> str:
     """The section's text (ends with a newline), or ``""`` when the recommendation has no
-    ``by_accelerator`` view (a catalog without accelerator models)."""
+    ``by_accelerator`` view (a catalog without accelerator models). ``vs #1`` is a model's
+    objective over the first model's (the winner's)."""
     if not rec.by_accelerator:
         return ""
     s = rec.scenario
-    rows = [(r, *_cells(r, s.objective)) for r in rec.by_accelerator]
+    top = rec.by_accelerator[0].configuration
+    first = top.objective_value(s.objective) if top is not None else 1.0
+    rows = [(r, *_cells(r, s.objective, first)) for r in rec.by_accelerator]
     model_w = max(len("model"), *(len(r.accelerator) for r in rec.by_accelerator))
     ranked = [r for r in rows if r[0].configuration is not None]
     cluster_w = max([len("cluster"), *(len(r[2]) for r in ranked)])
     out = [f"Best cluster per accelerator model (objective {s.objective}, within PW "
            f"{s.pw_usd_per_hour:g} USD/h):\n",
            f"{'#':>2}  {'model':<{model_w}}  {'cluster':<{cluster_w}}  {'objective':>12}  "
-           f"{'performance':>11}  {'eFLOPS':<9}  scaling\n"]
-    for row, rank, cluster, value, performance in rows:
+           f"{'vs #1':>6}  {'performance':>11}  {'eFLOPS':<9}  scaling\n"]
+    for row, rank, cluster, value, ratio, performance in rows:
         if row.configuration is None:
             out.append(f"{rank:>2}  {row.accelerator:<{model_w}}  {cluster}\n")
             continue
         out.append(f"{rank:>2}  {row.accelerator:<{model_w}}  {cluster:<{cluster_w}}  "
-                   f"{value:>12}  {performance:>11}  {source_kind(row.eflops_source):<9}  "
+                   f"{value:>12}  {ratio:>6}  {performance:>11}  "
+                   f"{source_kind(row.eflops_source):<9}  "
                    f"{source_kind(row.scaling_source)}\n")
     if any(r.eflops_source not in (None, "measured") or r.scaling_source not in (
             None, "measured") for r in rec.by_accelerator if r.configuration is not None):
