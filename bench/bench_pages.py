@@ -31,10 +31,11 @@ def main() -> int:
     parser.add_argument("--cpus", type=int, default=1000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deepvm-pages-") as folder:
+        os.environ["DEEPVM_HOME"] = folder
         os.environ["DEEPVM_USER_CATALOG_DIR"] = folder
         from streamlit.testing.v1 import AppTest
 
-        from deepvm_core.store import save_catalog
+        from deepvm_core.catalog.store import save_catalog
 
         catalog = synthetic_catalog(args.gpus, args.cpus)
         save_catalog(catalog, Path(folder) / f"{catalog.name}.json")

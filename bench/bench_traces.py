@@ -18,11 +18,11 @@ import sys
 import time
 from pathlib import Path
 
-from deepvm_core.cli_traces import backtest_inputs
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cli.traces import backtest_inputs
+from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import SpeedupModel, Workload, plan_job
-from deepvm_core.job.plan_json import plan_to_dict
 from deepvm_core.model import Scenario
-from deepvm_core.store import load_catalog
 from deepvm_core.traces import backtest, load_trace, make_pool, pool_statistics
 from deepvm_core.traces.models import ReferenceJob, check_models
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
-from deepvm_core.narrative import percent_more, short, why
-from deepvm_core.policies import POLICY_LABELS, Recommendation
-from glossary import GLOSSARY
+from deepvm_core.recommend.narrative import percent_more, short, why
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
 
 #: The alternatives of the strip; NoScale is a research detail, hidden in presentation mode.
 ALTERNATIVES = ("cost_first", "performance_first", "deepvm_noscale")
@@ -37,7 +37,8 @@ def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
 
 def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
                presentation: bool) -> None:
-    """The sentences of :func:`deepvm_core.narrative.why` and the "vs the alternatives" strip."""
+    """The sentences of :func:`deepvm_core.recommend.narrative.why` and the "vs the alternatives"
+    strip."""
     sentences = why(rec, chosen, catalog)
     with st.container(key="rec_why"):
         if sentences:

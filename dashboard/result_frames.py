@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from columns import Col
+from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
-from deepvm_core.diff import PriceChange
+from deepvm_core.catalog.diff import PriceChange
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
     Configuration,
@@ -22,15 +22,16 @@ from deepvm_core.model import (
     saturation_limits,
     scaling_factor,
 )
-from deepvm_core.policies import POLICY_LABELS, Recommendation
-from deepvm_core.regions import RegionComparison
-from deepvm_core.sweep import SweepResult
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.regions import RegionComparison
+from deepvm_core.recommend.sweep import SweepResult
 
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
                   Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)
 
 
-def configuration_row(config: Configuration, pw: float, objective: Objective) -> dict:
+def configuration_row(config: Configuration, pw: float,
+                      objective: Objective) -> dict[str, object]:
     """One table row describing ``config``."""
     return {
         Col.ARCH: ARCHITECTURE_LABELS[config.architecture],
@@ -73,7 +74,7 @@ def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.Data
     """One row per policy (a policy with nothing feasible keeps its row, empty)."""
     rows = []
     for policy, c in configs.items():
-        row = {Col.POLICY: POLICY_LABELS[policy],
+        row: dict[str, object] = {Col.POLICY: POLICY_LABELS[policy],
                Col.CONFIG: c.describe().rsplit(",", 1)[0] if c else "none feasible"}
         if c is not None:
             row.update(configuration_row(c, pw, "paper"))
@@ -140,8 +141,8 @@ DIFF_COLUMNS = (Col.TYPE, Col.KIND, Col.STATUS, Col.NOTE, Col.OD_OLD, Col.OD_NEW
 
 
 def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
-    """``deepvm_core.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent prices
-    and undefined changes are NaN)."""
+    """``deepvm_core.catalog.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent
+    prices and undefined changes are NaN)."""
     def nan(value: float | None) -> float:
         return np.nan if value is None else value
 
@@ -164,12 +165,12 @@ REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.
 
 def region_frame(rows: Sequence[RegionComparison], pw: float,
                  objective: Objective) -> pd.DataFrame:
-    """One row per region (``deepvm_core.regions.compare_regions`` order): its best configuration,
-    or, when nothing is feasible, empty numbers and the reason."""
+    """One row per region (``deepvm_core.recommend.regions.compare_regions`` order): its best
+    configuration, or, when nothing is feasible, empty numbers and the reason."""
     out = []
     rank = 0
     for r in rows:
-        row: dict = {Col.REGION: r.region, Col.CATALOG: r.catalog_name}
+        row: dict[str, object] = {Col.REGION: r.region, Col.CATALOG: r.catalog_name}
         if r.best is None:
             row.update({Col.RANK: np.nan, Col.CONFIG: "nothing feasible",
                         Col.NOTE: r.explanation or "nothing is feasible"})

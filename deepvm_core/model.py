@@ -18,7 +18,7 @@ size (checkpoints per memory node), v a GPU type, w a CPU type, n GPU VMs, m mem
 * Performance: ``eFLOPS(v) * n * K(n)`` (n counts every GPU VM, the anchor included).
 
 The architectures' prices, Z and performance, and the ranking of stage 4, are computed in one
-place, :mod:`deepvm_core.candidates`, for every configuration at once.
+place, :mod:`deepvm_core.search.candidates`, for every configuration at once.
 """
 
 from __future__ import annotations
@@ -26,25 +26,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray, SignedArray
 from deepvm_core.catalog import Catalog, CpuType, GpuType, SaturationStep, ScalingParams
 from deepvm_core.errors import InputError
+from deepvm_core.units import GB_PER_GIB, SECONDS_PER_HOUR
 
-SECONDS_PER_HOUR = 3600.0
-#: GB (10^9 bytes) per GiB (2^30 bytes).
-GB_PER_GIB = 1.073741824
-#: A configuration is affordable when its price <= PW + this (absorbs float noise of sums).
-PRICE_TOLERANCE_USD = 1e-9
 #: The node cap's default (the paper's simulation) and its largest value, VMs per role
 #: (``Scenario.max_nodes``). The CLI's ``--max-nodes`` and the dashboard read both from here.
 #: Measured (issue 9, 2 shared cores): a recommendation with the exact enumeration at the cap,
 #: quotas off and any PW, takes 0.04 s on the bundled AWS catalog and 0.07 s on the simulated
-#: one; :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
+#: one; :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
 DEFAULT_MAX_NODES = 256
+#: Checkpoint size f, GB, unless given: ``Scenario.checkpoint_gb`` and
+#: ``Workload.checkpoint_gb`` (the paper's simulation).
+DEFAULT_CHECKPOINT_GB = 0.3
 MAX_NODES = 10_000
 
 Architecture = Literal["single_anchor", "tiering"]
@@ -53,14 +53,22 @@ ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
 OBJECTIVES: tuple[Objective, ...] = ("paper", "performance")
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-SignedArray = npt.NDArray[np.signedinteger[Any]]
+
+
+def objective_attribute(objective: Objective, *, noscale: bool = False) -> str:
+    """The attribute that holds a configuration's value under ``objective`` (K = 1 if
+    ``noscale``): ``z_paper``, ``z_noscale``, ``performance`` or ``performance_noscale``. The
+    one home of that choice: :class:`Configuration` and the candidate arrays
+    (:mod:`deepvm_core.search.candidates`) carry all four under these names."""
+    if objective == "paper":
+        return "z_noscale" if noscale else "z_paper"
+    return "performance_noscale" if noscale else "performance"
 
 
 class Arch(IntEnum):
     """The two architectures. The int values are the codes of the candidate arrays
-    (:mod:`deepvm_core.candidates`); :attr:`key` is the name a :class:`Configuration` carries."""
+    (:mod:`deepvm_core.search.candidates`); :attr:`key` is the name a :class:`Configuration`
+    carries."""
 
     SINGLE_ANCHOR = 0
     TIERING = 1
@@ -130,10 +138,17 @@ def flopp_ranking(catalog: Catalog) -> tuple[FloppRow, ...]:
 # ----------------------------------------------------------------------------- scaling factor
 
 
-def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
-    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes."""
+def logistic(n: npt.ArrayLike, a: float, b: float, c: float) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))), the logistic speedup curve: the one home of the formula
+    (:func:`logistic_speedup`, the ``fitted`` speedup model of the job model and the
+    calibration's least-squares fit all evaluate it here)."""
     x = np.asarray(n, dtype=np.float64)
-    return params.c / (1.0 + np.exp(-params.a * (x - params.b)))
+    return np.asarray(c / (1.0 + np.exp(-a * (x - b))), dtype=np.float64)
+
+
+def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes (:func:`logistic`)."""
+    return logistic(n, params.a, params.b, params.c)
 
 
 def tangent_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
@@ -214,11 +229,12 @@ class Scenario:
             1 to :data:`MAX_NODES`.
 
     How many configurations to recommend is an argument of
-    :func:`~deepvm_core.policies.recommend`, not part of the scenario: a sweep has no top-k.
+    :func:`~deepvm_core.recommend.recommendation.recommend`, not part of the scenario: a sweep has
+    no top-k.
     """
 
     pw_usd_per_hour: float
-    checkpoint_gb: float = 0.3
+    checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     buffer_checkpoints: float = 2.0
     objective: Objective = "paper"
     use_quotas: bool = True
@@ -305,9 +321,8 @@ class Configuration:
 
     def objective_value(self, objective: Objective, *, noscale: bool = False) -> float:
         """The value this configuration scores under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        return self.performance_noscale if noscale else self.performance
+        value: float = getattr(self, objective_attribute(objective, noscale=noscale))
+        return value
 
     def describe(self) -> str:
         """One line, e.g. ``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge (2.8526 USD/h)``."""

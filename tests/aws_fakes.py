@@ -47,7 +47,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.store import DATA_DIR, load_catalog
+from deepvm_core.catalog.store import bundled_catalog_paths, load_catalog
 from tests.conftest import SPOT_ADVISOR_EXCERPT
 
 BASE_CATALOG = "aws-us-east-1-2023-10"
@@ -99,9 +99,13 @@ def default_offers() -> dict[str, RegionOffers]:
 # ----------------------------------------------------------------------------- fixture data
 
 
-#: Prices of types the base catalog lacks (name: on-demand, spot USD/h, vCPUs): a GPU type
-#: that will need eFLOPS. Other g5 sizes have no offers in the fake (left out, with a note).
-EXTRA_TYPES = {"g5.2xlarge": (1.212, 0.3636, 8)}
+#: Prices of types the base catalog lacks (name: on-demand, spot USD/h, vCPUs): GPU types whose
+#: eFLOPS is estimated (g5.2xlarge: 1 A10G; p4d.24xlarge: 8 A100, 400 Gbps), a Trainium type
+#: (kept, needs eFLOPS) and an Inferentia type (left out). Prices: the bundled
+#: aws-us-east-1-2025-h1 catalog (g5.2xlarge: made up); inf1.xlarge: SkyPilot's us-east-1 rows.
+#: Other g5 sizes have no offers in the fake (left out, with a note).
+EXTRA_TYPES = {"g5.2xlarge": (1.212, 0.3636, 8), "p4d.24xlarge": (32.7726, 5.0933, 96),
+               "trn1.2xlarge": (1.34375, 0.3409, 8), "inf1.xlarge": (0.228, 0.0622, 4)}
 
 
 @dataclass(frozen=True)
@@ -622,7 +626,7 @@ def aws_env(fake_aws: FakeAws, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     fetched = tmp_path / "fetched"
     fetched.mkdir()
     (fetched / "aws-us-east-1-earlier.json").write_bytes(
-        (DATA_DIR / f"{BASE_CATALOG}.json").read_bytes())
+        bundled_catalog_paths()[BASE_CATALOG].read_bytes())
     monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(fetched))
     return AwsEnv(fake_aws, fetched, monkeypatch)
 

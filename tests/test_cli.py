@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from bench.synthetic import synthetic_catalog
+from deepvm_core.catalog.store import save_catalog
 from deepvm_core.cli import main
-from deepvm_core.store import save_catalog
 from tests.conftest import SHARED_DATA
 
 AWS = "aws-us-east-1-2023-10"
@@ -123,7 +123,7 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["recommend", "--catalog", AWS, "--pw", "abc"], "--pw: 'abc' is not a float"),
+    (["recommend", "--catalog", AWS, "--pw", "abc"], "--pw: 'abc' is not a number"),
     (["recommend", "--catalog", AWS, "--pw", "-1"], "must be >= 0"),
     (["recommend", "--catalog", AWS, "--pw", "3", "--ckpt-gb", "0"], "must be > 0"),
     (["recommend", "--catalog", AWS, "--pw", "nan"], "not a finite number"),
@@ -172,13 +172,13 @@ def test_max_nodes_help_names_the_cap(capsys):
 def test_the_integer_program_past_its_budget_says_the_enumeration_answered(capsys):
     """Issue 9's scenario: nodes at the cap, PW 1000, quotas off, the integer program."""
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "1000", "--no-quotas",
-                       "--max-nodes", "10000")
+                       "--max-nodes", "10000", "--solver", "ilp")
     assert code == 0
     assert ("Note: The integer program was not run: its 28,175 binaries and 24 saturation "
             "constraints are more than it solves within 5 s; these results come from the exact "
             "enumeration") in out
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "1000", "--no-quotas",
-                       "--max-nodes", "10000", "--format", "json")
+                       "--max-nodes", "10000", "--format", "json", "--solver", "ilp")
     assert json.loads(out)["notes"][-1].startswith("The integer program was not run")
 
 

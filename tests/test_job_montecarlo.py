@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.errors import InputError
-from deepvm_core.job import JobPlan, expected_jobs, sample_jobs, simulate_jobs
+from deepvm_core.job import JobInputs, expected_jobs, sample_jobs, simulate_jobs
 
 
 def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float,
@@ -34,8 +32,8 @@ def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float
 
 
 def plan_of(hours: float, tau_hours: float, stall_seconds: float, rate: float, restart: float,
-            wait: float, price: float = 2.0, on_demand: float = 0.5) -> JobPlan:
-    return JobPlan.from_segments(compute_seconds=hours * 3600,
+            wait: float, price: float = 2.0, on_demand: float = 0.5) -> JobInputs:
+    return JobInputs.from_segments(compute_seconds=hours * 3600,
                                  checkpoint_interval_seconds=tau_hours * 3600,
                                  checkpoint_stall_seconds=stall_seconds,
                                  interruption_rate_per_hour=rate, restart_hours=restart,
@@ -104,7 +102,7 @@ def test_distribution_matches_a_naive_attempt_by_attempt_simulation(segments, ra
     rng = np.random.default_rng(11)
     naive = np.array([naive_job(rng, segments, rate, restart, wait) for _ in range(trials)])
     hours = sum(segments)
-    plan = JobPlan.from_segments(compute_seconds=hours * 3600,
+    plan = JobInputs.from_segments(compute_seconds=hours * 3600,
                                  checkpoint_interval_seconds=segments[0] * 3600,
                                  checkpoint_stall_seconds=0.0, interruption_rate_per_hour=rate,
                                  restart_hours=restart, wait_hours=wait,
@@ -138,13 +136,12 @@ def test_seeded_runs_repeat_and_report_percentiles_and_deadline():
     assert simulate_jobs(plan, np.random.default_rng(5), trials=10).deadline_probability is None
 
 
-def test_extreme_rates_terminate_quickly():
+def test_extreme_rates_terminate():
     # λ (R + s) from 50 to 1e4: billions of expected retries, or an overflow to infinity.
+    # (bench/bench_limits.py times this call.)
     plan = plan_of(100.0, np.array([1.0, 5.0, 100.0, 0.01]), 30.0,
                    np.array([50.0, 10.0, 100.0, 2.0]), 0.1, 1.0)
-    start = time.perf_counter()
     mc = simulate_jobs(plan, np.random.default_rng(0), trials=10_000)
-    assert time.perf_counter() - start < 2.0
     exact = expected_jobs(plan)
     assert np.isinf(exact.expected_makespan_hours[2]) and np.isinf(mc.mean_makespan_hours[2])
     finite = np.isfinite(exact.expected_makespan_hours)

@@ -8,18 +8,17 @@ import numpy as np
 import pytest
 
 from deepvm_core.job import (
-    SINGLE_ANCHOR,
-    TIERING,
     ClusterArrays,
     JobModelError,
     SpeedupModel,
     Workload,
     estimate_jobs,
     expected_jobs,
+    job_inputs,
     load_measurements,
-    plan_jobs,
 )
-from deepvm_core.job.measurements import MEASUREMENTS_DIR
+from deepvm_core.job.measurements import bundled_measurements_paths
+from deepvm_core.model import Arch
 from tests.factories import gpu_row, make_catalog
 
 G4_T1 = 61.155439  # measured one-node seconds per epoch of g4dn.xlarge
@@ -29,7 +28,7 @@ def clusters(**over: object) -> ClusterArrays:
     """Table IV's DeepVM 1st (TR 17 x g4dn + 1 x c5.xlarge), Cost-First (SA 16 x g4dn) and a
     single on-demand g4dn.xlarge (SA, n = 1: no spot VMs)."""
     fields: dict[str, object] = {
-        "architecture": [TIERING, SINGLE_ANCHOR, SINGLE_ANCHOR],
+        "architecture": [Arch.TIERING, Arch.SINGLE_ANCHOR, Arch.SINGLE_ANCHOR],
         "gpu_index": [1, 1, 1], "n_gpu": [17, 16, 1], "n_spot": [17, 15, 0],
         "memory_nodes": [1, 0, 0], "gpu_network_gbps": [25.0, 25.0, 25.0],
         "memory_network_gbps": [10.0, math.nan, math.nan],
@@ -48,7 +47,7 @@ def workload(**over: object) -> Workload:
 
 
 def test_plan_by_hand(aws_catalog):
-    plan = plan_jobs(workload(), aws_catalog, clusters())
+    plan = job_inputs(workload(), aws_catalog, clusters())
     g4 = aws_catalog.gpu_types[1].scaling
     s = [g4.c / (1 + math.exp(-g4.a * (n - g4.b))) for n in (17, 16)]
     np.testing.assert_allclose(plan.epoch_seconds, [G4_T1 / s[0], G4_T1 / s[1], G4_T1],
@@ -73,7 +72,7 @@ def test_plan_by_hand(aws_catalog):
 
 
 def test_auto_without_spot_vms_is_one_segment(aws_catalog):
-    plan = plan_jobs(workload(checkpoint_every_epochs="auto", mtbi_hours_by_gpu={
+    plan = job_inputs(workload(checkpoint_every_epochs="auto", mtbi_hours_by_gpu={
         "g4dn.xlarge": 2.0}), aws_catalog, clusters())
     assert plan.checkpoints[2] == 0
     assert plan.checkpoint_interval_seconds[2] == plan.compute_seconds[2]
@@ -86,11 +85,11 @@ def test_auto_without_spot_vms_is_one_segment(aws_catalog):
 
 
 def test_mtbi_scale_and_measured_speedups_flow_through(aws_catalog):
-    base = expected_jobs(plan_jobs(workload(), aws_catalog, clusters()))
-    risky = expected_jobs(plan_jobs(workload(mtbi_scale=0.25), aws_catalog, clusters()))
+    base = expected_jobs(job_inputs(workload(), aws_catalog, clusters()))
+    risky = expected_jobs(job_inputs(workload(mtbi_scale=0.25), aws_catalog, clusters()))
     assert np.all(risky.expected_interruptions[:2] > 3.9 * base.expected_interruptions[:2])
-    table = load_measurements(MEASUREMENTS_DIR / "deepvm-scaling.csv")
-    measured = plan_jobs(workload(), aws_catalog, clusters(), SpeedupModel("measured", table))
+    table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
+    measured = job_inputs(workload(), aws_catalog, clusters(), SpeedupModel("measured", table))
     # 16 nodes measured: 16.338413 s per epoch; 17 nodes: a quarter of the way to 20 nodes.
     assert measured.epoch_seconds[1] == pytest.approx(16.338413, rel=1e-12)
     s16, s20 = G4_T1 / 16.338413, G4_T1 / 14.145735
@@ -100,13 +99,13 @@ def test_mtbi_scale_and_measured_speedups_flow_through(aws_catalog):
 def test_types_without_epoch_time_or_bad_indices_are_refused():
     catalog = make_catalog(gpus=[gpu_row("g1"), gpu_row("g2", eflops=None)])
     w = Workload(epochs=1, reference_epoch_seconds=10.0, reference_gpu="g1")
-    one = {"architecture": [TIERING], "n_gpu": [2], "n_spot": [2], "memory_nodes": [1],
+    one = {"architecture": [Arch.TIERING], "n_gpu": [2], "n_spot": [2], "memory_nodes": [1],
            "gpu_network_gbps": [10.0], "memory_network_gbps": [10.0],
            "price_usd_per_hour": [1.0], "on_demand_usd_per_hour": [0.2]}
     with pytest.raises(JobModelError, match="g2: no epoch time"):
-        plan_jobs(w, catalog, ClusterArrays(gpu_index=[1], **one))  # type: ignore[arg-type]
+        job_inputs(w, catalog, ClusterArrays(gpu_index=[1], **one))  # type: ignore[arg-type]
     with pytest.raises(JobModelError, match="below 2"):
-        plan_jobs(w, catalog, ClusterArrays(gpu_index=[2], **one))  # type: ignore[arg-type]
+        job_inputs(w, catalog, ClusterArrays(gpu_index=[2], **one))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("over", "message"), [
@@ -129,4 +128,4 @@ def test_empty_cluster_arrays_give_empty_estimates(aws_catalog):
         "architecture", "gpu_index", "n_gpu", "n_spot", "memory_nodes", "gpu_network_gbps",
         "memory_network_gbps", "price_usd_per_hour", "on_demand_usd_per_hour")})
     assert empty.size == 0
-    assert expected_jobs(plan_jobs(workload(), aws_catalog, empty)).expected_cost_usd.size == 0
+    assert expected_jobs(job_inputs(workload(), aws_catalog, empty)).expected_cost_usd.size == 0

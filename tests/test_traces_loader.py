@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.traces import (
     MAX_TICKS,
     TraceError,

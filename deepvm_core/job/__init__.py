@@ -3,13 +3,14 @@ given that spot VMs get reclaimed.
 
 Flow: a :class:`Workload` (epochs, a reference epoch time, checkpoint and restart settings,
 MTBI assumptions) and a catalog -> per-GPU-type facts (:func:`mtbi_estimates`,
-:func:`one_vm_epoch_seconds` under a :class:`SpeedupModel`) -> :func:`plan_jobs` turns
-:class:`ClusterArrays` (many configurations at once) into a :class:`JobPlan` (epoch time, δ, τ,
+:func:`one_vm_epoch_seconds` under a :class:`SpeedupModel`) -> :func:`job_inputs` turns
+:class:`ClusterArrays` (many configurations at once) into a :class:`JobInputs` (epoch time, δ, τ,
 segments, λ) -> :func:`expected_jobs` (exact closed form, :class:`JobEstimates`) and
 :func:`simulate_jobs` (seeded Monte Carlo, :class:`MonteCarloSummary`) -> :func:`cheapest`,
 :func:`fastest`, :func:`pareto_frontier`. :func:`plan_job` (module ``planner``) does all of it
 for a catalog: every feasible cluster, the goal, the frontier, the paper's policies, Monte
-Carlo for the few that matter (:class:`JobPlanResult`; JSON by :func:`plan_to_dict`).
+Carlo for the few that matter (:class:`JobPlanResult`; JSON by
+:func:`deepvm_core.io.plan_json.plan_to_dict`).
 Measurements (:func:`load_measurements`) feed the ``measured`` speedup model and
 :func:`calibrate_catalog`.
 
@@ -44,6 +45,12 @@ from deepvm_core.job.errors import (
     MeasurementsError,
     WorkloadError,
 )
+from deepvm_core.job.inputs import (
+    ClusterArrays,
+    JobInputs,
+    cluster_epoch_seconds,
+    job_inputs,
+)
 from deepvm_core.job.measurements import (
     InstanceMeasurements,
     MeasurementTable,
@@ -61,15 +68,6 @@ from deepvm_core.job.mtbi import (
     mtbi_estimates,
 )
 from deepvm_core.job.objectives import cheapest, fastest, pareto_frontier
-from deepvm_core.job.plan import (
-    ARCHITECTURE_CODES,
-    SINGLE_ANCHOR,
-    TIERING,
-    ClusterArrays,
-    JobPlan,
-    cluster_epoch_seconds,
-    plan_jobs,
-)
 from deepvm_core.job.planner import (
     GOALS,
     PLAN_POLICIES,
@@ -82,7 +80,6 @@ from deepvm_core.job.planner import (
     PolicyEstimates,
     configuration_samples,
     plan_job,
-    plan_to_dict,
 )
 from deepvm_core.job.speedup import (
     SPEEDUP_MODELS,
@@ -97,19 +94,19 @@ from deepvm_core.job.workload import AUTO, Workload, check_workload, top_spot_fl
 
 __all__ = [
     "configuration_samples",
-    "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
-    "PLAN_POLICIES", "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
+    "ADVISOR_BUCKET_MTBI_HOURS", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
+    "PLAN_POLICIES", "SPEEDUP_MODELS",
     "Goal", "GpuAssumption", "JobPlanResult", "MonteCarloEstimate", "PlanAssumptions",
-    "PlanEstimate", "PolicyEstimates", "plan_job", "plan_to_dict",
+    "PlanEstimate", "PolicyEstimates", "plan_job",
     "Calibration", "CalibrationError", "ClusterArrays", "EflopsCalibration",
-    "InstanceMeasurements", "JobEstimates", "JobModelError", "JobPlan", "JobSamples",
+    "InstanceMeasurements", "JobEstimates", "JobModelError", "JobInputs", "JobSamples",
     "MeasurementTable", "MeasurementsError", "MonteCarloSummary", "MtbiEstimate", "OneVmTime",
     "ScalingFit", "SegmentExpectations", "SpeedupModel", "Workload", "WorkloadError",
     "bundled_measurements_paths", "calibrate_catalog", "check_workload", "cheapest",
     "cluster_epoch_seconds", "daly_interval_seconds", "estimate_jobs", "expected_jobs",
     "fastest", "fit_scaling", "fitted_speedup", "load_measurements", "measured_speedup",
     "measurements_to_csv", "mtbi_estimate", "mtbi_estimates", "one_vm_epoch_seconds",
-    "paper_speedup", "pareto_frontier", "parse_measurements_csv", "plan_jobs", "sample_jobs",
+    "paper_speedup", "pareto_frontier", "parse_measurements_csv", "job_inputs", "sample_jobs",
     "segment_expectations", "segment_plan", "simulate_jobs", "single_anchor_stall_seconds",
     "tiering_stall_seconds", "top_spot_flopp_gpu",
 ]

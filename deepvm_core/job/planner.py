@@ -14,8 +14,9 @@ cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload`
    a configuration qualifies when ``T <= deadline_hours`` and ``C <= budget_usd`` (each when
    given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
    then ``model.md``'s order under the scenario's objective (the candidate table's
-   :meth:`~deepvm_core.candidates.CandidateTable.rank_order`). ``best`` is the top-k;
-   ``chosen`` is ``best[0]``.
+   :meth:`~deepvm_core.search.tables.CandidateTable.rank_order`), all by
+   :func:`~deepvm_core.job.objectives.best_first`. ``best`` is the top-k; ``chosen`` is
+   ``best[0]``.
 4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
    (:func:`~deepvm_core.job.objectives.pareto_frontier`, by increasing cost).
 5. **The paper's policies** within PW, each estimated: DeepVM (Z, top-k), DeepVM with the
@@ -32,7 +33,8 @@ Nothing feasible never raises: ``best`` is empty and :attr:`JobPlanResult.explan
 budget, with the nearest one). Bad inputs (workload against the catalog, unknown speedup
 types, top-k, trials) raise :class:`~deepvm_core.errors.DeepVMError` subclasses.
 
-:func:`plan_to_dict` is the JSON (the CLI's ``deepvm plan --format json`` and the dashboard's
+:func:`deepvm_core.io.plan_json.plan_to_dict` is the JSON (the CLI's ``deepvm plan --format json``
+and the dashboard's
 export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launch`` read it.
 """
 
@@ -43,38 +45,38 @@ from dataclasses import replace
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
-from deepvm_core.candidates import CandidateTable, build_candidates, build_domain
+from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.job.closed_form import JobEstimates, expected_jobs
+from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.finish import finishes
+from deepvm_core.job.inputs import (
+    ClusterArrays,
+    JobInputs,
+    job_inputs,
+)
 from deepvm_core.job.montecarlo import (
+    DEFAULT_TRIALS,
     JobSamples,
     MonteCarloSummary,
     sample_jobs,
     simulate_jobs,
 )
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
-from deepvm_core.job.objectives import pareto_frontier
-from deepvm_core.job.plan import (
-    SINGLE_ANCHOR,
-    TIERING,
-    ClusterArrays,
-    JobPlan,
-    plan_jobs,
-)
-from deepvm_core.job.plan_json import (
-    assumptions_to_dict,
-    estimate_to_dict,
-    plan_configuration_to_dict,
-    plan_to_dict,
-)
-from deepvm_core.job.plan_result import (
+from deepvm_core.job.objectives import (
+    DEFAULT_GOAL,
     GOALS,
+    Goal,
+    best_first,
+    cheapest,
+    fastest,
+    pareto_frontier,
+    within_limits,
+)
+from deepvm_core.job.result import (
     PLAN_POLICIES,
     PLAN_POLICY_LABELS,
-    Goal,
     GpuAssumption,
     JobPlanResult,
     MonteCarloEstimate,
@@ -83,25 +85,29 @@ from deepvm_core.job.plan_result import (
     PolicyEstimates,
     _estimate,
     _Parts,
+    unfinished_reason_of,
 )
 from deepvm_core.job.speedup import (
     SpeedupModel,
     one_vm_epoch_seconds,
 )
+from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.model import Arch, Objective, Scenario
-from deepvm_core.policies import (
+from deepvm_core.model import Arch, Scenario
+from deepvm_core.recommend.recommendation import (
+    DEFAULT_TOP_K,
     TOP_K_RANGE,
     Explanation,
     catalog_notes,
     explain_infeasible,
-    single_anchor_baseline_indices,
+    policy_indices,
 )
+from deepvm_core.search.candidates import build_candidates, build_domain
+from deepvm_core.search.ranking import rank_positions
+from deepvm_core.search.tables import CandidateTable
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
+#: The Monte Carlo seed of a plan unless told.
+DEFAULT_SEED: Final = 0
 #: Most Monte Carlo trials per configuration :func:`plan_job` accepts.
 MAX_TRIALS: Final = 1_000_000
 #: Most configurations a plan evaluates with every memory-node type per (v, n); a larger
@@ -125,7 +131,7 @@ def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
                        np.nan)  # index -1: Single Anchor, no memory node
     single = table.architecture == Arch.SINGLE_ANCHOR
     return ClusterArrays(
-        architecture=np.where(single, SINGLE_ANCHOR, TIERING).astype(np.int64),
+        architecture=table.architecture.astype(np.int64),
         gpu_index=gpu_index[table.gpu] if table.gpus else np.zeros(0, dtype=np.int64),
         n_gpu=table.n,
         n_spot=np.where(single, table.n - 1, table.n),
@@ -155,7 +161,7 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     clusters = cluster_arrays(catalog, result.candidates)
     one = ClusterArrays(**{name: getattr(clusters, name)[[int(index)]]
                            for name in clusters.__dataclass_fields__})
-    plan = plan_jobs(result.workload, catalog, one, speedup)
+    plan = job_inputs(result.workload, catalog, one, speedup)
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
@@ -179,39 +185,8 @@ def _plan_candidates(catalog: Catalog, scenario: Scenario,
         "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
 
 
-def _within(est: JobEstimates, deadline_hours: float | None,
-            budget_usd: float | None) -> BoolArray:
-    ok = ~np.isnan(est.expected_cost_usd) & ~np.isnan(est.expected_makespan_hours)
-    if deadline_hours is not None:
-        ok &= est.expected_makespan_hours <= deadline_hours
-    if budget_usd is not None:
-        ok &= est.expected_cost_usd <= budget_usd
-    return np.asarray(ok, dtype=bool)
-
-
-def goal_order(goal: Goal, cost_usd: FloatArray, makespan_hours: FloatArray, rank: IntArray,
-               indices: IntArray) -> IntArray:
-    """``indices`` sorted best first by ``goal``: (C, T, rank) for ``cheapest``, (T, C, rank)
-    for ``fastest``."""
-    c, t, r = cost_usd[indices], makespan_hours[indices], rank[indices]
-    keys = (r, t, c) if goal == "cheapest" else (r, c, t)
-    return indices[np.lexsort(keys)]
-
-
-def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
-               noscale: bool = False) -> IntArray:
-    """The first ``k`` of ``model.md``'s order under ``objective`` without sorting the whole
-    table: only the configurations whose value reaches the k-th largest can be among them."""
-    values = table.objective_values(objective, noscale=noscale)
-    if values.size <= k:
-        return table.rank_order(objective, noscale=noscale)
-    kth = np.partition(values, values.size - k)[values.size - k]
-    return table.rank_order(objective, noscale=noscale,
-                            indices=np.flatnonzero(values >= kth))[:k]
-
-
-def _subplan(plan: JobPlan, indices: IntArray) -> JobPlan:
-    return JobPlan(**{name: getattr(plan, name)[indices]
+def _subplan(plan: JobInputs, indices: IntArray) -> JobInputs:
+    return JobInputs(**{name: getattr(plan, name)[indices]
                       for name in plan.__dataclass_fields__})
 
 
@@ -315,28 +290,50 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     by some cluster, never both) the best by the goal."""
     est = result.estimates
     cost, time = est.expected_cost_usd, est.expected_makespan_hours
-    every = np.arange(len(result.candidates), dtype=np.int64)
-    fastest = int(goal_order("fastest", cost, time, rank, every)[0])
-    cheapest = int(goal_order("cheapest", cost, time, rank, every)[0])
+    done = finishes(time)
+    quickest = fastest(cost, time, rank=rank, eligible=done)
+    least = cheapest(cost, time, rank=rank, eligible=done)
+    if quickest is None or least is None:
+        return _unfinished_explanation(result, goal, rank)
     limits = []
     if result.deadline_hours is not None:
         limits.append(f"a deadline of {result.deadline_hours:g} h")
     if result.budget_usd is not None:
         limits.append(f"a budget of {result.budget_usd:g} USD")
     binding: tuple[str, ...]
-    if result.deadline_hours is not None and time[fastest] > result.deadline_hours:
-        binding, nearest, which = ("deadline",), fastest, "the fastest"
-    elif result.budget_usd is not None and cost[cheapest] > result.budget_usd:
-        binding, nearest, which = ("job_budget",), cheapest, "the cheapest"
+    if result.deadline_hours is not None and time[quickest] > result.deadline_hours:
+        binding, nearest, which = ("deadline",), quickest, "the fastest"
+    elif result.budget_usd is not None and cost[least] > result.budget_usd:
+        binding, nearest, which = ("job_budget",), least, "the cheapest"
     else:
         binding, which = ("deadline", "job_budget"), f"the {goal}"
-        nearest = fastest if goal == "fastest" else cheapest
+        nearest = quickest if goal == "fastest" else least
     config = result.candidates.configuration(nearest)
     summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
                f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
                "expected.")
+    if binding == ("deadline",) and result.budget_usd is not None and (
+            cost[least] > result.budget_usd):
+        binding = ("deadline", "job_budget")
+        cheap = result.candidates.configuration(least)
+        summary += (f" The budget is missed too: the cheapest is {cheap.describe()}: "
+                    f"{cost[least]:.4g} USD and {time[least]:.4g} h expected.")
     return Explanation(summary=summary, binding=binding, cheapest_feasible_usd_per_hour=None,
                        cheapest_configuration=config)
+
+
+def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanation:
+    """Why nothing qualifies when no candidate is expected to finish: the reason of the best
+    by the goal (:mod:`deepvm_core.job.finish`)."""
+    est = result.estimates
+    order = best_first(goal, est.expected_cost_usd, est.expected_makespan_hours, rank=rank)
+    nearest = int(order[0]) if order.size else int(np.argmin(rank))  # all NaN: first by rank
+    config = result.candidates.configuration(nearest)
+    reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
+    summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
+               "Raise the MTBI or its scale, or shorten the restart or checkpoint interval.")
+    return Explanation(summary=summary, binding=("does_not_finish",),
+                       cheapest_feasible_usd_per_hour=None, cheapest_configuration=config)
 
 
 # ----------------------------------------------------------------------------- plan_job
@@ -349,12 +346,12 @@ def plan_job(
     *,
     pw_usd_per_hour: float | None,
     speedup: SpeedupModel,
-    goal: Goal = "cheapest",
+    goal: Goal = DEFAULT_GOAL,
     deadline_hours: float | None = None,
     budget_usd: float | None = None,
-    trials: int = 10_000,
-    seed: int = 0,
-    top_k: int = 3,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = DEFAULT_SEED,
+    top_k: int = DEFAULT_TOP_K,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 
@@ -388,16 +385,19 @@ def plan_job(
 
     assumptions = _assumptions(catalog, workload, speedup)
     table, shortlist_note = _plan_candidates(catalog, scenario, pw)
-    plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
-    rank_position = table.rank_order(scenario.objective)
-    rank = np.empty(len(table), dtype=np.int64)
-    rank[rank_position] = np.arange(len(table), dtype=np.int64)
+    rank = rank_positions(table.rank_order(scenario.objective))
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
-    frontier = pareto_frontier(cost, time, rank=rank)
-    within = _within(estimates, deadline, budget)
-    parts = _Parts(estimates, table, deadline, budget, within)
-    best_idx = goal_order(goal, cost, time, rank, np.flatnonzero(within))[:top_k]
+    done = np.flatnonzero(finishes(time))
+    frontier = done[pareto_frontier(cost[done], time[done], rank=rank[done])]
+    # A cluster that does not finish, or whose cost is not finite, is never chosen.
+    eligible = finishes(time) & np.isfinite(cost)
+    within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
+                           eligible=eligible)
+    parts = _Parts(estimates, table, deadline, budget, within, plan)
+    best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
+                          rank=rank, eligible=eligible)[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:
@@ -409,19 +409,12 @@ def plan_job(
 
     policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
     if pw is not None and len(table):
-        paper_top = (rank_position[:top_k] if scenario.objective == "paper"
-                     else top_ranked(table, "paper", top_k))
-        policy_idx["deepvm"] = [int(i) for i in paper_top]
-        policy_idx["deepvm_performance"] = [int(top_ranked(table, "performance", 1)[0])]
-        policy_idx["deepvm_noscale"] = [int(top_ranked(table, "paper", 1, noscale=True)[0])]
-        cost_first, performance_first = single_anchor_baseline_indices(table, np.array([pw]))
-        for name, found in (("cost_first", cost_first), ("performance_first",
-                                                         performance_first)):
-            if found[0] >= 0:
-                policy_idx[name] = [int(found[0])]
+        policy_idx.update(policy_indices(table, pw, top_k))
 
-    simulated = sorted({int(i) for i in best_idx}
-                       | {i for found in policy_idx.values() for i in found})
+    finished = finishes(time)
+    simulated = sorted(i for i in ({int(i) for i in best_idx}
+                                   | {i for found in policy_idx.values() for i in found})
+                       if finished[i])
     mc: dict[int, MonteCarloEstimate] = {}
     if trials and simulated:
         where = np.array(simulated, dtype=np.int64)
@@ -455,13 +448,13 @@ def plan_job(
         assumptions=assumptions,
         notes=_notes(catalog, assumptions, solvable, pw) + shortlist_note,
         explanation=explanation,
+        warnings=unused_measurements_warnings(catalog, speedup.measurements),
+        job_plan=plan,
     )
-
 
 
 __all__ = [
     "GOALS", "PLAN_POLICIES", "PLAN_POLICY_LABELS", "GpuAssumption", "Goal", "JobPlanResult",
     "MonteCarloEstimate", "PlanAssumptions", "PlanEstimate", "PolicyEstimates",
-    "assumptions_to_dict", "cluster_arrays", "configuration_samples", "estimate_to_dict",
-    "goal_order", "plan_configuration_to_dict", "plan_job", "plan_to_dict", "top_ranked",
+    "cluster_arrays", "configuration_samples", "plan_job",
 ]

@@ -26,14 +26,13 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.errors import InputError, Problem
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
 from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.model import scaling_factor
-
-FloatArray = npt.NDArray[np.float64]
+from deepvm_core.model import logistic_speedup, scaling_factor
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
@@ -59,8 +58,7 @@ def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> Float
     x = np.asarray(nodes, dtype=np.float64)
     if scaling is None:
         return x.copy()
-    logistic = scaling.c / (1.0 + np.exp(-scaling.a * (x - scaling.b)))
-    return np.where(x >= 2.0, logistic, 1.0)
+    return np.where(x >= 2.0, logistic_speedup(scaling, x), 1.0)
 
 
 def measured_speedup(rows: InstanceMeasurements, nodes: npt.ArrayLike) -> FloatArray:

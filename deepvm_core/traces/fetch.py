@@ -1,6 +1,6 @@
 """Downloading the public spot traces (``deepvm traces fetch``).
 
-The files (``spot_traces_files.json``, shipped with the package) are read relative to a base
+The files (``data/spot-traces/files.json``, bundled with the package) are read relative to a base
 address: ``$DEEPVM_SPOT_TRACES_URL``, else :data:`DEFAULT_SPOT_TRACES_URL` (the public
 ``skypilot-org/spot-traces`` repository). Each file is downloaded with a timeout, bounded in
 size and checked as a trace (:func:`~deepvm_core.traces.trace.parse_trace`); only when every
@@ -16,10 +16,10 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
-from importlib import resources
 from pathlib import Path
 from typing import Final
 
+from deepvm_core.bundled import read_bundled_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import FetchError
 from deepvm_core.traces.trace import TraceError, parse_trace
@@ -37,9 +37,7 @@ def spot_traces_url() -> str:
 
 def trace_files() -> tuple[str, ...]:
     """The relative paths of the trace files to download (the shipped list)."""
-    text = resources.files("deepvm_core.traces").joinpath("spot_traces_files.json").read_text(
-        encoding="utf-8")
-    files = json.loads(text)["files"]
+    files = json.loads(read_bundled_file("spot-traces", "files.json"))["files"]
     return tuple(str(f) for f in files)
 
 

@@ -24,9 +24,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import DeepVMError
-from deepvm_core.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
 
 IntArray = npt.NDArray[np.int64]
 

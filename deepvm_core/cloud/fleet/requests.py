@@ -1,0 +1,253 @@
+"""EC2 Fleet request bodies of a plan (``launch.txt`` and the files they go to:
+:mod:`~deepvm_core.cloud.fleet.bundle`).
+
+One EC2 Fleet cannot fix which launch template is spot and which on-demand (an override has no
+market field), so a configuration becomes two ``CreateFleet`` requests of ``Type: instant``:
+
+* ``spot-workers.json``: the spot GPU workers. ``TotalTargetCapacity`` = ``SpotTargetCapacity``
+  = n_spot, ``DefaultTargetCapacityType: spot``; ``SpotOptions``: ``AllocationStrategy:
+  price-capacity-optimized``, ``SingleAvailabilityZone`` and ``SingleInstanceType: true``,
+  ``MinTargetCapacity`` = n_spot, so all workers land together in one AZ or none launch. One
+  override per subnet (an ``instant`` fleet takes one subnet per override), so the allocation
+  strategy can pick the deepest pool among the AZs.
+* ``on-demand.json``: the anchor GPU VM (Single Anchor) or the memory nodes (Tiering), with
+  ``OnDemandTargetCapacity``, ``SingleAvailabilityZone`` and ``MinTargetCapacity``. It belongs
+  in the AZ where the workers landed (checkpoint traffic stays in one AZ; crossing AZs costs
+  about 0.02 USD per GB): ``deepvm launch`` keeps only the subnets of that AZ, and
+  ``launch.txt`` shows how to do it by hand.
+
+``MaxPrice`` is never set (AWS discourages it for spot); ``MaxTotalPrice`` (USD per hour for
+the whole fleet) only when the user asks. Every instance and both fleets carry the tags
+``deepvm:plan``, ``deepvm:role`` and ``deepvm:catalog``. Every body is checked against
+botocore's service model of ``CreateFleet`` before it is returned or written.
+
+:func:`build_requests` is pure (no AWS call, no file).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepvm_core.cloud.fleet.errors import FleetInputError
+from deepvm_core.cloud.fleet.target import (
+    TAG_CATALOG,
+    TAG_PLAN,
+    TAG_ROLE,
+    FleetPart,
+    FleetPlan,
+)
+
+SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
+ON_DEMAND_ALLOCATION_STRATEGY = "lowest-price"
+DEFAULT_TEMPLATE_VERSION = "$Latest"
+
+_TEMPLATE_ID = re.compile(r"^lt-[0-9a-f]{8,17}$")
+_TEMPLATE_NAME = re.compile(r"^[a-zA-Z0-9().\-/_]{3,128}$")
+_TEMPLATE_VERSION = re.compile(r"^(\$Latest|\$Default|[1-9][0-9]*)$")
+_SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+
+
+# ----------------------------------------------------------------------------- inputs
+
+
+@dataclass(frozen=True)
+class TemplateRef:
+    """A launch template by name or id (``lt-...``), and a version.
+
+    Attributes:
+        ref: the template's name or id.
+        version: ``$Latest`` (default), ``$Default`` or a version number.
+    """
+
+    ref: str
+    version: str = DEFAULT_TEMPLATE_VERSION
+
+    @property
+    def is_id(self) -> bool:
+        """True when :attr:`ref` is a template id (``lt-0123...``)."""
+        return bool(_TEMPLATE_ID.match(self.ref))
+
+    def specification(self) -> dict[str, str]:
+        """The ``LaunchTemplateSpecification`` of a fleet request."""
+        key = "LaunchTemplateId" if self.is_id else "LaunchTemplateName"
+        return {key: self.ref, "Version": self.version}
+
+    def __str__(self) -> str:
+        return f"{self.ref} ({self.version})"
+
+    def argument(self) -> str:
+        """How ``--gpu-template`` takes it back: ``NAME``, or ``NAME:VERSION`` when the
+        version is not ``$Latest``."""
+        return self.ref if self.version == DEFAULT_TEMPLATE_VERSION else \
+            f"{self.ref}:{self.version}"
+
+
+def parse_template(text: str, option: str = "--gpu-template") -> TemplateRef:
+    """``NAME``, ``lt-ID``, ``NAME:VERSION`` or ``lt-ID:VERSION`` (version ``$Latest``,
+    ``$Default`` or a number; default ``$Latest``)."""
+    ref, _, version = text.strip().partition(":")
+    version = version or DEFAULT_TEMPLATE_VERSION
+    if version.lower() in ("latest", "default"):
+        version = "$" + version.capitalize()
+    if ref.startswith("lt-") and not _TEMPLATE_ID.match(ref):
+        raise FleetInputError(f"{option} {text!r}: {ref!r} is not a launch template id "
+                              "(lt- and 8 to 17 hex digits)")
+    if not (_TEMPLATE_ID.match(ref) or _TEMPLATE_NAME.match(ref)):
+        raise FleetInputError(f"{option} {text!r}: {ref!r} is not a launch template name (3 to "
+                              "128 letters, digits and ( ) . - / _) or id (lt-...)")
+    if not _TEMPLATE_VERSION.match(version):
+        raise FleetInputError(f"{option} {text!r}: version {version!r} is not $Latest, "
+                              "$Default or a number")
+    return TemplateRef(ref, version)
+
+
+def parse_subnets(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Subnet ids from repeated and comma-separated ``--subnet`` values, in order, once each."""
+    subnets: list[str] = []
+    for value in values or ():
+        for item in value.split(","):
+            subnet = item.strip()
+            if not subnet:
+                continue
+            if not _SUBNET_ID.match(subnet):
+                raise FleetInputError(f"--subnet {subnet!r} is not a subnet id (subnet- and 8 "
+                                      "to 17 hex digits)")
+            if subnet not in subnets:
+                subnets.append(subnet)
+    return tuple(subnets)
+
+
+def _price_text(value: float | None, option: str) -> str | None:
+    if value is None:
+        return None
+    if not value > 0 or value != value or value == float("inf"):
+        raise FleetInputError(f"{option} {value!r} must be a positive number of USD per hour")
+    return format(value, ".6g")
+
+
+@dataclass(frozen=True)
+class RequestOptions:
+    """The user's choices for the fleet requests.
+
+    Attributes:
+        gpu_template: launch template of the GPU VMs (spot workers and the anchor).
+        cpu_template: launch template of the memory nodes (Tiering only).
+        subnets: subnet ids, one or more per AZ to diversify over; empty: the template's
+            network settings (or the default VPC).
+        spot_max_total_price_usd_per_hour: ``SpotOptions.MaxTotalPrice``; ``None``: not set.
+        on_demand_max_total_price_usd_per_hour: ``OnDemandOptions.MaxTotalPrice``; ``None``:
+            not set.
+    """
+
+    gpu_template: TemplateRef
+    cpu_template: TemplateRef | None = None
+    subnets: tuple[str, ...] = ()
+    spot_max_total_price_usd_per_hour: float | None = None
+    on_demand_max_total_price_usd_per_hour: float | None = None
+
+    def template_for(self, part: FleetPart) -> TemplateRef:
+        """The launch template of ``part``; an error when the plan needs a CPU template
+        and none was given."""
+        if part.uses_gpu_template:
+            return self.gpu_template
+        if self.cpu_template is None:
+            raise FleetInputError(f"the configuration has {part.describe()}: give their launch "
+                                  "template with --cpu-template")
+        return self.cpu_template
+
+
+# ----------------------------------------------------------------------------- bodies
+
+
+def _tags(plan: FleetPlan, part: FleetPart) -> list[dict[str, str]]:
+    return [{"Key": TAG_PLAN, "Value": plan.plan_id}, {"Key": TAG_ROLE, "Value": part.role},
+            {"Key": TAG_CATALOG, "Value": plan.catalog_name}]
+
+
+def part_request(plan: FleetPlan, part: FleetPart, options: RequestOptions,
+                 subnets: Sequence[str] | None = None) -> dict[str, Any]:
+    """The ``CreateFleet`` body of one part (validated).
+
+    Args:
+        subnets: the subnets of the overrides; default ``options.subnets``.
+    """
+    template = options.template_for(part)
+    chosen_subnets = options.subnets if subnets is None else tuple(subnets)
+    overrides: list[dict[str, Any]] = (
+        [{"InstanceType": part.instance_type, "SubnetId": s} for s in chosen_subnets]
+        or [{"InstanceType": part.instance_type}])
+    n = part.count
+    body: dict[str, Any] = {"Type": "instant"}
+    if part.market == "spot":
+        body["TargetCapacitySpecification"] = {
+            "TotalTargetCapacity": n, "SpotTargetCapacity": n, "OnDemandTargetCapacity": 0,
+            "DefaultTargetCapacityType": "spot"}
+        spot: dict[str, Any] = {
+            "AllocationStrategy": SPOT_ALLOCATION_STRATEGY, "SingleInstanceType": True,
+            "SingleAvailabilityZone": True, "MinTargetCapacity": n}
+        price = _price_text(options.spot_max_total_price_usd_per_hour,
+                            "--spot-max-total-price")
+        if price is not None:
+            spot["MaxTotalPrice"] = price
+        body["SpotOptions"] = spot
+    else:
+        body["TargetCapacitySpecification"] = {
+            "TotalTargetCapacity": n, "OnDemandTargetCapacity": n, "SpotTargetCapacity": 0,
+            "DefaultTargetCapacityType": "on-demand"}
+        on_demand: dict[str, Any] = {
+            "AllocationStrategy": ON_DEMAND_ALLOCATION_STRATEGY, "SingleInstanceType": True,
+            "SingleAvailabilityZone": True, "MinTargetCapacity": n}
+        price = _price_text(options.on_demand_max_total_price_usd_per_hour,
+                            "--on-demand-max-total-price")
+        if price is not None:
+            on_demand["MaxTotalPrice"] = price
+        body["OnDemandOptions"] = on_demand
+    body["LaunchTemplateConfigs"] = [{
+        "LaunchTemplateSpecification": template.specification(), "Overrides": overrides}]
+    tags = _tags(plan, part)
+    body["TagSpecifications"] = [{"ResourceType": "instance", "Tags": tags},
+                                 {"ResourceType": "fleet", "Tags": list(tags)}]
+    validate_request(body)
+    return body
+
+
+@functools.lru_cache(maxsize=1)
+def _create_fleet_shape() -> Any:
+    try:
+        import botocore.session
+    except ImportError:
+        raise FleetInputError("botocore is needed to check fleet requests: pip install "
+                              "'deepvm-studio[aws]'") from None
+    model = botocore.session.get_session().get_service_model("ec2")
+    return model.operation_model("CreateFleet").input_shape
+
+
+def validate_request(body: Mapping[str, Any]) -> None:
+    """Check ``body`` against botocore's EC2 service model of ``CreateFleet``; raises
+    :class:`FleetInputError` with botocore's report when it does not fit."""
+    from botocore.validate import ParamValidator
+
+    report = ParamValidator().validate(dict(body), _create_fleet_shape())
+    if report.has_errors():
+        problems = "; ".join(report.generate_report().splitlines())
+        raise FleetInputError(f"the CreateFleet request is invalid: {problems}")
+
+
+@dataclass(frozen=True)
+class FleetRequests:
+    """The request bodies of a plan (``None`` for a part the plan does not have)."""
+
+    plan: FleetPlan
+    options: RequestOptions
+    spot: dict[str, Any] | None
+    on_demand: dict[str, Any] | None
+
+
+def build_requests(plan: FleetPlan, options: RequestOptions) -> FleetRequests:
+    """Both ``CreateFleet`` bodies of ``plan`` (validated)."""
+    spot = part_request(plan, plan.spot, options) if plan.spot else None
+    on_demand = part_request(plan, plan.on_demand, options) if plan.on_demand else None
+    return FleetRequests(plan, options, spot, on_demand)

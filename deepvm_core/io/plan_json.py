@@ -1,0 +1,174 @@
+"""The job plan as JSON (``deepvm plan --format json`` and the dashboard's "Download plan"):
+:func:`plan_to_dict`. Each configuration keeps the keys of ``recommend``'s JSON plus an
+``estimate`` object.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+from typing import Any
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.io.documents import AssumptionsDoc, EstimateDoc, PlanConfigurationDoc
+from deepvm_core.io.export import (
+    EXPORT_SCHEMA_VERSION,
+    configuration_to_dict,
+    explanation_to_dict,
+    tool_version,
+)
+from deepvm_core.job.result import (
+    PLAN_KIND,
+    JobPlanResult,
+    PlanAssumptions,
+    PlanEstimate,
+)
+from deepvm_core.model import Objective
+
+
+def _finite(x: float) -> float | None:
+    """JSON has no infinity or NaN: those become ``null``."""
+    return x if math.isfinite(x) else None
+
+
+def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
+    """The ``estimate`` object of one configuration (see :func:`plan_to_dict`)."""
+    doc: EstimateDoc = {
+        "epoch_seconds": e.epoch_seconds,
+        "compute_hours": e.compute_hours,
+        "checkpoint_stall_seconds": e.checkpoint_stall_seconds,
+        "checkpoint_interval_seconds": _finite(e.checkpoint_interval_seconds),
+        "checkpoints": e.checkpoints,
+        "expected_makespan_hours": _finite(e.expected_makespan_hours),
+        "expected_cost_usd": _finite(e.expected_cost_usd),
+        "expected_interruptions": _finite(e.expected_interruptions),
+        "within_limits": e.within_limits,
+    }
+    if e.does_not_finish is not None:  # T, C and N are null: the reason says why
+        doc.update({"expected_makespan_hours": None, "expected_cost_usd": None,
+                    "expected_interruptions": None, "does_not_finish": e.does_not_finish})
+    mc = e.monte_carlo
+    if mc is not None:
+        doc.update({
+            "trials": mc.trials,
+            "makespan_hours_p10": _finite(mc.makespan_hours_p10),
+            "makespan_hours_p50": _finite(mc.makespan_hours_p50),
+            "makespan_hours_p90": _finite(mc.makespan_hours_p90),
+            "cost_usd_p10": _finite(mc.cost_usd_p10),
+            "cost_usd_p50": _finite(mc.cost_usd_p50),
+            "cost_usd_p90": _finite(mc.cost_usd_p90),
+            "mean_interruptions": _finite(mc.mean_interruptions),
+        })
+        if mc.deadline_probability is not None:
+            doc["deadline_probability"] = mc.deadline_probability
+    return doc
+
+
+def plan_configuration_to_dict(e: PlanEstimate | None, objective: Objective, *,
+                               noscale: bool = False) -> PlanConfigurationDoc | None:
+    """A configuration as ``recommend``'s JSON has it, plus its ``estimate``."""
+    if e is None:
+        return None
+    base = configuration_to_dict(e.configuration, objective, noscale=noscale)
+    assert base is not None  # a configuration, not None
+    return PlanConfigurationDoc(**base, estimate=estimate_to_dict(e))
+
+
+def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
+    """The ``assumptions`` object of the plan JSON."""
+    return {
+        "speedup": a.speedup,
+        "measurements": a.measurements_source,
+        "reference_gpu": a.reference_gpu,
+        "checkpoint_every_epochs": a.checkpoint_every_epochs,
+        "restart_hours": a.restart_hours,
+        "wait_hours": a.wait_hours,
+        "disk_gb_per_s": a.disk_gb_per_s,
+        "checkpoint_fixed_seconds": a.checkpoint_fixed_seconds,
+        "mtbi_scale": a.mtbi_scale,
+        "gpu_types": {g.gpu: {
+            "mtbi_hours": g.mtbi_hours,
+            "mtbi_source": g.mtbi_source,
+            "interruption_bucket": g.interruption_bucket,
+            "speedup_source": g.speedup_source,
+            "one_vm_epoch_seconds": g.one_vm_epoch_seconds,
+            "one_vm_source": g.one_vm_source,
+        } for g in a.gpu_types},
+    }
+
+
+def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
+                 timestamp: datetime | None = None) -> dict[str, Any]:
+    """The plan JSON (``deepvm plan --format json``, the dashboard's export).
+
+    Keys: ``schema_version``, ``tool``, ``tool_version``, ``kind`` (``job-plan``),
+    ``generated_at`` (only with ``timestamp``), ``inputs``, ``catalog``, ``assumptions``,
+    ``best`` (top-k), ``policies`` (``deepvm`` list, ``deepvm_performance``,
+    ``deepvm_noscale``, ``cost_first``, ``performance_first``; ``null``/empty with PW off),
+    ``frontier`` (by increasing expected cost), ``chosen`` (= ``best[0]``, what
+    ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty),
+    ``notes`` and ``warnings`` (inputs that were ignored). Every configuration has the keys
+    of ``recommend``'s JSON plus ``estimate``. Infinite or undefined numbers are ``null``; an
+    estimate of a cluster that is not expected to finish has ``null`` makespan, cost and
+    interruptions and a ``does_not_finish`` reason.
+    """
+    s, w = result.scenario, result.workload
+    obj = s.objective
+    doc: dict[str, Any] = {
+        "schema_version": EXPORT_SCHEMA_VERSION,
+        "tool": "deepvm-studio",
+        "tool_version": tool_version(),
+        "kind": PLAN_KIND,
+    }
+    if timestamp is not None:
+        doc["generated_at"] = timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    pol = result.policies
+    doc.update({
+        "inputs": {
+            "pw_usd_per_hour": result.pw_usd_per_hour,
+            "checkpoint_gb": s.checkpoint_gb,
+            "buffer_checkpoints": s.buffer_checkpoints,
+            "objective": obj,
+            "use_quotas": s.use_quotas,
+            "max_nodes": s.max_nodes,
+            "top_k": result.top_k,
+            "goal": result.goal,
+            "deadline_hours": result.deadline_hours,
+            "budget_usd": result.budget_usd,
+            "trials": result.trials,
+            "seed": result.seed,
+            "epochs": w.epochs,
+            "reference_epoch_seconds": w.reference_epoch_seconds,
+            "reference_gpu": w.reference_gpu,
+            "reference_nodes": w.reference_nodes,
+            "checkpoint_every_epochs": w.checkpoint_every_epochs,
+            "mtbi_hours_by_gpu": dict(w.mtbi_hours_by_gpu),
+        },
+        "catalog": {
+            "name": catalog.name,
+            "sha256": result.catalog_sha256,
+            "provider": catalog.provider,
+            "region": catalog.region,
+            "prices_date": catalog.prices_date,
+        },
+        "assumptions": assumptions_to_dict(result.assumptions),
+        "best": [plan_configuration_to_dict(e, obj) for e in result.best],
+        "policies": {
+            "deepvm": [plan_configuration_to_dict(e, "paper") for e in pol.deepvm],
+            "deepvm_performance": plan_configuration_to_dict(pol.deepvm_performance,
+                                                             "performance"),
+            "deepvm_noscale": plan_configuration_to_dict(pol.deepvm_noscale, "paper",
+                                                         noscale=True),
+            "cost_first": plan_configuration_to_dict(pol.cost_first, obj),
+            "performance_first": plan_configuration_to_dict(pol.performance_first, obj),
+        },
+        "frontier": [plan_configuration_to_dict(result.estimate(int(i)), obj)
+                     for i in result.frontier],
+        "chosen": plan_configuration_to_dict(result.chosen, obj),
+    })
+    if result.explanation is not None:
+        doc["explanation"] = explanation_to_dict(result.explanation, obj)
+    doc["notes"] = list(result.notes)
+    doc["warnings"] = list(result.warnings)
+    return doc
+

@@ -1,0 +1,162 @@
+"""Why a recommendation: one or two plain sentences generated from a :class:`Recommendation`.
+
+The dashboard shows them under the Recommend card so that a user learns not only *what* to
+rent and its hourly price, but *why*: how its training throughput compares with the paper's
+baseline policies (Cost-First and Performance-First) within the same hourly budget, and what
+keeps the checkpoints safe from spot reclaims (Tiering's memory nodes or Single Anchor's
+on-demand GPU VM). Every number comes from the configurations; a baseline with more
+throughput than the choice is said so, never hidden.
+"""
+
+from __future__ import annotations
+
+import math
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.model import Configuration
+from deepvm_core.recommend.recommendation import Recommendation
+
+#: The baselines the choice is compared with, in the order of :data:`POLICIES`.
+BASELINES = (("Cost-First", "cost_first"), ("Performance-First", "performance_first"))
+#: Below this relative difference (in percent) two throughputs count as the same.
+SAME_PERCENT = 0.05
+
+
+def _count(number: int, singular: str, *, capital: bool = False) -> str:
+    """``1 VM`` / ``17 VMs``; ``One VM`` at the start of a sentence."""
+    head = "One" if capital and number == 1 else str(number)
+    return f"{head} {singular}{'' if number == 1 else 's'}"
+
+
+def _usd(value: float) -> str:
+    return f"{value:.2f} USD/h"
+
+
+def subject(config: Configuration) -> str:
+    """The cluster as the subject of a sentence: ``17 g4dn.xlarge spot VMs``."""
+    if config.architecture == "tiering":
+        return _count(config.gpu_spot, f"{config.gpu} spot VM")
+    return _count(config.gpu_vms, f"{config.gpu} VM")
+
+
+def short(config: Configuration) -> str:
+    """The cluster in brackets: ``7 g5.xlarge`` or ``17 g4dn.xlarge spot + 1 c5.xlarge``."""
+    if config.architecture == "tiering":
+        return f"{config.gpu_spot} {config.gpu} spot + {config.memory_nodes} {config.cpu}"
+    return f"{config.gpu_vms} {config.gpu}"
+
+
+def percent_more(value: float, reference: float) -> float | None:
+    """How much larger ``value`` is than ``reference``, in percent (``None`` if undefined)."""
+    if not (math.isfinite(value) and math.isfinite(reference)) or reference <= 0:
+        return None
+    return (value / reference - 1.0) * 100.0
+
+
+def _percent(diff: float) -> str:
+    size = abs(diff)
+    return f"{size:.1f} %" if size < 9.95 else f"{size:.0f} %"
+
+
+def _names(labels: list[str]) -> str:
+    return " and ".join(labels)
+
+
+def _clause(chosen: Configuration, labels: list[str], baseline: Configuration, *,
+            first: bool) -> str | None:
+    """``5.9 % more training throughput than Cost-First (16 g4dn.xlarge)``, or ``None``."""
+    diff = percent_more(chosen.performance, baseline.performance)
+    if diff is None:
+        return None
+    what = "training throughput " if first else ""
+    named = f"{_names(labels)} ({short(baseline)})"
+    if abs(diff) < SAME_PERCENT:
+        return f"the same {what}as {named}"
+    return f"{_percent(diff)} {'more' if diff > 0 else 'less'} {what}than {named}"
+
+
+def _stronger(chosen: Configuration, labels: list[str], baseline: Configuration,
+              diff: float) -> str:
+    """A baseline has more throughput than the choice: say so, and what the choice wins."""
+    verb = "has" if len(labels) == 1 else "have"
+    extra = baseline.hourly_price_usd - chosen.hourly_price_usd
+    costs = f", for {extra:.2f} USD/h more" if extra >= 0.005 else ""
+    text = (f"{_names(labels)} ({short(baseline)}) {verb} {_percent(diff)} more training "
+            f"throughput than this choice ({short(chosen)}){costs}")
+    per_usd = percent_more(chosen.performance / chosen.hourly_price_usd,
+                           baseline.performance / baseline.hourly_price_usd) \
+        if chosen.hourly_price_usd > 0 and baseline.hourly_price_usd > 0 else None
+    if per_usd is not None and per_usd >= SAME_PERCENT:
+        text += f"; this choice delivers {_percent(per_usd)} more throughput per USD"
+    return text + "."
+
+
+def comparison(rec: Recommendation, chosen: Configuration) -> str | None:
+    """The sentence comparing ``chosen`` with the baselines, strongest baseline first."""
+    if not (math.isfinite(chosen.performance) and chosen.performance > 0):
+        return None
+    single = chosen.gpu_spot == 1 if chosen.architecture == "tiering" else chosen.total_vms == 1
+    budget = _usd(rec.scenario.pw_usd_per_hour)
+    found = [(label, config) for label, name in BASELINES
+             if (config := rec.policy(name)) is not None
+             and math.isfinite(config.performance) and config.performance > 0]
+    if not found:
+        return (f"{subject(chosen)} {'delivers' if single else 'deliver'} a relative "
+                f"throughput of {chosen.performance:,.0f} for {_usd(chosen.hourly_price_usd)}; "
+                f"neither Cost-First nor Performance-First finds a cluster within {budget}.")
+    same = [label for label, config in found if config == chosen]
+    groups: list[tuple[list[str], Configuration]] = []
+    for label, config in sorted(found, key=lambda item: -item[1].performance):
+        if config == chosen:
+            continue
+        match = next((g for g in groups if g[1] == config), None)
+        if match is None:
+            groups.append(([label], config))
+        else:
+            match[0].append(label)
+    pick = f"{_names(same)}'s pick" if len(same) == 1 else f"the pick of {_names(same)}"
+    if not groups:
+        return f"{subject(chosen)} {'is' if single else 'are'} also {pick} within {budget}."
+    diff = percent_more(chosen.performance, groups[0][1].performance)
+    if diff is not None and diff <= -SAME_PERCENT:
+        return _stronger(chosen, *groups[0], -diff)
+    clauses = [c for i, (labels, config) in enumerate(groups)
+               if (c := _clause(chosen, labels, config, first=i == 0)) is not None]
+    if not clauses:
+        return None
+    also = f", also {pick}," if same else ""
+    return (f"{subject(chosen)}{also} {'delivers' if single else 'deliver'} "
+            f"{', and '.join(clauses)}, within the same budget of {budget}.")
+
+
+def safety(chosen: Configuration, catalog: Catalog | None = None) -> str:
+    """The sentence saying what keeps the checkpoints safe from spot reclaims."""
+    if chosen.architecture == "tiering":
+        nodes = chosen.memory_nodes
+        head = _count(nodes, f"{chosen.cpu} on-demand memory node", capital=True)
+        verb = "keeps" if nodes == 1 else "keep"
+        price = next((cpu.on_demand_usd_per_hour for cpu in (catalog.cpu_types if catalog
+                                                             else ()) if cpu.name == chosen.cpu),
+                     None)
+        cost = (f" for {_usd(nodes * price)}" if price is not None and math.isfinite(price)
+                else "")
+        return f"{head} {verb} the checkpoints safe from spot reclaims{cost}."
+    if chosen.gpu_spot == 0:
+        return (f"It runs on demand only, so no spot reclaim can interrupt it; cheaper spot "
+                f"VMs do not fit this budget next to the on-demand {chosen.gpu}.")
+    return (f"One on-demand {chosen.gpu} anchors the {_count(chosen.gpu_spot, 'spot VM')} and "
+            "keeps the checkpoints, so a spot reclaim never loses the training state.")
+
+
+def why(rec: Recommendation, chosen: Configuration | None = None,
+        catalog: Catalog | None = None) -> tuple[str, ...]:
+    """One or two sentences on why ``chosen`` (default: the best configuration) is a good buy.
+
+    ``catalog`` (the one ``rec`` was computed on) adds the memory nodes' hourly price.
+    Nothing feasible gives ``()``.
+    """
+    chosen = chosen if chosen is not None else rec.best
+    if chosen is None:
+        return ()
+    first = comparison(rec, chosen)
+    return tuple(s for s in (first, safety(chosen, catalog)) if s)
