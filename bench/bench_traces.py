@@ -21,10 +21,12 @@ from pathlib import Path
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.traces import backtest_inputs
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job import SpeedupModel, Workload, plan_job
+from deepvm_core.job import SpeedupModel, Workload, job_inputs, plan_job
+from deepvm_core.job.planner import cluster_arrays
 from deepvm_core.model import Scenario
 from deepvm_core.traces import backtest, load_trace, make_pool, pool_statistics
 from deepvm_core.traces.models import ReferenceJob, check_models
+from deepvm_core.traces.planning import backtest_candidates
 
 TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 REFERENCE_JOB = ReferenceJob(full_segments=9, segment_hours=1.01, last_segment_hours=1.0,
@@ -58,6 +60,28 @@ def bench_backtest(files: list[Path]) -> None:
               f"cost {s.mean_cost_usd[0]:.2f} USD, fell back {s.fell_back[0]:.0%}")
 
 
+def bench_plan_with_pools(files: list[Path]) -> None:
+    catalog = load_catalog("aws-us-east-1-2023-10")
+    workload = Workload(epochs=3000, reference_epoch_seconds=61.16, reference_gpu="g4dn.xlarge")
+    zones = sorted(f for f in files if f.parent.name.startswith("preemption"))
+    traces = {f.stem.split("_")[0]: load_trace(f) for f in zones}
+    pools = [make_pool(catalog, f"{g.name}@{zone}", trace)
+             for g in catalog.gpu_types for zone, trace in traces.items()]
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        result = plan_job(catalog, Scenario(3.0, 0.3, 2.0), workload, pw_usd_per_hour=3.0,
+                          speedup=SpeedupModel("fitted"), trials=0)
+        clusters = cluster_arrays(catalog, result.candidates)
+        inputs = job_inputs(workload, catalog, clusters, SpeedupModel("fitted"))
+        est = backtest_candidates(catalog, clusters, inputs, pools, recovery="failover")
+        best = min(best, time.perf_counter() - t0)
+    print(f"\nplan_job + backtest of every configuration ({result.size} candidates, "
+          f"{int(est.evaluated.sum())} with spot VMs) of all {len(catalog.gpu_types)} GPU types, "
+          f"{len(traces)} preemption-trace zones each, failover, 200 starts: {best:.2f} s "
+          "(goal < 3 s; plan_job is not wired to it yet)")
+
+
 def model_tables(files: list[Path]) -> None:
     print("\n2. Reference job: 10 compute hours, a checkpoint every hour (36 s), restart "
           "6 min; models from the first half, backtest (wait, 200 starts) of the second half")
@@ -80,6 +104,7 @@ def main() -> int:
         print(f"no development traces under {TRACES}; set DEEPVM_DEV_TRACES")
         return 1
     bench_backtest(files)
+    bench_plan_with_pools(files)
     model_tables(files)
     return 0
 

@@ -34,11 +34,11 @@ def test_order_and_estimates_match_one_by_one():
     assert all(est.pools[i] == () for i in np.flatnonzero(~spot_g4))
     gpu = catalog.gpu_types[g4]
     for i in np.flatnonzero(spot_g4)[:6]:
-        n = int(clusters.n_spot[i])
-        hours = (inputs.checkpoint_interval_seconds[i] + inputs.checkpoint_stall_seconds[i]) / 3600
-        od = float(clusters.on_demand_usd_per_hour[i])
-
-        def job(ps):
+        def job(ps, i=i):
+            n = int(clusters.n_spot[i])
+            hours = (inputs.checkpoint_interval_seconds[i]
+                     + inputs.checkpoint_stall_seconds[i]) / 3600
+            od = float(clusters.on_demand_usd_per_hour[i])
             return BacktestJob(
                 np.array([inputs.checkpoints[i]]), np.full((1, len(ps)), hours),
                 np.full((1, len(ps)), inputs.last_segment_seconds[i] / 3600),
