@@ -202,3 +202,40 @@ def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys,
     finally:
         server.stop()
     assert code == 2 and "gap_seconds = 0" in err and not out.exists()
+
+
+# ----------------------------------------------------------------------------- plan --pool
+
+
+def _configs(doc: dict) -> list[dict]:
+    return [c for c in [*doc["best"], *doc["frontier"]] if c]
+
+
+def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
+    up = write(tmp_path, "up.json", [1] * 300)
+    flaky = write(tmp_path, "flaky.json", [1, 1, 1, 0] * 75)
+    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1b={flaky}",
+                         "--pool", f"g4dn.xlarge@us-east-1a={up}", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    seen = set()
+    for c in _configs(doc):
+        e = c["estimate"]
+        if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0:
+            seen.add("backtest")
+            assert e["evaluated_by"] == "backtest" and e["recovery"] == "failover"
+            # the always-up zone has the lower single-pool makespan: it comes first, and a
+            # failover run never leaves it: makespan = compute + checkpoints x stall
+            assert e["pools"] == ["g4dn.xlarge@us-east-1a", "g4dn.xlarge@us-east-1b"]
+            hours = e["compute_hours"] + e["checkpoints"] * e["checkpoint_stall_seconds"] / 3600
+            assert e["expected_makespan_hours"] == pytest.approx(hours, rel=1e-12)
+            assert e["expected_interruptions"] == 0
+        else:
+            assert e["evaluated_by"] == "closed_form" and e["pools"] == []
+            assert e["recovery"] is None
+    assert seen == {"backtest"}
+    code, _, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@z={up}", "--recovery",
+                       "deadline")
+    assert code == 2 and "--deadline-hours" in err
+    code, _, err = run(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
+    assert code == 2 and "no GPU type 'p3.2xlarge'" in err

@@ -39,6 +39,7 @@ from deepvm_core.cli.common import (
     number,
     scenario_from_args,
 )
+from deepvm_core.cli.traces import add_plan_pool_args, plan_replay
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
@@ -185,6 +186,7 @@ def add_plan_parsers(subparsers: Any) -> None:
                       default=DEFAULT_TOP_K,
                       help=f"how many best clusters, and DeepVM's top-k (default "
                            f"{DEFAULT_TOP_K})")
+    add_plan_pool_args(p)
     p.add_argument("--format", choices=("table", "json"), default="table")
 
     c = subparsers.add_parser(
@@ -399,7 +401,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
-                      top_k=args.top)
+                      top_k=args.top, replay=plan_replay(args, catalog))
     if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
         out.write(json.dumps(plan_to_dict(result, catalog), indent=2) + "\n")
         for warning in result.warnings:

@@ -31,6 +31,8 @@ from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, r
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import DeepVMError
+from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.result import ReplayEstimates
 from deepvm_core.traces import (
     DEFAULT_STARTS,
     MAX_STARTS,
@@ -47,6 +49,7 @@ from deepvm_core.traces import (
     split_pool_name,
 )
 from deepvm_core.traces.fetch import fetch_traces
+from deepvm_core.traces.planning import replay_hook
 
 TRACES_COMMANDS: Final = ("traces", "backtest")
 EXIT_USAGE: Final = 2
@@ -115,6 +118,31 @@ def add_traces_parsers(subparsers: Any) -> None:
                     help="restart R, minutes (default: the plan's)")
     bt.add_argument("--catalog", help="catalog for prices (default: the plan's, by name)")
     bt.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
+    """``deepvm plan``'s ``--pool`` and ``--recovery`` (``traces.md``)."""
+    g = p.add_argument_group("spot traces")
+    g.add_argument("--pool", type=_pool_arg, action="append", default=[],
+                   metavar="TYPE@ZONE=FILE",
+                   help="a spot market and its trace (repeat): every configuration of TYPE "
+                        "is then evaluated by a backtest over TYPE's pools, ordered per "
+                        "configuration by their single-pool mean makespan")
+    g.add_argument("--recovery", choices=POLICIES, default="failover",
+                   help="recovery policy of those backtests (default failover; deadline needs "
+                        "--deadline-hours)")
+
+
+def plan_replay(args: argparse.Namespace, catalog: Catalog,
+                ) -> Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None:
+    """The backtest hook of ``deepvm plan`` for its ``--pool`` options, or ``None``."""
+    if not args.pool:
+        return None
+    if args.recovery == "deadline" and args.deadline_hours is None:
+        raise DeepVMError("--recovery deadline needs --deadline-hours H")
+    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    return replay_hook(catalog, pools, recovery=args.recovery,
+                       deadline_hours=args.deadline_hours)
 
 
 def _finite(x: float) -> float | None:

@@ -86,7 +86,9 @@ class InputsDoc(TypedDict):
 class EstimateDoc(TypedDict):
     """A configuration's job estimate in the plan JSON; ``null`` for a value that is not finite.
     ``does_not_finish`` (the reason, with T, C and N null) only for a cluster not expected to
-    finish; the Monte Carlo keys only when the configuration was simulated."""
+    finish; the Monte Carlo keys only when the configuration was simulated (or backtested:
+    ``evaluated_by`` ``backtest``, its ``pools`` in failover order and its ``recovery``
+    policy; ``closed_form``, ``[]`` and ``null`` otherwise)."""
 
     epoch_seconds: float
     compute_hours: float
@@ -97,6 +99,9 @@ class EstimateDoc(TypedDict):
     expected_cost_usd: float | None
     expected_interruptions: float | None
     within_limits: bool
+    evaluated_by: str
+    pools: list[str]
+    recovery: str | None
     does_not_finish: NotRequired[str]
     trials: NotRequired[int]
     makespan_hours_p10: NotRequired[float | None]

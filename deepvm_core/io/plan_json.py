@@ -43,6 +43,9 @@ def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
         "expected_cost_usd": _finite(e.expected_cost_usd),
         "expected_interruptions": _finite(e.expected_interruptions),
         "within_limits": e.within_limits,
+        "evaluated_by": e.evaluated_by,
+        "pools": list(e.pools),
+        "recovery": e.recovery,
     }
     if e.does_not_finish is not None:  # T, C and N are null: the reason says why
         doc.update({"expected_makespan_hours": None, "expected_cost_usd": None,

@@ -17,20 +17,22 @@ spot(g) + n_spot spot(g, zone)`` (the pool's zone price), ``P_od`` its on-demand
 ``P_fallback = P_od + n_spot on_demand(g)``. Configurations that share an order are replayed
 together (one vectorised backtest per distinct order).
 
-Wiring into :func:`~deepvm_core.job.planner.plan_job` and the plan JSON (``evaluated_by``,
-``pools``, ``recovery``) is not done here.
+:func:`~deepvm_core.job.planner.plan_job` takes it as its ``replay`` hook
+(:func:`replay_hook`): the backtested candidates then carry the backtest's mean makespan and
+cost, its percentiles and deadline share, ``evaluated_by`` = ``backtest``, their ``pools`` and
+the ``recovery`` policy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.result import ReplayEstimates
 from deepvm_core.traces.backtest import DEFAULT_STARTS, BacktestJob, Policy, backtest
 from deepvm_core.traces.pools import Pool, check_pools
 from deepvm_core.traces.trace import TraceError
@@ -38,32 +40,6 @@ from deepvm_core.units import SECONDS_PER_HOUR
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
-
-
-@dataclass(frozen=True)
-class PoolEstimates:
-    """Per configuration (1-D arrays of the candidates' length; NaN where not evaluated).
-
-    Attributes:
-        evaluated: True where the backtest gave the numbers.
-        pools: per configuration, the pool names in failover order (empty: closed form).
-        mean_makespan_hours, makespan_p10_hours, makespan_p50_hours, makespan_p90_hours:
-            the backtest's makespan, hours.
-        mean_cost_usd, cost_p90_usd: its cost, USD.
-        mean_interruptions: mean interruptions per run.
-        deadline_met: share of runs within the deadline, or ``None`` without a deadline.
-    """
-
-    evaluated: BoolArray
-    pools: tuple[tuple[str, ...], ...]
-    mean_makespan_hours: FloatArray
-    makespan_p10_hours: FloatArray
-    makespan_p50_hours: FloatArray
-    makespan_p90_hours: FloatArray
-    mean_cost_usd: FloatArray
-    cost_p90_usd: FloatArray
-    mean_interruptions: FloatArray
-    deadline_met: FloatArray | None
 
 
 def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: npt.NDArray[
@@ -100,7 +76,7 @@ def _columns(job: BacktestJob, order: npt.NDArray[np.int64]) -> BacktestJob:
 def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs,
                         pools: Sequence[Pool], *, recovery: Policy = "failover",
                         deadline_hours: float | None = None,
-                        starts: int = DEFAULT_STARTS) -> PoolEstimates:
+                        starts: int = DEFAULT_STARTS) -> ReplayEstimates:
     """Backtest the configurations of every GPU type that has pools (module docstring).
 
     Raises:
@@ -115,7 +91,9 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
         check_pools(list(pools))
     size = clusters.size
     out = {name: np.full(size, np.nan) for name in (
-        "mean", "p10", "p50", "p90", "cost", "cost_p90", "events", "met")}
+        "mean", "p10", "p50", "p90", "cost", "cost_p10", "cost_p50", "cost_p90", "events",
+        "met")}
+    runs_per = 0
     evaluated = np.zeros(size, dtype=bool)
     names: list[tuple[str, ...]] = [()] * size
     by_gpu: dict[str, list[Pool]] = {}
@@ -143,7 +121,10 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             runs = backtest([group[i].trace for i in used], _columns(job.rows(sub), used),
                             policy=recovery, deadline_hours=deadline_hours, starts=starts)
             s = runs.summary()
+            runs_per = s.runs
             at = rows[sub]
+            out["cost_p10"][at], out["cost_p50"][at] = np.percentile(runs.cost_usd, (10.0, 50.0),
+                                                                     axis=1)
             out["mean"][at], out["p10"][at] = s.mean_makespan_hours, s.makespan_p10_hours
             out["p50"][at], out["p90"][at] = s.makespan_p50_hours, s.makespan_p90_hours
             out["cost"][at], out["cost_p90"][at] = s.mean_cost_usd, s.cost_p90_usd
@@ -154,9 +135,20 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             for r in at:
                 names[int(r)] = label
             evaluated[at] = True
-    return PoolEstimates(
-        evaluated=evaluated, pools=tuple(names), mean_makespan_hours=out["mean"],
-        makespan_p10_hours=out["p10"], makespan_p50_hours=out["p50"],
-        makespan_p90_hours=out["p90"], mean_cost_usd=out["cost"], cost_p90_usd=out["cost_p90"],
-        mean_interruptions=out["events"],
+    return ReplayEstimates(
+        recovery=recovery, runs=runs_per, evaluated=evaluated, pools=tuple(names),
+        mean_makespan_hours=out["mean"], makespan_p10_hours=out["p10"],
+        makespan_p50_hours=out["p50"], makespan_p90_hours=out["p90"],
+        mean_cost_usd=out["cost"], cost_p10_usd=out["cost_p10"], cost_p50_usd=out["cost_p50"],
+        cost_p90_usd=out["cost_p90"], mean_interruptions=out["events"],
         deadline_met=None if deadline_hours is None else out["met"])
+
+
+def replay_hook(catalog: Catalog, pools: Sequence[Pool], *, recovery: Policy = "failover",
+                deadline_hours: float | None = None, starts: int = DEFAULT_STARTS,
+                ) -> Callable[[ClusterArrays, JobInputs], ReplayEstimates]:
+    """The ``replay`` argument of :func:`~deepvm_core.job.planner.plan_job` for ``pools``."""
+    def hook(clusters: ClusterArrays, inputs: JobInputs) -> ReplayEstimates:
+        return backtest_candidates(catalog, clusters, inputs, pools, recovery=recovery,
+                                   deadline_hours=deadline_hours, starts=starts)
+    return hook
