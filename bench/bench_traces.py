@@ -21,12 +21,11 @@ from pathlib import Path
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.traces import backtest_inputs
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job import SpeedupModel, Workload, job_inputs, plan_job
-from deepvm_core.job.planner import cluster_arrays
+from deepvm_core.job import SpeedupModel, Workload, plan_job
 from deepvm_core.model import Scenario
 from deepvm_core.traces import backtest, load_trace, make_pool, pool_statistics
 from deepvm_core.traces.models import ReferenceJob, check_models
-from deepvm_core.traces.planning import backtest_candidates
+from deepvm_core.traces.planning import replay_hook
 
 TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 REFERENCE_JOB = ReferenceJob(full_segments=9, segment_hours=1.01, last_segment_hours=1.0,
@@ -71,15 +70,14 @@ def bench_plan_with_pools(files: list[Path]) -> None:
     for _ in range(3):
         t0 = time.perf_counter()
         result = plan_job(catalog, Scenario(3.0, 0.3, 2.0), workload, pw_usd_per_hour=3.0,
-                          speedup=SpeedupModel("fitted"), trials=0)
-        clusters = cluster_arrays(catalog, result.candidates)
-        inputs = job_inputs(workload, catalog, clusters, SpeedupModel("fitted"))
-        est = backtest_candidates(catalog, clusters, inputs, pools, recovery="failover")
+                          speedup=SpeedupModel("fitted"), trials=0,
+                          replay=replay_hook(catalog, pools, recovery="failover"))
         best = min(best, time.perf_counter() - t0)
-    print(f"\nplan_job + backtest of every configuration ({result.size} candidates, "
-          f"{int(est.evaluated.sum())} with spot VMs) of all {len(catalog.gpu_types)} GPU types, "
-          f"{len(traces)} preemption-trace zones each, failover, 200 starts: {best:.2f} s "
-          "(goal < 3 s; plan_job is not wired to it yet)")
+    assert result.replay is not None
+    print(f"\nplan_job with pools for all {len(catalog.gpu_types)} GPU types "
+          f"({len(traces)} preemption-trace zones each; {result.size} candidates, "
+          f"{int(result.replay.evaluated.sum())} backtested), failover, 200 starts: "
+          f"{best:.2f} s (goal < 3 s); chosen {result.chosen.describe() if result.chosen else '-'}")
 
 
 def model_tables(files: list[Path]) -> None:
