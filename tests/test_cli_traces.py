@@ -239,3 +239,13 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
     assert code == 2 and "--deadline-hours" in err
     code, _, err = run(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
     assert code == 2 and "no GPU type 'p3.2xlarge'" in err
+
+
+def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
+    up = write(tmp_path, "up.json", [1] * 300)
+    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g5.xlarge@us-east-1a={up}",
+                         "--recovery", "wait")
+    assert code == 0, err
+    assert "Note: g5.xlarge evaluated by a backtest on spot traces (wait, 200 starts)" in out
+    code, out, _ = run(capsys, "plan", *JOB)
+    assert code == 0 and "backtest" not in out

@@ -39,7 +39,7 @@ from deepvm_core.cli.common import (
     number,
     scenario_from_args,
 )
-from deepvm_core.cli.traces import add_plan_pool_args, plan_replay
+from deepvm_core.cli.traces import add_plan_pool_args, plan_replay, replay_note
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
@@ -408,6 +408,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"deepvm plan: warning: {warning}\n")
     else:
         out.write(render_plan_table(result, catalog))
+        out.write(replay_note(result))
     return 0
 
 

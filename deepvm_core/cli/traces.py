@@ -32,7 +32,7 @@ from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
-from deepvm_core.job.result import ReplayEstimates
+from deepvm_core.job.result import JobPlanResult, ReplayEstimates
 from deepvm_core.traces import (
     DEFAULT_STARTS,
     MAX_STARTS,
@@ -143,6 +143,18 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
     pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
                        deadline_hours=args.deadline_hours)
+
+
+def replay_note(result: JobPlanResult) -> str:
+    """A line under ``deepvm plan``'s table saying which rows the backtest evaluated."""
+    r = result.replay
+    if r is None or not r.evaluated.any():
+        return ""
+    types = sorted({result.candidates.configuration(int(i)).gpu
+                    for i in np.flatnonzero(r.evaluated)})
+    return (f"Note: {', '.join(types)} evaluated by a backtest on spot traces ({r.recovery}, "
+            f"{r.runs} starts): expected h and $ are its means, the P10-P90 ranges its "
+            "percentiles, events its mean interruptions; the other types by the closed form\n")
 
 
 def _finite(x: float) -> float | None:
