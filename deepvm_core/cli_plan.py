@@ -31,19 +31,15 @@ from typing import Any, Final, TextIO
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
+from deepvm_core.cli_job import add_job_arguments, load_measurements_arg, speedup_from_args
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.job import (
     AUTO,
     GOALS,
-    SPEEDUP_MODELS,
     JobPlanResult,
-    MeasurementTable,
     PlanEstimate,
-    SpeedupModel,
     Workload,
-    bundled_measurements_paths,
     calibrate_catalog,
-    load_measurements,
     plan_job,
     plan_to_dict,
 )
@@ -120,22 +116,7 @@ def add_plan_parsers(subparsers: Any) -> None:
                    help="the final tie-break's order (model.md): paper (Z, default) or "
                         "performance")
     job = p.add_argument_group("the job")
-    job.add_argument("--epochs", type=_number(float, minimum=0.0, strict=True), required=True,
-                     help="epochs E of the job (> 0)")
-    job.add_argument("--epoch-seconds", type=_number(float, minimum=0.0, strict=True),
-                     required=True, help="measured seconds per epoch t_ref on --ref-nodes VMs "
-                                         "of --ref-type")
-    job.add_argument("--ref-type", metavar="TYPE",
-                     help="GPU type of that measurement (default: the top spot-FLOPP type)")
-    job.add_argument("--ref-nodes", type=_number(int, minimum=1), default=1,
-                     help="VMs of that measurement (default 1)")
-    job.add_argument("--speedup", choices=SPEEDUP_MODELS, default="fitted",
-                     help="speedup model S(n): fitted (default, the logistic), paper (n K(n)) "
-                          "or measured (needs --measurements)")
-    job.add_argument("--measurements", metavar="FILE.csv",
-                     help="measured epoch times (instance,nodes,epoch_seconds), a path or a "
-                          "bundled name (" + ", ".join(bundled_measurements_paths()) + "); "
-                          "one-node rows also give t_g(1) in every model")
+    add_job_arguments(job)
     ckpt = job.add_mutually_exclusive_group()
     ckpt.add_argument("--ckpt-every-epochs", type=_number(int, minimum=1), metavar="K",
                       help="a checkpoint every K epochs (default 1)")
@@ -206,17 +187,6 @@ def _load_catalog(name: str) -> Catalog:
         return load_catalog(name)
     except CatalogError as exc:
         raise DeepVMError(f"catalog {name!r} is invalid: {_one_line(exc)}") from None
-
-
-def _measurements(name: str) -> MeasurementTable:
-    bundled = bundled_measurements_paths()
-    path = Path(name)
-    if not path.exists() and name in bundled:
-        path = bundled[name]
-    if not path.exists():
-        raise DeepVMError(f"measurements {name!r}: no such file or bundled name (bundled: "
-                          f"{', '.join(bundled) or 'none'})")
-    return load_measurements(path)
 
 
 def _short(c: Configuration) -> str:
@@ -323,12 +293,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
 
 def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load_catalog(args.catalog)
-    measurements = None if args.measurements is None else _measurements(args.measurements)
-    if args.speedup == "measured" and measurements is None:
-        bundled = ", ".join(bundled_measurements_paths())
-        raise DeepVMError(f"--speedup measured needs --measurements FILE.csv (bundled: "
-                          f"{bundled})")
-    speedup = SpeedupModel(args.speedup, measurements)
+    speedup = speedup_from_args(args)
     mtbi: dict[str, float] = {}
     for name, hours in args.mtbi:
         if name in mtbi:
@@ -358,7 +323,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load_catalog(args.catalog)
-    table = _measurements(args.measurements)
+    table = load_measurements_arg(args.measurements)
     if Path(args.out).exists() and Path(args.out).resolve() == Path(args.catalog).resolve():
         raise DeepVMError("--out must differ from --catalog (the input is never overwritten)")
     reference: str | None = args.eflops

@@ -89,6 +89,9 @@ def assumptions_to_dict(a: PlanAssumptions) -> dict[str, Any]:
             "speedup_source": g.speedup_source,
             "one_vm_epoch_seconds": g.one_vm_epoch_seconds,
             "one_vm_source": g.one_vm_source,
+            "relative_speed_source": g.one_vm_source,
+            "relative_speed_table": g.one_vm_table,
+            "relative_one_vm_time": g.relative_one_vm_time,
         } for g in a.gpu_types},
     }
 

@@ -150,7 +150,11 @@ class GpuAssumption:
         speedup_source: where S_g(n) comes from: ``paper``, ``fitted``, ``measured`` or
             ``linear`` (no fit: S(n) = n, flagged).
         one_vm_epoch_seconds: t_g(1), seconds per epoch on one VM, or ``None`` (unknown).
-        one_vm_source: ``measured``, ``reference``, ``eflops`` or ``None``.
+        one_vm_source: where t_g(1)'s relative speed ρ_g comes from: ``measured`` (a
+            table's one-node rows of g and g_ref), ``reference`` (g is g_ref), ``eflops`` or
+            ``None``.
+        relative_one_vm_time: ρ_g = t_g(1) / t_ref(1) (dimensionless), or ``None``.
+        one_vm_table: the measurement table's name when ``one_vm_source`` is ``measured``.
     """
 
     gpu: str
@@ -160,6 +164,8 @@ class GpuAssumption:
     speedup_source: SpeedupSource
     one_vm_epoch_seconds: float | None
     one_vm_source: OneVmSource | None
+    relative_one_vm_time: float | None = None
+    one_vm_table: str | None = None
 
 
 @dataclass(frozen=True)

@@ -268,7 +268,8 @@ def _assumptions(catalog: Catalog, workload: Workload,
         GpuAssumption(
             gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
-            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source)
+            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
+            relative_one_vm_time=t.relative_time, one_vm_table=t.table)
         for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), one_vm,
                            strict=True))
     return PlanAssumptions(

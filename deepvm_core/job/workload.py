@@ -18,7 +18,7 @@ import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Final, Literal
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem
@@ -28,6 +28,15 @@ CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
 
 _WHERE = "workload"
+
+#: The example job, used wherever the user has not given theirs (the CLI's defaults, the
+#: README, speed without a job): a ResNet-50-sized job, 90 epochs of 960 s on one VM of the
+#: reference type, i.e. 24 hours of training on one VM. An example, not a measurement: edit
+#: the epoch time to yours.
+EXAMPLE_EPOCHS: Final = 90.0
+EXAMPLE_EPOCH_SECONDS: Final = 960.0
+EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 960 s on one VM "
+                              "of the reference type (24 h); edit the epoch time to yours")
 
 
 def _number(problems: list[Problem], name: str, value: object, *, positive: bool = False,
@@ -174,3 +183,12 @@ def check_workload(workload: Workload, catalog: Catalog) -> GpuType:
     if problems or reference is None:
         raise WorkloadError(problems)
     return reference
+
+
+def example_workload(**changes: Any) -> Workload:
+    """The example job (:data:`EXAMPLE_EPOCHS` epochs of :data:`EXAMPLE_EPOCH_SECONDS` s on one
+    VM of the reference type), with ``changes`` to any :class:`Workload` field."""
+    fields: dict[str, Any] = {"epochs": EXAMPLE_EPOCHS,
+                              "reference_epoch_seconds": EXAMPLE_EPOCH_SECONDS}
+    fields.update(changes)
+    return Workload(**fields)
