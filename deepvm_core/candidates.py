@@ -17,6 +17,9 @@ Two levels
   K_v(n)``.
 * Tiering: ``1 <= n <=`` the spot limit of v. GPU price ``n SP(v)``, ``Z = n SPFP(v) K_v(n)``.
 * Both: performance ``eFLOPS(v) n K_v(n)`` (n counts the anchor); "noscale" values take K = 1.
+* Both: the job's training speed ``3600 S_v(n) / t_v(1)`` epochs per hour
+  (:mod:`deepvm_core.speed`, from a :class:`~deepvm_core.speed.SpeedBasis`: the job's, or the
+  example job's); "noscale" takes S(n) = n. NaN when unknown.
 
 Next to the rows, the memory-node types W (CPU types that hold ``f * s`` and may have at least
 one node), each one's node limit, and ``n_sat(min(BW(v), BW(w)))`` per (v, w).
@@ -86,6 +89,7 @@ from deepvm_core.model import (
     spot_flopp,
 )
 from deepvm_core.ranking import combined_name_rank, name_ranks, rank_order
+from deepvm_core.speed import SpeedBasis, default_speed_basis
 
 __all__ = [
     "ALL_ARCHITECTURES",
@@ -102,7 +106,7 @@ BoolArray = npt.NDArray[np.bool_]
 #: The per-row columns of a domain (:func:`_gpu_rows`); the first three hold integers.
 _ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_per_hour",
                 "gpu_price_usd_per_hour", "z_paper", "z_noscale", "performance",
-                "performance_noscale", "scaling_factor")
+                "performance_noscale", "scaling_factor", "speed", "speed_noscale")
 #: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
 _CHUNK_ROWS = 1024
 #: The most GPU rows (architecture, GPU type, n) a domain may have: :func:`build_domain` refuses
@@ -137,6 +141,10 @@ class CandidateDomain:
         z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
         performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
         scaling_factor: K(n).
+        speed, speed_noscale: the job's epochs per hour, ``3600 S(n) / t(1)``, and with
+            S(n) = n (NaN when unknown).
+        speed_basis: what speed was computed from, or ``None`` (unknown: no GPU type to take
+            as the reference).
         memory_node_price_usd_per_hour: per CPU type, its on-demand price OD(w).
         memory_node_limit: per CPU type, the most memory nodes (node cap, on-demand quota).
         saturation_limit: per (GPU type, CPU type), ``n_sat(min(BW(v), BW(w)))``; shape (V, W).
@@ -157,6 +165,9 @@ class CandidateDomain:
     performance: FloatArray
     performance_noscale: FloatArray
     scaling_factor: FloatArray
+    speed: FloatArray
+    speed_noscale: FloatArray
+    speed_basis: SpeedBasis | None
     memory_node_price_usd_per_hour: FloatArray
     memory_node_limit: IntArray
     saturation_limit: IntArray
@@ -174,10 +185,8 @@ class CandidateDomain:
         return self.pw_usd_per_hour + PRICE_TOLERANCE_USD
 
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
-        """The value of every row under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        return self.performance_noscale if noscale else self.performance
+        """The value of every row under ``objective`` (K = 1, or S(n) = n, if ``noscale``)."""
+        return _objective_values(self, objective, noscale)
 
     @property
     def cpu_name_rank(self) -> IntArray:
@@ -281,12 +290,33 @@ class CandidateDomain:
             z_paper=self.z_paper[row], z_noscale=self.z_noscale[row],
             performance=self.performance[row],
             performance_noscale=self.performance_noscale[row],
-            scaling_factor=self.scaling_factor[row], name_rank=self.name_rank(row, cpu),
+            scaling_factor=self.scaling_factor[row], speed=self.speed[row],
+            speed_noscale=self.speed_noscale[row], name_rank=self.name_rank(row, cpu),
         )
 
 
-def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray) -> dict[str, npt.NDArray[Any]]:
-    """The rows ``(arch, gpu, n)`` with their prices, Z, performance and K: the model's
+def _objective_values(arrays: CandidateDomain | CandidateTable, objective: Objective,
+                      noscale: bool) -> FloatArray:
+    """The objective column of a domain or a table (K = 1, or S(n) = n, if ``noscale``).
+
+    Raises:
+        InputError: ``speed`` while the speed is unknown (no reference type).
+    """
+    if objective == "paper":
+        return arrays.z_noscale if noscale else arrays.z_paper
+    if objective == "speed":
+        values = arrays.speed_noscale if noscale else arrays.speed
+        if np.any(np.isnan(values)):
+            raise InputError("objective", objective, "the training speed is unknown for some "
+                             "GPU type (no one-VM epoch time: give the reference type eFLOPS "
+                             "or a measured one-node time)")
+        return values
+    return arrays.performance_noscale if noscale else arrays.performance
+
+
+def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray,
+              speed: SpeedBasis | None) -> dict[str, npt.NDArray[Any]]:
+    """The rows ``(arch, gpu, n)`` with their prices, Z, performance, K and speed: the model's
     formulas (``gi``: the GPU type's index)."""
     eflops = float(gpu.eflops)  # type: ignore[arg-type]  # solvable types have eFLOPS
     spot, od = gpu.spot_usd_per_hour, gpu.on_demand_usd_per_hour
@@ -307,6 +337,9 @@ def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray) -> dict[str, npt.N
         "on_demand_usd_per_hour": od_part, "gpu_price_usd_per_hour": price,
         "z_paper": z_noscale * k, "z_noscale": z_noscale, "performance": eflops * n * k,
         "performance_noscale": eflops * n.astype(np.float64), "scaling_factor": k,
+        "speed": np.full(n.shape, np.nan) if speed is None else speed.epochs_per_hour(gpu, n),
+        "speed_noscale": np.full(n.shape, np.nan) if speed is None
+        else speed.epochs_per_hour(gpu, n, noscale=True),
     }
 
 
@@ -324,6 +357,7 @@ def build_domain(
     *,
     pw_usd_per_hour: float | None = None,
     architectures: Iterable[Arch] = ALL_ARCHITECTURES,
+    speed: SpeedBasis | None = None,
 ) -> CandidateDomain:
     """The GPU rows of the candidate domain (module doc) for ``scenario``'s f, s, quotas and
     node cap.
@@ -335,6 +369,8 @@ def build_domain(
             with some Tiering row. ``None`` or ``math.inf``: no budget. The scenario's own PW is
             not read.
         architectures: which architectures to build rows for.
+        speed: what the training speed is computed from; ``None``: the example job's
+            (:func:`~deepvm_core.speed.default_speed_basis`).
 
     Raises:
         InputError: a negative or NaN ``pw_usd_per_hour``, or a search space of more than
@@ -392,7 +428,8 @@ def build_domain(
         blocks = [b for b in blocks if b[0] == Arch.SINGLE_ANCHOR]
     blocks = [b for b in blocks if b[2].size]
 
-    rows = [_gpu_rows(gpus[gi], gi, arch, n) for arch, gi, n in blocks]
+    basis = speed if speed is not None or not blocks else default_speed_basis(catalog)
+    rows = [_gpu_rows(gpus[gi], gi, arch, n, basis) for arch, gi, n in blocks]
 
     def column(key: str) -> npt.NDArray[Any]:
         if rows:
@@ -400,7 +437,7 @@ def build_domain(
         return np.zeros(0, dtype=np.int64 if key in _ROW_COLUMNS[:3] else np.float64)
 
     return CandidateDomain(
-        gpus=gpus, cpus=tuple(cpus), pw_usd_per_hour=pw,
+        gpus=gpus, cpus=tuple(cpus), pw_usd_per_hour=pw, speed_basis=basis,
         **{key: column(key) for key in _ROW_COLUMNS},
         memory_node_price_usd_per_hour=np.array([w.on_demand_usd_per_hour for w in cpus],
                                                 dtype=np.float64),
@@ -433,6 +470,7 @@ class CandidateTable:
         z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
         performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
         scaling_factor: K(n).
+        speed, speed_noscale: the job's epochs per hour, and with S(n) = n (NaN: unknown).
         name_rank: the tie-break on names (:func:`combined_name_rank`).
     """
 
@@ -451,6 +489,8 @@ class CandidateTable:
     performance: FloatArray
     performance_noscale: FloatArray
     scaling_factor: FloatArray
+    speed: FloatArray
+    speed_noscale: FloatArray
     name_rank: IntArray
 
     def __len__(self) -> int:
@@ -472,10 +512,9 @@ class CandidateTable:
         return self.n + self.m
 
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
-        """The value of every configuration under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        return self.performance_noscale if noscale else self.performance
+        """The value of every configuration under ``objective`` (K = 1, or S(n) = n, if
+        ``noscale``)."""
+        return _objective_values(self, objective, noscale)
 
     def rank_order(self, objective: Objective, *, noscale: bool = False,
                    indices: IntArray | None = None) -> IntArray:
@@ -493,6 +532,9 @@ class CandidateTable:
         arch = Arch(int(self.architecture[i]))
         gpu = self.gpus[int(self.gpu[i])]
         is_sa = arch == Arch.SINGLE_ANCHOR
+        basis = self.domain.speed_basis
+        speed = float(self.speed[i])
+        known = basis is not None and math.isfinite(speed)
         return Configuration(
             architecture=arch.key,
             gpu=gpu.name,
@@ -506,6 +548,11 @@ class CandidateTable:
             performance=float(self.performance[i]),
             scaling_factor=float(self.scaling_factor[i]),
             eflops_per_gpu=float(gpu.eflops),  # type: ignore[arg-type]  # solvable
+            speed_epochs_per_hour=speed if known else None,
+            speed_noscale_epochs_per_hour=float(self.speed_noscale[i]) if known else None,
+            speed_vs_one_ref_vm=(speed / basis.reference_epochs_per_hour
+                                 if known and basis is not None else None),
+            reference_gpu=None if basis is None else basis.reference_gpu,
         )
 
 
@@ -516,6 +563,7 @@ def build_candidates(
     pw_usd_per_hour: float | None = None,
     memory_node_choices: int | None = 1,
     architectures: Iterable[Arch] = ALL_ARCHITECTURES,
+    speed: SpeedBasis | None = None,
 ) -> CandidateTable:
     """Every configuration of the candidate domain (module doc).
 
@@ -526,6 +574,7 @@ def build_candidates(
             (by price, then m, then CPU name); ``None`` keeps every (v, w, n) with its
             cheapest valid m.
         architectures: which architectures to enumerate.
+        speed: what the training speed is computed from (:func:`build_domain`).
 
     Raises:
         InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``, or a search space of
@@ -537,7 +586,7 @@ def build_candidates(
         raise InputError("memory_node_choices", memory_node_choices,
                          "must be a whole number >= 1 or None (every memory-node type)")
     domain = build_domain(catalog, scenario, pw_usd_per_hour=pw_usd_per_hour,
-                          architectures=architectures)
+                          architectures=architectures, speed=speed)
     single = np.flatnonzero(domain.architecture == Arch.SINGLE_ANCHOR)
     tiering = np.flatnonzero(domain.architecture == Arch.TIERING)
     width = len(domain.cpus)

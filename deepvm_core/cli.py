@@ -19,20 +19,23 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.cli_fetch import add_fetch_parser, run_fetch
+from deepvm_core.cli_job import add_job_arguments
 from deepvm_core.cli_launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
 from deepvm_core.cli_plan import PLAN_COMMANDS, add_plan_parsers, run_plan_command
+from deepvm_core.cli_recommend import recommend_job, render_recommendation
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.export import recommendation_to_dict
 from deepvm_core.model import (
-    ARCHITECTURE_LABELS,
     DEFAULT_MAX_NODES,
+    DEFAULT_OBJECTIVE,
     MAX_NODES,
     OBJECTIVES,
     Configuration,
     Scenario,
     flopp_ranking,
 )
-from deepvm_core.policies import POLICY_LABELS, SOLVERS, recommend
+from deepvm_core.policies import SOLVERS, recommend
+from deepvm_core.recommend_job import with_job_estimate
 from deepvm_core.replay import read_export, replay
 from deepvm_core.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.store import load_catalog, write_json_atomic
@@ -102,8 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "it does, 1 when it differs, 2 on a bad file; takes no --catalog or --pw, "
                      "and the other scenario options are the export's")
     rec.add_argument("--top", type=_number(int, 1), default=3, help="how many (default 3)")
-    rec.add_argument("--objective", choices=OBJECTIVES, default="paper",
-                     help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
+    rec.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
+                     help=f"speed: the job's epochs per hour (default {DEFAULT_OBJECTIVE}); "
+                     "paper: the paper's Z; performance: eFLOPS * n * K(n)")
     rec.add_argument("--solver", choices=SOLVERS, default="ilp",
                      help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
     rec.add_argument("--time-limit", type=_number(float, 0.0, strict=True),
@@ -112,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "when it proves no optimum within it, the exact enumeration answers and a "
                      "note says so")
     rec.add_argument("--format", choices=("table", "json"), default="table")
+    add_job_arguments(rec.add_argument_group(
+        "the job (optional: speed then uses its epoch time, and the JSON holds its estimate)"),
+        example_by_default=False)
 
     sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
     _add_scenario_args(sw, with_pw=False)
@@ -189,35 +196,16 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
     scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
                         args.max_nodes)
+    job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
-                    time_limit_s=args.time_limit)
+                    time_limit_s=args.time_limit, speed=None if job is None else job.speed)
     if args.format == "json":
-        out.write(json.dumps(recommendation_to_dict(rec, catalog), indent=2) + "\n")
+        doc = recommendation_to_dict(rec, catalog)
+        if job is not None:
+            doc = with_job_estimate(doc, rec, catalog, job)
+        out.write(json.dumps(doc, indent=2) + "\n")
         return 0
-    out.write(f"Catalog {catalog.name} ({catalog.region}, prices {catalog.prices_date}); "
-              f"PW {args.pw:g} USD/h, checkpoint {args.ckpt_gb:g} GB x buffer {args.buffer:g}; "
-              f"objective {args.objective}; quotas {'off' if args.no_quotas else 'on'}\n\n")
-    if rec.explanation:
-        out.write(f"Nothing is feasible. {rec.explanation.summary}\n")
-    else:
-        width = max(len(_config_line(c)) for c in rec.deepvm)
-        out.write(f"{'#':>2}  {'configuration':<{width}}  {'objective':>14}  {'performance':>11}\n")
-        for i, c in enumerate(rec.deepvm, 1):
-            out.write(f"{i:>2}  {_config_line(c):<{width}}  "
-                      f"{c.objective_value(args.objective):>14.6g}  {c.performance:>11.1f}\n")
-    out.write("\n")
-    for arch, arch_best in (("single_anchor", rec.best_single_anchor),
-                            ("tiering", rec.best_tiering)):
-        arch_note = rec.architecture_notes.get(arch)
-        why = "none. " + (arch_note.summary if arch_note else "")
-        out.write(f"Best {ARCHITECTURE_LABELS[arch]}: "
-                  f"{_config_line(arch_best) if arch_best else why}\n")
-    for policy in ("deepvm_noscale", "cost_first", "performance_first"):
-        baseline = rec.policy(policy)
-        perf = f" (performance {baseline.performance:.1f})" if baseline else ""
-        out.write(f"{POLICY_LABELS[policy]}: {_config_line(baseline)}{perf}\n")
-    for text in rec.notes:
-        out.write(f"Note: {text}\n")
+    out.write(render_recommendation(rec, catalog, job))
     return 0
 
 

@@ -48,9 +48,14 @@ DEFAULT_MAX_NODES = 256
 MAX_NODES = 10_000
 
 Architecture = Literal["single_anchor", "tiering"]
-Objective = Literal["paper", "performance"]
+Objective = Literal["speed", "paper", "performance"]
 ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
-OBJECTIVES: tuple[Objective, ...] = ("paper", "performance")
+OBJECTIVES: tuple[Objective, ...] = ("speed", "paper", "performance")
+#: The tools' default objective (the CLI, and the dashboard and URL when they read it): the
+#: job's training speed, epochs per hour (``job-model.md``, "Training speed"). ``paper`` (Z)
+#: and ``performance`` reproduce the paper. :class:`Scenario` itself keeps ``paper`` as its
+#: default, so that library calls and the paper's reproductions stay as they were.
+DEFAULT_OBJECTIVE: Objective = "speed"
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
 FloatArray = npt.NDArray[np.float64]
@@ -207,8 +212,10 @@ class Scenario:
         pw_usd_per_hour: pricing willingness PW, USD per hour (>= 0).
         checkpoint_gb: checkpoint size f, GB (> 0).
         buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
-        objective: ``paper`` (maximise Z, reproduces the paper) or ``performance``
-            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
+        objective: ``paper`` (maximise Z, reproduces the paper), ``performance``
+            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives") or ``speed`` (maximise
+            the job's epochs per hour, :mod:`deepvm_core.speed`; the tools' default,
+            :data:`DEFAULT_OBJECTIVE`).
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
             1 to :data:`MAX_NODES`.
@@ -268,6 +275,12 @@ class Configuration:
         performance: eFLOPS * n * K(n), relative throughput units.
         scaling_factor: K(n).
         eflops_per_gpu: eFLOPS of one GPU VM.
+        speed_epochs_per_hour: the job's training speed, epochs per hour
+            (:mod:`deepvm_core.speed`), or ``None`` when unknown.
+        speed_noscale_epochs_per_hour: the same with S(n) = n (DeepVM-NoScale under speed).
+        speed_vs_one_ref_vm: speed divided by the speed of one VM of the reference type
+            (dimensionless), or ``None``.
+        reference_gpu: the reference type that ``speed_vs_one_ref_vm`` compares with.
     """
 
     architecture: Architecture
@@ -282,6 +295,10 @@ class Configuration:
     performance: float
     scaling_factor: float
     eflops_per_gpu: float
+    speed_epochs_per_hour: float | None = None
+    speed_noscale_epochs_per_hour: float | None = None
+    speed_vs_one_ref_vm: float | None = None
+    reference_gpu: str | None = None
 
     @property
     def gpu_vms(self) -> int:
@@ -307,6 +324,12 @@ class Configuration:
         """The value this configuration scores under ``objective`` (K = 1 if ``noscale``)."""
         if objective == "paper":
             return self.z_noscale if noscale else self.z_paper
+        if objective == "speed":
+            value = self.speed_noscale_epochs_per_hour if noscale else self.speed_epochs_per_hour
+            if value is None:
+                raise InputError("objective", objective, f"the speed of {self.gpu} is unknown "
+                                 "(no one-VM epoch time)")
+            return value
         return self.performance_noscale if noscale else self.performance
 
     def describe(self) -> str:

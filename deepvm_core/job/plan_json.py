@@ -16,6 +16,7 @@ from deepvm_core.export import (
     explanation_to_dict,
     tool_version,
 )
+from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.job.plan_result import (
     PLAN_KIND,
     JobPlanResult,
@@ -43,6 +44,16 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
         "expected_interruptions": _finite(e.expected_interruptions),
         "within_limits": e.within_limits,
     }
+    saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
+    doc.update({
+        "on_demand_same_cluster": {"cost_usd": _finite(e.on_demand_cost_usd),
+                                   "makespan_hours": _finite(e.on_demand_makespan_hours)},
+        "savings_vs_on_demand_usd": _finite(saved_usd),
+        "savings_vs_on_demand_percent": None if saved_percent is None else _finite(
+            saved_percent),
+        "slow_warning": slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
+                                     e.on_demand_cost_usd),
+    })
     mc = e.monte_carlo
     if mc is not None:
         doc.update({
@@ -57,6 +68,8 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
         })
         if mc.deadline_probability is not None:
             doc["deadline_probability"] = mc.deadline_probability
+        doc["confidence"] = confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,
+                                                mc.mean_makespan_hours, mc.mean_cost_usd)
     return doc
 
 

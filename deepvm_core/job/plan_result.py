@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from deepvm_core.candidates import CandidateTable
 from deepvm_core.errors import InputError
+from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.mtbi import MtbiSource
 from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
@@ -82,6 +83,9 @@ class PlanEstimate:
         expected_interruptions: N, expected interruption events (closed form).
         within_limits: T <= the deadline and C <= the budget (True when none is given).
         monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
+        on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
+            interruptions), hours (:mod:`deepvm_core.job.baseline`).
+        on_demand_cost_usd: C_od, its cost, USD.
     """
 
     index: int
@@ -96,6 +100,8 @@ class PlanEstimate:
     expected_interruptions: float
     within_limits: bool
     monte_carlo: MonteCarloEstimate | None
+    on_demand_makespan_hours: float = float("nan")
+    on_demand_cost_usd: float = float("nan")
 
     def describe(self) -> str:
         """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
@@ -317,6 +323,7 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
               monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
     """The estimate of candidate ``index`` from the per-candidate arrays."""
     est, table = result.estimates, result.candidates
+    od_hours, od_cost = on_demand_baseline_at(table, est, index)
     return PlanEstimate(
         index=index,
         configuration=table.configuration(index),
@@ -330,6 +337,8 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
         expected_interruptions=float(est.expected_interruptions[index]),
         within_limits=bool(result.within_limits[index]),
         monte_carlo=monte_carlo,
+        on_demand_makespan_hours=od_hours,
+        on_demand_cost_usd=od_cost,
     )
 
 
