@@ -22,7 +22,8 @@ Schema (``EXPORT_SCHEMA_VERSION`` 1)::
       "best_per_architecture": {"single_anchor": configuration | null,
                                 "tiering": configuration | null},
       "chosen": configuration | null,                     # the one picked (default: deepvm[0])
-      "distinct": [{"configuration", "memory_node_types", "variants"}, ...],
+      "distinct": [{"configuration", "memory_node_types",
+                    "variants": [{"cpu", "hourly_price", "summary"}, ...]}, ...],
                                         # the first top-k distinct clusters, variants folded
       "speed_basis": {"reference_gpu", "reference_one_vm_epoch_seconds",
                       "reference_one_vm_epochs_per_hour", "speedup", "job_given"} | null,
@@ -103,11 +104,14 @@ def configuration_to_dict(
 
 def distinct_to_dict(cluster: DistinctCluster, objective: Objective) -> dict[str, Any]:
     """One entry of the export's ``distinct``: the cluster's best variant, the memory-node
-    types of its variants, and the variants themselves."""
+    types of its variants, and per variant what differs (memory nodes, price)."""
     return {
         "configuration": configuration_to_dict(cluster.configuration, objective),
         "memory_node_types": list(cluster.memory_node_types),
-        "variants": [configuration_to_dict(c, objective) for c in cluster.variants],
+        "variants": [{"cpu": None if c.cpu is None else {"name": c.cpu,
+                                                         "on_demand": c.memory_nodes},
+                      "hourly_price": round(c.hourly_price_usd, 10),
+                      "summary": c.describe()} for c in cluster.variants],
     }
 
 
