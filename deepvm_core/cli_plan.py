@@ -26,6 +26,7 @@ import json
 import math
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -44,9 +45,12 @@ from deepvm_core.job import (
     plan_to_dict,
 )
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
+from deepvm_core.job.plan_json import estimate_in_words
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
 from deepvm_core.job.workload import CheckpointEvery
-from deepvm_core.model import OBJECTIVES, Configuration, Scenario
+from deepvm_core.model import DEFAULT_OBJECTIVE, OBJECTIVES, Configuration, Scenario
+from deepvm_core.policies import recommend
+from deepvm_core.recommend_job import compare_plan_with_recommendation, recommend_job
 from deepvm_core.store import load_catalog, save_catalog
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
@@ -269,6 +273,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
             out.append(f"No configuration for: {', '.join(missing)}\n")
     if result.chosen is not None:
         out.append(f"\nChosen: {result.chosen.describe()}\n")
+        out.extend(f"  {line}\n" for line in estimate_in_words(result.chosen))
     source = f" ({a.measurements_source})" if a.measurements_source else ""
     every = ("Daly's interval" if a.checkpoint_every_epochs == AUTO
              else f"every {a.checkpoint_every_epochs} epoch(s)")
@@ -282,7 +287,8 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
                   else f"bucket {INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]}")
         one = _fmt(g.one_vm_epoch_seconds, ".2f")
         out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}); speedup "
-                   f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'})\n")
+                   f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'}"
+                   f"{' ' + g.one_vm_table if g.one_vm_table else ''})\n")
     for note in result.notes:
         out.append(f"Note: {note}\n")
     return "".join(out)
@@ -314,10 +320,22 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
                       top_k=args.top)
+    comparison = None
+    if args.pw is not None:  # Recommend needs a PW
+        job = recommend_job(catalog, workload, speedup)
+        rec = recommend(catalog, replace(scenario, objective=DEFAULT_OBJECTIVE), top_k=1,
+                        speed=job.speed)
+        comparison = compare_plan_with_recommendation(result, rec, catalog, job)
     if args.format == "json":
-        out.write(json.dumps(plan_to_dict(result, catalog), indent=2) + "\n")
+        doc = plan_to_dict(result, catalog)
+        if comparison is not None:
+            doc["recommend_comparison"] = {"same_cluster": comparison.same,
+                                           "sentence": comparison.sentence}
+        out.write(json.dumps(doc, indent=2) + "\n")
     else:
         out.write(render_plan_table(result, catalog))
+        if comparison is not None:
+            out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
     return 0
 
 

@@ -73,6 +73,41 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
     return doc
 
 
+def estimate_in_words(e: PlanEstimate) -> tuple[str, ...]:
+    """What a budget holder reads about one estimate: expected time and cost against the same
+    cluster on demand, the Monte Carlo confidence (when simulated) and the 1.5x warning."""
+    saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
+    share = "" if saved_percent is None else f", {saved_percent:.0f} %"
+    lines = [f"Expected {e.expected_makespan_hours:.1f} h and {e.expected_cost_usd:,.2f} USD; "
+             f"the same cluster on demand: {e.on_demand_makespan_hours:.1f} h and "
+             f"{e.on_demand_cost_usd:,.2f} USD ({'saves' if saved_usd >= 0 else 'costs'} "
+             f"{abs(saved_usd):,.2f} USD{share})."]
+    mc = e.monte_carlo
+    if mc is not None:
+        lines.append(confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,
+                                         mc.mean_makespan_hours, mc.mean_cost_usd))
+    warning = slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
+                           e.on_demand_cost_usd)
+    if warning is not None:
+        lines.append(f"Warning: {warning}")
+    return tuple(lines)
+
+
+def plan_summary(result: JobPlanResult, catalog: Catalog) -> str:
+    """The plan JSON's first line, for a person: the job, the chosen cluster (how many VMs),
+    its expected cost and time, and against the same cluster on demand."""
+    w = result.workload
+    what = (f"{w.epochs:g} epochs of {w.reference_epoch_seconds:g} s on "
+            f"{w.reference_nodes} x {result.assumptions.reference_gpu}")
+    e = result.chosen
+    if e is None:
+        why = result.explanation.summary if result.explanation else "nothing qualifies"
+        return f"Job plan for {what} on {catalog.name}: no cluster. {why}"
+    c = e.configuration
+    return (f"Job plan for {what} on {catalog.name}, goal {result.goal}: {c.describe()} "
+            f"({c.total_vms} VMs). " + " ".join(estimate_in_words(e)))
+
+
 def plan_configuration_to_dict(e: PlanEstimate | None, objective: Objective, *,
                                noscale: bool = False) -> dict[str, Any] | None:
     """A configuration as ``recommend``'s JSON has it, plus its ``estimate``."""
@@ -125,6 +160,7 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     s, w = result.scenario, result.workload
     obj = s.objective
     doc: dict[str, Any] = {
+        "summary": plan_summary(result, catalog),
         "schema_version": EXPORT_SCHEMA_VERSION,
         "tool": "deepvm-studio",
         "tool_version": tool_version(),

@@ -97,6 +97,7 @@ from deepvm_core.policies import (
     explain_infeasible,
     single_anchor_baseline_indices,
 )
+from deepvm_core.speed import SpeedBasis, speed_basis
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -159,19 +160,20 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
-def _plan_candidates(catalog: Catalog, scenario: Scenario,
+def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
                      pw: float | None) -> tuple[CandidateTable, tuple[str, ...]]:
     """Every feasible configuration, with every memory-node type per (v, n); past
     :data:`MAX_PLAN_CONFIGURATIONS` (a catalog near the size limit), the cheapest memory-node
     types per (v, n) only, so the plan stays interactive, and a note that says so."""
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw)
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=speed)
     tiering_rows = int(np.count_nonzero(domain.architecture == Arch.TIERING))
     pairs = tiering_rows * len(domain.cpus)
     if pairs <= MAX_PLAN_CONFIGURATIONS:
         return build_candidates(catalog, scenario, pw_usd_per_hour=pw,
-                                memory_node_choices=None), ()
+                                memory_node_choices=None, speed=speed), ()
     keep = max(1, MAX_PLAN_CONFIGURATIONS // max(tiering_rows, 1))
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep,
+                             speed=speed)
     return table, (
         f"This catalog allows up to {pairs:,} (GPU type, memory-node type, n) Tiering "
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
@@ -388,7 +390,8 @@ def plan_job(
         pw_usd_per_hour)
 
     assumptions = _assumptions(catalog, workload, speedup)
-    table, shortlist_note = _plan_candidates(catalog, scenario, pw)
+    table, shortlist_note = _plan_candidates(catalog, scenario,
+                                             speed_basis(catalog, workload, speedup), pw)
     plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
     rank_position = table.rank_order(scenario.objective)
