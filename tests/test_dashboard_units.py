@@ -50,7 +50,7 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
     ("top", "2.5", "is not a whole number"),
     ("top", "21", "is outside 1..20"),
     ("quotas", "perhaps", "is not on or off"),
-    ("objective", "cost", "is not one of paper, performance"),
+    ("objective", "cost", "is not one of speed, paper, performance"),
     ("catalog", "gone", "is not a catalog available here"),
     ("page", "pages", "is not one of recommend"),
 ])
