@@ -138,3 +138,15 @@ def test_plan_and_recommend_compared_in_words() -> None:
     assert "the most epochs per hour within PW 3 USD/h" in answer.sentence
     assert answer.recommend_estimate is not None
     assert answer.recommend_estimate.expected_cost_usd > plan.chosen.expected_cost_usd
+
+
+def test_replay_of_an_export_with_a_job(tmp_path) -> None:
+    doc = _cli_json("recommend", "--catalog", AWS, "--pw", "3", "--solver", "enumerate",
+                    "--format", "json", "--epochs", "90", "--epoch-seconds", "100",
+                    "--measurements", "deepvm-scaling")
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    replayed = _cli_json("recommend", "--replay", str(path), "--format", "json")
+    assert replayed["matches"] is True
+    speed = replayed["replayed"]["deepvm"][0]["speed_epochs_per_hour"]
+    assert speed == pytest.approx(doc["deepvm"][0]["speed_epochs_per_hour"], rel=1e-12)
