@@ -29,23 +29,23 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve
 
 from synthetic import synthetic_catalog  # noqa: E402
 
-from deepvm_core.candidates import build_candidates  # noqa: E402
+from deepvm_core.search.candidates import build_candidates  # noqa: E402
 from deepvm_core.catalog import Catalog  # noqa: E402
 from deepvm_core.job import (  # noqa: E402
     SINGLE_ANCHOR,
     TIERING,
     ClusterArrays,
-    JobPlan,
+    JobInputs,
     SpeedupModel,
     Workload,
     expected_jobs,
     pareto_frontier,
-    plan_jobs,
+    job_inputs,
     simulate_jobs,
 )
 from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
 from deepvm_core.model import Scenario  # noqa: E402
-from deepvm_core.store import load_catalog  # noqa: E402
+from deepvm_core.catalog.store import load_catalog  # noqa: E402
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -59,7 +59,7 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
     return statistics.median(times), min(times)
 
 
-def ten_configurations() -> JobPlan:
+def ten_configurations() -> JobInputs:
     catalog = load_catalog("aws-us-east-1-2023-10")
     n = np.array([17, 16, 8, 4, 2, 17, 7, 12, 24, 32])
     arch = np.array([TIERING, SINGLE_ANCHOR] * 5)
@@ -76,7 +76,7 @@ def ten_configurations() -> JobPlan:
     workload = Workload(epochs=30, reference_epoch_seconds=61.155439,
                         reference_gpu="g4dn.xlarge", wait_hours=1.0,
                         mtbi_hours_by_gpu={"g4dn.xlarge": 2.0, "g5.xlarge": 32.0})
-    return plan_jobs(workload, catalog, clusters)
+    return job_inputs(workload, catalog, clusters)
 
 
 def bench_planner(catalog: Catalog, pw: float, repeat: int, target_ms: float) -> None:
@@ -85,14 +85,14 @@ def bench_planner(catalog: Catalog, pw: float, repeat: int, target_ms: float) ->
     workload = Workload(epochs=30, reference_epoch_seconds=61.16)
     speedup = SpeedupModel("fitted")
     table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)
-    plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     est = expected_jobs(plan)
     rank = np.empty(len(table), dtype=np.int64)
     rank[table.rank_order("paper")] = np.arange(len(table))
     steps: list[tuple[str, Callable[[], object]]] = [
         ("candidate table (unpruned)", lambda: build_candidates(
             catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)),
-        ("cluster arrays + job plan", lambda: plan_jobs(
+        ("cluster arrays + job plan", lambda: job_inputs(
             workload, catalog, cluster_arrays(catalog, table), speedup)),
         ("closed form", lambda: expected_jobs(plan)),
         ("model.md rank", lambda: table.rank_order("paper")),
@@ -130,7 +130,7 @@ def main() -> None:
 
     rng = np.random.default_rng(1)
     size = 100_000
-    big = JobPlan.from_segments(
+    big = JobInputs.from_segments(
         compute_seconds=rng.uniform(600, 360_000, size),
         checkpoint_interval_seconds=rng.uniform(60, 7200, size),
         checkpoint_stall_seconds=rng.uniform(0, 60, size),

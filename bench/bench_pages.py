@@ -34,7 +34,7 @@ def main() -> int:
         os.environ["DEEPVM_USER_CATALOG_DIR"] = folder
         from streamlit.testing.v1 import AppTest
 
-        from deepvm_core.store import save_catalog
+        from deepvm_core.catalog.store import save_catalog
 
         catalog = synthetic_catalog(args.gpus, args.cpus)
         save_catalog(catalog, Path(folder) / f"{catalog.name}.json")

@@ -27,14 +27,14 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
 from synthetic import synthetic_catalog  # noqa: E402
 
-from deepvm_core.candidates import CandidateTable, build_candidates  # noqa: E402
+from deepvm_core.search.candidates import CandidateTable, build_candidates  # noqa: E402
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES  # noqa: E402
 from deepvm_core.catalog.schema import catalog_to_dict  # noqa: E402
 from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
 from deepvm_core.model import MAX_NODES, Scenario, flopp_ranking  # noqa: E402
-from deepvm_core.policies import SOLVERS, Recommendation, recommend  # noqa: E402
-from deepvm_core.store import load_catalog  # noqa: E402
-from deepvm_core.sweep import SweepResult, pw_grid, sweep  # noqa: E402
+from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, recommend  # noqa: E402
+from deepvm_core.catalog.store import load_catalog  # noqa: E402
+from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep  # noqa: E402
 from tests import oracle  # noqa: E402
 
 

@@ -6,8 +6,8 @@ import streamlit as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
-from deepvm_core.narrative import percent_more, short, why
-from deepvm_core.policies import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.narrative import percent_more, short, why
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
 from glossary import GLOSSARY
 
 #: The alternatives of the strip; NoScale is a research detail, hidden in presentation mode.
@@ -37,7 +37,7 @@ def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
 
 def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
                presentation: bool) -> None:
-    """The sentences of :func:`deepvm_core.narrative.why` and the "vs the alternatives" strip."""
+    """The sentences of :func:`deepvm_core.recommend.narrative.why` and the "vs the alternatives" strip."""
     sentences = why(rec, chosen, catalog)
     with st.container(key="rec_why"):
         if sentences:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from deepvm_core.policies import POLICY_LABELS
+from deepvm_core.recommend.recommendation import POLICY_LABELS
 from result_frames import Col
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.

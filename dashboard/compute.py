@@ -15,9 +15,9 @@ from datetime import datetime
 import numpy as np
 import streamlit as st
 
-from deepvm_core import regions
+from deepvm_core.recommend import regions
 from deepvm_core.catalog import Catalog
-from deepvm_core.export import recommendation_to_dict
+from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.job import (
     Calibration,
     JobPlanResult,
@@ -33,9 +33,9 @@ from deepvm_core.job import (
     plan_to_dict,
 )
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import Recommendation, Solver, recommend
-from deepvm_core.store import load_catalog
-from deepvm_core.sweep import SweepResult, pw_grid, sweep
+from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -57,7 +57,7 @@ def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
 
 def recommendation(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
                    top_k: int = 3) -> Recommendation:
-    """:func:`deepvm_core.policies.recommend` with ``solver`` (both give the same ranking).
+    """:func:`deepvm_core.recommend.recommendation.recommend` with ``solver`` (both give the same ranking).
 
     The Recommend page's only call into ``recommend``: the card, the tables and the JSON
     export all read this one result."""
@@ -73,7 +73,7 @@ def _policies_at(catalog_sha256: str, _catalog: Catalog,
 
 
 def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
-    """Each policy of :data:`deepvm_core.sweep.SWEEP_POLICIES` at the scenario's PW, in that
+    """Each policy of :data:`deepvm_core.recommend.sweep.SWEEP_POLICIES` at the scenario's PW, in that
     order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
     both objectives, so comparing them takes no second ``recommend`` (nor a second integer
     program). The objective does not matter, so it is normalised away."""
@@ -89,7 +89,7 @@ def _sweep(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, start: fl
 
 def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
               step: float) -> SweepResult:
-    """:func:`deepvm_core.sweep.sweep` over ``pw_grid(start, stop, step)``.
+    """:func:`deepvm_core.recommend.sweep.sweep` over ``pw_grid(start, stop, step)``.
 
     The sweep ignores PW and the objective, so they are normalised away before the cache sees
     the scenario.
@@ -107,7 +107,7 @@ def _compare(key: tuple[tuple[str, str], ...], _catalogs: dict[str, Catalog],
 
 def compare_regions(catalogs: Mapping[str, Catalog],
                     scenario: Scenario) -> list[regions.RegionComparison]:
-    """:func:`deepvm_core.regions.compare_regions` (each region's best only, so top-k is 1)."""
+    """:func:`deepvm_core.recommend.regions.compare_regions` (each region's best only, so top-k is 1)."""
     key = tuple((label, c.sha256) for label, c in catalogs.items())
     return _compare(key, dict(catalogs), scenario)
 
@@ -115,7 +115,7 @@ def compare_regions(catalogs: Mapping[str, Catalog],
 def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,
                 timestamp: datetime | None, base: Catalog | None = None) -> str:
     """The "Download configuration (JSON)" file: the CLI's ``recommend --format json``
-    document (:func:`deepvm_core.export.recommendation_to_dict`) with the chosen configuration
+    document (:func:`deepvm_core.io.export.recommendation_to_dict`) with the chosen configuration
     and a timestamp; for an edited catalog, ``base`` (the catalog as stored) lets it list the
     edits."""
     doc = recommendation_to_dict(rec, catalog, chosen=chosen, timestamp=timestamp, base=base)

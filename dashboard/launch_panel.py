@@ -1,6 +1,6 @@
 """The "Launch on AWS" panel: the EC2 Fleet requests of an export, to download and run.
 
-The panel only shows and packages (:func:`deepvm_core.fleet.build_bundle`, pure): the
+The panel only shows and packages (:func:`deepvm_core.cloud.fleet.build_bundle`, pure): the
 dashboard never calls AWS for a launch. A page calls::
 
     import launch_panel
@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from deepvm_core.fleet import (
+from deepvm_core.cloud.fleet import (
     FleetBundle,
     FleetInputError,
     RequestOptions,
@@ -29,7 +29,7 @@ from deepvm_core.fleet import (
     parse_template,
     plan_from_export,
 )
-from deepvm_core.fleet.requests import LAUNCH_FILE, ON_DEMAND_FILE, SPOT_FILE, launch_command
+from deepvm_core.cloud.fleet.requests import LAUNCH_FILE, ON_DEMAND_FILE, SPOT_FILE, launch_command
 
 NEVER_LAUNCHES = ("The dashboard never launches: a shared dashboard must not spend the server's "
                   "credentials.")

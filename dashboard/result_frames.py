@@ -13,7 +13,7 @@ import pandas as pd
 
 from columns import Col
 from deepvm_core.catalog import Catalog
-from deepvm_core.diff import PriceChange
+from deepvm_core.catalog.diff import PriceChange
 from deepvm_core.model import (
     ARCHITECTURE_LABELS,
     Configuration,
@@ -22,9 +22,9 @@ from deepvm_core.model import (
     saturation_limits,
     scaling_factor,
 )
-from deepvm_core.policies import POLICY_LABELS, Recommendation
-from deepvm_core.regions import RegionComparison
-from deepvm_core.sweep import SweepResult
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.regions import RegionComparison
+from deepvm_core.recommend.sweep import SweepResult
 
 CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col.PRICE,
                   Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)
@@ -140,7 +140,7 @@ DIFF_COLUMNS = (Col.TYPE, Col.KIND, Col.STATUS, Col.NOTE, Col.OD_OLD, Col.OD_NEW
 
 
 def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
-    """``deepvm_core.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent prices
+    """``deepvm_core.catalog.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent prices
     and undefined changes are NaN)."""
     def nan(value: float | None) -> float:
         return np.nan if value is None else value
@@ -164,7 +164,7 @@ REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.
 
 def region_frame(rows: Sequence[RegionComparison], pw: float,
                  objective: Objective) -> pd.DataFrame:
-    """One row per region (``deepvm_core.regions.compare_regions`` order): its best configuration,
+    """One row per region (``deepvm_core.recommend.regions.compare_regions`` order): its best configuration,
     or, when nothing is feasible, empty numbers and the reason."""
     out = []
     rank = 0

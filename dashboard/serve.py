@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 APP = Path(__file__).resolve().parent / "app.py"
-PRELOAD = ("numpy", "pandas", "plotly.graph_objects", "deepvm_core.policies",
-           "deepvm_core.export", "deepvm_core.narrative", "deepvm_core.store", "deepvm_core.job")
+PRELOAD = ("numpy", "pandas", "plotly.graph_objects", "deepvm_core.recommend.recommendation",
+           "deepvm_core.io.export", "deepvm_core.recommend.narrative", "deepvm_core.catalog.store", "deepvm_core.job")
 
 
 def main(argv: list[str]) -> int:

@@ -22,8 +22,8 @@ import streamlit as st
 
 import compute
 import url
-from deepvm_core import store
-from deepvm_core.aws import FetchResult
+from deepvm_core.catalog import store
+from deepvm_core.cloud.aws import FetchResult
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Scenario
@@ -246,7 +246,7 @@ def select_catalog(cid: str) -> None:
 
 def keep_upload(catalog: Catalog) -> str:
     """Store an uploaded catalog on the server (content-addressed, see
-    :func:`deepvm_core.store.save_upload`) and in this session; returns its id,
+    :func:`deepvm_core.catalog.store.save_upload`) and in this session; returns its id,
     ``upload:<key>``, which a reconnected session or a shared link finds again. When the
     server cannot store it, the id is still the key and the upload lasts this session only."""
     try:
@@ -287,7 +287,7 @@ class LastFetch:
     """This session's last successful fetch (Live prices page) and what it is compared with.
 
     Attributes:
-        result: what :func:`deepvm_core.aws.fetch_catalogs` returned.
+        result: what :func:`deepvm_core.cloud.aws.fetch_catalogs` returned.
         baseline: the catalog that was active when fetching (the diff's "old" prices).
         baseline_label: its label (``aws-us-east-1-2023-10 (edited)``).
         instance_types: the names or globs fetched, or ``None`` for the baseline's types.

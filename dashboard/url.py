@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepvm_core.model import MAX_NODES, OBJECTIVES
-from deepvm_core.policies import SOLVERS
+from deepvm_core.recommend.recommendation import SOLVERS
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
 

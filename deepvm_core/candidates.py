@@ -54,7 +54,7 @@ could round to the same float, where the full pairing would fall back to the nam
 keeps the lower ``OD``, the cheaper one in exact arithmetic.)
 
 Ranking: :meth:`CandidateTable.rank_order` orders configurations as stage 4 does
-(:mod:`deepvm_core.ranking`), with one name rank per configuration
+(:mod:`deepvm_core.search.ranking`), with one name rank per configuration
 (:meth:`CandidateDomain.name_rank`).
 """
 
@@ -88,7 +88,7 @@ from deepvm_core.model import (
     scaling_factor,
     spot_flopp,
 )
-from deepvm_core.ranking import combined_name_rank, name_ranks, rank_order
+from deepvm_core.search.ranking import combined_name_rank, name_ranks, rank_order
 from deepvm_core.speed import SpeedBasis, default_speed_basis
 
 __all__ = [

@@ -18,13 +18,13 @@ from typing import Any, NoReturn, TextIO
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
-from deepvm_core.cli_fetch import add_fetch_parser, run_fetch
+from deepvm_core.cli.fetch import add_fetch_parser, run_fetch
 from deepvm_core.cli_job import add_job_arguments
-from deepvm_core.cli_launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
-from deepvm_core.cli_plan import PLAN_COMMANDS, add_plan_parsers, run_plan_command
+from deepvm_core.cli.launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
+from deepvm_core.cli.job import PLAN_COMMANDS, add_plan_parsers, run_plan_command
 from deepvm_core.cli_recommend import recommend_job, render_recommendation
 from deepvm_core.errors import CatalogError, DeepVMError
-from deepvm_core.export import recommendation_to_dict
+from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.model import (
     DEFAULT_MAX_NODES,
     DEFAULT_OBJECTIVE,
@@ -34,12 +34,12 @@ from deepvm_core.model import (
     Scenario,
     flopp_ranking,
 )
-from deepvm_core.policies import SOLVERS, recommend
+from deepvm_core.recommend.recommendation import SOLVERS, recommend
 from deepvm_core.recommend_job import with_job_estimate
-from deepvm_core.replay import read_export, replay
-from deepvm_core.solvers import ILP_TIME_LIMIT_S
-from deepvm_core.store import load_catalog, write_json_atomic
-from deepvm_core.sweep import pw_grid, sweep
+from deepvm_core.io.replay import read_export, replay
+from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
+from deepvm_core.catalog.store import load_catalog, write_json_atomic
+from deepvm_core.recommend.sweep import pw_grid, sweep
 
 EXIT_USAGE = 2
 #: ``recommend --replay``: the export's recommendation came out differently.

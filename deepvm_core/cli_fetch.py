@@ -2,7 +2,7 @@
 
 Wiring into the main CLI is one line each::
 
-    from deepvm_core.cli_fetch import add_fetch_parser
+    from deepvm_core.cli.fetch import add_fetch_parser
     add_fetch_parser(subparsers)        # adds "fetch"; sets args.func = run_fetch
     ...
     return args.func(args)              # or: if args.command == "fetch": return run_fetch(args)
@@ -12,9 +12,9 @@ no credentials, an unreachable endpoint, throttling, access denied, a malformed 
 region without offers). ``--spot-advisor`` first reads each GPU type's interruption bucket
 from the AWS Spot Instance Advisor (``$DEEPVM_SPOT_ADVISOR_URL`` overrides where); when that
 fails, nothing else is fetched and nothing is written. ``--diff`` then prints, per region, the
-price changes against the base catalog (:func:`deepvm_core.diff.price_diff`). A progress bar
+price changes against the base catalog (:func:`deepvm_core.catalog.diff.price_diff`). A progress bar
 goes to stderr only when stderr is a terminal. This module also runs on its own:
-``python -m deepvm_core.cli_fetch --region us-east-1``.
+``python -m deepvm_core.cli.fetch --region us-east-1``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from deepvm_core.aws import (
+from deepvm_core.cloud.aws import (
     DEFAULT_BASE_CATALOG,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_PRICING_REGION,
@@ -38,10 +38,10 @@ from deepvm_core.aws import (
 )
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
+from deepvm_core.catalog.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
-from deepvm_core.regions import compare_regions
-from deepvm_core.store import load_catalog
+from deepvm_core.recommend.regions import compare_regions
+from deepvm_core.catalog.store import load_catalog
 
 PROG = "deepvm fetch"
 DESCRIPTION = (
@@ -276,7 +276,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``deepvm fetch`` on its own (``python -m deepvm_core.cli_fetch``)."""
+    """``deepvm fetch`` on its own (``python -m deepvm_core.cli.fetch``)."""
     parser = configure_fetch_parser(_OneLineParser(prog=PROG, description=DESCRIPTION))
     try:
         args = parser.parse_args(argv)

@@ -2,7 +2,7 @@
 
 Wiring into the main CLI::
 
-    from deepvm_core.cli_launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
+    from deepvm_core.cli.launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
     add_launch_parsers(subparsers)
     ...
     if args.command in LAUNCH_COMMANDS:
@@ -10,7 +10,7 @@ Wiring into the main CLI::
 
 Progress goes to stderr, one line per step; results to stdout. Exit codes are in
 :data:`EXIT_CODES_HELP` (shown by ``--help``). This module also runs on its own:
-``python -m deepvm_core.cli_launch launch EXPORT.json --gpu-template NAME``.
+``python -m deepvm_core.cli.launch launch EXPORT.json --gpu-template NAME``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from deepvm_core.errors import DeepVMError
-from deepvm_core.fleet.ec2 import (
+from deepvm_core.cloud.fleet.ec2 import (
     DEFAULT_MAX_ATTEMPTS,
     RETRY_MODES,
     AwsSettings,
@@ -31,7 +31,7 @@ from deepvm_core.fleet.ec2 import (
     check_region,
     redact,
 )
-from deepvm_core.fleet.errors import (
+from deepvm_core.cloud.fleet.errors import (
     EXIT_INTERRUPTED,
     EXIT_LAUNCH_FAILED,
     EXIT_OK,
@@ -40,7 +40,7 @@ from deepvm_core.fleet.errors import (
     LaunchFailed,
     TeardownIncomplete,
 )
-from deepvm_core.fleet.manage import (
+from deepvm_core.cloud.fleet.manage import (
     PollSettings,
     format_instances,
     plan_status,
@@ -48,8 +48,8 @@ from deepvm_core.fleet.manage import (
     summarize,
     teardown,
 )
-from deepvm_core.fleet.plan import FleetPlan, check_plan_id, plan_from_export, read_export
-from deepvm_core.fleet.requests import (
+from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
+from deepvm_core.cloud.fleet.requests import (
     RequestOptions,
     build_bundle,
     parse_subnets,
@@ -258,7 +258,7 @@ def _cmd_export(args: argparse.Namespace, out: _Out) -> int:
 
 
 def _cmd_launch(args: argparse.Namespace, out: _Out) -> int:
-    from deepvm_core.fleet.launch import launch, prepare
+    from deepvm_core.cloud.fleet.launch import launch, prepare
 
     doc, data = read_export(args.export)
     plan = plan_from_export(doc, data)
@@ -390,7 +390,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """These commands on their own (``python -m deepvm_core.cli_launch``)."""
+    """These commands on their own (``python -m deepvm_core.cli.launch``)."""
     parser = _OneLineParser(prog="deepvm", description="EC2 Fleet: export, launch, status, "
                                                        "teardown")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)

@@ -1,7 +1,7 @@
 """``deepvm plan`` and ``deepvm calibrate``: the job planner and the scaling calibration from
 the command line.
 
-Wiring into the main CLI (``deepvm_core/cli.py``)::
+Wiring into the main CLI (``deepvm_core/cli/``)::
 
     add_plan_parsers(subparsers)                  # adds "plan" and "calibrate"
     if args.command in PLAN_COMMANDS:
@@ -45,13 +45,13 @@ from deepvm_core.job import (
     plan_to_dict,
 )
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
-from deepvm_core.job.plan_json import estimate_in_words
+from deepvm_core.io.plan_json import estimate_in_words
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
 from deepvm_core.job.workload import CheckpointEvery
 from deepvm_core.model import DEFAULT_OBJECTIVE, OBJECTIVES, Configuration, Scenario
-from deepvm_core.policies import recommend
+from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.recommend_job import compare_plan_with_recommendation, recommend_job
-from deepvm_core.store import load_catalog, save_catalog
+from deepvm_core.catalog.store import load_catalog, save_catalog
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
 EXIT_USAGE: Final = 2

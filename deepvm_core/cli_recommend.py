@@ -15,7 +15,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.cli_job import speedup_from_args
 from deepvm_core.job.workload import example_workload
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration
-from deepvm_core.policies import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
 from deepvm_core.recommend_job import RecommendJob, estimate_configuration, job_summary
 from deepvm_core.recommend_job import recommend_job as core_recommend_job
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepvm_core.candidates import CandidateTable
+from deepvm_core.search.candidates import CandidateTable
 from deepvm_core.model import Configuration, Objective
-from deepvm_core.solvers.enumeration import top_indices
+from deepvm_core.search.solvers.enumeration import top_indices
 
 #: (architecture, GPU type, GPU VMs): what makes two configurations the same cluster for a
 #: person.

@@ -45,9 +45,9 @@ every instance type a configuration of the document uses, each with a ``source``
 and its prices date, or what was edited), and ``quotas`` and ``network_saturation`` the rules
 that apply to them: enough to rebuild the part of the catalog that decides the recommendation
 (the types a recommendation does not use can only lose to those it uses) and to run it again
-(``deepvm recommend --replay``, :mod:`deepvm_core.replay`). Given the catalog an edited one was
+(``deepvm recommend --replay``, :mod:`deepvm_core.io.replay`). Given the catalog an edited one was
 derived from (``base``), ``edited`` is true and ``changes`` lists every changed field
-(:func:`deepvm_core.diff.catalog_changes`); :func:`export_file_name` then names the file after
+(:func:`deepvm_core.catalog.diff.catalog_changes`); :func:`export_file_name` then names the file after
 the edited catalog.
 """
 
@@ -61,11 +61,11 @@ from typing import Any
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.schema import instance_row, quota_rows, saturation_rows
-from deepvm_core.diff import catalog_changes
+from deepvm_core.catalog.diff import catalog_changes
 from deepvm_core.distinct import DistinctCluster
 from deepvm_core.errors import InputError
 from deepvm_core.model import Configuration, Objective
-from deepvm_core.policies import Explanation, Recommendation
+from deepvm_core.recommend.recommendation import Explanation, Recommendation
 from deepvm_core.speed import SpeedBasis
 
 EXPORT_SCHEMA_VERSION = 1

@@ -18,7 +18,7 @@ size (checkpoints per memory node), v a GPU type, w a CPU type, n GPU VMs, m mem
 * Performance: ``eFLOPS(v) * n * K(n)`` (n counts every GPU VM, the anchor included).
 
 The architectures' prices, Z and performance, and the ranking of stage 4, are computed in one
-place, :mod:`deepvm_core.candidates`, for every configuration at once.
+place, :mod:`deepvm_core.search.candidates`, for every configuration at once.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ PRICE_TOLERANCE_USD = 1e-9
 #: (``Scenario.max_nodes``). The CLI's ``--max-nodes`` and the dashboard read both from here.
 #: Measured (issue 9, 2 shared cores): a recommendation with the exact enumeration at the cap,
 #: quotas off and any PW, takes 0.04 s on the bundled AWS catalog and 0.07 s on the simulated
-#: one; :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
+#: one; :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
 DEFAULT_MAX_NODES = 256
 MAX_NODES = 10_000
 
@@ -65,7 +65,7 @@ SignedArray = npt.NDArray[np.signedinteger[Any]]
 
 class Arch(IntEnum):
     """The two architectures. The int values are the codes of the candidate arrays
-    (:mod:`deepvm_core.candidates`); :attr:`key` is the name a :class:`Configuration` carries."""
+    (:mod:`deepvm_core.search.candidates`); :attr:`key` is the name a :class:`Configuration` carries."""
 
     SINGLE_ANCHOR = 0
     TIERING = 1
@@ -221,7 +221,7 @@ class Scenario:
             1 to :data:`MAX_NODES`.
 
     How many configurations to recommend is an argument of
-    :func:`~deepvm_core.policies.recommend`, not part of the scenario: a sweep has no top-k.
+    :func:`~deepvm_core.recommend.recommendation.recommend`, not part of the scenario: a sweep has no top-k.
     """
 
     pw_usd_per_hour: float

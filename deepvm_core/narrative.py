@@ -14,7 +14,7 @@ import math
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
-from deepvm_core.policies import Recommendation
+from deepvm_core.recommend.recommendation import Recommendation
 
 #: The baselines the choice is compared with, in the order of :data:`POLICIES`.
 BASELINES = (("Cost-First", "cost_first"), ("Performance-First", "performance_first"))

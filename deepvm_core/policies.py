@@ -29,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from deepvm_core.candidates import CandidateTable, build_candidates
+from deepvm_core.search.candidates import CandidateTable, build_candidates
 from deepvm_core.catalog import Catalog
 from deepvm_core.distinct import DistinctCluster, distinct_clusters
 from deepvm_core.errors import InputError, SolverTimeoutError
@@ -44,8 +44,8 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
 )
-from deepvm_core.solvers import ILP_TIME_LIMIT_S
-from deepvm_core.solvers.enumeration import largest_single_anchor, top_configurations
+from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
+from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
 from deepvm_core.speed import SpeedBasis, example_speed_note
 
 Solver = Literal["enumerate", "ilp"]
@@ -350,7 +350,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
 
     Raises:
         InputError: an unknown solver, ``top_k`` or ``time_limit_s`` out of range, or a search
-            space larger than :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS`.
+            space larger than :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS`.
         SolverError: the integer program failed otherwise (not for lack of time).
     """
     if solver not in SOLVERS:
@@ -382,7 +382,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate"
     if solver == "enumerate":
         deepvm, noscale, best = _deepvm_picks(enumerated, top_k)
     else:
-        from deepvm_core.solvers import ilp
+        from deepvm_core.search.solvers import ilp
 
         solved: list[int] = []  # calls that ended within the budget
 

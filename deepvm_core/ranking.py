@@ -3,7 +3,7 @@
 Configurations rank by objective descending, then lower hourly price, fewer VMs, and the name
 rank, one integer per configuration that orders (architecture, GPU name, CPU name).
 :func:`rank_order` is the only spelling of that order: the candidate table
-(:meth:`deepvm_core.candidates.CandidateTable.rank_order`), :func:`rank_configurations` for
+(:meth:`deepvm_core.search.candidates.CandidateTable.rank_order`), :func:`rank_configurations` for
 lists of configurations, and (through the name rank's two parts) the integer program's
 tie-break stage use it.
 """

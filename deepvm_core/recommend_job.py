@@ -19,20 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from deepvm_core.candidates import build_domain
+from deepvm_core.search.candidates import build_domain
 from deepvm_core.catalog import Catalog
 from deepvm_core.distinct import cluster_key
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.montecarlo import simulate_jobs
-from deepvm_core.job.plan import plan_jobs
-from deepvm_core.job.plan_json import estimate_to_dict
-from deepvm_core.job.plan_result import JobPlanResult, PlanEstimate, _estimate, _Parts
+from deepvm_core.job.inputs import job_inputs
+from deepvm_core.io.plan_json import estimate_to_dict
+from deepvm_core.job.result import JobPlanResult, PlanEstimate, _estimate, _Parts
 from deepvm_core.job.planner import _mc_estimates, cluster_arrays
 from deepvm_core.job.speedup import SpeedupModel
 from deepvm_core.job.workload import Workload
 from deepvm_core.model import PRICE_TOLERANCE_USD, Arch, Configuration, Scenario
-from deepvm_core.policies import Recommendation
+from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.speed import SpeedBasis, speed_basis
 
 #: Monte Carlo runs of a recommendation's job estimate (seeded: the same inputs give the same
@@ -94,7 +94,7 @@ def estimate_configuration(catalog: Catalog, scenario: Scenario, job: RecommendJ
     if table is None or len(table) != 1:
         raise InputError("configuration", config.describe(),
                          "is not a configuration of this catalog under these limits")
-    plan = plan_jobs(job.workload, catalog, cluster_arrays(catalog, table), job.speedup)
+    plan = job_inputs(job.workload, catalog, cluster_arrays(catalog, table), job.speedup)
     estimates = expected_jobs(plan)
     mc = None
     if trials:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import Recommendation, recommend
-from deepvm_core.ranking import rank_configurations
+from deepvm_core.recommend.recommendation import Recommendation, recommend
+from deepvm_core.search.ranking import rank_configurations
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class RegionComparison:
         performance: its performance (eFLOPS * n * K(n)), or ``None``.
         objective_value: its value under the scenario's objective, or ``None``.
         explanation: why nothing is feasible (``None`` when ``best`` is set).
-        recommendation: the full :class:`~deepvm_core.policies.Recommendation`.
+        recommendation: the full :class:`~deepvm_core.recommend.recommendation.Recommendation`.
     """
 
     region: str

@@ -1,17 +1,17 @@
 """Replaying an export: run its recommendation again and say whether it comes out the same.
 
-An export (:mod:`deepvm_core.export`) holds its inputs and, since issue 9, the rows of the
+An export (:mod:`deepvm_core.io.export`) holds its inputs and, since issue 9, the rows of the
 instance types its configurations use, with their quotas and the saturation table. Replaying
 it:
 
-1. reads the file within bounds (:mod:`deepvm_core.json_input`);
+1. reads the file within bounds (:mod:`deepvm_core.catalog.json_input`);
 2. rebuilds the scenario from ``inputs`` (PW, f, s, objective, quotas, node cap, top-k,
    solver);
 3. finds the catalog: a catalog on this machine (bundled, saved or fetched) with the export's
    name and exactly its ``sha256``; else the catalog rebuilt from the export's own rows (the
    types a recommendation does not use can only lose to those it uses, so the rows it holds
    decide the same recommendation);
-4. runs :func:`~deepvm_core.policies.recommend` and compares every configuration of the export
+4. runs :func:`~deepvm_core.recommend.recommendation.recommend` and compares every configuration of the export
    (the top-k, ``chosen``, the policies' choices, the best of each architecture) with the new
    one: the same instance types, counts and hourly price.
 """
@@ -23,15 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core import store
+from deepvm_core.catalog import store
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, SCHEMA_VERSION
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import CatalogError, DeepVMError
-from deepvm_core.export import configuration_to_dict, recommendation_to_dict
-from deepvm_core.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
+from deepvm_core.io.export import configuration_to_dict, recommendation_to_dict
+from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
 from deepvm_core.model import OBJECTIVES, Scenario
-from deepvm_core.policies import SOLVERS, Recommendation, Solver, recommend
+from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, Solver, recommend
 from deepvm_core.speed import SpeedBasis, speed_basis
 
 #: The largest export file read, bytes (its rows are a subset of one catalog).

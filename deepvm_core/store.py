@@ -27,7 +27,7 @@ from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
 from deepvm_core.catalog.types import Catalog
 from deepvm_core.catalog.validation import catalog_from_json_text, json_problem
 from deepvm_core.errors import CatalogError, CatalogNotFoundError, DeepVMError
-from deepvm_core.json_input import JsonInputError, read_bytes_bounded
+from deepvm_core.catalog.json_input import JsonInputError, read_bytes_bounded
 
 Kind = Literal["bundled", "user", "fetched"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")

@@ -2,7 +2,7 @@
 
 The candidates are enumerated once (they do not depend on PW), sorted by price once, and each
 policy's choice at every PW is read off a running best (see
-:func:`deepvm_core.solvers.enumeration.best_by_pw`): a 101-point sweep of five policies costs a
+:func:`deepvm_core.search.solvers.enumeration.best_by_pw`): a 101-point sweep of five policies costs a
 few milliseconds instead of the artifact's minutes.
 
 Normalisation (``model.md``): performance divided by DeepVM's (paper objective) performance at
@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from deepvm_core.candidates import build_candidates
+from deepvm_core.search.candidates import build_candidates
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Configuration, Objective, Scenario
-from deepvm_core.policies import POLICY_LABELS, single_anchor_baselines
-from deepvm_core.solvers.enumeration import best_by_pw
+from deepvm_core.recommend.recommendation import POLICY_LABELS, single_anchor_baselines
+from deepvm_core.search.solvers.enumeration import best_by_pw
 
 #: Policies of a sweep, in display order. ``deepvm`` uses the paper's Z, ``deepvm_performance``
 #: the performance objective; ``deepvm_noscale`` is the paper's Z with K = 1.

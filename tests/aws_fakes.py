@@ -47,7 +47,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.store import DATA_DIR, load_catalog
+from deepvm_core.catalog.store import DATA_DIR, load_catalog
 from tests.conftest import SPOT_ADVISOR_EXCERPT
 
 BASE_CATALOG = "aws-us-east-1-2023-10"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.store import load_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 #: The research artifact's JSON files (copied verbatim from the shared reference).

@@ -26,11 +26,12 @@ from aws_fakes import (
     snapshot,
 )
 
-from deepvm_core import aws, regions
-from deepvm_core.cli_fetch import main, run_fetch
+from deepvm_core.cloud import aws
+from deepvm_core.recommend import regions
+from deepvm_core.cli.fetch import main, run_fetch
 from deepvm_core.model import Scenario
-from deepvm_core.policies import catalog_notes, recommend
-from deepvm_core.store import DATA_DIR, list_catalogs, load_catalog
+from deepvm_core.recommend.recommendation import catalog_notes, recommend
+from deepvm_core.catalog.store import DATA_DIR, list_catalogs, load_catalog
 
 # The loopback servers (module scope) and the per-test environment.
 moto_url = aws_fakes.moto_url
@@ -59,7 +60,7 @@ def base():
 def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, caplog):
     before = aws_env.snapshot()
     calls: list[tuple[str, int, int]] = []
-    with caplog.at_level(logging.DEBUG, logger="deepvm_core.aws"):
+    with caplog.at_level(logging.DEBUG, logger="deepvm_core.cloud.aws"):
         result = aws.fetch_catalogs("us-east-1", max_attempts=1,
                                     progress=lambda *a: calls.append(a))
 
@@ -387,7 +388,7 @@ class _Terminal(io.StringIO):
 def test_cli_progress_bar_on_a_terminal(aws_env: AwsEnv):
     import argparse
 
-    from deepvm_core.cli_fetch import configure_fetch_parser
+    from deepvm_core.cli.fetch import configure_fetch_parser
 
     args = configure_fetch_parser(argparse.ArgumentParser()).parse_args(
         ["--region", "us-east-1", "--max-attempts", "1"])

@@ -27,7 +27,7 @@ from deepvm_core.errors import (
     DeepVMError,
     InstanceNotFoundError,
 )
-from deepvm_core.store import load_catalog, save_catalog
+from deepvm_core.catalog.store import load_catalog, save_catalog
 from tests.conftest import SHARED_DATA, SPOT_ADVISOR_EXCERPT, read_json
 from tests.factories import catalog_dict, cpu_row, gpu_row, make_catalog
 
@@ -376,8 +376,8 @@ def test_bundled_aws_catalog_has_the_excerpts_us_east_1_buckets(aws_catalog):
 
 def test_uploads_are_content_addressed_and_pruned(tmp_path, monkeypatch) -> None:
     """Issue 9: uploads live on the server under their sha256; the newest ``keep`` stay."""
-    from deepvm_core import store
-    from deepvm_core.store import load_catalog, load_upload, save_upload
+    from deepvm_core.catalog import store
+    from deepvm_core.catalog.store import load_catalog, load_upload, save_upload
 
     monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(tmp_path))
     base = load_catalog("paper-simulated")

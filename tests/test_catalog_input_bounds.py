@@ -20,8 +20,8 @@ from deepvm_core.catalog.types import MAX_CPU_TYPES, MAX_GPU_TYPES
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.cli import main
 from deepvm_core.errors import CatalogError
-from deepvm_core.json_input import MAX_JSON_DEPTH, json_nesting_depth
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.json_input import MAX_JSON_DEPTH, json_nesting_depth
+from deepvm_core.catalog.store import load_catalog
 from tests.factories import catalog_dict, cpu_row, gpu_row
 
 DEEP_LIST = "[" * 100_000 + "]" * 100_000

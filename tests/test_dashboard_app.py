@@ -225,10 +225,10 @@ def test_json_export_matches_the_cli(app: AppTest, params: dict, argv: list[str]
 
 
 def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppTest) -> None:
-    from deepvm_core.export import recommendation_to_dict
+    from deepvm_core.io.export import recommendation_to_dict
     from deepvm_core.model import Scenario
-    from deepvm_core.policies import recommend
-    from deepvm_core.store import load_catalog
+    from deepvm_core.recommend.recommendation import recommend
+    from deepvm_core.catalog.store import load_catalog
 
     app.run()
     app.radio(key="rec_chosen").set_value(1).run()
@@ -312,8 +312,8 @@ def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> Non
     """The card, the tables and the export share one ``recommend``; the policies of the other
     objective come from a one-point sweep, and agree with a full ``recommend`` of it."""
     from deepvm_core.model import Scenario
-    from deepvm_core.policies import recommend
-    from deepvm_core.store import load_catalog
+    from deepvm_core.recommend.recommendation import recommend
+    from deepvm_core.catalog.store import load_catalog
 
     calls = []
 
@@ -541,7 +541,7 @@ def test_export_of_an_edited_catalog_carries_the_edits(app: AppTest) -> None:
     """The export names the edited catalog and lists the changed fields (issue 9)."""
     from dataclasses import replace as dc_replace
 
-    from deepvm_core.store import load_catalog
+    from deepvm_core.catalog.store import load_catalog
 
     base = load_catalog("aws-us-east-1-2023-10")
     g4 = next(g for g in base.gpu_types if g.name == "g4dn.xlarge")

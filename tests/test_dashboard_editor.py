@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.store import load_catalog
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 EDITOR = "views/catalog_editor.py"

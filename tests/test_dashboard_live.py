@@ -1,6 +1,6 @@
 """AppTest tests of the Live prices and Regions pages.
 
-The AWS boundary is :func:`deepvm_core.aws.fetch_catalogs`, patched here with a fake that
+The AWS boundary is :func:`deepvm_core.cloud.aws.fetch_catalogs`, patched here with a fake that
 writes real catalogs (derived from the bundled one) to a temporary fetched folder, the way the
 real fetcher does; the fetcher itself is tested against loopback servers in test_aws_fetch.py.
 """
@@ -17,12 +17,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from deepvm_core import aws, regions
+from deepvm_core.cloud import aws
+from deepvm_core.recommend import regions
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.model import Scenario
-from deepvm_core.store import load_catalog, save_catalog
+from deepvm_core.catalog.store import load_catalog, save_catalog
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
 DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"

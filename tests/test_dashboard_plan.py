@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from deepvm_core.job import SpeedupModel, Workload, load_measurements, plan_job
 from deepvm_core.job.measurements import MEASUREMENTS_DIR
 from deepvm_core.model import Scenario
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.store import load_catalog
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 if str(APP.parent) not in sys.path:

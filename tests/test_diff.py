@@ -1,4 +1,4 @@
-"""deepvm_core.diff: price changes between two catalogs, exact values on small catalogs."""
+"""deepvm_core.catalog.diff: price changes between two catalogs, exact values on small catalogs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from factories import cpu_row, gpu_row, make_catalog, saturation_rows
 
-from deepvm_core.diff import (
+from deepvm_core.catalog.diff import (
     NEEDS_EFLOPS,
     NOT_FETCHED,
     DiffStatus,
@@ -18,7 +18,7 @@ from deepvm_core.diff import (
     price_diff,
     summarize_price_diff,
 )
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.store import load_catalog
 
 
 def old_catalog():

@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.cli import main
-from deepvm_core.fleet import validate_request
+from deepvm_core.cloud.fleet import validate_request
 
 REPO = Path(__file__).resolve().parent.parent
 

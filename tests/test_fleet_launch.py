@@ -17,7 +17,7 @@ import pytest
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, SECRETS, FleetEnv, set_fake_aws_env
 
 from deepvm_core.cli import main
-from deepvm_core.fleet import (
+from deepvm_core.cloud.fleet import (
     AwsSettings,
     Ec2,
     LaunchFailed,

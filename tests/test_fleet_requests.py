@@ -18,7 +18,7 @@ import pytest
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, FleetEnv
 
 from deepvm_core.cli import main
-from deepvm_core.fleet import (
+from deepvm_core.cloud.fleet import (
     FleetInputError,
     RequestOptions,
     TemplateRef,
@@ -28,7 +28,7 @@ from deepvm_core.fleet import (
     plan_from_export,
     validate_request,
 )
-from deepvm_core.fleet.plan import export_bytes
+from deepvm_core.cloud.fleet.target import export_bytes
 
 moto_url = fleet_fakes.moto_url
 ec2_front = fleet_fakes.ec2_front

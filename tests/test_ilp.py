@@ -1,5 +1,5 @@
-"""The integer-programming solver (:mod:`deepvm_core.solvers.ilp`) against the exact enumeration
-(:mod:`deepvm_core.solvers.enumeration`), which ``tests/test_policies.py`` checks against the
+"""The integer-programming solver (:mod:`deepvm_core.search.solvers.ilp`) against the exact enumeration
+(:mod:`deepvm_core.search.solvers.enumeration`), which ``tests/test_policies.py`` checks against the
 oracle. Both rank the same candidate domain, so their answers must be equal, not only close."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.synthetic import synthetic_catalog
-from deepvm_core.candidates import build_candidates, build_domain
+from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import MAX_NODES, Arch, Configuration, Scenario
-from deepvm_core.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
-from deepvm_core.solvers.enumeration import top_indices
+from deepvm_core.search.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
+from deepvm_core.search.solvers.enumeration import top_indices
 from tests.factories import (
     catalogs,
     cpu_row,

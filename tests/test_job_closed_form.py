@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.job import JobPlan, expected_jobs, segment_expectations
+from deepvm_core.job import JobInputs, expected_jobs, segment_expectations
 
 
 def test_without_restart_or_wait_it_is_the_classic_result():
@@ -52,7 +52,7 @@ def test_rate_zero_is_exact_and_tiny_rates_are_continuous():
 
 
 def test_huge_rates_overflow_to_infinity_not_nan():
-    plan = JobPlan.from_segments(compute_seconds=[36_000.0, 36_000.0],
+    plan = JobInputs.from_segments(compute_seconds=[36_000.0, 36_000.0],
                                  checkpoint_interval_seconds=[3600.0, 36_000.0],
                                  checkpoint_stall_seconds=10.0,
                                  interruption_rate_per_hour=[1e3, 1e3], restart_hours=0.1,
@@ -67,7 +67,7 @@ def test_huge_rates_overflow_to_infinity_not_nan():
 def test_job_sums_segments_and_prices_waits_on_demand():
     # T_c = 2.5 h, τ = 1 h, δ = 360 s: two full segments of 1.1 h and a last one of 0.5 h.
     lam, r, w, p, pod = 0.3, 0.1, 0.25, 3.0, 0.5
-    plan = JobPlan.from_segments(compute_seconds=9000.0, checkpoint_interval_seconds=3600.0,
+    plan = JobInputs.from_segments(compute_seconds=9000.0, checkpoint_interval_seconds=3600.0,
                                  checkpoint_stall_seconds=360.0, interruption_rate_per_hour=lam,
                                  restart_hours=r, wait_hours=w, price_usd_per_hour=p,
                                  on_demand_usd_per_hour=pod)
@@ -88,7 +88,7 @@ def test_job_sums_segments_and_prices_waits_on_demand():
        st.floats(0, 5), st.floats(0.01, 20))
 @settings(max_examples=60, deadline=None)
 def test_no_spot_vms_means_compute_plus_stalls(hours, tau_hours, stall, r, w, price):
-    plan = JobPlan.from_segments(compute_seconds=hours * 3600,
+    plan = JobInputs.from_segments(compute_seconds=hours * 3600,
                                  checkpoint_interval_seconds=tau_hours * 3600,
                                  checkpoint_stall_seconds=stall, interruption_rate_per_hour=0.0,
                                  restart_hours=r, wait_hours=w, price_usd_per_hour=price,

@@ -10,7 +10,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.errors import InputError
-from deepvm_core.job import JobPlan, expected_jobs, sample_jobs, simulate_jobs
+from deepvm_core.job import JobInputs, expected_jobs, sample_jobs, simulate_jobs
 
 
 def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float,
@@ -34,8 +34,8 @@ def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float
 
 
 def plan_of(hours: float, tau_hours: float, stall_seconds: float, rate: float, restart: float,
-            wait: float, price: float = 2.0, on_demand: float = 0.5) -> JobPlan:
-    return JobPlan.from_segments(compute_seconds=hours * 3600,
+            wait: float, price: float = 2.0, on_demand: float = 0.5) -> JobInputs:
+    return JobInputs.from_segments(compute_seconds=hours * 3600,
                                  checkpoint_interval_seconds=tau_hours * 3600,
                                  checkpoint_stall_seconds=stall_seconds,
                                  interruption_rate_per_hour=rate, restart_hours=restart,
@@ -104,7 +104,7 @@ def test_distribution_matches_a_naive_attempt_by_attempt_simulation(segments, ra
     rng = np.random.default_rng(11)
     naive = np.array([naive_job(rng, segments, rate, restart, wait) for _ in range(trials)])
     hours = sum(segments)
-    plan = JobPlan.from_segments(compute_seconds=hours * 3600,
+    plan = JobInputs.from_segments(compute_seconds=hours * 3600,
                                  checkpoint_interval_seconds=segments[0] * 3600,
                                  checkpoint_stall_seconds=0.0, interruption_rate_per_hour=rate,
                                  restart_hours=restart, wait_hours=wait,

@@ -17,7 +17,7 @@ from deepvm_core.job import (
     estimate_jobs,
     expected_jobs,
     load_measurements,
-    plan_jobs,
+    job_inputs,
 )
 from deepvm_core.job.measurements import MEASUREMENTS_DIR
 from tests.factories import gpu_row, make_catalog
@@ -48,7 +48,7 @@ def workload(**over: object) -> Workload:
 
 
 def test_plan_by_hand(aws_catalog):
-    plan = plan_jobs(workload(), aws_catalog, clusters())
+    plan = job_inputs(workload(), aws_catalog, clusters())
     g4 = aws_catalog.gpu_types[1].scaling
     s = [g4.c / (1 + math.exp(-g4.a * (n - g4.b))) for n in (17, 16)]
     np.testing.assert_allclose(plan.epoch_seconds, [G4_T1 / s[0], G4_T1 / s[1], G4_T1],
@@ -73,7 +73,7 @@ def test_plan_by_hand(aws_catalog):
 
 
 def test_auto_without_spot_vms_is_one_segment(aws_catalog):
-    plan = plan_jobs(workload(checkpoint_every_epochs="auto", mtbi_hours_by_gpu={
+    plan = job_inputs(workload(checkpoint_every_epochs="auto", mtbi_hours_by_gpu={
         "g4dn.xlarge": 2.0}), aws_catalog, clusters())
     assert plan.checkpoints[2] == 0
     assert plan.checkpoint_interval_seconds[2] == plan.compute_seconds[2]
@@ -86,11 +86,11 @@ def test_auto_without_spot_vms_is_one_segment(aws_catalog):
 
 
 def test_mtbi_scale_and_measured_speedups_flow_through(aws_catalog):
-    base = expected_jobs(plan_jobs(workload(), aws_catalog, clusters()))
-    risky = expected_jobs(plan_jobs(workload(mtbi_scale=0.25), aws_catalog, clusters()))
+    base = expected_jobs(job_inputs(workload(), aws_catalog, clusters()))
+    risky = expected_jobs(job_inputs(workload(mtbi_scale=0.25), aws_catalog, clusters()))
     assert np.all(risky.expected_interruptions[:2] > 3.9 * base.expected_interruptions[:2])
     table = load_measurements(MEASUREMENTS_DIR / "deepvm-scaling.csv")
-    measured = plan_jobs(workload(), aws_catalog, clusters(), SpeedupModel("measured", table))
+    measured = job_inputs(workload(), aws_catalog, clusters(), SpeedupModel("measured", table))
     # 16 nodes measured: 16.338413 s per epoch; 17 nodes: a quarter of the way to 20 nodes.
     assert measured.epoch_seconds[1] == pytest.approx(16.338413, rel=1e-12)
     s16, s20 = G4_T1 / 16.338413, G4_T1 / 14.145735
@@ -104,9 +104,9 @@ def test_types_without_epoch_time_or_bad_indices_are_refused():
            "gpu_network_gbps": [10.0], "memory_network_gbps": [10.0],
            "price_usd_per_hour": [1.0], "on_demand_usd_per_hour": [0.2]}
     with pytest.raises(JobModelError, match="g2: no epoch time"):
-        plan_jobs(w, catalog, ClusterArrays(gpu_index=[1], **one))  # type: ignore[arg-type]
+        job_inputs(w, catalog, ClusterArrays(gpu_index=[1], **one))  # type: ignore[arg-type]
     with pytest.raises(JobModelError, match="below 2"):
-        plan_jobs(w, catalog, ClusterArrays(gpu_index=[2], **one))  # type: ignore[arg-type]
+        job_inputs(w, catalog, ClusterArrays(gpu_index=[2], **one))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("over", "message"), [
@@ -129,4 +129,4 @@ def test_empty_cluster_arrays_give_empty_estimates(aws_catalog):
         "architecture", "gpu_index", "n_gpu", "n_spot", "memory_nodes", "gpu_network_gbps",
         "memory_network_gbps", "price_usd_per_hour", "on_demand_usd_per_hour")})
     assert empty.size == 0
-    assert expected_jobs(plan_jobs(workload(), aws_catalog, empty)).expected_cost_usd.size == 0
+    assert expected_jobs(job_inputs(workload(), aws_catalog, empty)).expected_cost_usd.size == 0

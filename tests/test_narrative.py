@@ -1,4 +1,4 @@
-"""Why a recommendation: the sentences under the Recommend card (deepvm_core.narrative)."""
+"""Why a recommendation: the sentences under the Recommend card (deepvm_core.recommend.narrative)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Scenario
-from deepvm_core.narrative import why
-from deepvm_core.policies import recommend
+from deepvm_core.recommend.narrative import why
+from deepvm_core.recommend.recommendation import recommend
 from tests.factories import catalogs, scenarios
 
 

@@ -15,8 +15,8 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.distinct import cluster_key
 from deepvm_core.job import SpeedupModel, Workload
 from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration, Scenario
-from deepvm_core.policies import recommend
-from deepvm_core.solvers import ilp
+from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.search.solvers import ilp
 from deepvm_core.speed import speed_basis
 from tests import oracle
 from tests.factories import catalogs, scenarios

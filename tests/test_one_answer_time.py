@@ -11,13 +11,13 @@ from contextlib import redirect_stdout
 import numpy as np
 import pytest
 
-from deepvm_core.candidates import build_candidates
+from deepvm_core.search.candidates import build_candidates
 from deepvm_core.cli import main
 from deepvm_core.cli_job import load_measurements_arg
-from deepvm_core.job import SpeedupModel, Workload, plan_jobs
+from deepvm_core.job import SpeedupModel, Workload, job_inputs
 from deepvm_core.job.planner import cluster_arrays
 from deepvm_core.model import Scenario
-from deepvm_core.store import load_catalog
+from deepvm_core.catalog.store import load_catalog
 
 AWS = "aws-us-east-1-2023-10"
 
@@ -71,8 +71,8 @@ def test_ten_times_t_ref_scales_every_candidate_of_the_core() -> None:
                              memory_node_choices=None)
     clusters = cluster_arrays(catalog, table)
     model = SpeedupModel("measured", load_measurements_arg("deepvm-scaling"))
-    one = plan_jobs(Workload(epochs=30, reference_epoch_seconds=61.16), catalog, clusters, model)
-    ten = plan_jobs(Workload(epochs=30, reference_epoch_seconds=611.6), catalog, clusters, model)
+    one = job_inputs(Workload(epochs=30, reference_epoch_seconds=61.16), catalog, clusters, model)
+    ten = job_inputs(Workload(epochs=30, reference_epoch_seconds=611.6), catalog, clusters, model)
     assert table.n.size > 100
     np.testing.assert_allclose(ten.epoch_seconds, 10 * one.epoch_seconds, rtol=1e-12)
     np.testing.assert_allclose(ten.compute_seconds, 10 * one.compute_seconds, rtol=1e-12)

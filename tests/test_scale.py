@@ -17,8 +17,8 @@ import pytest
 from bench.synthetic import synthetic_catalog
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
 from deepvm_core.model import Scenario, flopp_ranking
-from deepvm_core.policies import recommend
-from deepvm_core.sweep import pw_grid, sweep
+from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.recommend.sweep import pw_grid, sweep
 
 
 @pytest.fixture(scope="module")

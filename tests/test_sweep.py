@@ -1,4 +1,4 @@
-"""deepvm_core.sweep: PW spans where one policy beats another, and the Fig. 3 findings."""
+"""deepvm_core.recommend.sweep: PW spans where one policy beats another, and the Fig. 3 findings."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration, Objective, Scenario
-from deepvm_core.sweep import SWEEP_POLICIES, SweepResult, intervals, pw_grid, sweep
+from deepvm_core.recommend.sweep import SWEEP_POLICIES, SweepResult, intervals, pw_grid, sweep
 
 
 @pytest.fixture(scope="module")

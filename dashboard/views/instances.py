@@ -10,7 +10,7 @@ import charts
 import result_frames
 import state
 import widgets
-from deepvm_core.policies import catalog_notes
+from deepvm_core.recommend.recommendation import catalog_notes
 from result_frames import Col
 
 #: Most GPU types drawn on a chart, and most rows or columns of the pair table: a real region

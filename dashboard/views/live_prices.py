@@ -1,6 +1,6 @@
 """Live prices: fetch spot and on-demand prices from AWS, see what changed, use the result.
 
-The fetch is :func:`deepvm_core.aws.fetch_catalogs` (looked up at call time, so tests patch
+The fetch is :func:`deepvm_core.cloud.aws.fetch_catalogs` (looked up at call time, so tests patch
 that boundary). It writes one catalog per region to the fetched folder; the diff compares it
 with the catalog that was active when fetching. A failed fetch writes nothing and leaves the
 active catalog alone: the page says why and keeps working.
@@ -17,8 +17,8 @@ import charts
 import result_frames
 import state
 import widgets
-from deepvm_core import aws
-from deepvm_core.diff import PriceDiffSummary, price_diff, summarize_price_diff
+from deepvm_core.cloud import aws
+from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.errors import DeepVMError
 from result_frames import Col
 from widgets import escape_md as md

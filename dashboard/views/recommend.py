@@ -16,9 +16,9 @@ import launch_panel
 import state
 import widgets
 from deepvm_core.catalog import Catalog
-from deepvm_core.export import export_file_name
+from deepvm_core.io.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
-from deepvm_core.policies import Explanation, Recommendation
+from deepvm_core.recommend.recommendation import Explanation, Recommendation
 from glossary import GLOSSARY
 
 

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from deepvm_core.aws.client import DEFAULT_PRICING_REGION, DEFAULT_SPOT_WINDOW_HOURS
-from deepvm_core.aws.parse import (
+from deepvm_core.cloud.aws.client import DEFAULT_PRICING_REGION, DEFAULT_SPOT_WINDOW_HOURS
+from deepvm_core.cloud.aws.parse import (
     QUALITATIVE_NETWORK_GBPS,
     SPOT_ADVISOR_OS,
     SPOT_PRODUCT_DESCRIPTION,
@@ -58,7 +58,7 @@ def assemble_catalog_dict(
     ``base`` keeps its family, eFLOPS and scaling fit; a GPU type not in ``base`` has eFLOPS
     ``null`` ("needs eFLOPS"). Quotas and the saturation table are ``base``'s.
 
-    ``spot_advisor`` is :func:`~deepvm_core.aws.parse.parse_spot_advisor`'s result (``None``:
+    ``spot_advisor`` is :func:`~deepvm_core.cloud.aws.parse.parse_spot_advisor`'s result (``None``:
     not read): each GPU type gets its bucket in ``region``, or ``null`` (noted: the job model
     applies its default). ``spot_advisor_source`` names where and when it was read, for
     ``source``.

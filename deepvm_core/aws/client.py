@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NoReturn
 
-from deepvm_core.aws.parse import PRICING_FILTERS, SPOT_PRODUCT_DESCRIPTION, MalformedAnswer
+from deepvm_core.cloud.aws.parse import PRICING_FILTERS, SPOT_PRODUCT_DESCRIPTION, MalformedAnswer
 from deepvm_core.errors import FetchError
 
 #: Region of the Pricing API client (the API is served from a few regions only).

@@ -1,8 +1,8 @@
 """Fetch orchestration: one catalog per region, then an all-or-nothing atomic write.
 
 :func:`fetch_catalogs` validates its inputs, then for each region reads specs, spot and
-on-demand prices (:mod:`deepvm_core.aws.client`), parses them (:mod:`deepvm_core.aws.parse`)
-and builds a validated catalog (:mod:`deepvm_core.aws.assemble`); only when every region
+on-demand prices (:mod:`deepvm_core.cloud.aws.client`), parses them (:mod:`deepvm_core.cloud.aws.parse`)
+and builds a validated catalog (:mod:`deepvm_core.cloud.aws.assemble`); only when every region
 succeeded does :func:`write_fetched_catalogs` write the files. A failed or partial fetch writes
 nothing.
 """
@@ -19,8 +19,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from deepvm_core.aws.assemble import assemble_catalog, fetched_catalog_name
-from deepvm_core.aws.client import (
+from deepvm_core.cloud.aws.assemble import assemble_catalog, fetched_catalog_name
+from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_PRICING_REGION,
@@ -39,8 +39,8 @@ from deepvm_core.aws.client import (
     sanitize_message,
     url_secrets,
 )
-from deepvm_core.aws.client import spot_advisor_url as default_spot_advisor_url
-from deepvm_core.aws.parse import (
+from deepvm_core.cloud.aws.client import spot_advisor_url as default_spot_advisor_url
+from deepvm_core.cloud.aws.parse import (
     SPOT_AGGREGATES,
     SPOT_PRODUCT_DESCRIPTION,
     InstanceSpec,
@@ -53,7 +53,7 @@ from deepvm_core.aws.parse import (
 )
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import FetchError, InputError
-from deepvm_core.store import DATA_DIR, fetched_dir, load_catalog, save_catalog
+from deepvm_core.catalog.store import DATA_DIR, fetched_dir, load_catalog, save_catalog
 
 logger = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class FetchResult:
         return tuple(f"{r.region}: {n}" for r in self.regions for n in r.notes)
 
     def catalogs_by_region(self) -> dict[str, Catalog]:
-        """``{region: catalog}``, the input of :func:`deepvm_core.regions.compare_regions`."""
+        """``{region: catalog}``, the input of :func:`deepvm_core.recommend.regions.compare_regions`."""
         return {r.region: r.catalog for r in self.regions}
 
 
@@ -417,7 +417,7 @@ def fetch_catalogs(
         spot_advisor: also read each GPU type's interruption bucket from the AWS Spot Instance
             Advisor (:func:`read_spot_advisor`, before any AWS call); without it every bucket
             is ``None``.
-        spot_advisor_url: where to read it (default :func:`~deepvm_core.aws.client.
+        spot_advisor_url: where to read it (default :func:`~deepvm_core.cloud.aws.client.
             spot_advisor_url`: ``$DEEPVM_SPOT_ADVISOR_URL`` or AWS's public file).
 
     Raises:

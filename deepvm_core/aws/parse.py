@@ -30,7 +30,7 @@ Python data and raises :class:`MalformedAnswer` when it does not have the expect
   lives in a pricing region (``us-east-1`` by default) whatever the catalog's region.
 
 **Quota family** (:func:`quota_family`; a type of the base catalog keeps the base catalog's
-family instead, see :mod:`deepvm_core.aws.assemble`): the AWS on-demand quota group of its
+family instead, see :mod:`deepvm_core.cloud.aws.assemble`): the AWS on-demand quota group of its
 family prefix where AWS has a group of its own (``inf`` -> ``Inf``, ``trn`` -> ``Trn``,
 ``dl`` -> ``DL``, ``hpc`` -> ``HPC``, ``mac`` -> ``Mac``, ``vt`` and ``gr`` -> ``G``,
 ``im``/``is`` -> ``I``; see :data:`FAMILY_PREFIXES`), else the first letter upper-cased

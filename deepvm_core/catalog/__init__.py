@@ -7,7 +7,7 @@
 * :mod:`deepvm_core.catalog.schema`: our file format (``data/README.md``) and the hash;
 * :mod:`deepvm_core.catalog.artifact`: the research artifact's format (``model.md``).
 
-Files are read and written by :mod:`deepvm_core.store`.
+Files are read and written by :mod:`deepvm_core.catalog.store`.
 """
 
 from deepvm_core.catalog.types import (

@@ -4,7 +4,7 @@ Version 2 added ``gpu_types[].interruption_bucket``; version 1 files still load 
 ``None``). Catalogs are always written in the current version.
 
 Reading the format back is :func:`deepvm_core.catalog.validation.parse_catalog`; files are read
-and written by :mod:`deepvm_core.store`.
+and written by :mod:`deepvm_core.catalog.store`.
 """
 
 from __future__ import annotations

@@ -360,7 +360,7 @@ def catalog_problems(
 @dataclass(frozen=True)
 class Catalog:
     """A validated catalog. Build it with :func:`~deepvm_core.catalog.validation.parse_catalog`
-    or :func:`~deepvm_core.store.load_catalog`; built directly, it checks
+    or :func:`~deepvm_core.catalog.store.load_catalog`; built directly, it checks
     :func:`catalog_problems`.
 
     Attributes:

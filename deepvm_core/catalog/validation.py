@@ -40,7 +40,7 @@ from deepvm_core.catalog.types import (
     row_count_problem,
 )
 from deepvm_core.errors import CatalogError, Problem
-from deepvm_core.json_input import JsonInputError, parse_json_bounded
+from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded
 
 T = TypeVar("T")
 
@@ -355,9 +355,9 @@ def catalog_from_json_text(text: str | bytes, source: str = "catalog") -> Catalo
     """Parse JSON text in either format (ours or the artifact's) and validate it.
 
     Problems found in an artifact file name the artifact's rows and fields. The text is read
-    within bounds (:func:`deepvm_core.json_input.parse_json_bounded`): at most
+    within bounds (:func:`deepvm_core.catalog.json_input.parse_json_bounded`): at most
     :data:`~deepvm_core.catalog.schema.MAX_CATALOG_BYTES` bytes and
-    :data:`~deepvm_core.json_input.MAX_JSON_DEPTH` levels of nesting.
+    :data:`~deepvm_core.catalog.json_input.MAX_JSON_DEPTH` levels of nesting.
 
     Raises:
         CatalogError: too large, too deeply nested, not text, malformed JSON (with line and

@@ -8,7 +8,7 @@
   ``max_attempts`` attempts in all). When botocore still ends on a throttling error, this
   module waits and tries again itself (``throttle_rounds`` more times, doubling the wait).
   ``CreateFleet`` carries a ``ClientToken``, so repeating it cannot launch twice.
-* **Errors.** Every failure becomes an :class:`~deepvm_core.fleet.errors.AwsCallError` naming
+* **Errors.** Every failure becomes an :class:`~deepvm_core.cloud.fleet.errors.AwsCallError` naming
   the operation, the region and the AWS error code. Credentials never appear in a message:
   the session's secrets, access key ids, signatures and session tokens are redacted.
 
@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.aws.client import sanitize_message
-from deepvm_core.fleet.errors import AwsCallError, FleetInputError
+from deepvm_core.cloud.aws.client import sanitize_message
+from deepvm_core.cloud.fleet.errors import AwsCallError, FleetInputError
 
 #: AWS error codes that mean "slow down".
 THROTTLING_CODES = frozenset({
@@ -39,7 +39,7 @@ DEFAULT_THROTTLE_BACKOFF_S = 2.0
 
 _DETAIL_CHARS = 300
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` on one line without credentials (:func:`deepvm_core.aws.client.sanitize_message`:
+    """``text`` on one line without credentials (:func:`deepvm_core.cloud.aws.client.sanitize_message`:
     the given secrets, access key ids, SigV4 credential scopes and signatures, session tokens,
     passwords in URLs)."""
     return sanitize_message(" ".join(str(text).split()), secrets)

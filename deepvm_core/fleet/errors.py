@@ -1,4 +1,4 @@
-"""Exceptions of :mod:`deepvm_core.fleet`, and the exit code the CLI gives each.
+"""Exceptions of :mod:`deepvm_core.cloud.fleet`, and the exit code the CLI gives each.
 
 * :class:`FleetInputError` (exit 2): the user can fix it, and nothing was launched: a bad
   argument or export, an unknown launch template or subnet, no credentials, an AWS call that

@@ -4,8 +4,8 @@
 exist, the subnets exist (their AZs are learnt; without ``--subnet`` the region's default
 subnets, one per AZ, are used), no instance of the plan is already live, and both
 ``CreateFleet`` requests pass ``DryRun`` (AWS answers ``DryRunOperation``). Any failure there is
-a :class:`~deepvm_core.fleet.errors.FleetInputError` or
-:class:`~deepvm_core.fleet.errors.AwsCallError`, and nothing was launched.
+a :class:`~deepvm_core.cloud.fleet.errors.FleetInputError` or
+:class:`~deepvm_core.cloud.fleet.errors.AwsCallError`, and nothing was launched.
 
 :func:`launch` then:
 
@@ -21,7 +21,7 @@ a :class:`~deepvm_core.fleet.errors.FleetInputError` or
 step falls short or fails (Ctrl-C included), :func:`rollback` deletes the fleets created
 (``DeleteFleets`` with ``TerminateInstances``), terminates every live instance tagged with the
 plan's id or returned by a fleet, waits until they are shutting-down or terminated, and
-:func:`launch` raises :class:`~deepvm_core.fleet.errors.LaunchFailed` with the report.
+:func:`launch` raises :class:`~deepvm_core.cloud.fleet.errors.LaunchFailed` with the report.
 
 Each ``CreateFleet`` carries a ``ClientToken`` (one per part and launch), so a retried call
 cannot launch twice.
@@ -34,9 +34,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from deepvm_core.fleet.ec2 import Ec2
-from deepvm_core.fleet.errors import AwsCallError, FleetInputError, LaunchFailed, RollbackReport
-from deepvm_core.fleet.manage import (
+from deepvm_core.cloud.fleet.ec2 import Ec2
+from deepvm_core.cloud.fleet.errors import AwsCallError, FleetInputError, LaunchFailed, RollbackReport
+from deepvm_core.cloud.fleet.manage import (
     DEFAULT_POLL,
     GONE_STATES,
     LIVE_STATES,
@@ -49,8 +49,8 @@ from deepvm_core.fleet.manage import (
     terminate,
     wait_gone,
 )
-from deepvm_core.fleet.plan import FleetPart, FleetPlan
-from deepvm_core.fleet.requests import (
+from deepvm_core.cloud.fleet.target import FleetPart, FleetPlan
+from deepvm_core.cloud.fleet.requests import (
     FleetRequests,
     RequestOptions,
     TemplateRef,

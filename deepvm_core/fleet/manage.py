@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from deepvm_core.fleet.ec2 import Ec2
-from deepvm_core.fleet.errors import AwsCallError, TeardownIncomplete
-from deepvm_core.fleet.plan import ROLES, TAG_CATALOG, TAG_PLAN, TAG_ROLE
+from deepvm_core.cloud.fleet.ec2 import Ec2
+from deepvm_core.cloud.fleet.errors import AwsCallError, TeardownIncomplete
+from deepvm_core.cloud.fleet.target import ROLES, TAG_CATALOG, TAG_PLAN, TAG_ROLE
 
 #: States of an instance that may still bill (or come back).
 LIVE_STATES = ("pending", "running", "stopping", "stopped")

@@ -1,7 +1,7 @@
 """What to launch: the chosen configuration of an export, as a :class:`FleetPlan`.
 
 An export is the JSON of ``deepvm recommend --format json`` or the dashboard's "Download
-configuration" button (:mod:`deepvm_core.export`). The configuration to launch is:
+configuration" button (:mod:`deepvm_core.io.export`). The configuration to launch is:
 
 1. the export's ``chosen`` configuration when it has one (not ``null``);
 2. else the first DeepVM recommendation (``deepvm[0]``);
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from deepvm_core.fleet.errors import FleetInputError
+from deepvm_core.cloud.fleet.errors import FleetInputError
 
 PLAN_ID_LENGTH = 12
 PLAN_ID_PATTERN = re.compile(r"^[0-9a-f]{8,64}$")

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepvm_core.fleet.errors import FleetInputError
-from deepvm_core.fleet.plan import (
+from deepvm_core.cloud.fleet.errors import FleetInputError
+from deepvm_core.cloud.fleet.target import (
     TAG_CATALOG,
     TAG_PLAN,
     TAG_ROLE,
@@ -460,7 +460,7 @@ def build_bundle(export: Mapping[str, Any], options: RequestOptions, *,
         export_name: how ``launch.txt`` names the export file.
         region: the launch region in the commands; default the export's catalog region.
     """
-    from deepvm_core.fleet.plan import export_bytes
+    from deepvm_core.cloud.fleet.target import export_bytes
 
     raw = export_bytes(export) if data is None else data
     plan = plan_from_export(export, raw)

@@ -3,8 +3,8 @@ given that spot VMs get reclaimed.
 
 Flow: a :class:`Workload` (epochs, a reference epoch time, checkpoint and restart settings,
 MTBI assumptions) and a catalog -> per-GPU-type facts (:func:`mtbi_estimates`,
-:func:`one_vm_epoch_seconds` under a :class:`SpeedupModel`) -> :func:`plan_jobs` turns
-:class:`ClusterArrays` (many configurations at once) into a :class:`JobPlan` (epoch time, δ, τ,
+:func:`one_vm_epoch_seconds` under a :class:`SpeedupModel`) -> :func:`job_inputs` turns
+:class:`ClusterArrays` (many configurations at once) into a :class:`JobInputs` (epoch time, δ, τ,
 segments, λ) -> :func:`expected_jobs` (exact closed form, :class:`JobEstimates`) and
 :func:`simulate_jobs` (seeded Monte Carlo, :class:`MonteCarloSummary`) -> :func:`cheapest`,
 :func:`fastest`, :func:`pareto_frontier`. :func:`plan_job` (module ``planner``) does all of it
@@ -61,14 +61,14 @@ from deepvm_core.job.mtbi import (
     mtbi_estimates,
 )
 from deepvm_core.job.objectives import cheapest, fastest, pareto_frontier
-from deepvm_core.job.plan import (
+from deepvm_core.job.inputs import (
     ARCHITECTURE_CODES,
     SINGLE_ANCHOR,
     TIERING,
     ClusterArrays,
-    JobPlan,
+    JobInputs,
     cluster_epoch_seconds,
-    plan_jobs,
+    job_inputs,
 )
 from deepvm_core.job.planner import (
     GOALS,
@@ -103,7 +103,7 @@ __all__ = [
     "Goal", "GpuAssumption", "JobPlanResult", "MonteCarloEstimate", "PlanAssumptions",
     "PlanEstimate", "PolicyEstimates", "plan_job", "plan_to_dict",
     "Calibration", "CalibrationError", "ClusterArrays", "EflopsCalibration",
-    "InstanceMeasurements", "JobEstimates", "JobModelError", "JobPlan", "JobSamples",
+    "InstanceMeasurements", "JobEstimates", "JobModelError", "JobInputs", "JobSamples",
     "MeasurementTable", "MeasurementsError", "MonteCarloSummary", "MtbiEstimate", "OneVmTime",
     "ScalingFit", "SegmentExpectations", "SpeedupModel", "Workload", "WorkloadError",
     "bundled_measurements_paths", "calibrate_catalog", "check_workload", "cheapest",
@@ -111,7 +111,7 @@ __all__ = [
     "fastest", "fit_scaling", "fitted_speedup", "load_measurements", "measured_speedup",
     "measurements_to_csv", "mtbi_estimate", "mtbi_estimates", "one_vm_epoch_seconds",
     "paper_speedup", "pareto_frontier", "reference_epoch_seconds_from_table",
-    "parse_measurements_csv", "plan_jobs", "sample_jobs",
+    "parse_measurements_csv", "job_inputs", "sample_jobs",
     "segment_expectations", "segment_plan", "simulate_jobs", "single_anchor_stall_seconds",
     "tiering_stall_seconds", "top_spot_flopp_gpu",
 ]

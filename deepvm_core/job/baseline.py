@@ -26,7 +26,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.candidates import CandidateTable
+from deepvm_core.search.candidates import CandidateTable
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.model import Arch
 

@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.job.plan import SECONDS_PER_HOUR, ClusterArrays, JobPlan, plan_jobs
+from deepvm_core.job.inputs import SECONDS_PER_HOUR, ClusterArrays, JobInputs, job_inputs
 from deepvm_core.job.speedup import SpeedupModel
 from deepvm_core.job.workload import Workload
 
@@ -118,7 +118,7 @@ class JobEstimates:
     expected_interruptions: FloatArray
 
 
-def expected_jobs(plan: JobPlan) -> JobEstimates:
+def expected_jobs(plan: JobInputs) -> JobEstimates:
     """Closed-form T, N and C of every configuration of ``plan``."""
     lam, r, w = plan.interruption_rate_per_hour, plan.restart_hours, plan.wait_hours
     full = segment_expectations(plan.full_segment_seconds / SECONDS_PER_HOUR, lam, r, w)
@@ -147,6 +147,6 @@ def expected_jobs(plan: JobPlan) -> JobEstimates:
 
 def estimate_jobs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
                   speedup: SpeedupModel | None = None) -> JobEstimates:
-    """:func:`plan_jobs`, then :func:`expected_jobs`: the job's expected makespan, events
+    """:func:`job_inputs`, then :func:`expected_jobs`: the job's expected makespan, events
     and cost on every configuration."""
-    return expected_jobs(plan_jobs(workload, catalog, clusters, speedup))
+    return expected_jobs(job_inputs(workload, catalog, clusters, speedup))

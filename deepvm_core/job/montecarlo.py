@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.errors import InputError
-from deepvm_core.job.plan import SECONDS_PER_HOUR, JobPlan
+from deepvm_core.job.inputs import SECONDS_PER_HOUR, JobInputs
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -130,7 +130,7 @@ class JobSamples:
     interruptions: FloatArray
 
 
-def sample_jobs(plan: JobPlan, rng: np.random.Generator, trials: int) -> JobSamples:
+def sample_jobs(plan: JobInputs, rng: np.random.Generator, trials: int) -> JobSamples:
     """Draw ``trials`` runs of every configuration of ``plan`` with ``rng``."""
     col = {name: getattr(plan, name)[:, None] for name in (
         "interruption_rate_per_hour", "restart_hours", "wait_hours", "price_usd_per_hour",
@@ -193,7 +193,7 @@ def _mean_and_error(x: FloatArray) -> tuple[FloatArray, FloatArray]:
         return mean, x.std(axis=1, ddof=1) / np.sqrt(x.shape[1])
 
 
-def simulate_jobs(plan: JobPlan, rng: np.random.Generator, *, trials: int = 10_000,
+def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = 10_000,
                   deadline_hours: float | None = None,
                   max_cells: int = 2_000_000) -> MonteCarloSummary:
     """Monte Carlo statistics of every configuration of ``plan`` (``trials`` runs each).
@@ -218,7 +218,7 @@ def simulate_jobs(plan: JobPlan, rng: np.random.Generator, *, trials: int = 10_0
 
     step = max(1, max_cells // trials)
     for start in range(0, plan.size, step):
-        part = JobPlan(**{name: getattr(plan, name)[start:start + step]
+        part = JobInputs(**{name: getattr(plan, name)[start:start + step]
                           for name in plan.__dataclass_fields__})
         draws = sample_jobs(part, rng, trials)
         for label, x in (("makespan", draws.makespan_hours), ("cost", draws.cost_usd),

@@ -1,11 +1,11 @@
 """From clusters to job plans: epoch time, checkpoint stall and interval, segments, rate.
 
 :class:`ClusterArrays` describes many configurations at once (one entry per configuration, the
-shape of a candidate table); :func:`plan_jobs` turns them and a :class:`Workload` into a
-:class:`JobPlan`, the per-configuration inputs of the closed form
+shape of a candidate table); :func:`job_inputs` turns them and a :class:`Workload` into a
+:class:`JobInputs`, the per-configuration inputs of the closed form
 (:mod:`deepvm_core.job.closed_form`) and of the Monte Carlo run
-(:mod:`deepvm_core.job.montecarlo`). Build a :class:`JobPlan` directly with
-:meth:`JobPlan.from_segments` to study the process without a catalog.
+(:mod:`deepvm_core.job.montecarlo`). Build a :class:`JobInputs` directly with
+:meth:`JobInputs.from_segments` to study the process without a catalog.
 
 Per configuration (``job-model.md``): ``t = t_g(1) / S_g(n)`` seconds per epoch; ``T_c = E t``;
 δ by architecture; ``τ = k t`` or Daly's τ with M = MTBI(g) (``auto``); the interruption rate
@@ -141,7 +141,7 @@ class ClusterArrays:
 
 
 @dataclass(frozen=True)
-class JobPlan:
+class JobInputs:
     """Per-configuration inputs of the job model (1-D arrays of one length).
 
     Attributes:
@@ -200,7 +200,7 @@ class JobPlan:
                       restart_hours: npt.ArrayLike = 0.1, wait_hours: npt.ArrayLike = 0.0,
                       price_usd_per_hour: npt.ArrayLike = 1.0,
                       on_demand_usd_per_hour: npt.ArrayLike = 0.0,
-                      epoch_seconds: npt.ArrayLike | None = None) -> JobPlan:
+                      epoch_seconds: npt.ArrayLike | None = None) -> JobInputs:
         """A plan from T_c, τ, δ, λ, R, W, P and P_od (broadcast); the segments are cut by
         :func:`~deepvm_core.job.checkpoint.segment_plan`. ``epoch_seconds`` defaults to T_c."""
         checkpoints, last = segment_plan(compute_seconds, checkpoint_interval_seconds)
@@ -247,8 +247,8 @@ def cluster_epoch_seconds(workload: Workload, catalog: Catalog, clusters: Cluste
     return epoch
 
 
-def plan_jobs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
-              speedup: SpeedupModel | None = None) -> JobPlan:
+def job_inputs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
+              speedup: SpeedupModel | None = None) -> JobInputs:
     """The job plan of every configuration of ``clusters`` (formulas in the module docstring).
 
     ``speedup`` defaults to the ``fitted`` model without measurements.
@@ -281,7 +281,7 @@ def plan_jobs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
     else:
         interval = workload.checkpoint_every_epochs * epoch
     checkpoints, last = segment_plan(compute, interval)
-    return JobPlan(
+    return JobInputs(
         epoch_seconds=epoch,
         compute_seconds=compute,
         checkpoint_stall_seconds=stall,

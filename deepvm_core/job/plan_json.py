@@ -10,14 +10,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.export import (
+from deepvm_core.io.export import (
     EXPORT_SCHEMA_VERSION,
     configuration_to_dict,
     explanation_to_dict,
     tool_version,
 )
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
-from deepvm_core.job.plan_result import (
+from deepvm_core.job.result import (
     PLAN_KIND,
     JobPlanResult,
     PlanAssumptions,

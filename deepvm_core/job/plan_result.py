@@ -12,7 +12,7 @@ from typing import Final, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.candidates import CandidateTable
+from deepvm_core.search.candidates import CandidateTable
 from deepvm_core.errors import InputError
 from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
@@ -20,7 +20,7 @@ from deepvm_core.job.mtbi import MtbiSource
 from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
 from deepvm_core.job.workload import CheckpointEvery, Workload
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.policies import POLICY_LABELS, Explanation
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

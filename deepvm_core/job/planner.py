@@ -14,7 +14,7 @@ cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload`
    a configuration qualifies when ``T <= deadline_hours`` and ``C <= budget_usd`` (each when
    given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
    then ``model.md``'s order under the scenario's objective (the candidate table's
-   :meth:`~deepvm_core.candidates.CandidateTable.rank_order`). ``best`` is the top-k;
+   :meth:`~deepvm_core.search.candidates.CandidateTable.rank_order`). ``best`` is the top-k;
    ``chosen`` is ``best[0]``.
 4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
    (:func:`~deepvm_core.job.objectives.pareto_frontier`, by increasing cost).
@@ -45,7 +45,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.candidates import CandidateTable, build_candidates, build_domain
+from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import JobEstimates, expected_jobs
@@ -57,20 +57,20 @@ from deepvm_core.job.montecarlo import (
 )
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.job.objectives import pareto_frontier
-from deepvm_core.job.plan import (
+from deepvm_core.job.inputs import (
     SINGLE_ANCHOR,
     TIERING,
     ClusterArrays,
-    JobPlan,
-    plan_jobs,
+    JobInputs,
+    job_inputs,
 )
-from deepvm_core.job.plan_json import (
+from deepvm_core.io.plan_json import (
     assumptions_to_dict,
     estimate_to_dict,
     plan_configuration_to_dict,
     plan_to_dict,
 )
-from deepvm_core.job.plan_result import (
+from deepvm_core.job.result import (
     GOALS,
     PLAN_POLICIES,
     PLAN_POLICY_LABELS,
@@ -90,7 +90,7 @@ from deepvm_core.job.speedup import (
 )
 from deepvm_core.job.workload import Workload, check_workload
 from deepvm_core.model import Arch, Objective, Scenario
-from deepvm_core.policies import (
+from deepvm_core.recommend.recommendation import (
     TOP_K_RANGE,
     Explanation,
     catalog_notes,
@@ -156,7 +156,7 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     clusters = cluster_arrays(catalog, result.candidates)
     one = ClusterArrays(**{name: getattr(clusters, name)[[int(index)]]
                            for name in clusters.__dataclass_fields__})
-    plan = plan_jobs(result.workload, catalog, one, speedup)
+    plan = job_inputs(result.workload, catalog, one, speedup)
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
@@ -212,8 +212,8 @@ def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
                             indices=np.flatnonzero(values >= kth))[:k]
 
 
-def _subplan(plan: JobPlan, indices: IntArray) -> JobPlan:
-    return JobPlan(**{name: getattr(plan, name)[indices]
+def _subplan(plan: JobInputs, indices: IntArray) -> JobInputs:
+    return JobInputs(**{name: getattr(plan, name)[indices]
                       for name in plan.__dataclass_fields__})
 
 
@@ -392,7 +392,7 @@ def plan_job(
     assumptions = _assumptions(catalog, workload, speedup)
     table, shortlist_note = _plan_candidates(catalog, scenario,
                                              speed_basis(catalog, workload, speedup), pw)
-    plan = plan_jobs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
     rank_position = table.rank_order(scenario.objective)
     rank = np.empty(len(table), dtype=np.int64)

@@ -1,9 +1,9 @@
 """JSON Schemas (draft 2020-12) of the two exports, shipped as package data.
 
 * ``recommend.schema.json``: ``deepvm recommend --format json`` and the dashboard's
-  recommendation download (:func:`deepvm_core.export.recommendation_to_dict`);
+  recommendation download (:func:`deepvm_core.io.export.recommendation_to_dict`);
 * ``plan.schema.json``: ``deepvm plan --format json`` and the dashboard's plan download
-  (:func:`deepvm_core.job.plan_json.plan_to_dict`).
+  (:func:`deepvm_core.io.plan_json.plan_to_dict`).
 
 Every number's unit is in its description (and new keys carry it in their names).
 :func:`load_schema` is the one reader (``importlib.resources``: works from a wheel).

@@ -1,4 +1,4 @@
-"""The exact solver: rank the configurations of a :class:`~deepvm_core.candidates.CandidateTable`.
+"""The exact solver: rank the configurations of a :class:`~deepvm_core.search.candidates.CandidateTable`.
 
 The table does not depend on PW (PW only cuts it by price), so it is built once per (catalog, f,
 s, quotas, node cap), and a recommendation at any PW is "the best configuration priced <= PW".
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from deepvm_core.candidates import CandidateTable
+from deepvm_core.search.candidates import CandidateTable
 from deepvm_core.model import (
     PRICE_TOLERANCE_USD,
     Arch,
@@ -72,7 +72,7 @@ def top_configurations(
     Each (v, n) of the table stands for its best memory node, and a (v, n) whose objective is
     below the k-th largest of the table has k better configurations above it (Z and performance
     do not depend on the memory node), so only the (v, n) reaching it are paired with their
-    other memory-node candidates (:meth:`~deepvm_core.candidates.CandidateDomain.
+    other memory-node candidates (:meth:`~deepvm_core.search.candidates.CandidateDomain.
     memory_node_shortlist`) before the final ranking.
     """
     indices = _contenders(table, pw_usd_per_hour, objective, k, noscale, architecture)

@@ -1,10 +1,10 @@
 r"""DeepVM as an integer program (PuLP + the CBC binary shipped in the ``pulp`` wheel).
 
 The paper (section III) says DeepVM's architecture decision is taken by "linear programming".
-:mod:`deepvm_core.solvers.ilp_program` states it as a mixed-integer linear program over the
-candidate domain (:func:`deepvm_core.candidates.build_domain`); this module solves it with CBC
+:mod:`deepvm_core.search.solvers.ilp_program` states it as a mixed-integer linear program over the
+candidate domain (:func:`deepvm_core.search.candidates.build_domain`); this module solves it with CBC
 and reads out the ``k`` best configurations in the ranking order of ``model.md`` (stage 4). It
-must agree with the exact enumeration (:mod:`deepvm_core.solvers.enumeration`), and the tests
+must agree with the exact enumeration (:mod:`deepvm_core.search.solvers.enumeration`), and the tests
 check that it does.
 
 Lexicographic ranking
@@ -37,7 +37,7 @@ CPU name) is solved stage by stage, each stage a CBC solve:
    one stage-3 solve breaks the tie. If some cost differs from :math:`p_2` by less than
    :math:`\delta` (too close for CBC to order), stage 3 is solved repeatedly with temporary
    exclusion cuts until infeasible, and the configurations found are ordered exactly by the
-   candidate table's ranking (:func:`deepvm_core.candidates.rank_order`).
+   candidate table's ranking (:func:`deepvm_core.search.candidates.rank_order`).
 
 **Top-k by exclusion cuts.** After a configuration is read out, a no-good cut removes it
 (Single Anchor: :math:`x_r = 0`; Tiering: :math:`x_r + u_w \le 1`) and the search goes on. While
@@ -46,7 +46,7 @@ the current objective class still has configurations, the next one is found by s
 infeasible the class is exhausted, its rows are fixed to 0 and stage 1 runs again.
 
 **Exactness.** Every (row, memory-node type) read from CBC is rebuilt by
-:meth:`~deepvm_core.candidates.CandidateDomain.configurations` (with the cheapest valid
+:meth:`~deepvm_core.search.candidates.CandidateDomain.configurations` (with the cheapest valid
 :math:`m`), which checks the memory-node limit and the budget in exact arithmetic; one that
 fails only within CBC's tolerances (:math:`10^{-7}`) is cut off and the stage re-solved. The
 reported numbers are the domain's, never the solver's. A status other than optimal (time limit,
@@ -66,7 +66,7 @@ second of budget is not built at all (building and writing it alone would use th
 CBC does not prove those in time): the same error, with ``started`` False. The saturation
 constraints count: one per Tiering GPU type and memory-node type, a million on a catalog at the
 size limit, where building took 12 s and writing the program 13 s.
-:func:`deepvm_core.policies.recommend` then answers with the exact enumeration and says so.
+:func:`deepvm_core.recommend.recommendation.recommend` then answers with the exact enumeration and says so.
 
 **Cost** (measured with ``recommend(..., solver="ilp")``: a top-3, the NoScale best and a
 best-of-architecture when needed; CBC 2.10.3 from the pulp wheel on 2 shared cores, so the
@@ -87,7 +87,7 @@ from typing import Any
 
 import numpy as np
 
-from deepvm_core.candidates import (
+from deepvm_core.search.candidates import (
     ALL_ARCHITECTURES,
     CandidateDomain,
     CandidateTable,
@@ -104,8 +104,8 @@ from deepvm_core.model import (
     Objective,
     Scenario,
 )
-from deepvm_core.solvers import ILP_TIME_LIMIT_S
-from deepvm_core.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
+from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
+from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
 from deepvm_core.speed import SpeedBasis
 
 __all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
@@ -360,7 +360,7 @@ def solve_top_k(
 
     Raises:
         InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range, or a search space
-            larger than :data:`~deepvm_core.candidates.MAX_SEARCH_ROWS`.
+            larger than :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS`.
         SolverTimeoutError: the budget ran out, or the program is too large for it
             (:func:`fits_time_limit`).
         SolverError: CBC ended a solve otherwise with a status other than optimal (or

@@ -1,12 +1,12 @@
 r"""The DeepVM integer program: its formulation, how one stage is built, and one CBC solve.
 
 The search over the ranking (which programs to solve, in which order) is in
-:mod:`deepvm_core.solvers.ilp`.
+:mod:`deepvm_core.search.solvers.ilp`.
 
 Formulation
 ===========
 
-**Sets.** The candidate domain of :func:`deepvm_core.candidates.build_domain`, cut at the budget:
+**Sets.** The candidate domain of :func:`deepvm_core.search.candidates.build_domain`, cut at the budget:
 its GPU rows :math:`R` (one per architecture, GPU type :math:`v` and GPU VM count :math:`n`;
 :math:`R^{SA}` and :math:`R^{TR}` by architecture), its GPU types :math:`V` and its memory-node
 types :math:`W`. A row is in the domain only if it can be part of an affordable configuration on
@@ -74,7 +74,7 @@ The same constraints serve three objectives (:data:`Stage`): ``objective`` maxim
 OD_w m_w) / \max(B, 1)`; ``tiebreak`` minimises :math:`(\text{total VMs}) (\rho_{max} + 1) +
 \rho`, where :math:`\rho` is the domain's name rank (architecture, GPU name, CPU name), linear
 as the sum of a row part on :math:`x_r` and a CPU part on :math:`u_w`
-(:meth:`~deepvm_core.candidates.CandidateDomain.name_rank`), and total VMs is
+(:meth:`~deepvm_core.search.candidates.CandidateDomain.name_rank`), and total VMs is
 :math:`\sum_r n_r x_r + \sum_w m_w`.
 """
 
@@ -91,7 +91,7 @@ from typing import Literal
 import numpy as np
 import pulp
 
-from deepvm_core.candidates import CandidateDomain
+from deepvm_core.search.candidates import CandidateDomain
 from deepvm_core.errors import SolverError
 from deepvm_core.model import Arch, FloatArray
 
@@ -99,7 +99,7 @@ __all__ = ["CBC_KILL_GRACE_S", "CBC_OPTIONS", "BuiltProblem", "SolveResult", "St
            "build_problem", "solve_problem"]
 
 #: CBC options: only ``increment`` (a new incumbent must improve by at least this much; the
-#: default, 1e-5, is coarser than the objective window of :mod:`deepvm_core.solvers.ilp`).
+#: default, 1e-5, is coarser than the objective window of :mod:`deepvm_core.search.solvers.ilp`).
 #: Everything else stays at CBC's defaults on purpose: ``preprocess off`` would make stage 1
 #: several times faster, but the bundled CBC 2.10.3 then crashes (SIGSEGV) on some infeasible
 #: programs (seen in the ILP's property test; cf. coin-or/Cbc#463, #734), and ``cuts off`` /
