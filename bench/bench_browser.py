@@ -9,8 +9,9 @@ the next ones are warm loads (new sessions on a running server). The server is s
 ``--cold`` times to get several cold loads. Playwright's own ``expect`` is printed beside it: it
 polls at growing intervals (100, 250, 500, 1000 ms), so it sees the card up to a second late.
 
-Starts its own Streamlit server as ``make run`` does (``dashboard/serve.py``), like the e2e
-fixture (a free 127.0.0.1 port, user catalogs in a temporary folder), and drives Debian's
+Starts its own Streamlit server as ``make run`` does, with the e2e fixtures' code
+(``tests/dashboard_server.py``: a free 127.0.0.1 port; user catalogs and the server's logs in a
+temporary folder), and drives Debian's
 Chromium (``/usr/bin/chromium`` or env ``CHROMIUM_PATH``). Key press: focuses the PW slider at
 PW 3 and presses ArrowRight / ArrowLeft in turn (PW 3.00 <-> 3.05 changes the recommendation
 from 17 to 18 g4dn.xlarge). Each try is timed in the browser (a MutationObserver installed just
@@ -24,19 +25,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.dashboard_server import running_server  # noqa: E402
+
 PW_LABEL = "PW: pricing willingness (USD/hour)"
 CARD = ".st-key-rec_card h3"
 AT_PW_3 = "17 × g4dn.xlarge"  # the card at /?pw=3
@@ -57,47 +58,6 @@ WATCH = """([selector, want]) => {
     observer.observe(document.body, {subtree: true, childList: true, characterData: true});
   });
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(user_dir: str) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "DEEPVM_USER_CATALOG_DIR": user_dir, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "dashboard/serve.py", "--server.address",
-         "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-         "--browser.gatherUsageStats", "false"],
-        cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"streamlit exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return proc, url
-        except OSError:
-            pass
-        time.sleep(0.25)
-    stop_server(proc)
-    raise SystemExit("streamlit did not answer /_stcore/health within 60 s")
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def _launch(p):  # type: ignore[no-untyped-def]
@@ -216,19 +176,15 @@ def main() -> int:
     args = parser.parse_args()
     cold: list[tuple[float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="deepvm-bench-") as user_dir:
+        env = {**os.environ, "DEEPVM_USER_CATALOG_DIR": user_dir}
+        logs = Path(user_dir) / "logs"
         for _ in range(max(args.cold, 1) - 1):
-            proc, url = start_server(user_dir)
-            try:
+            with running_server(env, logs) as url:
                 cold += measure_first_load(url, 1)
-            finally:
-                stop_server(proc)
-        proc, url = start_server(user_dir)
-        try:
+        with running_server(env, logs) as url:
             loads = measure_first_load(url, max(args.loads, 1))
             in_browser, end_to_end = measure(url, args.tries, args.warmup)
             plan_ms = measure_plan(url, args.tries, args.warmup)
-        finally:
-            stop_server(proc)
     cold.append(loads[0])
     warm = loads[1:]
     print("First load of Recommend, a new browser session each (ms from navigation start)")

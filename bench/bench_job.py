@@ -29,8 +29,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve
 
 from synthetic import synthetic_catalog  # noqa: E402
 
-from deepvm_core.search.candidates import build_candidates  # noqa: E402
 from deepvm_core.catalog import Catalog  # noqa: E402
+from deepvm_core.catalog.store import load_catalog  # noqa: E402
 from deepvm_core.job import (  # noqa: E402
     SINGLE_ANCHOR,
     TIERING,
@@ -39,13 +39,13 @@ from deepvm_core.job import (  # noqa: E402
     SpeedupModel,
     Workload,
     expected_jobs,
-    pareto_frontier,
     job_inputs,
+    pareto_frontier,
     simulate_jobs,
 )
 from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
 from deepvm_core.model import Scenario  # noqa: E402
-from deepvm_core.catalog.store import load_catalog  # noqa: E402
+from deepvm_core.search.candidates import build_candidates  # noqa: E402
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:

@@ -10,7 +10,8 @@
 4. for scale: the test oracle (model.md in plain Python loops) at one PW;
 5. the performance objective's mean gain over the paper's objective on the Fig. 3 sweep;
 6. the limits (issue 9): a catalog at the size limit (loading, FLOPP, recommend with both
-   solvers, the sweep) and the bundled catalogs at the node cap.
+   solvers, the sweep) and the bundled catalogs at the node cap;
+7. ``bench/bench_limits.py``: the calls whose wall time the tests used to assert.
 """
 
 from __future__ import annotations
@@ -25,16 +26,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
+import bench_limits  # noqa: E402
 from synthetic import synthetic_catalog  # noqa: E402
 
-from deepvm_core.search.candidates import CandidateTable, build_candidates  # noqa: E402
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES  # noqa: E402
 from deepvm_core.catalog.schema import catalog_to_dict  # noqa: E402
+from deepvm_core.catalog.store import load_catalog  # noqa: E402
 from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
 from deepvm_core.model import MAX_NODES, Scenario, flopp_ranking  # noqa: E402
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, recommend  # noqa: E402
-from deepvm_core.catalog.store import load_catalog  # noqa: E402
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep  # noqa: E402
+from deepvm_core.search.candidates import CandidateTable, build_candidates  # noqa: E402
 from tests import oracle  # noqa: E402
 
 
@@ -154,3 +156,4 @@ def limits() -> None:
 if __name__ == "__main__":
     main()
     limits()
+    bench_limits.main()

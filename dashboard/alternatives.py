@@ -37,7 +37,8 @@ def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
 
 def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
                presentation: bool) -> None:
-    """The sentences of :func:`deepvm_core.recommend.narrative.why` and the "vs the alternatives" strip."""
+    """The sentences of :func:`deepvm_core.recommend.narrative.why` and the "vs the alternatives"
+    strip."""
     sentences = why(rec, chosen, catalog)
     with st.container(key="rec_why"):
         if sentences:

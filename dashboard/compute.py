@@ -15,9 +15,10 @@ from datetime import datetime
 import numpy as np
 import streamlit as st
 
-from deepvm_core.recommend import regions
 from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.export import recommendation_to_dict
+from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
     Calibration,
     JobPlanResult,
@@ -30,11 +31,10 @@ from deepvm_core.job import (
     configuration_samples,
     parse_measurements_csv,
     plan_job,
-    plan_to_dict,
 )
 from deepvm_core.model import Configuration, Scenario
+from deepvm_core.recommend import regions
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
-from deepvm_core.catalog.store import load_catalog
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
 
 
@@ -57,7 +57,8 @@ def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
 
 def recommendation(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
                    top_k: int = 3) -> Recommendation:
-    """:func:`deepvm_core.recommend.recommendation.recommend` with ``solver`` (both give the same ranking).
+    """:func:`deepvm_core.recommend.recommendation.recommend` with ``solver`` (both give the same
+    ranking).
 
     The Recommend page's only call into ``recommend``: the card, the tables and the JSON
     export all read this one result."""
@@ -73,8 +74,8 @@ def _policies_at(catalog_sha256: str, _catalog: Catalog,
 
 
 def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
-    """Each policy of :data:`deepvm_core.recommend.sweep.SWEEP_POLICIES` at the scenario's PW, in that
-    order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
+    """Each policy of :data:`deepvm_core.recommend.sweep.SWEEP_POLICIES` at the scenario's PW, in
+    that order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
     both objectives, so comparing them takes no second ``recommend`` (nor a second integer
     program). The objective does not matter, so it is normalised away."""
     return _policies_at(catalog.sha256, catalog, replace(scenario, objective="paper"))
@@ -107,7 +108,8 @@ def _compare(key: tuple[tuple[str, str], ...], _catalogs: dict[str, Catalog],
 
 def compare_regions(catalogs: Mapping[str, Catalog],
                     scenario: Scenario) -> list[regions.RegionComparison]:
-    """:func:`deepvm_core.recommend.regions.compare_regions` (each region's best only, so top-k is 1)."""
+    """:func:`deepvm_core.recommend.regions.compare_regions` (each region's best only, so top-k is
+    1)."""
     key = tuple((label, c.sha256) for label, c in catalogs.items())
     return _compare(key, dict(catalogs), scenario)
 

@@ -140,8 +140,8 @@ DIFF_COLUMNS = (Col.TYPE, Col.KIND, Col.STATUS, Col.NOTE, Col.OD_OLD, Col.OD_NEW
 
 
 def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
-    """``deepvm_core.catalog.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent prices
-    and undefined changes are NaN)."""
+    """``deepvm_core.catalog.diff.price_diff``'s rows as a frame (:data:`DIFF_COLUMNS`; absent
+    prices and undefined changes are NaN)."""
     def nan(value: float | None) -> float:
         return np.nan if value is None else value
 
@@ -164,8 +164,8 @@ REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.
 
 def region_frame(rows: Sequence[RegionComparison], pw: float,
                  objective: Objective) -> pd.DataFrame:
-    """One row per region (``deepvm_core.recommend.regions.compare_regions`` order): its best configuration,
-    or, when nothing is feasible, empty numbers and the reason."""
+    """One row per region (``deepvm_core.recommend.regions.compare_regions`` order): its best
+    configuration, or, when nothing is feasible, empty numbers and the reason."""
     out = []
     rank = 0
     for r in rows:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 APP = Path(__file__).resolve().parent / "app.py"
 PRELOAD = ("numpy", "pandas", "plotly.graph_objects", "deepvm_core.recommend.recommendation",
-           "deepvm_core.io.export", "deepvm_core.recommend.narrative", "deepvm_core.catalog.store", "deepvm_core.job")
+           "deepvm_core.io.export", "deepvm_core.recommend.narrative", "deepvm_core.catalog.store",
+           "deepvm_core.job")
 
 
 def main(argv: list[str]) -> int:

@@ -22,9 +22,8 @@ import streamlit as st
 
 import compute
 import url
-from deepvm_core.catalog import store
+from deepvm_core.catalog import Catalog, store
 from deepvm_core.cloud.aws import FetchResult
-from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Scenario
 

@@ -1,14 +1,21 @@
 """DeepVM Studio's solver library: catalogs, the DeepVM model, solvers, policies, sweeps.
 
-Flow: catalog file -> :mod:`deepvm_core.catalog` (validated ``Catalog``) ->
-:mod:`deepvm_core.model` (FLOPP, K, saturation, architectures) -> :mod:`deepvm_core.search.candidates`
-(every configuration as arrays) and :mod:`deepvm_core.search.ranking` (stage 4) ->
-:mod:`deepvm_core.search.solvers` (PuLP integer program; vectorised enumeration) ->
-:mod:`deepvm_core.recommend.recommendation` (recommendations and baselines) and :mod:`deepvm_core.recommend.sweep` ->
-:mod:`deepvm_core.io.export` / :mod:`deepvm_core.cli`. :mod:`deepvm_core.catalog.store` reads and writes
-catalog files; :mod:`deepvm_core.cloud.aws` fetches live catalogs; :mod:`deepvm_core.catalog.diff` compares
-two catalogs' prices and :mod:`deepvm_core.recommend.regions` the best recommendation per region;
-:mod:`deepvm_core.job` estimates the cost and time of a training job; :mod:`deepvm_core.cloud.fleet`
-launches a configuration on EC2 Fleet.
+Layers, each a folder (a module imports only from the layers above it):
+
+1. :mod:`deepvm_core.errors`, :mod:`deepvm_core.units` (shared constants),
+   :mod:`deepvm_core.arrays` (array type aliases);
+2. :mod:`deepvm_core.catalog`: instance types, quotas, saturation; validation, file formats,
+   reading and writing files (``store``), price diffs (``diff``);
+3. :mod:`deepvm_core.model`: FLOPP, K, saturation, :class:`~deepvm_core.model.Scenario`,
+   :class:`~deepvm_core.model.Configuration`;
+4. :mod:`deepvm_core.search`: every configuration as arrays (``candidates``), the stage-4 order
+   (``ranking``), the PuLP integer program and the exact enumeration (``solvers``);
+5. :mod:`deepvm_core.recommend`: recommendations and the paper's baselines, the narrative,
+   PW sweeps, regions;
+6. :mod:`deepvm_core.job`: the cost and time of a training job on spot VMs (``plan_job``);
+7. :mod:`deepvm_core.io`: JSON exports, replay, the job plan as JSON;
+8. :mod:`deepvm_core.cloud`: live AWS prices (``aws``) and EC2 Fleet launches (``fleet``);
+9. :mod:`deepvm_core.cli`: the ``deepvm`` command.
+
 No module reads files or talks to a service when it is imported.
 """

@@ -65,7 +65,8 @@ SignedArray = npt.NDArray[np.signedinteger[Any]]
 
 class Arch(IntEnum):
     """The two architectures. The int values are the codes of the candidate arrays
-    (:mod:`deepvm_core.search.candidates`); :attr:`key` is the name a :class:`Configuration` carries."""
+    (:mod:`deepvm_core.search.candidates`); :attr:`key` is the name a :class:`Configuration`
+    carries."""
 
     SINGLE_ANCHOR = 0
     TIERING = 1
@@ -221,7 +222,8 @@ class Scenario:
             1 to :data:`MAX_NODES`.
 
     How many configurations to recommend is an argument of
-    :func:`~deepvm_core.recommend.recommendation.recommend`, not part of the scenario: a sweep has no top-k.
+    :func:`~deepvm_core.recommend.recommendation.recommend`, not part of the scenario: a sweep has
+    no top-k.
     """
 
     pw_usd_per_hour: float

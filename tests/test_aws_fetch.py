@@ -26,12 +26,12 @@ from aws_fakes import (
     snapshot,
 )
 
-from deepvm_core.cloud import aws
-from deepvm_core.recommend import regions
-from deepvm_core.cli.fetch import main, run_fetch
-from deepvm_core.model import Scenario
-from deepvm_core.recommend.recommendation import catalog_notes, recommend
 from deepvm_core.catalog.store import DATA_DIR, list_catalogs, load_catalog
+from deepvm_core.cli.fetch import main, run_fetch
+from deepvm_core.cloud import aws
+from deepvm_core.model import Scenario
+from deepvm_core.recommend import regions
+from deepvm_core.recommend.recommendation import catalog_notes, recommend
 
 # The loopback servers (module scope) and the per-test environment.
 moto_url = aws_fakes.moto_url

@@ -15,15 +15,15 @@ from aws_fakes import BASE_CATALOG, price_list
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepvm_core.cloud import aws
-from deepvm_core.recommend import regions
-from deepvm_core.cloud.aws import assemble, fetch, parse
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cli.fetch import add_fetch_parser, main, run_fetch
+from deepvm_core.cloud import aws
+from deepvm_core.cloud.aws import assemble, fetch, parse
 from deepvm_core.errors import InputError
 from deepvm_core.model import Scenario
+from deepvm_core.recommend import regions
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.catalog.store import load_catalog
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 

@@ -1,4 +1,5 @@
-"""The candidate table (:mod:`deepvm_core.search.candidates`) against hand computations and the oracle."""
+"""The candidate table (:mod:`deepvm_core.search.candidates`) against hand computations and the
+oracle."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Arch, Configuration, Scenario
+from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.ranking import rank_configurations
 from deepvm_core.search.solvers.enumeration import top_configurations, top_indices
 from tests import oracle

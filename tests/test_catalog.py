@@ -19,6 +19,7 @@ from deepvm_core.catalog import (
 )
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict, from_artifact_dict
 from deepvm_core.catalog.schema import SCHEMA_VERSION, catalog_to_dict
+from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import (
@@ -27,7 +28,6 @@ from deepvm_core.errors import (
     DeepVMError,
     InstanceNotFoundError,
 )
-from deepvm_core.catalog.store import load_catalog, save_catalog
 from tests.conftest import SHARED_DATA, SPOT_ADVISOR_EXCERPT, read_json
 from tests.factories import catalog_dict, cpu_row, gpu_row, make_catalog
 

@@ -6,7 +6,6 @@ parser can raise is caught."""
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -15,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.synthetic import synthetic_catalog
+from deepvm_core.catalog.json_input import MAX_JSON_DEPTH, json_nesting_depth
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.types import MAX_CPU_TYPES, MAX_GPU_TYPES
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.cli import main
 from deepvm_core.errors import CatalogError
-from deepvm_core.catalog.json_input import MAX_JSON_DEPTH, json_nesting_depth
-from deepvm_core.catalog.store import load_catalog
 from tests.factories import catalog_dict, cpu_row, gpu_row
 
 DEEP_LIST = "[" * 100_000 + "]" * 100_000
@@ -209,9 +208,7 @@ def test_fuzz_huge_numbers(digits: int, sign: str, exponent: str) -> None:
 def test_a_catalog_over_the_row_limits_is_refused_naming_the_count_and_the_limit() -> None:
     gpus = [gpu_row(f"g{i}") for i in range(10_000)]
     cpus = [cpu_row(f"c{i}") for i in range(MAX_CPU_TYPES + 1)]
-    start = time.perf_counter()
     error = refused(json.dumps(catalog_dict(gpus=gpus, cpus=cpus)))
-    assert time.perf_counter() - start < 2.0  # refused before 11,000 rows are validated
     assert [(p.field, p.value) for p in error.problems] == [
         ("gpu_types", 10_000), ("cpu_types", MAX_CPU_TYPES + 1)]
     assert (f"10,000 GPU types; a catalog holds at most {MAX_GPU_TYPES:,}"

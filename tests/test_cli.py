@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from bench.synthetic import synthetic_catalog
-from deepvm_core.cli import main
 from deepvm_core.catalog.store import save_catalog
+from deepvm_core.cli import main
 from tests.conftest import SHARED_DATA
 
 AWS = "aws-us-east-1-2023-10"

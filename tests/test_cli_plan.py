@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from deepvm_core.cli import main
 from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cli import main
 
 AWS = "aws-us-east-1-2023-10"
 TABLE_IV = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",

@@ -17,13 +17,13 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from deepvm_core.cloud import aws
-from deepvm_core.recommend import regions
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.schema import catalog_to_dict
-from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.model import Scenario
 from deepvm_core.catalog.store import load_catalog, save_catalog
+from deepvm_core.catalog.validation import parse_catalog
+from deepvm_core.cloud import aws
+from deepvm_core.model import Scenario
+from deepvm_core.recommend import regions
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
 DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"

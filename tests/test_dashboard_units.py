@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from deepvm_core.catalog.schema import catalog_sha256
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import CatalogError, Problem
 from deepvm_core.model import Scenario
-from deepvm_core.catalog.store import load_catalog
 from deepvm_core.recommend.sweep import pw_grid, sweep
 
 # Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
@@ -166,7 +166,8 @@ def test_the_recommend_card_does_not_wait_for_heavy_imports() -> None:
     (app.py's imports, the card's modules, the core's recommend) loads no pandas, scipy or
     pulp; pandas loads with the first table, scipy with a calibration, pulp with the ILP."""
     code = ("import sys; import state, widgets, alternatives, compute, launch_panel, url; "
-            "import deepvm_core.recommend.recommendation, deepvm_core.recommend.narrative, deepvm_core.job; "
+            "import deepvm_core.recommend.recommendation, deepvm_core.recommend.narrative, "
+            "deepvm_core.job; "
             "print(sorted(m for m in ('pandas', 'scipy', 'pulp') if m in sys.modules))")
     repo = Path(__file__).resolve().parent.parent
     path = f"{repo}{os.pathsep}{repo / 'dashboard'}"

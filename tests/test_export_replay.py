@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, given, settings
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.schema import instance_row
+from deepvm_core.catalog.store import load_catalog, save_catalog, save_user_catalog
 from deepvm_core.cli import main
 from deepvm_core.errors import InputError
 from deepvm_core.io.export import export_file_name, recommendation_to_dict
+from deepvm_core.io.replay import ExportError, rebuild_catalog, replay
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.io.replay import ExportError, rebuild_catalog, replay
-from deepvm_core.catalog.store import load_catalog, save_catalog, save_user_catalog
 from tests.factories import catalogs, scenarios
 
 AWS = "aws-us-east-1-2023-10"

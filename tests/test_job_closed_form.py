@@ -1,4 +1,7 @@
-"""The closed-form expectations: known special cases, limits, stability, cost."""
+"""The closed-form expectations: known special cases, limits, stability, cost.
+
+Expected values are derived by hand (the arithmetic in the comments) or come from
+``tests/job_oracle.py``, job-model.md in plain loops; never from ``segment_expectations``."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.job import JobInputs, expected_jobs, segment_expectations
+from tests import job_oracle
 
 
 def test_without_restart_or_wait_it_is_the_classic_result():
@@ -23,17 +27,18 @@ def test_without_restart_or_wait_it_is_the_classic_result():
 
 
 def test_one_segment_by_hand():
-    # s = 1 h, λ = 0.5 / h, R = 0.1 h, W = 0.2 h.
-    s, lam, r, w = 1.0, 0.5, 0.1, 0.2
-    q0 = 1 - math.exp(-lam * s)
-    e1 = (math.exp(lam * (r + s)) - 1) * (1 / lam + w)
-    e0 = (1 - math.exp(-lam * s)) / lam + q0 * (w + e1)
-    f0 = q0 * math.exp(lam * (r + s))
-    seg = segment_expectations(s, lam, r, w)
-    assert float(seg.restart_attempt_hours) == pytest.approx(e1, rel=1e-14)
-    assert float(seg.makespan_hours) == pytest.approx(e0, rel=1e-14)
-    assert float(seg.interruptions) == pytest.approx(f0, rel=1e-14)
-    assert float(seg.up_hours) == pytest.approx(e0 - w * f0, rel=1e-13)
+    # s = 1 h, λ = 0.5 / h, R = 0.1 h, W = 0.2 h:
+    #   q0 = 1 - e^{-0.5} = 0.39346934; e^{λ(R+s)} = e^{0.55} = 1.73325302
+    #   E1 = (1.73325302 - 1) (1/0.5 + 0.2) = 0.73325302 * 2.2 = 1.61315664
+    #   E0 = 0.39346934 / 0.5 + 0.39346934 (0.2 + 1.61315664) = 0.78693868 + 0.71342155
+    #      = 1.50036023
+    #   F0 = 0.39346934 * 1.73325302 = 0.68198192
+    #   U0 = E0 - W F0 = 1.50036023 - 0.2 * 0.68198192 = 1.36396384
+    seg = segment_expectations(1.0, 0.5, 0.1, 0.2)
+    assert float(seg.restart_attempt_hours) == pytest.approx(1.61315664, rel=1e-8)
+    assert float(seg.makespan_hours) == pytest.approx(1.50036023, rel=1e-8)
+    assert float(seg.interruptions) == pytest.approx(0.68198192, rel=1e-8)
+    assert float(seg.up_hours) == pytest.approx(1.36396384, rel=1e-8)
 
 
 def test_rate_zero_is_exact_and_tiny_rates_are_continuous():
@@ -72,15 +77,18 @@ def test_job_sums_segments_and_prices_waits_on_demand():
                                  restart_hours=r, wait_hours=w, price_usd_per_hour=p,
                                  on_demand_usd_per_hour=pod)
     est = expected_jobs(plan)
-    full = segment_expectations(1.1, lam, r, w)
-    last = segment_expectations(0.5, lam, r, w)
-    t = 2 * float(full.makespan_hours) + float(last.makespan_hours)
-    n = 2 * float(full.interruptions) + float(last.interruptions)
-    assert int(est.checkpoints[0]) == 2
-    assert float(est.expected_makespan_hours[0]) == pytest.approx(t, rel=1e-14)
-    assert float(est.expected_interruptions[0]) == pytest.approx(n, rel=1e-14)
-    assert float(est.expected_cost_usd[0]) == pytest.approx(p * (t - n * w) + pod * n * w,
-                                                             rel=1e-12)
+    # The oracle, segment by segment: (E0, F0) = (1.44363499, 0.40287488) for s = 1.1 h and
+    # (0.59756680, 0.16676283) for s = 0.5 h, so T = 2 * 1.44363499 + 0.59756680 = 3.48483678,
+    # N = 2 * 0.40287488 + 0.16676283 = 0.97251259, C = 3 (T - 0.25 N) + 0.5 * 0.25 N
+    # = 3 * 3.24170863 + 0.12156407 = 9.84668998.
+    oracle = job_oracle.expected_job(9000.0, 3600.0, 360.0, lam, r, w, p, pod)
+    assert (oracle.makespan_h, oracle.interruptions, oracle.cost_usd) == pytest.approx(
+        (3.48483678, 0.97251259, 9.84668998), rel=1e-8)
+    assert int(est.checkpoints[0]) == oracle.checkpoints == 2
+    assert float(est.expected_makespan_hours[0]) == pytest.approx(oracle.makespan_h, rel=1e-13)
+    assert float(est.expected_interruptions[0]) == pytest.approx(oracle.interruptions,
+                                                                 rel=1e-13)
+    assert float(est.expected_cost_usd[0]) == pytest.approx(oracle.cost_usd, rel=1e-12)
     assert float(est.compute_hours[0]) == 2.5
 
 
@@ -94,7 +102,12 @@ def test_no_spot_vms_means_compute_plus_stalls(hours, tau_hours, stall, r, w, pr
                                  restart_hours=r, wait_hours=w, price_usd_per_hour=price,
                                  on_demand_usd_per_hour=price / 2)
     est = expected_jobs(plan)
-    t = hours + int(est.checkpoints[0]) * stall / 3600
+    # No events: T = T_c + (segments - 1) δ, the segments counted by the oracle's loop.
+    oracle = job_oracle.expected_job(hours * 3600, tau_hours * 3600, stall, 0.0, r, w, price,
+                                     price / 2)
+    t = hours + oracle.checkpoints * stall / 3600
+    assert int(est.checkpoints[0]) == oracle.checkpoints
+    assert oracle.makespan_h == pytest.approx(t, rel=1e-12)
     assert float(est.expected_makespan_hours[0]) == pytest.approx(t, rel=1e-12)
     assert float(est.expected_interruptions[0]) == 0.0
     assert float(est.expected_cost_usd[0]) == pytest.approx(price * t, rel=1e-12)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -138,13 +136,12 @@ def test_seeded_runs_repeat_and_report_percentiles_and_deadline():
     assert simulate_jobs(plan, np.random.default_rng(5), trials=10).deadline_probability is None
 
 
-def test_extreme_rates_terminate_quickly():
+def test_extreme_rates_terminate():
     # λ (R + s) from 50 to 1e4: billions of expected retries, or an overflow to infinity.
+    # (bench/bench_limits.py times this call.)
     plan = plan_of(100.0, np.array([1.0, 5.0, 100.0, 0.01]), 30.0,
                    np.array([50.0, 10.0, 100.0, 2.0]), 0.1, 1.0)
-    start = time.perf_counter()
     mc = simulate_jobs(plan, np.random.default_rng(0), trials=10_000)
-    assert time.perf_counter() - start < 2.0
     exact = expected_jobs(plan)
     assert np.isinf(exact.expected_makespan_hours[2]) and np.isinf(mc.mean_makespan_hours[2])
     finite = np.isfinite(exact.expected_makespan_hours)

@@ -16,8 +16,8 @@ from deepvm_core.job import (
     Workload,
     estimate_jobs,
     expected_jobs,
-    load_measurements,
     job_inputs,
+    load_measurements,
 )
 from deepvm_core.job.measurements import MEASUREMENTS_DIR
 from tests.factories import gpu_row, make_catalog

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
+from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
     SpeedupModel,
     Workload,
@@ -29,7 +30,6 @@ from deepvm_core.job.planner import (
     JobPlanResult,
     PlanEstimate,
     plan_job,
-    plan_to_dict,
 )
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import recommend

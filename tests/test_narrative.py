@@ -1,4 +1,5 @@
-"""Why a recommendation: the sentences under the Recommend card (deepvm_core.recommend.narrative)."""
+"""Why a recommendation: the sentences under the Recommend card
+(deepvm_core.recommend.narrative)."""
 
 from __future__ import annotations
 

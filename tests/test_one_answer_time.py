@@ -11,13 +11,13 @@ from contextlib import redirect_stdout
 import numpy as np
 import pytest
 
-from deepvm_core.search.candidates import build_candidates
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
-from deepvm_core.cli_job import load_measurements_arg
+from deepvm_core.cli.job_args import load_measurements_arg
 from deepvm_core.job import SpeedupModel, Workload, job_inputs
 from deepvm_core.job.planner import cluster_arrays
 from deepvm_core.model import Scenario
-from deepvm_core.catalog.store import load_catalog
+from deepvm_core.search.candidates import build_candidates
 
 AWS = "aws-us-east-1-2023-10"
 

@@ -12,11 +12,11 @@ import aws_fakes
 import pytest
 from aws_fakes import AwsEnv, FakeSpotAdvisor, closed_port_url
 
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cli.fetch import main
 from deepvm_core.cloud import aws
 from deepvm_core.cloud.aws import assemble, client, parse
-from deepvm_core.cli.fetch import main
 from deepvm_core.errors import FetchError
-from deepvm_core.catalog.store import load_catalog
 from tests.conftest import SPOT_ADVISOR_EXCERPT
 
 moto_url = aws_fakes.moto_url

@@ -14,8 +14,7 @@ import streamlit as st
 import editor_frames
 import state
 import widgets
-from deepvm_core.catalog import store
-from deepvm_core.catalog import Catalog
+from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem

@@ -17,8 +17,8 @@ import charts
 import result_frames
 import state
 import widgets
-from deepvm_core.cloud import aws
 from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
+from deepvm_core.cloud import aws
 from deepvm_core.errors import DeepVMError
 from result_frames import Col
 from widgets import escape_md as md

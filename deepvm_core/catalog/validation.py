@@ -23,6 +23,7 @@ from deepvm_core.catalog.artifact import (
     from_artifact_dict,
     is_artifact_format,
 )
+from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded
 from deepvm_core.catalog.schema import (
     MAX_CATALOG_BYTES,
     READABLE_SCHEMA_VERSIONS,
@@ -40,7 +41,6 @@ from deepvm_core.catalog.types import (
     row_count_problem,
 )
 from deepvm_core.errors import CatalogError, Problem
-from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded
 
 T = TypeVar("T")
 

@@ -9,7 +9,8 @@ segments, λ) -> :func:`expected_jobs` (exact closed form, :class:`JobEstimates`
 :func:`simulate_jobs` (seeded Monte Carlo, :class:`MonteCarloSummary`) -> :func:`cheapest`,
 :func:`fastest`, :func:`pareto_frontier`. :func:`plan_job` (module ``planner``) does all of it
 for a catalog: every feasible cluster, the goal, the frontier, the paper's policies, Monte
-Carlo for the few that matter (:class:`JobPlanResult`; JSON by :func:`plan_to_dict`).
+Carlo for the few that matter (:class:`JobPlanResult`; JSON by
+:func:`deepvm_core.io.plan_json.plan_to_dict`).
 Measurements (:func:`load_measurements`) feed the ``measured`` speedup model and
 :func:`calibrate_catalog`.
 
@@ -44,6 +45,15 @@ from deepvm_core.job.errors import (
     MeasurementsError,
     WorkloadError,
 )
+from deepvm_core.job.inputs import (
+    ARCHITECTURE_CODES,
+    SINGLE_ANCHOR,
+    TIERING,
+    ClusterArrays,
+    JobInputs,
+    cluster_epoch_seconds,
+    job_inputs,
+)
 from deepvm_core.job.measurements import (
     InstanceMeasurements,
     MeasurementTable,
@@ -61,15 +71,6 @@ from deepvm_core.job.mtbi import (
     mtbi_estimates,
 )
 from deepvm_core.job.objectives import cheapest, fastest, pareto_frontier
-from deepvm_core.job.inputs import (
-    ARCHITECTURE_CODES,
-    SINGLE_ANCHOR,
-    TIERING,
-    ClusterArrays,
-    JobInputs,
-    cluster_epoch_seconds,
-    job_inputs,
-)
 from deepvm_core.job.planner import (
     GOALS,
     PLAN_POLICIES,
@@ -82,7 +83,6 @@ from deepvm_core.job.planner import (
     PolicyEstimates,
     configuration_samples,
     plan_job,
-    plan_to_dict,
 )
 from deepvm_core.job.speedup import (
     SPEEDUP_MODELS,
@@ -101,7 +101,7 @@ __all__ = [
     "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
     "PLAN_POLICIES", "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
     "Goal", "GpuAssumption", "JobPlanResult", "MonteCarloEstimate", "PlanAssumptions",
-    "PlanEstimate", "PolicyEstimates", "plan_job", "plan_to_dict",
+    "PlanEstimate", "PolicyEstimates", "plan_job",
     "Calibration", "CalibrationError", "ClusterArrays", "EflopsCalibration",
     "InstanceMeasurements", "JobEstimates", "JobModelError", "JobInputs", "JobSamples",
     "MeasurementTable", "MeasurementsError", "MonteCarloSummary", "MtbiEstimate", "OneVmTime",

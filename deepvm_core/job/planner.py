@@ -32,7 +32,8 @@ Nothing feasible never raises: ``best`` is empty and :attr:`JobPlanResult.explan
 budget, with the nearest one). Bad inputs (workload against the catalog, unknown speedup
 types, top-k, trials) raise :class:`~deepvm_core.errors.DeepVMError` subclasses.
 
-:func:`plan_to_dict` is the JSON (the CLI's ``deepvm plan --format json`` and the dashboard's
+:func:`deepvm_core.io.plan_json.plan_to_dict` is the JSON (the CLI's ``deepvm plan --format json``
+and the dashboard's
 export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launch`` read it.
 """
 
@@ -45,10 +46,16 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import JobEstimates, expected_jobs
+from deepvm_core.job.inputs import (
+    SINGLE_ANCHOR,
+    TIERING,
+    ClusterArrays,
+    JobInputs,
+    job_inputs,
+)
 from deepvm_core.job.montecarlo import (
     JobSamples,
     MonteCarloSummary,
@@ -57,19 +64,6 @@ from deepvm_core.job.montecarlo import (
 )
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.job.objectives import pareto_frontier
-from deepvm_core.job.inputs import (
-    SINGLE_ANCHOR,
-    TIERING,
-    ClusterArrays,
-    JobInputs,
-    job_inputs,
-)
-from deepvm_core.io.plan_json import (
-    assumptions_to_dict,
-    estimate_to_dict,
-    plan_configuration_to_dict,
-    plan_to_dict,
-)
 from deepvm_core.job.result import (
     GOALS,
     PLAN_POLICIES,
@@ -97,6 +91,7 @@ from deepvm_core.recommend.recommendation import (
     explain_infeasible,
     single_anchor_baseline_indices,
 )
+from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
 from deepvm_core.speed import SpeedBasis, speed_basis
 
 FloatArray = npt.NDArray[np.float64]
@@ -466,6 +461,5 @@ def plan_job(
 __all__ = [
     "GOALS", "PLAN_POLICIES", "PLAN_POLICY_LABELS", "GpuAssumption", "Goal", "JobPlanResult",
     "MonteCarloEstimate", "PlanAssumptions", "PlanEstimate", "PolicyEstimates",
-    "assumptions_to_dict", "cluster_arrays", "configuration_samples", "estimate_to_dict",
-    "goal_order", "plan_configuration_to_dict", "plan_job", "plan_to_dict", "top_ranked",
+    "cluster_arrays", "configuration_samples", "goal_order", "plan_job", "top_ranked",
 ]

@@ -1,7 +1,8 @@
 """Fixtures for the browser end-to-end tests in tests/e2e.
 
-- ``streamlit_server``: the dashboard (dashboard/app.py) served on a free port of 127.0.0.1,
-  with ``DEEPVM_USER_CATALOG_DIR`` pointing at a temporary folder; yields its base URL.
+- ``streamlit_server``: the dashboard served as ``make run`` does, on a free port of
+  127.0.0.1 (``tests/dashboard_server.py``), with ``DEEPVM_USER_CATALOG_DIR`` pointing at a
+  temporary folder; yields its base URL.
 - ``browser``: Debian's Chromium (``/usr/bin/chromium``, or env ``CHROMIUM_PATH``) driven by
   Playwright. Never run ``playwright install``: the system browser is used.
 - ``page``: a fresh browser context and page per test (1400x1000, downloads accepted).
@@ -15,18 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from dashboard_server import running_server
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -34,9 +29,7 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = Path(__file__).resolve().parent
 ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
-SERVE_ENTRY = "dashboard/serve.py"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
-SERVER_START_TIMEOUT = 60.0
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -48,13 +41,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-
-
-def free_port() -> int:
-    """Return a TCP port that is free on 127.0.0.1 right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -71,94 +57,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):
     return report
 
 
-def _tail(path: Path, limit: int = 4000) -> str:
-    try:
-        text = path.read_text(errors="replace")
-    except OSError:
-        return ""
-    return text[-limit:]
-
-
-def _stop_process_group(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            return
-        proc.wait(timeout=10)
-
-
-def _wait_for_health(proc: subprocess.Popen[bytes], url: str, timeout: float) -> str | None:
-    """Poll the health endpoint; return None when it answers "ok", else a failure reason."""
-    deadline = time.monotonic() + timeout
-    last_error = "no answer yet"
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            return f"streamlit exited with code {proc.returncode}"
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                body = response.read().decode(errors="replace").strip()
-            if body == "ok":
-                return None
-            last_error = f"health answered {body!r}"
-        except (urllib.error.URLError, OSError) as exc:
-            last_error = str(exc)
-        time.sleep(0.25)
-    return f"no 'ok' from {url} within {timeout:.0f} s ({last_error})"
-
-
 @pytest.fixture(scope="session")
 def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start the dashboard once per session and yield its base URL (no trailing slash)."""
-    port = free_port()
-    user_catalogs = tmp_path_factory.mktemp("user_catalogs")
-    logs = tmp_path_factory.mktemp("streamlit_logs")
     env = os.environ.copy()
-    env["DEEPVM_USER_CATALOG_DIR"] = str(user_catalogs)
+    env["DEEPVM_USER_CATALOG_DIR"] = str(tmp_path_factory.mktemp("user_catalogs"))
     env["DEEPVM_UPLOAD_CATALOG_DIR"] = str(tmp_path_factory.mktemp("upload_catalogs"))
-    env["PYTHONUNBUFFERED"] = "1"
-    cmd = [
-        sys.executable, SERVE_ENTRY,  # as `make run` starts it
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    stdout_path, stderr_path = logs / "stdout.log", logs / "stderr.log"
-    # Output goes to files, not pipes: a pipe nobody reads would block a long session.
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=REPO_ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
-            start_new_session=True,  # own process group, killed as a whole at the end
-        )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        failure = _wait_for_health(proc, f"{base_url}/_stcore/health", SERVER_START_TIMEOUT)
-        if failure is not None:
-            _stop_process_group(proc)
-            pytest.fail(
-                f"Streamlit did not start: {failure}\n"
-                f"command: {' '.join(cmd)}\n"
-                f"--- stderr ---\n{_tail(stderr_path)}\n"
-                f"--- stdout ---\n{_tail(stdout_path)}",
-                pytrace=False,
-            )
-        yield base_url
-    finally:
-        _stop_process_group(proc)
+    # A start that fails raises ServerStartError: an error at setup, with the server's logs.
+    with running_server(env, tmp_path_factory.mktemp("streamlit_logs")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

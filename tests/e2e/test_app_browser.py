@@ -16,10 +16,10 @@ from browser_helpers import screenshot
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.catalog.store import load_catalog
 
 pytestmark = pytest.mark.e2e
 

@@ -11,11 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,13 +24,11 @@ from aws_fakes import (
     closed_port_url,
 )
 from browser_helpers import screenshot
+from dashboard_server import running_server
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-APP_ENTRY = "dashboard/app.py"
-START_TIMEOUT_S = 60.0
 LOAD_TIMEOUT_MS = 30_000
 FETCH_TIMEOUT_MS = 90_000
 UPDATE_TIMEOUT_MS = 15_000
@@ -47,14 +40,6 @@ fake_aws = aws_fakes.fake_aws
 
 
 # ----------------------------------------------------------------------------- servers
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _aws_env(tmp: Path, endpoint: str) -> dict[str, str]:
@@ -78,66 +63,27 @@ def _aws_env(tmp: Path, endpoint: str) -> dict[str, str]:
         "NO_PROXY": "127.0.0.1,localhost",
         "DEEPVM_FETCHED_CATALOG_DIR": str(tmp / "fetched"),
         "DEEPVM_USER_CATALOG_DIR": str(tmp / "user"),
-        "PYTHONUNBUFFERED": "1",
     })
     return env
-
-
-def _serve(env: dict[str, str], logs: Path) -> Iterator[str]:
-    """Run the dashboard with ``env`` on a free port of 127.0.0.1; yield its URL."""
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", APP_ENTRY, "--server.address", "127.0.0.1",
-           "--server.port", str(port), "--server.headless", "true",
-           "--browser.gatherUsageStats", "false"]
-    with open(logs / "stdout.log", "wb") as out, open(logs / "stderr.log", "wb") as err:
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=err, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited ({proc.returncode}):\n"
-                            f"{(logs / 'stderr.log').read_text(errors='replace')[-4000:]}",
-                            pytrace=False)
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().strip() == b"ok":
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start within {START_TIMEOUT_S:.0f} s",
-                            pytrace=False)
-            time.sleep(0.25)
-        yield url
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, 15)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, 9)
-                proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def live_server(fake_aws: FakeAws, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The dashboard, its AWS endpoints the loopback fakes."""
     tmp = tmp_path_factory.mktemp("live")
-    yield from _serve(_aws_env(tmp, fake_aws.url), tmp)
+    with running_server(_aws_env(tmp, fake_aws.url), tmp) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def down_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The dashboard, its AWS endpoints a closed port of 127.0.0.1 (the endpoint is down)."""
     tmp = tmp_path_factory.mktemp("down")
-    yield from _serve(_aws_env(tmp, closed_port_url()), tmp)
+    with running_server(_aws_env(tmp, closed_port_url()), tmp) as url:
+        yield url
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
 
 
 def open_live(page: Page, url: str) -> None:

@@ -1,0 +1,391 @@
+"""``deepvm plan`` and ``deepvm calibrate``: the job planner and the scaling calibration from
+the command line.
+
+Wiring into the main CLI (``deepvm_core/cli/``)::
+
+    add_plan_parsers(subparsers)                  # adds "plan" and "calibrate"
+    if args.command in PLAN_COMMANDS:
+        return run_plan_command(args)
+
+``plan`` runs :func:`deepvm_core.job.planner.plan_job` and prints a comparison table (the best
+configurations and the paper's policies: hourly price, epoch time, expected makespan and
+cost, their P10-P90 ranges, events, checkpoint interval; then the assumptions and flags) or
+the plan JSON (:func:`~deepvm_core.io.plan_json.plan_to_dict`, which ``deepvm export --to
+ec2-fleet`` and ``deepvm launch`` read). ``calibrate`` fits the logistic scaling curve of every
+measured GPU type (optionally eFLOPS too), prints each fit with R², RMSE and points, and writes
+the calibrated catalog atomically.
+
+Every user error (bad number, unknown type, malformed CSV, invalid catalog) ends with one line
+on stderr (``deepvm plan: error: ...``) and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.store import load_catalog, save_catalog
+from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
+from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
+from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
+from deepvm_core.job import (
+    AUTO,
+    GOALS,
+    JobPlanResult,
+    PlanEstimate,
+    Workload,
+    calibrate_catalog,
+    plan_job,
+)
+from deepvm_core.job.errors import MeasurementsError, WorkloadError
+from deepvm_core.job.planner import PLAN_POLICY_LABELS
+from deepvm_core.job.workload import CheckpointEvery
+from deepvm_core.model import DEFAULT_OBJECTIVE, OBJECTIVES, Configuration, Scenario
+from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.recommend.with_job import compare_plan_with_recommendation, recommend_job
+
+PLAN_COMMANDS: Final = ("plan", "calibrate")
+EXIT_USAGE: Final = 2
+MINUTES_PER_HOUR: Final = 60.0
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+def _number(kind: Callable[[str], Any], *, minimum: float | None = None,
+            strict: bool = False) -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` number, ``>= minimum`` (``>`` if ``strict``)."""
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if minimum is not None and (value <= minimum if strict else value < minimum):
+            raise argparse.ArgumentTypeError(
+                f"{text!r} must be {'>' if strict else '>='} {minimum:g}")
+        return value
+    return parse
+
+
+def _pw(text: str) -> float | None:
+    """``--pw``: a price per hour >= 0, or ``none`` (PW off)."""
+    if text.strip().lower() == "none":
+        return None
+    value: float = _number(float, minimum=0.0)(text)
+    return value
+
+
+def _mtbi(text: str) -> tuple[str, float]:
+    """``--mtbi TYPE=HOURS``."""
+    name, sep, hours = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not TYPE=HOURS (e.g. g4dn.xlarge=4)")
+    value: float = _number(float, minimum=0.0, strict=True)(hours)
+    return name.strip(), value
+
+
+def add_plan_parsers(subparsers: Any) -> None:
+    """Add ``plan`` and ``calibrate`` to an ``argparse`` sub-parsers object."""
+    p = subparsers.add_parser(
+        "plan", help="plan a training job: expected cost and makespan of every cluster",
+        description="Estimate a training job's expected makespan and cost on every feasible "
+                    "cluster (spot interruptions, checkpoints and restarts included), pick "
+                    "the cheapest or fastest, and compare with the paper's policies. Monte "
+                    "Carlo percentiles for the best and the policies.")
+    p.add_argument("--catalog", required=True,
+                   help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
+    p.add_argument("--pw", type=_pw, required=True, metavar="USD|none",
+                   help="pricing willingness, USD per hour; 'none': no price bound (the "
+                        "paper's policies are then not computed)")
+    p.add_argument("--ckpt-gb", type=_number(float, minimum=0.0, strict=True), default=0.3,
+                   help="checkpoint size f, GB (default 0.3)")
+    p.add_argument("--buffer", type=_number(float, minimum=0.0, strict=True), default=2.0,
+                   help="checkpoints one memory node keeps in RAM (default 2)")
+    p.add_argument("--no-quotas", action="store_true",
+                   help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
+    p.add_argument("--max-nodes", type=_number(int, minimum=1), default=256,
+                   help="cap on VM counts per role (default 256)")
+    p.add_argument("--objective", choices=OBJECTIVES, default="paper",
+                   help="the final tie-break's order (model.md): paper (Z, default) or "
+                        "performance")
+    job = p.add_argument_group("the job")
+    add_job_arguments(job)
+    ckpt = job.add_mutually_exclusive_group()
+    ckpt.add_argument("--ckpt-every-epochs", type=_number(int, minimum=1), metavar="K",
+                      help="a checkpoint every K epochs (default 1)")
+    ckpt.add_argument("--ckpt-auto", action="store_true",
+                      help="Daly's checkpoint interval from the MTBI and the stall")
+    job.add_argument("--restart-min", type=_number(float, minimum=0.0), default=6.0,
+                     help="restart after an interruption R, minutes (default 6)")
+    job.add_argument("--wait-min", type=_number(float, minimum=0.0), default=0.0,
+                     help="capacity wait after an interruption W, minutes (default 0)")
+    job.add_argument("--disk-gbps", type=_number(float, minimum=0.0, strict=True),
+                     default=0.25, help="anchor disk write bandwidth D, GB/s (default 0.25)")
+    job.add_argument("--ckpt-fixed-s", type=_number(float, minimum=0.0), default=0.0,
+                     help="fixed cost of one checkpoint δ0, seconds (default 0)")
+    job.add_argument("--mtbi", type=_mtbi, action="append", default=[], metavar="TYPE=HOURS",
+                     help="mean hours between interruptions of TYPE's spot market (repeat); "
+                          "default from its Spot Advisor bucket")
+    job.add_argument("--mtbi-scale", type=_number(float, minimum=0.0, strict=True),
+                     default=1.0, help="factor on every MTBI, the sensitivity (default 1)")
+    goal = p.add_argument_group("the goal")
+    goal.add_argument("--goal", choices=GOALS, default="cheapest",
+                      help="cheapest (least expected cost, default) or fastest (least expected "
+                           "makespan)")
+    goal.add_argument("--deadline-hours", type=_number(float, minimum=0.0, strict=True),
+                      metavar="H", help="only clusters whose expected makespan is <= H (with "
+                                        "either goal); also the Monte Carlo deadline "
+                                        "probability")
+    goal.add_argument("--budget-usd", type=_number(float, minimum=0.0, strict=True),
+                      metavar="B", help="only clusters whose expected cost is <= B (with "
+                                        "either goal)")
+    goal.add_argument("--trials", type=_number(int, minimum=0), default=10_000,
+                      help="Monte Carlo runs per simulated cluster (default 10000; 0: none)")
+    goal.add_argument("--seed", type=_number(int, minimum=0), default=0,
+                      help="Monte Carlo seed (default 0)")
+    goal.add_argument("--top", type=_number(int, minimum=1), default=3,
+                      help="how many best clusters, and DeepVM's top-k (default 3)")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+
+    c = subparsers.add_parser(
+        "calibrate", help="fit scaling curves (and eFLOPS) from measured epoch times",
+        description="Fit S(n) = c / (1 + exp(-a (n - b))) to each measured GPU type's speedups "
+                    "t(1)/t(n) (points with n >= 2), print R², RMSE and points per fit, and "
+                    "write the catalog with the new fits (atomically).")
+    c.add_argument("measurements", metavar="MEASUREMENTS.csv",
+                   help="instance,nodes,epoch_seconds rows (a path or a bundled name)")
+    c.add_argument("--catalog", required=True, help="catalog to calibrate (path or name)")
+    c.add_argument("--out", required=True, metavar="FILE.json", help="where to write it")
+    c.add_argument("--eflops", nargs="?", const="", default=None, metavar="REF",
+                   help="also set eFLOPS(g) = eFLOPS(REF) t_REF(1) / t_g(1) (REF default: the "
+                        "top spot-FLOPP measured type)")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _one_line(exc: DeepVMError) -> str:
+    """The error in one line: for lists of problems, the first and how many more."""
+    if isinstance(exc, (WorkloadError, MeasurementsError, CatalogError)) and exc.problems:
+        more = len(exc.problems) - 1
+        extra = f" (+{more} more)" if more else ""
+        first = " ".join(str(exc.problems[0]).split())
+        prefix = "" if first.startswith(exc.source) else f"{exc.source}: "
+        return f"{prefix}{first}{extra}"
+    return " ".join(str(exc).split())
+
+
+def _load_catalog(name: str) -> Catalog:
+    try:
+        return load_catalog(name)
+    except CatalogError as exc:
+        raise DeepVMError(f"catalog {name!r} is invalid: {_one_line(exc)}") from None
+
+
+def _short(c: Configuration) -> str:
+    """``TR 17 x g4dn.xlarge + 1 x c5.xlarge`` / ``SA 1+15 x g4dn.xlarge``."""
+    if c.architecture == "single_anchor":
+        return f"SA 1+{c.gpu_spot} x {c.gpu}"
+    return f"TR {c.gpu_spot} x {c.gpu} + {c.memory_nodes} x {c.cpu}"
+
+
+def _fmt(x: float | None, spec: str) -> str:
+    if x is None or not math.isfinite(x):
+        return "-" if x is None else ("inf" if x > 0 else str(x))
+    return format(x, spec)
+
+
+def _range(low: float, high: float, spec: str) -> str:
+    return f"{_fmt(low, spec)}-{_fmt(high, spec)}"
+
+
+_COLUMNS: Final = (("", "<"), ("configuration", "<"), ("$/h", ">"), ("epoch s", ">"),
+                   ("exp. h", ">"), ("P10-P90 h", ">"), ("exp. $", ">"), ("P10-P90 $", ">"),
+                   ("events", ">"), ("ckpt every", ">"))
+
+
+def _row(label: str, e: PlanEstimate) -> list[str]:
+    mc = e.monte_carlo
+    interval = e.checkpoint_interval_seconds
+    ckpt = "never" if not math.isfinite(interval) or e.checkpoints == 0 else (
+        f"{interval:.0f} s" if interval < 600 else f"{interval / 60:.0f} min")
+    return [
+        label, _short(e.configuration), f"{e.configuration.hourly_price_usd:.4f}",
+        _fmt(e.epoch_seconds, ".1f"), _fmt(e.expected_makespan_hours, ".3f"),
+        _range(mc.makespan_hours_p10, mc.makespan_hours_p90, ".3f") if mc else "-",
+        _fmt(e.expected_cost_usd, ".2f"),
+        _range(mc.cost_usd_p10, mc.cost_usd_p90, ".2f") if mc else "-",
+        _fmt(e.expected_interruptions, ".2f"), ckpt,
+    ]
+
+
+def _table(rows: list[list[str]]) -> str:
+    head = [name for name, _ in _COLUMNS]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = []
+    for r in [head, *rows]:
+        cells = [f"{cell:{align}{w}}" for cell, (_, align), w in zip(r, _COLUMNS, widths,
+                                                                       strict=True)]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
+    """The ``--format table`` text of a plan."""
+    w, s, a = result.workload, result.scenario, result.assumptions
+    pw = "off" if result.pw_usd_per_hour is None else f"{result.pw_usd_per_hour:g} USD/h"
+    limits = [f"deadline {result.deadline_hours:g} h" if result.deadline_hours else "",
+              f"budget {result.budget_usd:g} USD" if result.budget_usd else ""]
+    limit_text = ", ".join(x for x in limits if x)
+    out = [f"Catalog {catalog.name} ({catalog.region}, prices {catalog.prices_date}); PW {pw}, "
+           f"checkpoint {s.checkpoint_gb:g} GB x buffer {s.buffer_checkpoints:g}; quotas "
+           f"{'on' if s.use_quotas else 'off'}; {result.size} feasible clusters\n",
+           f"Job: {w.epochs:g} epochs, {w.reference_epoch_seconds:g} s per epoch on "
+           f"{w.reference_nodes} x {a.reference_gpu}; goal {result.goal}"
+           f"{' (' + limit_text + ')' if limit_text else ''}; Monte Carlo "
+           f"{result.trials} trials, seed {result.seed}\n\n"]
+    rows = [_row(f"best {i}" if len(result.best) > 1 else "best", e)
+            for i, e in enumerate(result.best, 1)]
+    if result.policies.computed:
+        for i, e in enumerate(result.policies.deepvm, 1):
+            rows.append(_row(f"DeepVM {i}" if i > 1 else "DeepVM", e))
+        for name, found in result.policies.items()[1:]:
+            if found is not None:
+                rows.append(_row(PLAN_POLICY_LABELS[name], found))
+    if rows:
+        out.append(_table(rows))
+    if result.explanation is not None:
+        out.append(f"Nothing qualifies. {result.explanation.summary}\n")
+    if result.policies.computed:
+        missing = [PLAN_POLICY_LABELS[n] for n, e in result.policies.items() if e is None]
+        if missing and result.size:
+            out.append(f"No configuration for: {', '.join(missing)}\n")
+    if result.chosen is not None:
+        out.append(f"\nChosen: {result.chosen.describe()}\n")
+        out.extend(f"  {line}\n" for line in estimate_in_words(result.chosen))
+    source = f" ({a.measurements_source})" if a.measurements_source else ""
+    every = ("Daly's interval" if a.checkpoint_every_epochs == AUTO
+             else f"every {a.checkpoint_every_epochs} epoch(s)")
+    out.append(f"\nAssumptions: speedup {a.speedup}{source}; checkpoint {every}; restart "
+               f"{a.restart_hours * MINUTES_PER_HOUR:g} min, wait "
+               f"{a.wait_hours * MINUTES_PER_HOUR:g} min, disk {a.disk_gb_per_s:g} GB/s, "
+               f"fixed checkpoint cost {a.checkpoint_fixed_seconds:g} s, MTBI x "
+               f"{a.mtbi_scale:g}\n")
+    for g in a.gpu_types:
+        bucket = ("no bucket" if g.interruption_bucket is None
+                  else f"bucket {INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]}")
+        one = _fmt(g.one_vm_epoch_seconds, ".2f")
+        out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}); speedup "
+                   f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'}"
+                   f"{' ' + g.one_vm_table if g.one_vm_table else ''})\n")
+    for note in result.notes:
+        out.append(f"Note: {note}\n")
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = _load_catalog(args.catalog)
+    speedup = speedup_from_args(args)
+    mtbi: dict[str, float] = {}
+    for name, hours in args.mtbi:
+        if name in mtbi:
+            raise DeepVMError(f"--mtbi {name} is given twice")
+        mtbi[name] = hours
+    every: CheckpointEvery = AUTO if args.ckpt_auto else (args.ckpt_every_epochs or 1)
+    workload = Workload(
+        epochs=args.epochs, reference_epoch_seconds=args.epoch_seconds,
+        reference_gpu=args.ref_type, reference_nodes=args.ref_nodes,
+        checkpoint_gb=args.ckpt_gb, checkpoint_every_epochs=every,
+        restart_hours=args.restart_min / MINUTES_PER_HOUR,
+        wait_hours=args.wait_min / MINUTES_PER_HOUR, disk_gb_per_second=args.disk_gbps,
+        checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
+        mtbi_scale=args.mtbi_scale)
+    scenario = Scenario(0.0 if args.pw is None else args.pw, args.ckpt_gb, args.buffer,
+                        args.objective, not args.no_quotas, args.max_nodes)
+    result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
+                      goal=args.goal, deadline_hours=args.deadline_hours,
+                      budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
+                      top_k=args.top)
+    comparison = None
+    if args.pw is not None:  # Recommend needs a PW
+        job = recommend_job(catalog, workload, speedup)
+        rec = recommend(catalog, replace(scenario, objective=DEFAULT_OBJECTIVE), top_k=1,
+                        speed=job.speed)
+        comparison = compare_plan_with_recommendation(result, rec, catalog, job)
+    if args.format == "json":
+        doc = plan_to_dict(result, catalog)
+        if comparison is not None:
+            doc["recommend_comparison"] = {"same_cluster": comparison.same,
+                                           "sentence": comparison.sentence}
+        out.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        out.write(render_plan_table(result, catalog))
+        if comparison is not None:
+            out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
+    return 0
+
+
+def _cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = _load_catalog(args.catalog)
+    table = load_measurements_arg(args.measurements)
+    if Path(args.out).exists() and Path(args.out).resolve() == Path(args.catalog).resolve():
+        raise DeepVMError("--out must differ from --catalog (the input is never overwritten)")
+    reference: str | None = args.eflops
+    if reference == "":  # the measured type with a one-node time and the most eFLOP per spot USD
+        measured = {m.instance for m in table.instances if m.one_node_epoch_seconds}
+        usable = [g for g in catalog.gpu_types if g.name in measured and g.eflops is not None]
+        if not usable:
+            raise DeepVMError("--eflops: no measured GPU type of the catalog has eFLOPS and a "
+                              "one-node time; name the reference: --eflops TYPE")
+        reference = min(usable, key=lambda g: (-(g.eflops or 0.0) / g.spot_usd_per_hour,
+                                               g.name)).name
+    result = calibrate_catalog(catalog, table, eflops_reference=reference)
+    out.write(f"Scaling fits from {table.source} (points with n >= 2; S(1) = 1):\n")
+    width = max([len("instance")] + [len(f.instance) for f in result.fits])
+    out.write(f"{'instance':<{width}}  {'a':>10} {'b':>10} {'c':>10} {'R²':>7} {'RMSE':>8} "
+              f"{'points':>6}\n")
+    for f in result.fits:
+        p = f.params
+        out.write(f"{f.instance:<{width}}  {p.a:>10.6g} {p.b:>10.6g} {p.c:>10.6g} "
+                  f"{f.r_squared:>7.4f} {f.rmse:>8.4f} {f.points:>6}\n")
+    for e in result.eflops:
+        before = "-" if e.eflops_before is None else f"{e.eflops_before:g}"
+        out.write(f"eFLOPS {e.instance}: {before} -> {e.eflops_after:.6g} (relative to "
+                  f"{reference})\n")
+    if result.skipped:
+        out.write(f"Skipped (not GPU types of {catalog.name}): {', '.join(result.skipped)}\n")
+    try:
+        save_catalog(result.catalog, args.out)
+    except OSError as exc:
+        raise DeepVMError(f"cannot write {args.out!r}: {exc.strerror}") from None
+    out.write(f"wrote {args.out}\n")
+    return 0
+
+
+def run_plan_command(args: argparse.Namespace, *, stdout: TextIO | None = None,
+                     stderr: TextIO | None = None) -> int:
+    """Run ``plan`` or ``calibrate`` with parsed ``args``: 0, or 2 with one line on stderr."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        if args.command == "plan":
+            return _cmd_plan(args, out)
+        return _cmd_calibrate(args, out)
+    except DeepVMError as exc:
+        err.write(f"deepvm {args.command}: error: {_one_line(exc)}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0

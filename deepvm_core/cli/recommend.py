@@ -1,0 +1,218 @@
+"""``deepvm recommend``, ``sweep``, ``flopp`` and ``catalog validate/convert``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.store import load_catalog, write_json_atomic
+from deepvm_core.cli.common import EXIT_USAGE, Parser, add_scenario_args, number
+from deepvm_core.cli.job_args import add_job_arguments
+from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
+from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.io.export import recommendation_to_dict
+from deepvm_core.io.replay import read_export, replay
+from deepvm_core.model import (
+    DEFAULT_OBJECTIVE,
+    OBJECTIVES,
+    Configuration,
+    Scenario,
+    flopp_ranking,
+)
+from deepvm_core.recommend.recommendation import SOLVERS, recommend
+from deepvm_core.recommend.sweep import pw_grid, sweep
+from deepvm_core.recommend.with_job import with_job_estimate
+from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
+
+#: ``recommend --replay``: the export's recommendation came out differently.
+EXIT_DIFFERS = 1
+#: The commands this module runs.
+RECOMMEND_COMMANDS = ("recommend", "sweep", "flopp", "catalog")
+
+
+def add_recommend_parsers(sub: Any) -> None:
+    """Add ``recommend``, ``sweep``, ``flopp`` and ``catalog`` to ``deepvm``'s subparsers."""
+    rec = sub.add_parser("recommend", help="recommend configurations for one scenario")
+    add_scenario_args(rec, with_pw=True, replayable=True)
+    rec.add_argument("--replay", metavar="EXPORT.json",
+                     help="run the recommendation of an export (this command's JSON) again, "
+                     "with its inputs and catalog (found unchanged by name and sha256, else "
+                     "rebuilt from the rows it holds), and say whether it matches: exit 0 when "
+                     "it does, 1 when it differs, 2 on a bad file; takes no --catalog or --pw, "
+                     "and the other scenario options are the export's")
+    rec.add_argument("--top", type=number(int, 1), default=3, help="how many (default 3)")
+    rec.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
+                     help=f"speed: the job's epochs per hour (default {DEFAULT_OBJECTIVE}); "
+                     "paper: the paper's Z; performance: eFLOPS * n * K(n)")
+    rec.add_argument("--solver", choices=SOLVERS, default="ilp",
+                     help="ilp (PuLP integer program, default) or enumerate (exact enumeration)")
+    rec.add_argument("--time-limit", type=number(float, 0.0, strict=True),
+                     default=ILP_TIME_LIMIT_S, metavar="SECONDS",
+                     help=f"time budget of the integer program (default {ILP_TIME_LIMIT_S:g}); "
+                     "when it proves no optimum within it, the exact enumeration answers and a "
+                     "note says so")
+    rec.add_argument("--format", choices=("table", "json"), default="table")
+    add_job_arguments(rec.add_argument_group(
+        "the job (optional: speed then uses its epoch time, and the JSON holds its estimate)"),
+        example_by_default=False)
+
+    sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
+    add_scenario_args(sw, with_pw=False)
+    sw.add_argument("--pw-start", type=number(float, 0.0), default=0.0)
+    sw.add_argument("--pw-stop", type=number(float, 0.0), default=10.0)
+    sw.add_argument("--pw-step", type=number(float, 0.0, strict=True), default=0.1)
+    sw.add_argument("--format", choices=("csv", "json"), default="csv")
+
+    fl = sub.add_parser("flopp", help="the FLOPP ranking of a catalog's GPU types")
+    fl.add_argument("--catalog", required=True)
+    fl.add_argument("--format", choices=("table", "json"), default="table")
+
+    cat = sub.add_parser("catalog", help="validate or convert catalog files")
+    cat_sub = cat.add_subparsers(dest="catalog_command", required=True, parser_class=Parser)
+    val = cat_sub.add_parser("validate", help="check a catalog; list every problem")
+    val.add_argument("path")
+    conv = cat_sub.add_parser("convert", help="convert between our format and the artifact's")
+    conv.add_argument("input")
+    conv.add_argument("output")
+    conv.add_argument("--to", choices=("ours", "artifact"), default="ours",
+                      help="output format (default: ours)")
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def _load(name: str) -> Catalog:
+    try:
+        return load_catalog(name)
+    except CatalogError as exc:
+        first = exc.problems[0] if exc.problems else "unknown problem"
+        more = len(exc.problems) - 1
+        extra = f" (+{more} more; run 'deepvm catalog validate {name}')" if more else ""
+        raise DeepVMError(f"catalog {name!r} is invalid: {first}{extra}") from None
+
+
+def _config_line(c: Configuration | None) -> str:
+    return c.describe() if c else "none feasible"
+
+
+def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    doc = read_export(args.replay)
+    result = replay(doc)
+    if args.format == "json":
+        out.write(json.dumps({"matches": result.matches,
+                              "differences": list(result.differences),
+                              "catalog": result.catalog_origin, "notes": list(result.notes),
+                              "replayed": result.replayed}, indent=2) + "\n")
+        return 0 if result.matches else EXIT_DIFFERS
+    s = result.recommendation.scenario
+    out.write(f"Replayed {args.replay}: catalog {result.catalog_origin}; PW "
+              f"{s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
+              f"{s.buffer_checkpoints:g}; objective {s.objective}; quotas "
+              f"{'on' if s.use_quotas else 'off'}; node cap {s.max_nodes}; top "
+              f"{result.recommendation.top_k}; solver {result.recommendation.solver}\n")
+    if result.matches:
+        chosen = result.replayed["chosen"]
+        out.write(f"matches: the same {len(result.replayed['deepvm'])} configurations and "
+                  f"prices; chosen: {chosen['summary'] if chosen else 'none'}\n")
+    else:
+        out.write(f"differs: {len(result.differences)} configuration(s)\n")
+        out.writelines(f"  {line}\n" for line in result.differences)
+    out.writelines(f"Note: {line}\n" for line in (*result.notes, *result.recommendation.notes))
+    return 0 if result.matches else EXIT_DIFFERS
+
+
+def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
+    if args.replay is not None:
+        return _cmd_replay(args, out)
+    catalog = _load(args.catalog)
+    scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
+                        args.max_nodes)
+    job = recommend_job(args, catalog)
+    rec = recommend(catalog, scenario, args.solver, top_k=args.top,
+                    time_limit_s=args.time_limit, speed=None if job is None else job.speed)
+    if args.format == "json":
+        doc = recommendation_to_dict(rec, catalog)
+        if job is not None:
+            doc = with_job_estimate(doc, rec, catalog, job)
+        out.write(json.dumps(doc, indent=2) + "\n")
+        return 0
+    out.write(render_recommendation(rec, catalog, job))
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = _load(args.catalog)
+    scenario = Scenario(args.pw_start, args.ckpt_gb, args.buffer, "paper", not args.no_quotas,
+                        args.max_nodes)
+    result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
+    rows = result.rows()
+    if args.format == "json":
+        out.write(json.dumps({"catalog": {"name": catalog.name, "sha256": catalog.sha256},
+                              "normaliser_performance": result.normaliser,
+                              "rows": rows}, indent=2) + "\n")
+    else:
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["pw_usd_per_hour"],
+                                lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return 0
+
+
+def _cmd_flopp(args: argparse.Namespace, out: TextIO) -> int:
+    catalog = _load(args.catalog)
+    rows = flopp_ranking(catalog)
+    if args.format == "json":
+        out.write(json.dumps([r.__dict__ for r in rows], indent=2) + "\n")
+        return 0
+    out.write(f"{'rank':>4}  {'GPU type':<14} {'eFLOPS':>8} {'spot $/h':>9} {'OD $/h':>8} "
+              f"{'spot FLOPP':>12} {'OD FLOPP':>12} {'OD rank':>7}\n")
+    for r in rows:
+        out.write(f"{r.spot_rank:>4}  {r.name:<14} {r.eflops:>8g} {r.spot_usd_per_hour:>9.4f} "
+                  f"{r.on_demand_usd_per_hour:>8.4f} {r.spot_flopp:>12.4g} "
+                  f"{r.on_demand_flopp:>12.4g} {r.on_demand_rank:>7}\n")
+    return 0
+
+
+def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
+    if args.catalog_command == "validate":
+        try:
+            catalog = load_catalog(args.path)
+        except CatalogError as exc:  # one problem on one line; more, one per line
+            out.write((exc.one_line() if len(exc.problems) == 1 else str(exc)) + "\n")
+            return EXIT_USAGE
+        out.write(f"OK: {catalog.name} ({catalog.provider}, {catalog.region}, prices "
+                  f"{catalog.prices_date}): {len(catalog.gpu_types)} GPU types, "
+                  f"{len(catalog.cpu_types)} CPU types, {len(catalog.quotas)} quotas, "
+                  f"{len(catalog.saturation)} saturation steps; sha256 {catalog.sha256}\n")
+        for w in catalog.warnings:
+            out.write(f"warning: {w}\n")
+        return 0
+    catalog = _load(args.input)
+    data = catalog_to_artifact_dict(catalog) if args.to == "artifact" else catalog_to_dict(catalog)
+    if Path(args.output).resolve() == Path(args.input).resolve():
+        raise DeepVMError("output must differ from input (the input is never overwritten)")
+    try:
+        write_json_atomic(args.output, data)
+    except OSError as exc:
+        raise DeepVMError(f"cannot write {args.output!r}: {exc.strerror}") from None
+    out.write(f"wrote {args.output} ({args.to} format)\n")
+    return 0
+
+
+
+
+def run_recommend_command(args: argparse.Namespace, out: TextIO) -> int:
+    """Run one of :data:`RECOMMEND_COMMANDS`; returns the exit code."""
+    if args.command == "recommend":
+        return _cmd_recommend(args, out)
+    if args.command == "sweep":
+        return _cmd_sweep(args, out)
+    if args.command == "flopp":
+        return _cmd_flopp(args, out)
+    return _cmd_catalog(args, out)

@@ -1,0 +1,355 @@
+"""The job planner's result objects (:func:`deepvm_core.job.planner.plan_job` builds them):
+one configuration's estimate, the paper's policies, the assumptions, and the whole result with
+its per-candidate arrays. Pure data; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from deepvm_core.errors import InputError
+from deepvm_core.job.baseline import on_demand_baseline_at
+from deepvm_core.job.closed_form import JobEstimates
+from deepvm_core.job.mtbi import MtbiSource
+from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
+from deepvm_core.job.workload import CheckpointEvery, Workload
+from deepvm_core.model import Configuration, Scenario
+from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
+from deepvm_core.search.candidates import CandidateTable
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+Goal = Literal["cheapest", "fastest"]
+GOALS: tuple[Goal, ...] = get_args(Goal)
+#: The paper's policies a plan estimates, in display order (labels: :data:`PLAN_POLICY_LABELS`).
+PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",
+                        "performance_first")
+PLAN_POLICY_LABELS: Final = {name: POLICY_LABELS[name] for name in PLAN_POLICIES}
+#: ``kind`` of the plan JSON (the recommend export has none).
+PLAN_KIND: Final = "job-plan"
+
+# ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class MonteCarloEstimate:
+    """Monte Carlo statistics of one configuration.
+
+    Attributes:
+        trials: runs simulated.
+        mean_makespan_hours, makespan_hours_p10, makespan_hours_p50, makespan_hours_p90: the
+            sample mean and percentiles of the makespan, hours.
+        mean_cost_usd, cost_usd_p10, cost_usd_p50, cost_usd_p90: the same for the cost, USD.
+        mean_interruptions: mean interruption events per run.
+        deadline_probability: share of runs done within the deadline, or ``None`` without one.
+    """
+
+    trials: int
+    mean_makespan_hours: float
+    makespan_hours_p10: float
+    makespan_hours_p50: float
+    makespan_hours_p90: float
+    mean_cost_usd: float
+    cost_usd_p10: float
+    cost_usd_p50: float
+    cost_usd_p90: float
+    mean_interruptions: float
+    deadline_probability: float | None
+
+
+@dataclass(frozen=True)
+class PlanEstimate:
+    """One configuration and what the job costs and takes on it.
+
+    Attributes:
+        index: its position in :attr:`JobPlanResult.candidates` (and in every per-candidate
+            array of the result).
+        configuration: the cluster.
+        epoch_seconds: t_g(n), seconds per epoch.
+        compute_hours: T_c, compute hours without checkpoints or failures.
+        checkpoint_stall_seconds: δ, seconds one checkpoint stalls training.
+        checkpoint_interval_seconds: τ, compute seconds between checkpoints (infinite: one
+            segment, nothing is interrupted).
+        checkpoints: checkpoints taken.
+        expected_makespan_hours: T, expected wall hours (closed form).
+        expected_cost_usd: C, expected USD (closed form).
+        expected_interruptions: N, expected interruption events (closed form).
+        within_limits: T <= the deadline and C <= the budget (True when none is given).
+        monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
+        on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
+            interruptions), hours (:mod:`deepvm_core.job.baseline`).
+        on_demand_cost_usd: C_od, its cost, USD.
+    """
+
+    index: int
+    configuration: Configuration
+    epoch_seconds: float
+    compute_hours: float
+    checkpoint_stall_seconds: float
+    checkpoint_interval_seconds: float
+    checkpoints: int
+    expected_makespan_hours: float
+    expected_cost_usd: float
+    expected_interruptions: float
+    within_limits: bool
+    monte_carlo: MonteCarloEstimate | None
+    on_demand_makespan_hours: float = float("nan")
+    on_demand_cost_usd: float = float("nan")
+
+    def describe(self) -> str:
+        """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
+        return self.configuration.describe()
+
+
+@dataclass(frozen=True)
+class PolicyEstimates:
+    """The paper's policies within PW, each with its estimate.
+
+    Attributes:
+        deepvm: DeepVM with the paper's Z, the top-k (empty when nothing is feasible or PW is
+            off).
+        deepvm_performance: DeepVM with the performance objective, or ``None``.
+        deepvm_noscale: DeepVM-NoScale, or ``None``.
+        cost_first: Cost-First, or ``None``.
+        performance_first: Performance-First, or ``None``.
+        computed: False when PW is off (the policies need a PW; see the module docstring).
+    """
+
+    deepvm: tuple[PlanEstimate, ...]
+    deepvm_performance: PlanEstimate | None
+    deepvm_noscale: PlanEstimate | None
+    cost_first: PlanEstimate | None
+    performance_first: PlanEstimate | None
+    computed: bool
+
+    def policy(self, name: str) -> PlanEstimate | None:
+        """The estimate of policy ``name`` (:data:`PLAN_POLICIES`; ``deepvm``: its first)."""
+        if name == "deepvm":
+            return self.deepvm[0] if self.deepvm else None
+        if name not in PLAN_POLICIES:
+            raise InputError("policy", name, f"must be one of {', '.join(PLAN_POLICIES)}")
+        found: PlanEstimate | None = getattr(self, name)
+        return found
+
+    def items(self) -> tuple[tuple[str, PlanEstimate | None], ...]:
+        """(policy name, estimate) pairs in :data:`PLAN_POLICIES` order (DeepVM: its first)."""
+        return tuple((name, self.policy(name)) for name in PLAN_POLICIES)
+
+
+@dataclass(frozen=True)
+class GpuAssumption:
+    """What the plan assumes about one GPU type.
+
+    Attributes:
+        gpu: GPU type name.
+        mtbi_hours: mean hours between interruption events, after ``mtbi_scale``.
+        mtbi_source: ``advisor`` (Spot Advisor bucket), ``user`` (override) or ``default``
+            (no bucket: the 10-15 % default, an assumption).
+        interruption_bucket: the Spot Advisor bucket index 0..4, or ``None``.
+        speedup_source: where S_g(n) comes from: ``paper``, ``fitted``, ``measured`` or
+            ``linear`` (no fit: S(n) = n, flagged).
+        one_vm_epoch_seconds: t_g(1), seconds per epoch on one VM, or ``None`` (unknown).
+        one_vm_source: where t_g(1)'s relative speed ρ_g comes from: ``measured`` (a
+            table's one-node rows of g and g_ref), ``reference`` (g is g_ref), ``eflops`` or
+            ``None``.
+        relative_one_vm_time: ρ_g = t_g(1) / t_ref(1) (dimensionless), or ``None``.
+        one_vm_table: the measurement table's name when ``one_vm_source`` is ``measured``.
+    """
+
+    gpu: str
+    mtbi_hours: float
+    mtbi_source: MtbiSource
+    interruption_bucket: int | None
+    speedup_source: SpeedupSource
+    one_vm_epoch_seconds: float | None
+    one_vm_source: OneVmSource | None
+    relative_one_vm_time: float | None = None
+    one_vm_table: str | None = None
+
+
+@dataclass(frozen=True)
+class PlanAssumptions:
+    """The assumptions behind every estimate (show them as such).
+
+    Attributes:
+        speedup: the speedup model's name (``paper``, ``fitted``, ``measured``).
+        measurements_source: where the measurements come from, or ``None``.
+        reference_gpu: g_ref, the type of the reference epoch time.
+        checkpoint_every_epochs: k, or ``"auto"`` (Daly's interval).
+        restart_hours: R. wait_hours: W. disk_gb_per_s: D, GB/s.
+        checkpoint_fixed_seconds: δ0. mtbi_scale: the factor on every MTBI.
+        gpu_types: per GPU type of the catalog, in catalog order.
+    """
+
+    speedup: SpeedupModelName
+    measurements_source: str | None
+    reference_gpu: str
+    checkpoint_every_epochs: CheckpointEvery
+    restart_hours: float
+    wait_hours: float
+    disk_gb_per_s: float
+    checkpoint_fixed_seconds: float
+    mtbi_scale: float
+    gpu_types: tuple[GpuAssumption, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class JobPlanResult:
+    """Everything :func:`plan_job` found; per-candidate arrays share one index.
+
+    Attributes:
+        scenario: f, s, quotas, node cap and the tie-break objective (its PW is not read).
+        workload: the job.
+        pw_usd_per_hour: the PW the candidates are priced within, or ``None`` (off).
+        goal: ``cheapest`` or ``fastest``.
+        deadline_hours: the deadline on expected makespan, or ``None``.
+        budget_usd: the budget on expected cost, or ``None``.
+        trials: Monte Carlo runs per simulated configuration (0: none).
+        seed: the Monte Carlo seed.
+        top_k: how many best configurations (and DeepVM's top-k) were asked for.
+        catalog_name, catalog_sha256: which catalog, exactly.
+        candidates: every feasible configuration (:class:`CandidateTable`).
+        estimates: the closed form on every candidate (:class:`JobEstimates`).
+        rank: per candidate, its position in ``model.md``'s order (0 first).
+        frontier: indices of the Pareto frontier, by increasing expected cost.
+        within_limits: per candidate, True when T <= deadline and C <= budget (each when
+            given; a NaN estimate never qualifies).
+        best: the top-k by the goal within the limits, best first (empty: see explanation).
+        policies: the paper's policies.
+        monte_carlo: candidate index -> Monte Carlo statistics, for the simulated ones (the
+            best, the policies; empty with ``trials`` 0).
+        assumptions: the assumptions behind the estimates.
+        notes: flags for the user (types with S(n) = n, default MTBI, PW off, ...).
+        explanation: why ``best`` is empty, or ``None``.
+    """
+
+    scenario: Scenario
+    workload: Workload
+    pw_usd_per_hour: float | None
+    goal: Goal
+    deadline_hours: float | None
+    budget_usd: float | None
+    trials: int
+    seed: int
+    top_k: int
+    catalog_name: str
+    catalog_sha256: str
+    candidates: CandidateTable
+    estimates: JobEstimates
+    rank: IntArray
+    frontier: IntArray
+    within_limits: BoolArray
+    best: tuple[PlanEstimate, ...]
+    policies: PolicyEstimates
+    monte_carlo: Mapping[int, MonteCarloEstimate]
+    assumptions: PlanAssumptions
+    notes: tuple[str, ...]
+    explanation: Explanation | None
+
+    @property
+    def chosen(self) -> PlanEstimate | None:
+        """The chosen configuration: ``best[0]``, or ``None``."""
+        return self.best[0] if self.best else None
+
+    @property
+    def size(self) -> int:
+        """Number of candidates."""
+        return len(self.candidates)
+
+    @property
+    def expected_cost_usd(self) -> FloatArray:
+        """Per candidate, C (USD)."""
+        return self.estimates.expected_cost_usd
+
+    @property
+    def expected_makespan_hours(self) -> FloatArray:
+        """Per candidate, T (hours)."""
+        return self.estimates.expected_makespan_hours
+
+    @property
+    def price_usd_per_hour(self) -> FloatArray:
+        """Per candidate, the hourly price (USD per hour)."""
+        return self.candidates.price_usd_per_hour
+
+    @property
+    def architecture(self) -> IntArray:
+        """Per candidate, the architecture code (0 Single Anchor, 1 Tiering)."""
+        return self.candidates.architecture
+
+    @property
+    def frontier_mask(self) -> BoolArray:
+        """Per candidate, True on the Pareto frontier."""
+        mask = np.zeros(self.size, dtype=bool)
+        mask[self.frontier] = True
+        return mask
+
+    def configuration(self, index: int) -> Configuration:
+        """The configuration of candidate ``index``."""
+        return self.candidates.configuration(index)
+
+    def label(self, index: int) -> str:
+        """Candidate ``index`` in one line (``SA: 16 x g4dn.xlarge (...), 2.8930 USD/h``)."""
+        return self.candidates.configuration(index).describe()
+
+    def estimate(self, index: int) -> PlanEstimate:
+        """The estimate of candidate ``index`` (with Monte Carlo statistics when it was
+        simulated, see :attr:`monte_carlo`)."""
+        return _estimate(self, int(index), self.monte_carlo.get(int(index)))
+
+    def marks(self) -> dict[int, tuple[str, ...]]:
+        """Candidate index -> what it is: ``best`` (best[0]), ``best_2``... and the policy
+        names of :data:`PLAN_POLICIES` (``deepvm`` its first, ``deepvm_2``... the others)."""
+        marks: dict[int, list[str]] = {}
+        for i, e in enumerate(self.best):
+            marks.setdefault(e.index, []).append("best" if i == 0 else f"best_{i + 1}")
+        for i, e in enumerate(self.policies.deepvm):
+            marks.setdefault(e.index, []).append("deepvm" if i == 0 else f"deepvm_{i + 1}")
+        for name in PLAN_POLICIES[1:]:
+            found = self.policies.policy(name)
+            if found is not None:
+                marks.setdefault(found.index, []).append(name)
+        return {k: tuple(v) for k, v in marks.items()}
+
+
+
+def _estimate(result: JobPlanResult | _Parts, index: int,
+              monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
+    """The estimate of candidate ``index`` from the per-candidate arrays."""
+    est, table = result.estimates, result.candidates
+    od_hours, od_cost = on_demand_baseline_at(table, est, index)
+    return PlanEstimate(
+        index=index,
+        configuration=table.configuration(index),
+        epoch_seconds=float(est.epoch_seconds[index]),
+        compute_hours=float(est.compute_hours[index]),
+        checkpoint_stall_seconds=float(est.checkpoint_stall_seconds[index]),
+        checkpoint_interval_seconds=float(est.checkpoint_interval_seconds[index]),
+        checkpoints=int(est.checkpoints[index]),
+        expected_makespan_hours=float(est.expected_makespan_hours[index]),
+        expected_cost_usd=float(est.expected_cost_usd[index]),
+        expected_interruptions=float(est.expected_interruptions[index]),
+        within_limits=bool(result.within_limits[index]),
+        monte_carlo=monte_carlo,
+        on_demand_makespan_hours=od_hours,
+        on_demand_cost_usd=od_cost,
+    )
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What :func:`_estimate` reads before the result exists."""
+
+    estimates: JobEstimates
+    candidates: CandidateTable
+    deadline_hours: float | None
+    budget_usd: float | None
+    within_limits: BoolArray
+
+

@@ -1,0 +1,247 @@
+"""A test oracle for the job model: ``job-model.md`` in plain Python loops and ``math``.
+
+It shares no code with ``deepvm_core.job``: speedups, one-VM epoch times, checkpoint stalls,
+Daly's interval, the cut into segments and the exact expectations are written again, one
+configuration and one segment at a time, straight from the contract's formulas. Configurations
+come from ``tests/oracle.py`` (``model.md`` in loops: per (v, w, n) the fewest valid memory
+nodes). Slow by design.
+
+Symbols as in ``job-model.md``: E epochs, t_ref seconds per epoch on n_ref VMs of g_ref, f GB,
+k epochs per checkpoint, R and W hours, D GB/s, δ0 seconds, MTBI hours.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.model import Scenario
+from tests import oracle
+
+#: Default MTBI (hours) per Spot Advisor bucket r = 0..4 (job-model.md's table).
+MTBI_HOURS_BY_BUCKET = {0: 32.0, 1: 16.0, 2: 8.0, 3: 4.0, 4: 2.0}
+#: A type with no bucket: the 10-15 % bucket's default.
+MTBI_HOURS_NO_BUCKET = 8.0
+#: Seconds per hour.
+HOUR_S = 3600.0
+
+
+# ----------------------------------------------------------------------------- speedup
+
+
+def logistic(a: float, b: float, c: float, n: float) -> float:
+    """The fitted logistic c / (1 + exp(-a (n - b)))."""
+    return c / (1.0 + math.exp(-a * (n - b)))
+
+
+def paper_speedup(a: float, b: float, c: float, n: int) -> float:
+    """``paper``: S(n) = n K(n), K(n) = 1 up to b, else the logistic over its tangent at b,
+    L(n) = c a (n - b) / 4 + c / 2 (model.md)."""
+    if n <= b:
+        return float(n)
+    return n * logistic(a, b, c, n) / (c * a * (n - b) / 4.0 + c / 2.0)
+
+
+def fitted_speedup(params: tuple[float, float, float] | None, n: int) -> float:
+    """``fitted``: 1 at one node, the logistic from two; S(n) = n without (a, b, c)."""
+    if params is None:
+        return float(n)
+    return 1.0 if n == 1 else logistic(*params, n)
+
+
+def measured_speedup(rows: Mapping[int, float], n: float) -> float:
+    """``measured``: S(n) = t(1) / t(n) between the measured node counts, linear in n; flat
+    past the largest one. ``rows``: node count -> seconds per epoch (one node included)."""
+    points = sorted((nodes, rows[1] / seconds) for nodes, seconds in rows.items())
+    if n >= points[-1][0]:
+        return points[-1][1]
+    for (n0, s0), (n1, s1) in zip(points, points[1:], strict=False):
+        if n0 <= n <= n1:
+            return s0 + (s1 - s0) * (n - n0) / (n1 - n0)
+    raise ValueError(f"n = {n} is below the smallest measured node count")
+
+
+@dataclass(frozen=True)
+class Job:
+    """A job and its assumptions (job-model.md, Inputs; None: the contract's default)."""
+
+    epochs: float
+    t_ref: float
+    g_ref: str | None = None
+    n_ref: int = 1
+    f_gb: float = 0.3
+    every_epochs: int | None = 1  # None: Daly's interval
+    restart_h: float = 0.1
+    wait_h: float = 0.0
+    disk_gbps: float = 0.25
+    fixed_s: float = 0.0
+    mtbi_h: Mapping[str, float] = field(default_factory=dict)
+    mtbi_scale: float = 1.0
+    speedup: str = "fitted"  # paper, fitted or measured
+    #: measured epoch times: GPU type -> {nodes: seconds per epoch}
+    measurements: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
+
+
+def speedup(job: Job, gpu: GpuType, n: int) -> float:
+    """S_g(n) under the job's model; ``measured`` falls back to ``fitted`` without rows."""
+    params = None if gpu.scaling is None else (gpu.scaling.a, gpu.scaling.b, gpu.scaling.c)
+    if job.speedup == "measured" and gpu.name in job.measurements:
+        return measured_speedup(job.measurements[gpu.name], n)
+    if job.speedup == "paper":
+        return float(n) if params is None else paper_speedup(*params, n)
+    return fitted_speedup(params, n)
+
+
+def reference_gpu(catalog: Catalog, job: Job) -> GpuType:
+    """g_ref: the job's, else the most eFLOP per spot USD (ties: name)."""
+    if job.g_ref is not None:
+        return next(g for g in catalog.gpu_types if g.name == job.g_ref)
+    best: GpuType | None = None
+    best_spfp = -math.inf
+    for g in sorted(catalog.gpu_types, key=lambda g: g.name):
+        if g.eflops is not None and g.eflops / g.spot_usd_per_hour > best_spfp:
+            best, best_spfp = g, g.eflops / g.spot_usd_per_hour
+    assert best is not None
+    return best
+
+
+def one_vm_seconds(catalog: Catalog, job: Job, gpu: GpuType) -> float:
+    """t_g(1) = t_ref S_ref(n_ref) ρ_g: ρ_g = t^m_g(1) / t^m_ref(1) when the measurements have
+    one-node times of both g and g_ref, else eFLOPS(g_ref) / eFLOPS(g)."""
+    ref = reference_gpu(catalog, job)
+    t_ref1 = job.t_ref * speedup(job, ref, job.n_ref)
+    g_rows, ref_rows = job.measurements.get(gpu.name, {}), job.measurements.get(ref.name, {})
+    if 1 in g_rows and 1 in ref_rows:
+        return t_ref1 * g_rows[1] / ref_rows[1]
+    assert gpu.eflops is not None and ref.eflops is not None
+    return t_ref1 * ref.eflops / gpu.eflops
+
+
+def mtbi_hours(job: Job, gpu: GpuType) -> float:
+    """The user's MTBI, else the bucket's default, else 8 h; times the sensitivity scale."""
+    if gpu.name in job.mtbi_h:
+        hours = job.mtbi_h[gpu.name]
+    elif gpu.interruption_bucket is not None:
+        hours = MTBI_HOURS_BY_BUCKET[gpu.interruption_bucket]
+    else:
+        hours = MTBI_HOURS_NO_BUCKET
+    return hours * job.mtbi_scale
+
+
+# ----------------------------------------------------------------------------- checkpoints
+
+
+def tiering_stall_s(f_gb: float, n: int, m: int, bw_w_gbps: float, fixed_s: float) -> float:
+    """δ = δ0 + 8 f ceil(n/m) / (n BW(w)), seconds."""
+    return fixed_s + 8.0 * f_gb * math.ceil(n / m) / (n * bw_w_gbps)
+
+
+def single_anchor_stall_s(f_gb: float, n: int, bw_v_gbps: float, disk_gbps: float,
+                          fixed_s: float) -> float:
+    """δ = δ0 + 8 f (n - 1) / (n BW(v)) + f / D, seconds."""
+    return fixed_s + 8.0 * f_gb * (n - 1) / (n * bw_v_gbps) + f_gb / disk_gbps
+
+
+def daly_s(stall_s: float, mtbi_s: float) -> float:
+    """Daly's τ: sqrt(2δM) [1 + (1/3) sqrt(δ/(2M)) + (1/9) δ/(2M)] - δ if δ < 2M, else M."""
+    if stall_s >= 2.0 * mtbi_s:
+        return mtbi_s
+    x = stall_s / (2.0 * mtbi_s)
+    return math.sqrt(2.0 * stall_s * mtbi_s) * (1.0 + math.sqrt(x) / 3.0 + x / 9.0) - stall_s
+
+
+def segments_s(compute_s: float, tau_s: float) -> list[float]:
+    """T_c cut into segments of τ compute seconds, the last one the rest (a rest of at most
+    1e-12 T_c, float rounding, is no extra segment: T_c = 3 τ is three segments)."""
+    if math.isinf(tau_s):
+        return [compute_s]
+    full = 0
+    while compute_s - (full + 1) * tau_s > 1e-12 * compute_s:
+        full += 1
+    return [tau_s] * full + [compute_s - full * tau_s]
+
+
+# ----------------------------------------------------------------------------- expectations
+
+
+def segment(s_h: float, rate: float, restart_h: float, wait_h: float) -> tuple[float, float]:
+    """(E0, F0) of one segment of s hours: E1 = (e^{λ(R+s)} - 1)(1/λ + W),
+    E0 = (1 - e^{-λs})/λ + (1 - e^{-λs})(W + E1), F0 = (1 - e^{-λs}) e^{λ(R+s)}; λ = 0: (s, 0)."""
+    if rate == 0.0:
+        return s_h, 0.0
+    q0 = 1.0 - math.exp(-rate * s_h)
+    e1 = (math.exp(rate * (restart_h + s_h)) - 1.0) * (1.0 / rate + wait_h)
+    e0 = q0 / rate + q0 * (wait_h + e1)
+    return e0, q0 * math.exp(rate * (restart_h + s_h))
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """T (hours), N (events), C (USD), checkpoints, compute hours and the on-demand baseline."""
+
+    makespan_h: float
+    interruptions: float
+    cost_usd: float
+    checkpoints: int
+    compute_h: float
+    on_demand_makespan_h: float
+
+
+def expected_job(compute_s: float, tau_s: float, stall_s: float, rate: float, restart_h: float,
+                 wait_h: float, price: float, price_od: float) -> Expectation:
+    """Sum over the segments (each but the last followed by a stall of δ):
+    T = Σ E0, N = Σ F0, C = P (T - N W) + P_od N W."""
+    parts = segments_s(compute_s, tau_s)
+    e0s, f0s, lengths = [], [], []
+    for i, compute in enumerate(parts):
+        s_h = (compute + (stall_s if i < len(parts) - 1 else 0.0)) / HOUR_S
+        e0, f0 = segment(s_h, rate, restart_h, wait_h)
+        e0s.append(e0)
+        f0s.append(f0)
+        lengths.append(s_h)
+    t, n = math.fsum(e0s), math.fsum(f0s)  # exactly rounded sums
+    cost = price * (t - n * wait_h) + price_od * n * wait_h
+    return Expectation(t, n, cost, len(parts) - 1, compute_s / HOUR_S, math.fsum(lengths))
+
+
+# ----------------------------------------------------------------------------- configurations
+
+
+@dataclass(frozen=True)
+class JobConfiguration:
+    """A configuration of model.md with its job expectations."""
+
+    config: oracle.OracleConfiguration
+    epoch_s: float
+    expectation: Expectation
+
+
+def evaluate(catalog: Catalog, job: Job, c: oracle.OracleConfiguration) -> JobConfiguration:
+    """The job on one configuration: t_g(n), δ, τ, λ, P and P_od, then :func:`expected_job`."""
+    gpu = next(g for g in catalog.gpu_types if g.name == c.gpu)
+    epoch_s = one_vm_seconds(catalog, job, gpu) / speedup(job, gpu, c.n)
+    if c.architecture == "tiering":
+        cpu = next(w for w in catalog.cpu_types if w.name == c.cpu)
+        stall = tiering_stall_s(job.f_gb, c.n, c.m, cpu.network_gbps, job.fixed_s)
+        spot_vms, price_od = c.n, c.m * cpu.on_demand_usd_per_hour
+    else:
+        stall = single_anchor_stall_s(job.f_gb, c.n, gpu.network_gbps, job.disk_gbps,
+                                      job.fixed_s)
+        spot_vms, price_od = c.n - 1, gpu.on_demand_usd_per_hour
+    mtbi = mtbi_hours(job, gpu)
+    rate = 1.0 / mtbi if spot_vms > 0 else 0.0
+    if job.every_epochs is not None:
+        tau = job.every_epochs * epoch_s
+    else:
+        tau = daly_s(stall, mtbi * HOUR_S) if spot_vms > 0 else math.inf
+    exp = expected_job(job.epochs * epoch_s, tau, stall, rate, job.restart_h, job.wait_h,
+                       c.price, price_od)
+    return JobConfiguration(c, epoch_s, exp)
+
+
+def evaluate_all(catalog: Catalog, scenario: Scenario, pw: float,
+                 job: Job) -> list[JobConfiguration]:
+    """Every configuration of model.md within ``pw``, with its job expectations."""
+    return [evaluate(catalog, job, c) for c in oracle.configurations(catalog, scenario, pw)]

@@ -1,0 +1,146 @@
+"""AppTest tests of the Simulate, Method and Instances pages (the paper's Fig. 3 sweep, the
+findings it computes, the FLOPP ranking). Expected PW ranges come from the model.md oracle
+(``tests/app_expectations.py``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests import app_expectations as answers
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+POLICY_NAMES = {"DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
+                "DeepVM (performance objective)"}
+#: Fig. 3's PWs where Performance-First beats DeepVM (Z): 0.8-1.3 and 9.5-10 USD/h.
+FIG3_BEATS = [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 9.5, 9.6, 9.7, 9.8, 9.9, 10.0]
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    """The dashboard, not yet run, with user catalogs in a temporary folder."""
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    return AppTest.from_file(str(APP), default_timeout=60)
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def table(at: AppTest, column: str):
+    """The first table on the page with ``column`` (AppTest keeps no key for st.dataframe)."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/simulate.py").run()
+    assert any("quotas **off**" in m.value for m in app.main.markdown)
+    app.button(key="sim_paper_setup").click().run()
+    no_errors(app)
+    assert app.session_state["sb_catalog"] == "paper-simulated"
+    assert app.session_state["sb_quotas"] is False
+    assert any("Fig. 3 setup" in s.value for s in app.success)
+    metrics = {m.label: m.value for m in app.main.metric}
+    assert metrics["Performance-First beats DeepVM (Z) at PW"] == "0.8–1.3 and 9.5–10 USD/h"
+    assert metrics["DeepVM-NoScale below Cost-First at PW"] == "never"
+    assert answers.fig3_findings() == (FIG3_BEATS, [])  # the oracle's sweep
+    assert app.download_button(key="sim_csv").label == "Download sweep (CSV)"
+
+
+def test_simulate_custom_range_and_absolute_values(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/simulate.py").run()
+    app.slider(key="sim_pw_range").set_value((1.0, 2.0))
+    app.number_input(key="sim_pw_step").set_value(0.5)
+    app.toggle(key="sim_normalised").set_value(False)
+    app.run()
+    no_errors(app)
+    rows = table(app, "pw_usd_per_hour")
+    assert sorted(set(rows["pw_usd_per_hour"])) == [1.0, 1.5, 2.0]
+
+
+def chart_spec(at: AppTest, index: int) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def test_simulate_sweep_is_in_the_url(app: AppTest) -> None:
+    app.query_params["page"] = "simulate"
+    app.run()
+    assert not {"sweep_from", "sweep_to", "sweep_step"} & set(app.query_params)  # defaults
+    app.slider(key="sim_pw_range").set_value((1.0, 4.5))
+    app.number_input(key="sim_pw_step").set_value(0.5)
+    app.run()
+    no_errors(app)
+    params = dict(app.query_params)
+    assert (params["sweep_from"], params["sweep_to"], params["sweep_step"]) == ("1", "4.5", "0.5")
+
+    shared = AppTest.from_file(str(APP), default_timeout=60)
+    shared.query_params.update(params)
+    shared.run()
+    no_errors(shared)
+    assert shared.title[0].value == "Simulate"
+    assert shared.slider(key="sim_pw_range").value == (1.0, 4.5)
+    assert shared.number_input(key="sim_pw_step").value == 0.5
+    rows = table(shared, "pw_usd_per_hour")
+    assert sorted(set(rows["pw_usd_per_hour"])) == [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5]
+    shared.switch_page("views/recommend.py").run()  # the sweep is the Simulate page's
+    assert "sweep_from" not in shared.query_params
+
+
+def test_simulate_url_with_a_bad_sweep_warns(app: AppTest) -> None:
+    app.query_params.update({"page": "simulate", "sweep_from": "7", "sweep_to": "2",
+                             "sweep_step": "0"})
+    app.run()
+    no_errors(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert "URL parameter sweep_step='0'" in warnings
+    assert "URL parameter sweep_to='2'" in warnings
+    assert app.slider(key="sim_pw_range").value == (7.0, 10.0)  # sweep_from is fine
+
+
+def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> None:
+    app.query_params.update({"page": "simulate", "pw": "4.2"})
+    app.run()
+    for index in (0, 1):  # performance and price
+        spec = chart_spec(app, index)
+        lines = [s for s in spec["layout"].get("shapes", []) if s.get("x0") == 4.2]
+        assert lines and lines[0]["x1"] == 4.2, index
+        styles = [(t["line"].get("dash", "solid"), t["line"]["width"]) for t in spec["data"]
+                  if t["name"] in POLICY_NAMES]
+        assert len(styles) == 5 and len(set(styles)) == 5, styles
+    app.number_input(key="sb_pw_input").set_value(40.0).run()  # outside the sweep: no line
+    assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]
+
+
+def test_method_page_computes_the_findings(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/method.py").run()
+    no_errors(app)
+    text = " ".join(m.value for m in app.main.markdown)
+    assert "**0.8–1.3 and 9.5–10 USD/h**" in text
+    assert "Cost-First at PW **never**" in text
+    assert answers.fig3_findings() == (FIG3_BEATS, [])  # the oracle's sweep
+    assert len(app.main.latex) >= 5
+    assert len(app.main.get("page_link")) >= 4
+
+
+def test_method_page_explains_the_memory_constant(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/method.py").run()
+    text = " ".join(m.value for m in app.main.markdown)
+    assert "1.073741824 = 2^30 / 10^9" in text.replace("$", "")
+    assert "GiB" in text and "GB" in text
+
+
+def test_instances_page_ranks_flopp(app: AppTest) -> None:
+    app.run()
+    app.switch_page("views/instances.py").run()
+    frame = table(app, "Spot FLOPP")
+    # eFLOPS / spot USD/h: g4dn 377 / 0.1578 = 2,389; g5 696 / 0.3018 = 2,306;
+    # g3s 100 / 0.225 = 444.
+    assert list(frame["GPU type"]) == ["g4dn.xlarge", "g5.xlarge", "g3s.xlarge"]
+    assert len(app.get("plotly_chart")) == 3

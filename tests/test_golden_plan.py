@@ -1,0 +1,61 @@
+"""Golden files: ``deepvm plan`` (closed form and seeded Monte Carlo), table and JSON.
+
+Two jobs, the README's examples: the Table IV job (30 epochs of 61.16 s on one g4dn.xlarge,
+the bundled measurements) on ``aws-us-east-1-2023-10`` at PW 3, and a 90-epoch job on
+``paper-simulated`` with no price bound (``--pw none``), the fastest plan within 40 USD,
+Daly's interval, a user MTBI and the sensitivity scale. The Monte Carlo uses the CLI's default
+seed, so both outputs are fixed byte for byte; the one machine-dependent string, where the
+bundled measurements file lives, is written as ``<deepvm-scaling.csv>``.
+
+Regenerate only for an intended change of output, like ``tests/test_golden_cli.py``:
+``DEEPVM_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_golden_plan.py``, and say why
+in the commit.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from deepvm_core.cli import main
+from deepvm_core.job import bundled_measurements_paths
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"
+MEASUREMENTS_PLACEHOLDER = "<deepvm-scaling.csv>"
+
+JOBS: dict[str, list[str]] = {
+    "plan-aws-us-east-1-2023-10-pw3-table-iv-job": [
+        "plan", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--epochs", "30",
+        "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--speedup", "measured",
+        "--measurements", "deepvm-scaling"],
+    "plan-paper-simulated-pwnone-fastest": [
+        "plan", "--catalog", "paper-simulated", "--pw", "none", "--no-quotas", "--epochs", "90",
+        "--epoch-seconds", "600", "--goal", "fastest", "--budget-usd", "40", "--ckpt-auto",
+        "--mtbi", "A=6", "--mtbi-scale", "0.5"],
+}
+CASES = {f"{name}.{ext}": [*argv, "--format", fmt]
+         for name, argv in JOBS.items() for ext, fmt in (("txt", "table"), ("json", "json"))}
+
+
+def _run(argv: list[str]) -> str:
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        code = main(argv)
+    assert code == 0, argv
+    where = str(bundled_measurements_paths()["deepvm-scaling"])
+    return buf.getvalue().replace(where, MEASUREMENTS_PLACEHOLDER)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_plan_output_matches_golden_file(name: str) -> None:
+    path = GOLDEN_DIR / name
+    text = _run(CASES[name])
+    if UPDATE:
+        path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"missing golden file {path.name}: run with DEEPVM_UPDATE_GOLDEN=1"
+    assert text == path.read_text(encoding="utf-8")
