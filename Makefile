@@ -40,8 +40,9 @@ $(PY):
 
 venv: $(PY)
 
-# Editable install: Streamlit only puts dashboard/ on sys.path, so deepvm_core must be installed.
-$(RUNTIME_STAMP): requirements.txt pyproject.toml | $(PY)
+# Editable install: Streamlit only puts dashboard/ on sys.path, so deepvm_core must be installed
+# (and data/ is found as deepvm_core.bundled_data only through the install, setup.py).
+$(RUNTIME_STAMP): requirements.txt pyproject.toml setup.py | $(PY)
 	$(PIP) install -r requirements.txt
 	$(PIP) install -e . --no-deps
 	@touch $@

@@ -176,7 +176,7 @@ def main() -> int:
     args = parser.parse_args()
     cold: list[tuple[float, float, float]] = []
     with tempfile.TemporaryDirectory(prefix="deepvm-bench-") as user_dir:
-        env = {**os.environ, "DEEPVM_USER_CATALOG_DIR": user_dir}
+        env = {**os.environ, "DEEPVM_HOME": user_dir, "DEEPVM_USER_CATALOG_DIR": user_dir}
         logs = Path(user_dir) / "logs"
         for _ in range(max(args.cold, 1) - 1):
             with running_server(env, logs) as url:

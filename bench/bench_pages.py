@@ -31,6 +31,7 @@ def main() -> int:
     parser.add_argument("--cpus", type=int, default=1000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="deepvm-pages-") as folder:
+        os.environ["DEEPVM_HOME"] = folder
         os.environ["DEEPVM_USER_CATALOG_DIR"] = folder
         from streamlit.testing.v1 import AppTest
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.provenance import carry_sources
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import CatalogError, Problem
@@ -148,28 +149,21 @@ def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[
                 if zone:
                     row["spot_by_zone_usd_per_hour"] = zone
             rows.append(row)
-        data[spec.key] = rows
+        data[spec.key] = carry_sources(source, rows) if spec.key == "gpu_types" else rows
     return data
-
-
-#: The editor's rule on top of the core's validation, which accepts a catalog without GPU VM
-#: types (its recommendations then explain that nothing is feasible): the editor refuses one.
-NO_GPU_PROBLEM = Problem("gpu_types", "", None,
-                         "no GPU VM: a catalog needs at least one, or no cluster can be built")
 
 
 def validate_frames(
     frames: Mapping[str, pd.DataFrame], source: Catalog
 ) -> tuple[Catalog | None, tuple[Problem, ...]]:
-    """The catalog the tables describe, or ``None`` and every problem found (the core's, and
-    :data:`NO_GPU_PROBLEM` for an empty GPU table)."""
+    """The catalog the tables describe, or ``None`` and every problem the core's validation
+    found (an empty GPU table included: one rule, the core's)."""
     data = frames_to_dict(frames, source)
-    extra = () if data["gpu_types"] else (NO_GPU_PROBLEM,)
     try:
         catalog = parse_catalog(data, source=source.name)
     except CatalogError as exc:
-        return None, (*exc.problems, *extra)
-    return (None, extra) if extra else (catalog, ())
+        return None, exc.problems
+    return catalog, ()
 
 
 _WHERE = re.compile(r"^(?P<table>[a-z_]+)(?:\[(?P<index>\d+)\])?(?: \((?P<name>.*)\))?")
@@ -239,10 +233,7 @@ def parse_upload(file_name: str, content: bytes) -> Catalog:
     """A catalog from an uploaded JSON file, in our format or the research artifact's.
 
     Raises:
-        CatalogError: malformed JSON or an invalid catalog (every problem listed), or one
-            without GPU VM types (:data:`NO_GPU_PROBLEM`).
+        CatalogError: malformed JSON or an invalid catalog (every problem listed; one without
+            GPU VM types included).
     """
-    catalog = catalog_from_json_text(content, source=file_name)
-    if not catalog.gpu_types:
-        raise CatalogError([NO_GPU_PROBLEM], file_name)
-    return catalog
+    return catalog_from_json_text(content, source=file_name)

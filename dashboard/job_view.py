@@ -108,6 +108,9 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
     index = candidate_index(result, config)
     if index is None:
         return None
+    reason = result.estimate(index).does_not_finish
+    if reason is not None:  # "does not finish: an interruption every ..."
+        return reason
     cost = float(result.expected_cost_usd[index])
     hours = float(result.expected_makespan_hours[index])
     return (f"about {cost:,.2f} USD and {format_hours(hours)} for "
@@ -144,14 +147,18 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
         index = candidate_index(result, config)
         if index is None:
             continue
+        done = bool(result.finishes[index])  # else no number: it is not expected to finish
         rows.append({"": label, "Configuration": config.describe().rsplit(",", 1)[0],
                      "USD/h": config.hourly_price_usd,
-                     "Expected job cost (USD)": float(result.expected_cost_usd[index]),
-                     "Expected makespan (h)": float(result.expected_makespan_hours[index])})
+                     "Expected job cost (USD)": float(result.expected_cost_usd[index])
+                     if done else None,
+                     "Expected makespan (h)": float(result.expected_makespan_hours[index])
+                     if done else None,
+                     "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):
-        st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*): "
-                    + (job_summary(result, configs[0]) or "not estimated")
-                    + " on the recommended cluster.")
+        st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*) "
+                    "on the recommended cluster: "
+                    + (job_summary(result, configs[0]) or "not estimated") + ".")
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
             "USD/h": st.column_config.NumberColumn(format="%.4f"),
             "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),

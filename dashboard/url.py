@@ -229,10 +229,12 @@ PLAN_PARAMS = (
     PlanParam("ref_nodes", "int", 1, 1, 100_000),
     PlanParam("speedup", "choice", "fitted", choices=("paper", "fitted", "measured")),
     PlanParam("ckpt_every", "int", 1, 0, 1_000_000),  # 0: auto (Daly)
-    PlanParam("restart_min", "float", 6.0, 0.0, 10_000.0),
-    PlanParam("wait_min", "float", 0.0, 0.0, 10_000.0),
+    # R, W and δ0 have no upper bound here: the core's Workload bounds them and the page shows
+    # its message naming the bound, with the value kept in the URL (issue 16).
+    PlanParam("restart_min", "float", 6.0, 0.0),
+    PlanParam("wait_min", "float", 0.0, 0.0),
     PlanParam("disk_gbps", "float", 0.25, 1e-6, 1_000.0),
-    PlanParam("ckpt_fixed_s", "float", 0.0, 0.0, 100_000.0),
+    PlanParam("ckpt_fixed_s", "float", 0.0, 0.0),
     PlanParam("mtbi_scale", "float", 1.0, 0.25, 4.0),
     PlanParam("goal", "choice", "cheapest", choices=("cheapest", "fastest")),
     PlanParam("deadline_h", "float", 0.0, 0.0, 1e6),  # 0: none

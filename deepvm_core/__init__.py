@@ -3,7 +3,8 @@
 Layers, each a folder (a module imports only from the layers above it):
 
 1. :mod:`deepvm_core.errors`, :mod:`deepvm_core.units` (shared constants),
-   :mod:`deepvm_core.arrays` (array type aliases);
+   :mod:`deepvm_core.arrays` (array type aliases), :mod:`deepvm_core.bundled` (the data files
+   shipped in the package, ``data/``), :mod:`deepvm_core.home` (where the user's files go);
 2. :mod:`deepvm_core.catalog`: instance types, quotas, saturation; validation, file formats,
    reading and writing files (``store``), price diffs (``diff``);
 3. :mod:`deepvm_core.model`: FLOPP, K, saturation, :class:`~deepvm_core.model.Scenario`,

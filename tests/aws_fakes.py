@@ -47,7 +47,7 @@ from xml.sax.saxutils import escape
 import pytest
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.store import DATA_DIR, load_catalog
+from deepvm_core.catalog.store import bundled_catalog_paths, load_catalog
 from tests.conftest import SPOT_ADVISOR_EXCERPT
 
 BASE_CATALOG = "aws-us-east-1-2023-10"
@@ -622,7 +622,7 @@ def aws_env(fake_aws: FakeAws, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     fetched = tmp_path / "fetched"
     fetched.mkdir()
     (fetched / "aws-us-east-1-earlier.json").write_bytes(
-        (DATA_DIR / f"{BASE_CATALOG}.json").read_bytes())
+        bundled_catalog_paths()[BASE_CATALOG].read_bytes())
     monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(fetched))
     return AwsEnv(fake_aws, fetched, monkeypatch)
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,16 @@ def aws_catalog() -> Catalog:
 @pytest.fixture(scope="session")
 def sim_catalog() -> Catalog:
     return load_catalog("paper-simulated")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_deepvm_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The whole session's per-user folder (``DEEPVM_HOME``) is a temporary one: no test, and
+    no process a test starts, writes into the user's real home."""
+    with pytest.MonkeyPatch.context() as patch:
+        home = tmp_path_factory.mktemp("deepvm_home")
+        patch.setenv("DEEPVM_HOME", str(home))
+        yield home
 
 
 @pytest.fixture(autouse=True)

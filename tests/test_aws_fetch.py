@@ -26,7 +26,7 @@ from aws_fakes import (
     snapshot,
 )
 
-from deepvm_core.catalog.store import DATA_DIR, list_catalogs, load_catalog
+from deepvm_core.catalog.store import bundled_catalog_paths, list_catalogs, load_catalog
 from deepvm_core.cli.fetch import main, run_fetch
 from deepvm_core.cloud import aws
 from deepvm_core.model import Scenario
@@ -162,7 +162,7 @@ def test_fetch_to_a_json_file_and_never_over_a_bundled_catalog(aws_env: AwsEnv, 
     out = tmp_path / "mine" / "live.json"
     result = aws.fetch_catalogs("us-east-1", out=out, max_attempts=1)
     assert result.path == out and load_catalog(out).region == "us-east-1"
-    bundled = DATA_DIR / f"{BASE_CATALOG}.json"
+    bundled = bundled_catalog_paths()[BASE_CATALOG]
     content = bundled.read_bytes()
     aws_env.fake.requests.clear()
     with pytest.raises(aws.FetchError, match="bundled"):

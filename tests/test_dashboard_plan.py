@@ -19,7 +19,6 @@ from deepvm_core.job import (
     load_measurements,
     plan_job,
 )
-from deepvm_core.job.measurements import MEASUREMENTS_DIR
 from deepvm_core.model import Scenario
 from tests import job_oracle, oracle
 
@@ -76,7 +75,7 @@ def reference_plan(**workload: object) -> object:
     catalog = load_catalog("aws-us-east-1-2023-10")
     fields = {"epochs": 30.0, "reference_epoch_seconds": 61.16, "checkpoint_gb": 0.3}
     fields.update(workload)
-    table = load_measurements(next(MEASUREMENTS_DIR.glob("*.csv")))
+    table = load_measurements(next(iter(bundled_measurements_paths().values())))
     return plan_job(catalog, Scenario(3.0), Workload(**fields),  # type: ignore[arg-type]
                     pw_usd_per_hour=3.0, speedup=SpeedupModel("fitted", table), top_k=3)
 

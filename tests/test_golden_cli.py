@@ -36,7 +36,7 @@ for _cat in (AWS, SIM):
                                   "--format", "json", *_quotas]
     CASES[f"recommend-{_cat}-pw3-f5-s4-cap20"] = [
         "recommend", "--catalog", _cat, "--pw", "3", "--ckpt-gb", "5", "--buffer", "4",
-        "--max-nodes", "20", "--format", "json"]
+        "--max-nodes", "20", "--format", "json", "--solver", "ilp"]  # recorded with the ILP
     CASES[f"sweep-{_cat}"] = ["sweep", "--catalog", _cat, "--format", "json"]
     CASES[f"sweep-{_cat}-noquotas"] = ["sweep", "--catalog", _cat, "--no-quotas",
                                        "--format", "json"]

@@ -19,9 +19,9 @@ from deepvm_core.job import (
     load_measurements,
     parse_measurements_csv,
 )
-from deepvm_core.job.measurements import MEASUREMENTS_DIR
+from deepvm_core.job.measurements import bundled_measurements_paths
 
-BUNDLED = MEASUREMENTS_DIR / "deepvm-scaling.csv"
+BUNDLED = bundled_measurements_paths()["deepvm-scaling"]
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from deepvm_core.job import (
     job_inputs,
     load_measurements,
 )
-from deepvm_core.job.measurements import MEASUREMENTS_DIR
+from deepvm_core.job.measurements import bundled_measurements_paths
 from tests.factories import gpu_row, make_catalog
 
 G4_T1 = 61.155439  # measured one-node seconds per epoch of g4dn.xlarge
@@ -89,7 +89,7 @@ def test_mtbi_scale_and_measured_speedups_flow_through(aws_catalog):
     base = expected_jobs(job_inputs(workload(), aws_catalog, clusters()))
     risky = expected_jobs(job_inputs(workload(mtbi_scale=0.25), aws_catalog, clusters()))
     assert np.all(risky.expected_interruptions[:2] > 3.9 * base.expected_interruptions[:2])
-    table = load_measurements(MEASUREMENTS_DIR / "deepvm-scaling.csv")
+    table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
     measured = job_inputs(workload(), aws_catalog, clusters(), SpeedupModel("measured", table))
     # 16 nodes measured: 16.338413 s per epoch; 17 nodes: a quarter of the way to 20 nodes.
     assert measured.epoch_seconds[1] == pytest.approx(16.338413, rel=1e-12)

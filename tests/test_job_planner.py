@@ -24,7 +24,7 @@ from deepvm_core.job import (
     load_measurements,
     parse_measurements_csv,
 )
-from deepvm_core.job.measurements import MEASUREMENTS_DIR
+from deepvm_core.job.measurements import bundled_measurements_paths
 from deepvm_core.job.planner import (
     PLAN_POLICIES,
     JobPlanResult,
@@ -256,12 +256,15 @@ def test_monte_carlo_only_for_the_few_and_seeded() -> None:
 
 def test_extreme_mtbi_does_not_crash() -> None:
     """MTBI of 1.8 seconds against 30-minute segments: expectations overflow to infinity, never
-    NaN; the JSON has nulls, never NaN or Infinity."""
+    NaN; no such cluster is chosen (issue 16); the JSON has nulls and reasons, never NaN or
+    Infinity."""
     result = small_plan(workload=small_workload(mtbi_hours_by_gpu={"g1": 0.0005}), trials=50)
     assert np.all(np.isinf(result.expected_makespan_hours))
+    assert result.chosen is None and result.explanation is not None
+    assert result.explanation.binding == ("does_not_finish",)
     doc = plan_to_dict(result, small_catalog())
     json.dumps(doc, allow_nan=False)
-    assert doc["chosen"]["estimate"]["expected_makespan_hours"] is None
+    assert doc["chosen"] is None and doc["frontier"] == []
 
 
 # ----------------------------------------------------------------------------- bundled catalog
@@ -269,7 +272,7 @@ def test_extreme_mtbi_does_not_crash() -> None:
 
 @pytest.fixture(scope="module")
 def table_iv(aws_catalog: Catalog) -> JobPlanResult:
-    table = load_measurements(MEASUREMENTS_DIR / "deepvm-scaling.csv")
+    table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
     return plan_job(aws_catalog, Scenario(3.0), Workload(
         epochs=30, reference_epoch_seconds=G4_T1, reference_gpu="g4dn.xlarge"),
         pw_usd_per_hour=3.0, speedup=SpeedupModel("measured", table), trials=1000)
@@ -279,7 +282,7 @@ def test_policies_are_recommends(aws_catalog: Catalog, table_iv: JobPlanResult) 
     """The paper's policies in the plan are exactly what ``recommend`` picks (Table IV), with
     the job's speed (the plan's configurations carry it)."""
     speed = speed_basis(aws_catalog, table_iv.workload, SpeedupModel(
-        "measured", load_measurements(MEASUREMENTS_DIR / "deepvm-scaling.csv")))
+        "measured", load_measurements(bundled_measurements_paths()["deepvm-scaling"])))
     rec = recommend(aws_catalog, Scenario(3.0), "enumerate", top_k=3, speed=speed)
     pol = table_iv.policies
     assert [e.configuration for e in pol.deepvm] == list(rec.deepvm)
@@ -382,6 +385,11 @@ def test_invariants_on_random_catalogs(cat: Catalog, s: Scenario, pw_on: bool, g
     assert set(got) == want and len(got) == len(want)
     if base.size == 0:
         assert base.explanation is not None and base.best == ()
+        return
+    done = base.finishes
+    if not done.all():  # issue 16: a cluster not expected to finish is never shown as a number
+        assert all(done[int(i)] for i in base.frontier)
+        assert all(done[e.index] and e.does_not_finish is None for e in base.best)
         return
     # the frontier: nothing dominates a frontier point; everything else is dominated or equal
     front = set(int(i) for i in base.frontier)

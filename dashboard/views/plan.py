@@ -8,6 +8,7 @@ fits from a measurements CSV is at the bottom.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 
 import numpy as np
@@ -32,6 +33,7 @@ from deepvm_core.job import (
     paper_speedup,
 )
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
+from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.model import Scenario
 from glossary import GLOSSARY
 from job_view import format_hours
@@ -191,7 +193,10 @@ def card(result: JobPlanResult) -> None:
                f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
                "each)."]
         deepvm = result.policies.deepvm[0] if result.policies.deepvm else None
-        if deepvm is not None and deepvm.index != chosen.index:
+        if deepvm is not None and deepvm.does_not_finish is not None:
+            why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) "
+                          f"{deepvm.does_not_finish}.")
+        elif deepvm is not None and deepvm.index != chosen.index:
             ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
             why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
                           f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
@@ -201,6 +206,12 @@ def card(result: JobPlanResult) -> None:
 
 def _row(label: str, e: PlanEstimate) -> dict[str, object]:
     mc = e.monte_carlo
+    if e.does_not_finish is not None:  # no numbers that mean nothing: the reason instead
+        return {"": label, "Configuration": e.configuration.describe().rsplit(",", 1)[0],
+                "USD/h": e.configuration.hourly_price_usd, "Epoch s": e.epoch_seconds,
+                "Expected h": None, "P10–P90 h": "", "Expected USD": None, "P10–P90 USD": "",
+                "Events": None, "Checkpoint every (s)": e.checkpoint_interval_seconds,
+                "Finishes?": e.does_not_finish}
     return {
         "": label,
         "Configuration": e.configuration.describe().rsplit(",", 1)[0],
@@ -212,6 +223,7 @@ def _row(label: str, e: PlanEstimate) -> dict[str, object]:
         "P10–P90 USD": f"{mc.cost_usd_p10:,.2f}–{mc.cost_usd_p90:,.2f}" if mc else "",
         "Events": e.expected_interruptions,
         "Checkpoint every (s)": e.checkpoint_interval_seconds,
+        "Finishes?": "yes",
     }
 
 
@@ -224,6 +236,10 @@ def comparison(result: JobPlanResult) -> None:
                      for i, e in enumerate(result.policies.deepvm, 1)]
         elif (e := result.policies.policy(name)) is not None:
             rows.append(_row(PLAN_POLICY_LABELS[name], e))
+    unfinished = sorted({str(r["Finishes?"]) for r in rows if r["Finishes?"] != "yes"})
+    for reason in unfinished:
+        labels = ", ".join(str(r[""]) for r in rows if r["Finishes?"] == reason)
+        st.warning(f"{labels}: {reason}.", icon=":material/hourglass_disabled:")
     st.dataframe(pd.DataFrame(rows), hide_index=True, key="plan_table", column_config={
         "USD/h": st.column_config.NumberColumn(format="%.4f"),
         "Epoch s": st.column_config.NumberColumn(format="%.1f"),
@@ -236,13 +252,19 @@ def comparison(result: JobPlanResult) -> None:
 def frontier(result: JobPlanResult) -> None:
     cost = pd.Series(result.expected_cost_usd)
     hours = pd.Series(result.expected_makespan_hours)
-    finite = np.flatnonzero(np.isfinite(cost.to_numpy()) & np.isfinite(hours.to_numpy())
+    finite = np.flatnonzero(result.finishes & np.isfinite(cost.to_numpy())
                             & (cost.to_numpy() > 0))
+    never = result.size - int(np.count_nonzero(result.finishes))
+    if finite.size == 0:
+        st.warning(f"None of the {result.size:,} feasible clusters is expected to finish this "
+                   "job: there is no cost-vs-time frontier to draw.",
+                   icon=":material/hourglass_disabled:")
+        return
     marks: dict[int, str] = {}
     for name in reversed(PLAN_POLICIES):
         e = (result.policies.deepvm[0] if name == "deepvm" and result.policies.deepvm
              else result.policies.policy(name) if name != "deepvm" else None)
-        if e is not None:
+        if e is not None and e.does_not_finish is None:  # not expected to finish: no point
             marks[e.index] = name
     if result.chosen is not None:
         marks[result.chosen.index] = "best"
@@ -257,8 +279,10 @@ def frontier(result: JobPlanResult) -> None:
                                 [int(i) for i in result.frontier if int(i) in labels.index],
                                 marks, result.size)
     st.plotly_chart(fig, key="plan_frontier")
+    left_out = (f" {never:,} cluster{'s are' if never != 1 else ' is'} not expected to finish "
+                "and left out." if never else "")
     st.caption(f"{GLOSSARY['Pareto frontier']} Showing {len(shown):,} of {result.size:,} "
-               "feasible clusters (the frontier and the marked ones always).")
+               f"feasible clusters (the frontier and the marked ones always).{left_out}")
 
 
 def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel) -> None:
@@ -325,7 +349,9 @@ def calibrate(active: state.ActiveCatalog) -> None:
             except DeepVMError as exc:
                 st.error(f"{upload.name} was not loaded: {exc}", icon=":material/error:")
             else:
-                ss.plan_measurements = (upload.name, text)
+                if ss.plan_measurements != (upload.name, text):  # the plan above reads them:
+                    ss.plan_measurements = (upload.name, text)  # plan again with them
+                    st.rerun()
         name, text = ss.plan_measurements or compute.bundled_measurements()
         st.markdown(f"Measurements in use: **{name}**")
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
@@ -334,14 +360,30 @@ def calibrate(active: state.ActiveCatalog) -> None:
         try:
             cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
-            st.error(str(exc), icon=":material/error:")
+            st.error(f"Cannot calibrate from {name}: {exc}", icon=":material/error:")
+            return
+        for warning in unused_measurements_warnings(active.catalog,
+                                                    compute.measurements_table(name, text)):
+            st.warning(warning, icon=":material/warning:")
+        if not cal.fits:
+            st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
+                    icon=":material/info:")
             return
         st.dataframe(pd.DataFrame([{
             "GPU type": f.instance, "a": f.params.a, "b": f.params.b, "c": f.params.c,
-            "R²": f.r_squared, "RMSE": f.rmse, "points": f.points} for f in cal.fits]),
+            "R²": round(f.r_squared, 4) + 0.0, "RMSE": f.rmse, "points": f.points,
+            "Trusted?": "no" if f.warnings else "yes"} for f in cal.fits]),
             hide_index=True, key="plan_fits")
+        confirmed = True
+        if cal.warnings:
+            st.warning("These fits are not trusted; check the measurements before using them:"
+                       "\n\n" + "\n".join(f"- {w}" for w in cal.warnings),
+                       icon=":material/warning:")
+            digest = hashlib.sha256(f"{active.catalog.sha256}{name}{text}".encode()).hexdigest()
+            confirmed = st.checkbox("Use them anyway: I have checked the measurements",
+                                    key=f"plan_cal_confirm_{digest[:12]}")
         if st.button("Use these fits in the working catalog", key="plan_use_fits",
-                     icon=":material/check:"):
+                     icon=":material/check:", disabled=not confirmed):
             state.use_edited_catalog(active, cal.catalog)
             st.success("The working catalog now carries these fits (see the catalog editor).")
 
@@ -365,6 +407,8 @@ def main() -> None:
         calibrate(active)
         return
     card(result)
+    for warning in result.warnings:
+        st.warning(warning, icon=":material/warning:")
     for note in result.notes:
         st.info(note, icon=":material/info:")
     text = compute.plan_text(result, active.catalog, datetime.now(UTC))

@@ -14,7 +14,14 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from deepvm_core.catalog.types import Catalog, GpuType, InstanceType, Quota, SaturationStep
+from deepvm_core.catalog.types import (
+    MEASURED,
+    Catalog,
+    GpuType,
+    InstanceType,
+    Quota,
+    SaturationStep,
+)
 
 #: The schema version this program writes.
 SCHEMA_VERSION = 2
@@ -60,6 +67,9 @@ def instance_row(t: InstanceType) -> dict[str, Any]:
             else {"a": t.scaling.a, "b": t.scaling.b, "c": t.scaling.c}
         )
         row["interruption_bucket"] = t.interruption_bucket
+        for key in ("eflops_source", "scaling_source"):  # left out when measured
+            if getattr(t, key) != MEASURED:
+                row[key] = getattr(t, key)
     return row
 
 

@@ -1,11 +1,13 @@
 """Catalog files: where they live, reading them and writing them (all the catalog file I/O).
 
-* bundled: ``data/catalogs/*.json`` (shipped, never overwritten);
-* user: ``data/catalogs/user/`` or ``$DEEPVM_USER_CATALOG_DIR``;
-* fetched: ``data/catalogs/fetched/`` or ``$DEEPVM_FETCHED_CATALOG_DIR`` (live AWS prices);
-* uploads: ``data/catalogs/uploads/`` or ``$DEEPVM_UPLOAD_CATALOG_DIR``: catalogs uploaded to
-  the dashboard, content-addressed (``<sha256>.json``), so that a session that reconnects, or
-  a shared link on the same server, finds an upload again by its key (the first
+* bundled: ``data/catalogs/*.json``, shipped in the package and never written
+  (:mod:`deepvm_core.bundled`);
+* user, fetched (live AWS prices) and uploads: folders of the per-user data folder, by default
+  ``<home>/catalogs/{user,fetched,uploads}`` with ``<home>`` ``$DEEPVM_HOME`` or the platform's
+  per-user data folder; ``$DEEPVM_USER_CATALOG_DIR``, ``$DEEPVM_FETCHED_CATALOG_DIR`` and
+  ``$DEEPVM_UPLOAD_CATALOG_DIR`` move one each (:mod:`deepvm_core.home`). Uploads are
+  catalogs uploaded to the dashboard, content-addressed (``<sha256>.json``), so that a session
+  that reconnects, or a shared link on the same server, finds an upload again by its key (the first
   :data:`UPLOAD_KEY_HEX` hex digits); only the newest :data:`MAX_UPLOADS` are kept.
 
 Every write is atomic (temp file + rename), so a crash never leaves half a catalog behind.
@@ -23,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from deepvm_core import bundled, home
 from deepvm_core.catalog.json_input import JsonInputError, read_bytes_bounded
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
 from deepvm_core.catalog.types import Catalog
@@ -37,13 +40,9 @@ _UPLOAD_KEY = re.compile(rf"^[0-9a-f]{{{UPLOAD_KEY_HEX}}}$")
 #: Uploads kept on the server; older ones are deleted when a new one is stored.
 MAX_UPLOADS = 200
 
-#: Bundled catalogs live here (``data/catalogs`` at the repository root).
-DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "catalogs"
-
-
 def bundled_catalog_paths() -> dict[str, Path]:
-    """Bundled catalogs by name (file stem) in ``data/catalogs``."""
-    return {p.stem: p for p in sorted(DATA_DIR.glob("*.json"))}
+    """Bundled catalogs by name (file stem): :func:`deepvm_core.bundled.bundled_catalog_paths`."""
+    return bundled.bundled_catalog_paths()
 
 
 def load_catalog(path_or_name: str | os.PathLike[str]) -> Catalog:
@@ -58,12 +57,12 @@ def load_catalog(path_or_name: str | os.PathLike[str]) -> Catalog:
     """
     text_name = str(path_or_name)
     path = Path(text_name)
-    bundled = bundled_catalog_paths()
-    if not path.exists() and text_name in bundled:
-        path = bundled[text_name]
+    shipped = bundled_catalog_paths()
+    if not path.exists() and text_name in shipped:
+        path = shipped[text_name]
     if not path.exists():
-        close = difflib.get_close_matches(text_name, list(bundled), n=3, cutoff=0.4)
-        raise CatalogNotFoundError(text_name, tuple(close), tuple(bundled))
+        close = difflib.get_close_matches(text_name, list(shipped), n=3, cutoff=0.4)
+        raise CatalogNotFoundError(text_name, tuple(close), tuple(shipped))
     try:
         text = read_bytes_bounded(path, max_bytes=MAX_CATALOG_BYTES)
     except JsonInputError as exc:
@@ -97,18 +96,19 @@ def save_catalog(catalog: Catalog, path: str | os.PathLike[str]) -> Path:
 
 
 def user_dir() -> Path:
-    """The folder of the user's saved catalogs."""
-    return Path(os.environ.get("DEEPVM_USER_CATALOG_DIR") or DATA_DIR / "user")
+    """The folder of the user's saved catalogs (:func:`deepvm_core.home.catalog_dir`)."""
+    return home.catalog_dir("user")
 
 
 def fetched_dir() -> Path:
-    """The folder of catalogs fetched from a provider."""
-    return Path(os.environ.get("DEEPVM_FETCHED_CATALOG_DIR") or DATA_DIR / "fetched")
+    """The folder of catalogs fetched from a provider (:func:`deepvm_core.home.catalog_dir`)."""
+    return home.catalog_dir("fetched")
 
 
 def uploads_dir() -> Path:
-    """The folder of catalogs uploaded to the dashboard (content-addressed)."""
-    return Path(os.environ.get("DEEPVM_UPLOAD_CATALOG_DIR") or DATA_DIR / "uploads")
+    """The folder of catalogs uploaded to the dashboard, content-addressed
+    (:func:`deepvm_core.home.catalog_dir`)."""
+    return home.catalog_dir("uploads")
 
 
 def save_upload(catalog: Catalog, keep: int = MAX_UPLOADS) -> str:

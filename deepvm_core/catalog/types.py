@@ -59,6 +59,9 @@ class NumberRule:
         return f"{text} ({self.meaning})" if self.meaning else text
 
 
+#: The default ``eflops_source`` and ``scaling_source``: a measured value (left out of files).
+MEASURED = "measured"
+
 POSITIVE = NumberRule(low=0, low_open=True)
 POSITIVE_WHOLE = NumberRule(low=0, low_open=True, integer=True)
 NONNEGATIVE_WHOLE = NumberRule(low=0, integer=True)
@@ -215,17 +218,25 @@ class GpuType(InstanceType):
             the catalog's region, an index 0..4 into :data:`INTERRUPTION_BUCKET_LABELS`
             (0: under 5 % of spot capacity reclaimed in the trailing month, 4: over 20 %), or
             ``None`` when unknown (the job model then applies its default and says so).
+        eflops_source: where ``eflops`` comes from: ``measured`` (default), ``estimated:
+            <model>`` (:mod:`deepvm_core.catalog.eflops_estimate`) or ``edited``.
+        scaling_source: where ``scaling`` comes from: ``measured`` (default) or ``prior: ...``
+            (:mod:`deepvm_core.catalog.scaling_prior`).
     """
 
     eflops: float | None
     scaling: ScalingParams | None = None
     interruption_bucket: int | None = None
+    eflops_source: str = MEASURED
+    scaling_source: str = MEASURED
 
     def _check(self, checks: _Checks) -> None:
         super()._check(checks)
         checks.number("eflops", self.eflops, optional=True)
         checks.number("interruption_bucket", self.interruption_bucket, optional=True,
                       integer_type=True)
+        for key in ("eflops_source", "scaling_source"):
+            checks.text(key, getattr(self, key))
         scaling: object = self.scaling  # as given, whatever its type
         if scaling is not None and not isinstance(scaling, ScalingParams):
             checks.add("scaling", scaling, "must be ScalingParams or None")

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from deepvm_core.catalog.artifact import (
     ARTIFACT_FIELD_NAMES,
@@ -219,12 +219,16 @@ def _read_gpu_extras(
         eflops = c.number(row, where, "eflops")
     scaling = _read_scaling(c, row, where)
     bucket = _read_bucket(c, row, where) if buckets else None
+    sources = {}
+    for key in ("eflops_source", "scaling_source"):
+        if row.get(key) is not None:
+            sources[key] = c.text(row, where, key)
     if common is None or len(c.errors) > before:
         return None
     if row.get("scaling") is None and eflops is not None:
         c.warn(where, "scaling", None, "no scaling parameters: the scaling factor K is taken as 1")
     return c.build(where, GpuType, **common, eflops=eflops, scaling=scaling,
-                   interruption_bucket=bucket)
+                   interruption_bucket=bucket, **sources)
 
 
 def _read_quotas(c: _Collector, rows: object) -> tuple[Quota, ...]:
@@ -277,8 +281,19 @@ def _read_saturation(c: _Collector, rows: object) -> tuple[SaturationStep, ...] 
     return tuple(steps)
 
 
-def parse_catalog(data: object, source: str = "catalog") -> Catalog:
+#: A catalog file must have a GPU VM type: one rule for ``deepvm catalog validate``, loading,
+#: uploads and the dashboard's Catalog editor (a :class:`Catalog` built in code may be empty,
+#: e.g. a region without those types in a comparison, and so may an export's rows).
+NO_GPU_TYPES_MESSAGE: Final = "no GPU VM: a catalog needs at least one, or no cluster can be built"
+
+
+def parse_catalog(data: object, source: str = "catalog", *,
+                  require_gpu_types: bool = True) -> Catalog:
     """Validate a catalog in our format (a parsed JSON object) and build a :class:`Catalog`.
+
+    A catalog without GPU VM types is invalid (:data:`NO_GPU_TYPES_MESSAGE`), unless
+    ``require_gpu_types`` is False: only for the rows an export holds, which are the types its
+    configurations use (none when nothing was feasible), not a catalog.
 
     Raises:
         CatalogError: listing every problem found (row, field, value, message).
@@ -324,6 +339,8 @@ def parse_catalog(data: object, source: str = "catalog") -> Catalog:
                 if cpu is not None:
                     cpus.append(cpu)
 
+    if require_gpu_types and isinstance(data.get("gpu_types"), list) and not data["gpu_types"]:
+        c.error("(catalog)", "gpu_types", [], NO_GPU_TYPES_MESSAGE)
     quotas = _read_quotas(c, data.get("quotas", []))
     saturation = _read_saturation(c, data.get("network_saturation"))
     for problem in catalog_problems(tuple(gpus), tuple(cpus), quotas, saturation or ()):

@@ -41,16 +41,17 @@ from deepvm_core.cloud.aws import (
     validate_instance_types,
 )
 from deepvm_core.errors import DeepVMError
+from deepvm_core.home import describe_catalog_dir
 from deepvm_core.recommend.regions import compare_regions
 
 PROG = "deepvm fetch"
 DESCRIPTION = (
     "Fetch instance specs (EC2 DescribeInstanceTypes), spot prices (EC2 "
     "DescribeSpotPriceHistory, Linux/UNIX, latest per availability zone) and on-demand prices "
-    "(AWS Price List API) for one or more regions, and write one catalog per region to "
-    "data/catalogs/fetched/ (or $DEEPVM_FETCHED_CATALOG_DIR). eFLOPS, scaling parameters and "
-    "quotas carry over from the base catalog; --spot-advisor adds the Spot Instance Advisor's "
-    "interruption buckets. Credentials come from the standard AWS chain "
+    "(AWS Price List API) for one or more regions, and write one catalog per region to the "
+    "per-user fetched-catalog folder (see --out; never the package). eFLOPS, scaling "
+    "parameters and quotas carry over from the base catalog; --spot-advisor adds the Spot "
+    "Instance Advisor's interruption buckets. Credentials come from the standard AWS chain "
     "(environment, profile, SSO); endpoint settings such as AWS_ENDPOINT_URL_EC2 are honoured. "
     "Nothing is written when any part fails.")
 
@@ -96,7 +97,7 @@ def configure_fetch_parser(parser: argparse.ArgumentParser) -> argparse.Argument
                              f"{DEFAULT_MAX_ATTEMPTS})")
     parser.add_argument("--out", metavar="PATH",
                         help="output folder, or a .json file for a single region (default: "
-                             "data/catalogs/fetched/)")
+                             f"{describe_catalog_dir('fetched')})")
     parser.add_argument("--spot-advisor", action="store_true",
                         help="also read each GPU type's interruption bucket (0-4) from the AWS "
                              "Spot Instance Advisor's public data (Linux; the URL can be set "

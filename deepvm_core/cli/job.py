@@ -16,7 +16,9 @@ measured GPU type (optionally eFLOPS too), prints each fit with R², RMSE and po
 the calibrated catalog atomically.
 
 Every user error (bad number, unknown type, malformed CSV, invalid catalog) ends with one line
-on stderr (``deepvm plan: error: ...``) and exit code 2.
+on stderr (``deepvm plan: error: ...``) and exit code 2. ``calibrate`` writes only trusted fits
+unless ``--force`` (else exit 1, :data:`CALIBRATE_EXIT_CODES`); the plan table never prints
+``inf`` or ``nan``: a cluster that is not expected to finish says why under the table.
 """
 
 from __future__ import annotations
@@ -45,15 +47,31 @@ from deepvm_core.job import (
     calibrate_catalog,
     plan_job,
 )
+from deepvm_core.job.calibrate import MIN_TRUSTED_R_SQUARED
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
-from deepvm_core.job.workload import CheckpointEvery
+from deepvm_core.job.unused import unused_measurements_warnings
+from deepvm_core.job.workload import (
+    MAX_CHECKPOINT_FIXED_SECONDS,
+    MAX_RESTART_HOURS,
+    MAX_WAIT_HOURS,
+    CheckpointEvery,
+)
 from deepvm_core.model import DEFAULT_OBJECTIVE, OBJECTIVES, Configuration, Scenario
 from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.recommend.with_job import compare_plan_with_recommendation, recommend_job
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
 EXIT_USAGE: Final = 2
+#: ``deepvm calibrate``: the fits were printed but not written (a fit is not trusted).
+EXIT_NOT_WRITTEN: Final = 1
+CALIBRATE_EXIT_CODES: Final = f"""exit codes:
+  0  the calibrated catalog was written (every fit trusted, or --force)
+  {EXIT_NOT_WRITTEN}  the fits were printed, nothing was written: a fit is not trusted (R² below
+     {MIN_TRUSTED_R_SQUARED:g}, or a parameter at a bound of the fit); check the measurements,
+     or write it anyway with --force
+  {EXIT_USAGE}  bad input (file, catalog, measurements, a fit that cannot be made), one line on
+     stderr"""
 MINUTES_PER_HOUR: Final = 60.0
 
 
@@ -61,8 +79,10 @@ MINUTES_PER_HOUR: Final = 60.0
 
 
 def _number(kind: Callable[[str], Any], *, minimum: float | None = None,
-            strict: bool = False) -> Callable[[str], Any]:
-    """An argparse type: a finite ``kind`` number, ``>= minimum`` (``>`` if ``strict``)."""
+            strict: bool = False, maximum: float | None = None,
+            bound: str = "") -> Callable[[str], Any]:
+    """An argparse type: a finite ``kind`` number, ``>= minimum`` (``>`` if ``strict``) and
+    ``<= maximum`` (``bound`` says where that bound comes from)."""
     def parse(text: str) -> Any:
         try:
             value = kind(text)
@@ -73,6 +93,8 @@ def _number(kind: Callable[[str], Any], *, minimum: float | None = None,
         if minimum is not None and (value <= minimum if strict else value < minimum):
             raise argparse.ArgumentTypeError(
                 f"{text!r} must be {'>' if strict else '>='} {minimum:g}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}{bound}")
         return value
     return parse
 
@@ -125,14 +147,23 @@ def add_plan_parsers(subparsers: Any) -> None:
                       help="a checkpoint every K epochs (default 1)")
     ckpt.add_argument("--ckpt-auto", action="store_true",
                       help="Daly's checkpoint interval from the MTBI and the stall")
-    job.add_argument("--restart-min", type=_number(float, minimum=0.0), default=6.0,
-                     help="restart after an interruption R, minutes (default 6)")
-    job.add_argument("--wait-min", type=_number(float, minimum=0.0), default=0.0,
-                     help="capacity wait after an interruption W, minutes (default 0)")
+    job.add_argument("--restart-min", type=_number(
+                         float, minimum=0.0, maximum=MAX_RESTART_HOURS * MINUTES_PER_HOUR,
+                         bound=f" ({MAX_RESTART_HOURS:g} h, the bound on the restart R)"),
+                     default=6.0, help="restart after an interruption R, minutes (default 6, "
+                     f"at most {MAX_RESTART_HOURS * MINUTES_PER_HOUR:g})")
+    job.add_argument("--wait-min", type=_number(
+                         float, minimum=0.0, maximum=MAX_WAIT_HOURS * MINUTES_PER_HOUR,
+                         bound=f" ({MAX_WAIT_HOURS:g} h, the bound on the capacity wait W)"),
+                     default=0.0, help="capacity wait after an interruption W, minutes "
+                     f"(default 0, at most {MAX_WAIT_HOURS * MINUTES_PER_HOUR:g})")
     job.add_argument("--disk-gbps", type=_number(float, minimum=0.0, strict=True),
                      default=0.25, help="anchor disk write bandwidth D, GB/s (default 0.25)")
-    job.add_argument("--ckpt-fixed-s", type=_number(float, minimum=0.0), default=0.0,
-                     help="fixed cost of one checkpoint δ0, seconds (default 0)")
+    job.add_argument("--ckpt-fixed-s", type=_number(
+                         float, minimum=0.0, maximum=MAX_CHECKPOINT_FIXED_SECONDS,
+                         bound=" (the bound on the fixed checkpoint cost δ0)"),
+                     default=0.0, help="fixed cost of one checkpoint δ0, seconds (default 0, "
+                     f"at most {MAX_CHECKPOINT_FIXED_SECONDS:g})")
     job.add_argument("--mtbi", type=_mtbi, action="append", default=[], metavar="TYPE=HOURS",
                      help="mean hours between interruptions of TYPE's spot market (repeat); "
                           "default from its Spot Advisor bucket")
@@ -159,9 +190,11 @@ def add_plan_parsers(subparsers: Any) -> None:
 
     c = subparsers.add_parser(
         "calibrate", help="fit scaling curves (and eFLOPS) from measured epoch times",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Fit S(n) = c / (1 + exp(-a (n - b))) to each measured GPU type's speedups "
                     "t(1)/t(n) (points with n >= 2), print R², RMSE and points per fit, and "
-                    "write the catalog with the new fits (atomically).")
+                    "write the catalog with the new fits (atomically).",
+        epilog=CALIBRATE_EXIT_CODES)
     c.add_argument("measurements", metavar="MEASUREMENTS.csv",
                    help="instance,nodes,epoch_seconds rows (a path or a bundled name)")
     c.add_argument("--catalog", required=True, help="catalog to calibrate (path or name)")
@@ -169,6 +202,9 @@ def add_plan_parsers(subparsers: Any) -> None:
     c.add_argument("--eflops", nargs="?", const="", default=None, metavar="REF",
                    help="also set eFLOPS(g) = eFLOPS(REF) t_REF(1) / t_g(1) (REF default: the "
                         "top spot-FLOPP measured type)")
+    c.add_argument("--force", action="store_true",
+                   help=f"write even when a fit is not trusted (R² below "
+                        f"{MIN_TRUSTED_R_SQUARED:g}, or a parameter at a bound of the fit)")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -200,12 +236,15 @@ def _short(c: Configuration) -> str:
 
 
 def _fmt(x: float | None, spec: str) -> str:
+    """``x`` in ``spec``; ``-`` for ``None``, infinity or NaN (never printed)."""
     if x is None or not math.isfinite(x):
-        return "-" if x is None else ("inf" if x > 0 else str(x))
+        return "-"
     return format(x, spec)
 
 
 def _range(low: float, high: float, spec: str) -> str:
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "-"
     return f"{_fmt(low, spec)}-{_fmt(high, spec)}"
 
 
@@ -219,6 +258,9 @@ def _row(label: str, e: PlanEstimate) -> list[str]:
     interval = e.checkpoint_interval_seconds
     ckpt = "never" if not math.isfinite(interval) or e.checkpoints == 0 else (
         f"{interval:.0f} s" if interval < 600 else f"{interval / 60:.0f} min")
+    if e.does_not_finish is not None:  # no numbers: the reason is printed under the table
+        return [label, _short(e.configuration), f"{e.configuration.hourly_price_usd:.4f}",
+                _fmt(e.epoch_seconds, ".1f"), "no finish", "-", "-", "-", "-", ckpt]
     return [
         label, _short(e.configuration), f"{e.configuration.hourly_price_usd:.4f}",
         _fmt(e.epoch_seconds, ".1f"), _fmt(e.expected_makespan_hours, ".3f"),
@@ -240,6 +282,19 @@ def _table(rows: list[list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _labelled(result: JobPlanResult) -> list[tuple[str, PlanEstimate]]:
+    """The table's rows: the best, then the paper's policies, each with its label."""
+    rows = [(f"best {i}" if len(result.best) > 1 else "best", e)
+            for i, e in enumerate(result.best, 1)]
+    if result.policies.computed:
+        for i, e in enumerate(result.policies.deepvm, 1):
+            rows.append((f"DeepVM {i}" if i > 1 else "DeepVM", e))
+        for name, found in result.policies.items()[1:]:
+            if found is not None:
+                rows.append((PLAN_POLICY_LABELS[name], found))
+    return rows
+
+
 def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
     """The ``--format table`` text of a plan."""
     w, s, a = result.workload, result.scenario, result.assumptions
@@ -254,16 +309,16 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
            f"{w.reference_nodes} x {a.reference_gpu}; goal {result.goal}"
            f"{' (' + limit_text + ')' if limit_text else ''}; Monte Carlo "
            f"{result.trials} trials, seed {result.seed}\n\n"]
-    rows = [_row(f"best {i}" if len(result.best) > 1 else "best", e)
-            for i, e in enumerate(result.best, 1)]
-    if result.policies.computed:
-        for i, e in enumerate(result.policies.deepvm, 1):
-            rows.append(_row(f"DeepVM {i}" if i > 1 else "DeepVM", e))
-        for name, found in result.policies.items()[1:]:
-            if found is not None:
-                rows.append(_row(PLAN_POLICY_LABELS[name], found))
+    rows = [_row(label, e) for label, e in _labelled(result)]
     if rows:
         out.append(_table(rows))
+    unfinished: dict[str, list[str]] = {}
+    for label, e in _labelled(result):
+        if e.does_not_finish is not None:
+            unfinished.setdefault(f"{_short(e.configuration)}: {e.does_not_finish}",
+                                  []).append(label)
+    for reason, labels in unfinished.items():
+        out.append(f"{', '.join(labels)}: {reason}\n")
     if result.explanation is not None:
         out.append(f"Nothing qualifies. {result.explanation.summary}\n")
     if result.policies.computed:
@@ -290,13 +345,15 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
                    f"{' ' + g.one_vm_table if g.one_vm_table else ''})\n")
     for note in result.notes:
         out.append(f"Note: {note}\n")
+    for warning in result.warnings:
+        out.append(f"Warning: {warning}\n")
     return "".join(out)
 
 
 # ----------------------------------------------------------------------------- commands
 
 
-def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
+def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     catalog = _load_catalog(args.catalog)
     speedup = speedup_from_args(args)
     mtbi: dict[str, float] = {}
@@ -325,12 +382,14 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
         rec = recommend(catalog, replace(scenario, objective=DEFAULT_OBJECTIVE), top_k=1,
                         speed=job.speed)
         comparison = compare_plan_with_recommendation(result, rec, catalog, job)
-    if args.format == "json":
+    if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
         doc = plan_to_dict(result, catalog)
         if comparison is not None:
             doc["recommend_comparison"] = {"same_cluster": comparison.same,
                                            "sentence": comparison.sentence}
         out.write(json.dumps(doc, indent=2) + "\n")
+        for warning in result.warnings:
+            err.write(f"deepvm plan: warning: {warning}\n")
     else:
         out.write(render_plan_table(result, catalog))
         if comparison is not None:
@@ -338,7 +397,8 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
+def _cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    force = bool(getattr(args, "force", False))
     catalog = _load_catalog(args.catalog)
     table = load_measurements_arg(args.measurements)
     if Path(args.out).exists() and Path(args.out).resolve() == Path(args.catalog).resolve():
@@ -353,20 +413,28 @@ def _cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
         reference = min(usable, key=lambda g: (-(g.eflops or 0.0) / g.spot_usd_per_hour,
                                                g.name)).name
     result = calibrate_catalog(catalog, table, eflops_reference=reference)
+    unused = unused_measurements_warnings(catalog, table)
+    if not result.fits:
+        raise DeepVMError(f"nothing to calibrate. {unused[0] if unused else table.source}")
     out.write(f"Scaling fits from {table.source} (points with n >= 2; S(1) = 1):\n")
     width = max([len("instance")] + [len(f.instance) for f in result.fits])
     out.write(f"{'instance':<{width}}  {'a':>10} {'b':>10} {'c':>10} {'R²':>7} {'RMSE':>8} "
               f"{'points':>6}\n")
     for f in result.fits:
         p = f.params
+        r2 = round(f.r_squared, 4) + 0.0  # never "-0.0000"
         out.write(f"{f.instance:<{width}}  {p.a:>10.6g} {p.b:>10.6g} {p.c:>10.6g} "
-                  f"{f.r_squared:>7.4f} {f.rmse:>8.4f} {f.points:>6}\n")
+                  f"{r2:>7.4f} {f.rmse:>8.4f} {f.points:>6}{'  !' if f.warnings else ''}\n")
     for e in result.eflops:
         before = "-" if e.eflops_before is None else f"{e.eflops_before:g}"
         out.write(f"eFLOPS {e.instance}: {before} -> {e.eflops_after:.6g} (relative to "
                   f"{reference})\n")
-    if result.skipped:
-        out.write(f"Skipped (not GPU types of {catalog.name}): {', '.join(result.skipped)}\n")
+    for warning in (*unused, *result.warnings):
+        err.write(f"deepvm calibrate: warning: {warning}\n")
+    if result.warnings and not force:
+        err.write(f"deepvm calibrate: {args.out} not written: a fit is not trusted; check the "
+                  "measurements, or write it anyway with --force\n")
+        return EXIT_NOT_WRITTEN
     try:
         save_catalog(result.catalog, args.out)
     except OSError as exc:
@@ -377,13 +445,14 @@ def _cmd_calibrate(args: argparse.Namespace, out: TextIO) -> int:
 
 def run_plan_command(args: argparse.Namespace, *, stdout: TextIO | None = None,
                      stderr: TextIO | None = None) -> int:
-    """Run ``plan`` or ``calibrate`` with parsed ``args``: 0, or 2 with one line on stderr."""
+    """Run ``plan`` or ``calibrate`` with parsed ``args``: 0, or 2 with one line on stderr
+    (``calibrate``: also 1, fits printed but not written, :data:`CALIBRATE_EXIT_CODES`)."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     try:
         if args.command == "plan":
-            return _cmd_plan(args, out)
-        return _cmd_calibrate(args, out)
+            return _cmd_plan(args, out, err)
+        return _cmd_calibrate(args, out, err)
     except DeepVMError as exc:
         err.write(f"deepvm {args.command}: error: {_one_line(exc)}\n")
         return EXIT_USAGE

@@ -10,6 +10,7 @@ VM of the reference type ("x one g4dn.xlarge"), never a unitless number. With a 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.cli.job_args import speedup_from_args
@@ -42,13 +43,18 @@ def speed_text(c: Configuration) -> str:
     return f"{c.speed_vs_one_ref_vm:.2f} x one {c.reference_gpu}"
 
 
-def _line(c: Configuration | None) -> str:
-    return c.describe() if c else "none feasible"
+def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJob | None, *,
+                          mark: Callable[[Configuration], str] = lambda c: "",
+                          footnote: str | None = None) -> str:
+    """The table output of ``deepvm recommend``: ``mark`` gives a configuration's mark (e.g.
+    ``*`` for an estimated eFLOPS), explained by ``footnote``."""
 
+    def _line(c: Configuration | None) -> str:
+        if c is None:
+            return "none feasible"
+        tag = mark(c)
+        return c.describe() + (f" {tag}" if tag else "")
 
-def render_recommendation(rec: Recommendation, catalog: Catalog,
-                          job: RecommendJob | None) -> str:
-    """The table output of ``deepvm recommend``."""
     s = rec.scenario
     out = [f"Catalog {catalog.name} ({catalog.region}, prices {catalog.prices_date}); "
            f"PW {s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
@@ -63,7 +69,8 @@ def render_recommendation(rec: Recommendation, catalog: Catalog,
     if rec.explanation:
         out.append(f"Nothing is feasible. {rec.explanation.summary}\n")
     else:
-        rows = [(d.describe(), speed_text(d.configuration),
+        rows = [(_line(d.configuration) + d.describe()[len(d.configuration.describe()):],
+                 speed_text(d.configuration),
                  d.configuration.objective_value(s.objective), d.configuration.performance)
                 for d in rec.distinct]
         width = max(len(r[0]) for r in rows)
@@ -91,4 +98,6 @@ def render_recommendation(rec: Recommendation, catalog: Catalog,
         estimate = estimate_configuration(catalog, s, job, rec.best)
         out.append(f"Your job on the pick: {job_summary(estimate, job.workload)}.\n")
     out.extend(f"Note: {text}\n" for text in rec.notes)
+    if footnote:
+        out.append(footnote + "\n")
     return "".join(out)

@@ -54,6 +54,11 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
         "slow_warning": slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
                                      e.on_demand_cost_usd),
     })
+    if e.does_not_finish is not None:  # T, C and N are null: the reason says why
+        doc.update({"expected_makespan_hours": None, "expected_cost_usd": None,
+                    "expected_interruptions": None, "does_not_finish": e.does_not_finish,
+                    "savings_vs_on_demand_usd": None, "savings_vs_on_demand_percent": None,
+                    "slow_warning": None})
     mc = e.monte_carlo
     if mc is not None:
         doc.update({
@@ -76,6 +81,9 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
 def estimate_in_words(e: PlanEstimate) -> tuple[str, ...]:
     """What a budget holder reads about one estimate: expected time and cost against the same
     cluster on demand, the Monte Carlo confidence (when simulated) and the 1.5x warning."""
+    if e.does_not_finish is not None:
+        return (f"Not expected to finish: {e.does_not_finish}. The same cluster on demand: "
+                f"{e.on_demand_makespan_hours:.1f} h and {e.on_demand_cost_usd:,.2f} USD.",)
     saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
     share = "" if saved_percent is None else f", {saved_percent:.0f} %"
     lines = [f"Expected {e.expected_makespan_hours:.1f} h and {e.expected_cost_usd:,.2f} USD; "
@@ -153,9 +161,11 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     ``best`` (top-k), ``policies`` (``deepvm`` list, ``deepvm_performance``,
     ``deepvm_noscale``, ``cost_first``, ``performance_first``; ``null``/empty with PW off),
     ``frontier`` (by increasing expected cost), ``chosen`` (= ``best[0]``, what
-    ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty) and
-    ``notes``. Every configuration has the keys of ``recommend``'s JSON plus ``estimate``.
-    Infinite or undefined numbers are ``null``.
+    ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty),
+    ``notes`` and ``warnings`` (inputs that were ignored). Every configuration has the keys
+    of ``recommend``'s JSON plus ``estimate``. Infinite or undefined numbers are ``null``; an
+    estimate of a cluster that is not expected to finish has ``null`` makespan, cost and
+    interruptions and a ``does_not_finish`` reason.
     """
     s, w = result.scenario, result.workload
     obj = s.objective
@@ -215,5 +225,6 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     if result.explanation is not None:
         doc["explanation"] = explanation_to_dict(result.explanation, obj)
     doc["notes"] = list(result.notes)
+    doc["warnings"] = list(result.warnings)
     return doc
 

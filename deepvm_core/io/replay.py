@@ -157,7 +157,8 @@ def rebuild_catalog(record: Mapping[str, Any]) -> Catalog:
         "network_saturation": record.get("network_saturation"),
     }
     try:
-        return parse_catalog(data, source="the export's catalog rows")
+        return parse_catalog(data, source="the export's catalog rows",
+                             require_gpu_types=False)  # rows of its configurations only
     except CatalogError as exc:
         raise ExportError(exc.one_line()) from None
 

@@ -11,7 +11,15 @@ fit starts from ``c = 1.2 max S``, ``a = 4 / (n_max - n_min)`` and three inflect
 (median, middle and largest n), keeping the least squared error. Each fit reports R²,
 RMSE (speedup units), the points used and the residuals (measured - fitted).
 
+**Trust.** A fit with R² below :data:`MIN_TRUSTED_R_SQUARED` (0.8), or with a parameter at a
+bound of the fit (the bound, not the data, set it), carries :attr:`ScalingFit.warnings`: the
+CLI writes such a calibration only with ``--force`` and the dashboard asks for a
+confirmation (random epoch times fit a = 1e-9, R² = 0, a flat curve).
+
 **Relative eFLOPS.** ``eFLOPS(g) = eFLOPS(g_ref) t_ref(1) / t_g(1)`` from one-node times.
+
+A calibrated value is a measured one: the type's ``scaling_source`` (fit) and ``eflops_source``
+(relative eFLOPS) become ``measured``, replacing an estimate or a prior.
 
 :func:`calibrate_catalog` returns a new catalog (the input is never changed) that went through
 the catalog's own validation (``parse_catalog(catalog_to_dict(...))``).
@@ -23,12 +31,14 @@ import difflib
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.types import MEASURED
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
@@ -40,6 +50,12 @@ FIT_LOWER = (1e-9, 0.0, 1e-9)
 FIT_UPPER = (10.0, 1e5, 1e6)
 #: Fewest distinct node counts >= 2 a fit of three parameters accepts.
 MIN_NODE_COUNTS = 3
+#: A fit whose R² is below this explains too little of the measured speedups to be used
+#: without a confirmation (``deepvm calibrate --force``, the dashboard's checkbox).
+MIN_TRUSTED_R_SQUARED: Final = 0.8
+#: A parameter within this relative distance of a bound of the fit is "at its bound": the
+#: data did not determine it, the bound did.
+_AT_BOUND_RTOL = 1e-6
 _COVARIANCE_WARNING = "Covariance of the parameters could not be estimated"
 
 
@@ -71,9 +87,34 @@ class ScalingFit:
     speedups: tuple[float, ...]
     residuals: tuple[float, ...]
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Why this fit should not be used without a confirmation: R² below
+        :data:`MIN_TRUSTED_R_SQUARED`, or a parameter at a bound of the fit (empty: trusted).
+        """
+        out: list[str] = []
+        if not self.r_squared >= MIN_TRUSTED_R_SQUARED:
+            out.append(f"{self.instance}: R² = {round(self.r_squared, 4) + 0.0:.4f} is below "
+                       f"{MIN_TRUSTED_R_SQUARED:g}: the fit explains little of the measured "
+                       "speedups (are the epoch times right?)")
+        p = self.params
+        for name, value, low, high in zip("abc", (p.a, p.b, p.c), FIT_LOWER, FIT_UPPER,
+                                          strict=True):
+            for bound in (low, high):
+                if abs(value - bound) <= _AT_BOUND_RTOL * max(abs(bound), 1e-9):
+                    out.append(f"{self.instance}: {name} = {value:g} is at its bound "
+                               f"({low:g}..{high:g}): the measurements do not determine it")
+        return tuple(out)
 
-def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
+
+def fit_scaling(rows: InstanceMeasurements,
+                extra_starts: Sequence[tuple[float, float]] = (),
+                min_b: float = FIT_LOWER[1]) -> ScalingFit:
     """Fit (a, b, c) to ``rows`` (method in the module docstring).
+
+    ``extra_starts``: further (a0, b0) starting points, tried as well (the scaling prior adds
+    steep starts near one node for curves that are concave from the start). ``min_b``: the
+    lower bound of the inflection point b, nodes (the prior uses 1, so that K(1) = 1).
 
     Raises:
         CalibrationError: no one-node time, fewer than three distinct node counts >= 2, or
@@ -100,12 +141,14 @@ def fit_scaling(rows: InstanceMeasurements) -> ScalingFit:
     c0 = float(np.clip(1.2 * speedup.max(), 1e-3, FIT_UPPER[2]))
     best: tuple[float, FloatArray] | None = None
     failure = "no start converged"
-    for b0 in (float(np.median(n)), 0.5 * float(n.max()), float(n.max())):
+    lower = (FIT_LOWER[0], max(min_b, FIT_LOWER[1]), FIT_LOWER[2])
+    starts = [(a0, b0) for b0 in (float(np.median(n)), 0.5 * float(n.max()), float(n.max()))]
+    for a_start, b0 in [*starts, *extra_starts]:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", OptimizeWarning)
-                popt, _ = curve_fit(_logistic, n, speedup, p0=(a0, b0, c0),
-                                    bounds=(FIT_LOWER, FIT_UPPER), maxfev=20_000)
+                popt, _ = curve_fit(_logistic, n, speedup, p0=(a_start, b0, c0),
+                                    bounds=(lower, FIT_UPPER), maxfev=20_000)
         except (RuntimeError, ValueError) as exc:
             failure = str(exc)
             continue
@@ -162,6 +205,11 @@ class Calibration:
     fits: tuple[ScalingFit, ...]
     eflops: tuple[EflopsCalibration, ...]
     skipped: tuple[str, ...]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Every fit's :attr:`ScalingFit.warnings`: non-empty means "confirm before use"."""
+        return tuple(w for f in self.fits for w in f.warnings)
 
 
 def _gpu(catalog: Catalog, name: str) -> GpuType:
@@ -221,7 +269,9 @@ def calibrate_catalog(catalog: Catalog, measurements: MeasurementTable, *,
     by_name = {f.instance: f for f in fits}
     gpus = tuple(
         replace(g, scaling=by_name[g.name].params if g.name in by_name else g.scaling,
-                eflops=new_eflops.get(g.name, g.eflops))
+                eflops=new_eflops.get(g.name, g.eflops),
+                scaling_source=MEASURED if g.name in by_name else g.scaling_source,
+                eflops_source=MEASURED if g.name in new_eflops else g.eflops_source)
         for g in catalog.gpu_types
     )
     note = f"scaling fits of {', '.join(names)} calibrated from {measurements.source}"

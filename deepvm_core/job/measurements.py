@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core import bundled
 from deepvm_core.errors import DeepVMError, Problem
 from deepvm_core.job.errors import MeasurementsError
 
@@ -36,10 +37,6 @@ FloatArray = npt.NDArray[np.float64]
 #: The columns of a measurements CSV, defined once.
 INSTANCE, NODES, EPOCH_SECONDS = "instance", "nodes", "epoch_seconds"
 COLUMNS: tuple[str, str, str] = (INSTANCE, NODES, EPOCH_SECONDS)
-
-#: Bundled measurement files (``data/measurements`` at the repository root).
-MEASUREMENTS_DIR = Path(__file__).resolve().parents[2] / "data" / "measurements"
-
 
 @dataclass(frozen=True)
 class InstanceMeasurements:
@@ -204,8 +201,9 @@ def load_measurements(path: str | os.PathLike[str]) -> MeasurementTable:
 
 
 def bundled_measurements_paths() -> dict[str, Path]:
-    """Bundled measurement files by name (file stem) in ``data/measurements``."""
-    return {p.stem: p for p in sorted(MEASUREMENTS_DIR.glob("*.csv"))}
+    """Bundled measurement files by name (file stem):
+    :func:`deepvm_core.bundled.bundled_measurements_paths`."""
+    return bundled.bundled_measurements_paths()
 
 
 def measurements_to_csv(table: MeasurementTable) -> str:

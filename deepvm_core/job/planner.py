@@ -49,6 +49,7 @@ import numpy.typing as npt
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import JobEstimates, expected_jobs
+from deepvm_core.job.finish import finishes
 from deepvm_core.job.inputs import (
     SINGLE_ANCHOR,
     TIERING,
@@ -77,11 +78,13 @@ from deepvm_core.job.result import (
     PolicyEstimates,
     _estimate,
     _Parts,
+    unfinished_reason_of,
 )
 from deepvm_core.job.speedup import (
     SpeedupModel,
     one_vm_epoch_seconds,
 )
+from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.job.workload import Workload, check_workload
 from deepvm_core.model import Arch, Objective, Scenario
 from deepvm_core.recommend.recommendation import (
@@ -178,7 +181,8 @@ def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
 
 def _within(est: JobEstimates, deadline_hours: float | None,
             budget_usd: float | None) -> BoolArray:
-    ok = ~np.isnan(est.expected_cost_usd) & ~np.isnan(est.expected_makespan_hours)
+    ok = (~np.isnan(est.expected_cost_usd) & finishes(est.expected_makespan_hours)
+          & np.isfinite(est.expected_cost_usd))
     if deadline_hours is not None:
         ok &= est.expected_makespan_hours <= deadline_hours
     if budget_usd is not None:
@@ -313,7 +317,9 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     by some cluster, never both) the best by the goal."""
     est = result.estimates
     cost, time = est.expected_cost_usd, est.expected_makespan_hours
-    every = np.arange(len(result.candidates), dtype=np.int64)
+    every = np.flatnonzero(finishes(time)).astype(np.int64)
+    if every.size == 0:
+        return _unfinished_explanation(result, goal, rank)
     fastest = int(goal_order("fastest", cost, time, rank, every)[0])
     cheapest = int(goal_order("cheapest", cost, time, rank, every)[0])
     limits = []
@@ -333,8 +339,30 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
                f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
                "expected.")
+    if binding == ("deadline",) and result.budget_usd is not None and (
+            cost[cheapest] > result.budget_usd):
+        binding = ("deadline", "job_budget")
+        cheap = result.candidates.configuration(cheapest)
+        summary += (f" The budget is missed too: the cheapest is {cheap.describe()}: "
+                    f"{cost[cheapest]:.4g} USD and {time[cheapest]:.4g} h expected.")
     return Explanation(summary=summary, binding=binding, cheapest_feasible_usd_per_hour=None,
                        cheapest_configuration=config)
+
+
+def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanation:
+    """Why nothing qualifies when no candidate is expected to finish: the reason of the best
+    by the goal (:mod:`deepvm_core.job.finish`)."""
+    est = result.estimates
+    every = np.arange(len(result.candidates), dtype=np.int64)
+    with np.errstate(invalid="ignore"):
+        nearest = int(goal_order(goal, est.expected_cost_usd, est.expected_makespan_hours, rank,
+                                 every)[0])
+    config = result.candidates.configuration(nearest)
+    reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
+    summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
+               "Raise the MTBI or its scale, or shorten the restart or checkpoint interval.")
+    return Explanation(summary=summary, binding=("does_not_finish",),
+                       cheapest_feasible_usd_per_hour=None, cheapest_configuration=config)
 
 
 # ----------------------------------------------------------------------------- plan_job
@@ -393,9 +421,10 @@ def plan_job(
     rank = np.empty(len(table), dtype=np.int64)
     rank[rank_position] = np.arange(len(table), dtype=np.int64)
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
-    frontier = pareto_frontier(cost, time, rank=rank)
+    done = np.flatnonzero(finishes(time))
+    frontier = done[pareto_frontier(cost[done], time[done], rank=rank[done])]
     within = _within(estimates, deadline, budget)
-    parts = _Parts(estimates, table, deadline, budget, within)
+    parts = _Parts(estimates, table, deadline, budget, within, plan)
     best_idx = goal_order(goal, cost, time, rank, np.flatnonzero(within))[:top_k]
 
     explanation: Explanation | None = None
@@ -419,8 +448,10 @@ def plan_job(
             if found[0] >= 0:
                 policy_idx[name] = [int(found[0])]
 
-    simulated = sorted({int(i) for i in best_idx}
-                       | {i for found in policy_idx.values() for i in found})
+    finished = finishes(time)
+    simulated = sorted(i for i in ({int(i) for i in best_idx}
+                                   | {i for found in policy_idx.values() for i in found})
+                       if finished[i])
     mc: dict[int, MonteCarloEstimate] = {}
     if trials and simulated:
         where = np.array(simulated, dtype=np.int64)
@@ -454,8 +485,9 @@ def plan_job(
         assumptions=assumptions,
         notes=_notes(catalog, assumptions, solvable, pw) + shortlist_note,
         explanation=explanation,
+        warnings=unused_measurements_warnings(catalog, speedup.measurements),
+        job_plan=plan,
     )
-
 
 
 __all__ = [

@@ -15,6 +15,8 @@ import numpy.typing as npt
 from deepvm_core.errors import InputError
 from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
+from deepvm_core.job.finish import finishes, unfinished_reason
+from deepvm_core.job.inputs import SECONDS_PER_HOUR, JobInputs
 from deepvm_core.job.mtbi import MtbiSource
 from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
 from deepvm_core.job.workload import CheckpointEvery, Workload
@@ -81,11 +83,15 @@ class PlanEstimate:
         expected_makespan_hours: T, expected wall hours (closed form).
         expected_cost_usd: C, expected USD (closed form).
         expected_interruptions: N, expected interruption events (closed form).
-        within_limits: T <= the deadline and C <= the budget (True when none is given).
+        within_limits: T <= the deadline and C <= the budget (True when none is given);
+            False when the cluster does not finish.
         monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
         on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
             interruptions), hours (:mod:`deepvm_core.job.baseline`).
         on_demand_cost_usd: C_od, its cost, USD.
+        does_not_finish: ``None``, or why the cluster is not expected to finish
+            (:mod:`deepvm_core.job.finish`); its T, C and N are then not meaningful numbers
+            and are never shown as such.
     """
 
     index: int
@@ -102,6 +108,7 @@ class PlanEstimate:
     monte_carlo: MonteCarloEstimate | None
     on_demand_makespan_hours: float = float("nan")
     on_demand_cost_usd: float = float("nan")
+    does_not_finish: str | None = None
 
     def describe(self) -> str:
         """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
@@ -228,6 +235,10 @@ class JobPlanResult:
         assumptions: the assumptions behind the estimates.
         notes: flags for the user (types with S(n) = n, default MTBI, PW off, ...).
         explanation: why ``best`` is empty, or ``None``.
+        warnings: inputs that were not used and should have been (measurements of types
+            the catalog does not have, with close names); show them as warnings.
+        job_plan: the per-candidate job plan the estimates come from (λ, R, segments), for
+            the reason a cluster does not finish; ``None`` when not kept.
     """
 
     scenario: Scenario
@@ -252,6 +263,13 @@ class JobPlanResult:
     assumptions: PlanAssumptions
     notes: tuple[str, ...]
     explanation: Explanation | None
+    warnings: tuple[str, ...] = ()
+    job_plan: JobInputs | None = None
+
+    @property
+    def finishes(self) -> BoolArray:
+        """Per candidate, True when it is expected to finish (:func:`finishes`)."""
+        return finishes(self.estimates.expected_makespan_hours)
 
     @property
     def chosen(self) -> PlanEstimate | None:
@@ -319,11 +337,29 @@ class JobPlanResult:
 
 
 
+def unfinished_reason_of(estimates: JobEstimates, plan: JobInputs | None, index: int) -> str | None:
+    """Why candidate ``index`` is not expected to finish, or ``None`` when it finishes."""
+    if bool(finishes(estimates.expected_makespan_hours[index])):
+        return None
+    compute = float(estimates.compute_hours[index])
+    if plan is None:
+        return unfinished_reason(mtbi_hours=None, restart_hours=0.0, segment_hours=0.0,
+                                 compute_hours=compute)
+    rate = float(plan.interruption_rate_per_hour[index])
+    full = int(plan.checkpoints[index]) > 0
+    segment = float(plan.full_segment_seconds[index] if full
+                    else plan.last_segment_seconds[index]) / SECONDS_PER_HOUR
+    return unfinished_reason(mtbi_hours=1.0 / rate if rate > 0 else None,
+                             restart_hours=float(plan.restart_hours[index]),
+                             segment_hours=segment, compute_hours=compute)
+
+
 def _estimate(result: JobPlanResult | _Parts, index: int,
               monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
     """The estimate of candidate ``index`` from the per-candidate arrays."""
     est, table = result.estimates, result.candidates
     od_hours, od_cost = on_demand_baseline_at(table, est, index)
+    reason = unfinished_reason_of(est, result.job_plan, index)
     return PlanEstimate(
         index=index,
         configuration=table.configuration(index),
@@ -336,7 +372,8 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
         expected_cost_usd=float(est.expected_cost_usd[index]),
         expected_interruptions=float(est.expected_interruptions[index]),
         within_limits=bool(result.within_limits[index]),
-        monte_carlo=monte_carlo,
+        monte_carlo=None if reason else monte_carlo,
+        does_not_finish=reason,
         on_demand_makespan_hours=od_hours,
         on_demand_cost_usd=od_cost,
     )
@@ -351,5 +388,6 @@ class _Parts:
     deadline_hours: float | None
     budget_usd: float | None
     within_limits: BoolArray
+    job_plan: JobInputs | None = None
 
 

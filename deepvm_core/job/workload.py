@@ -37,11 +37,22 @@ EXAMPLE_EPOCHS: Final = 90.0
 EXAMPLE_EPOCH_SECONDS: Final = 960.0
 EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 960 s on one VM "
                               "of the reference type (24 h); edit the epoch time to yours")
+#: Upper bound of R, ``restart_hours``: relaunching, rejoining and restoring from the last
+#: checkpoint takes minutes; a day is far past any real restart (hours).
+MAX_RESTART_HOURS: Final = 24.0
+#: Upper bound of W, ``wait_hours``: public spot traces show 1.4-3.1 h to get capacity back;
+#: a week is far past them (hours).
+MAX_WAIT_HOURS: Final = 168.0
+#: Upper bound of δ0, ``checkpoint_fixed_seconds``: serialising and syncing one checkpoint
+#: takes seconds; an hour is far past it (seconds).
+MAX_CHECKPOINT_FIXED_SECONDS: Final = 3600.0
 
 
 def _number(problems: list[Problem], name: str, value: object, *, positive: bool = False,
-            nonnegative: bool = False) -> None:
-    """Record a problem unless ``value`` is a finite number within the bound asked for."""
+            nonnegative: bool = False, maximum: float | None = None,
+            unit: str = "") -> None:
+    """Record a problem unless ``value`` is a finite number within the bounds asked for
+    (``maximum`` inclusive, named with its ``unit`` in the message)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         problems.append(Problem(_WHERE, name, value, "must be a number"))
     elif not math.isfinite(value):
@@ -50,6 +61,10 @@ def _number(problems: list[Problem], name: str, value: object, *, positive: bool
         problems.append(Problem(_WHERE, name, value, "must be greater than 0"))
     elif nonnegative and value < 0:
         problems.append(Problem(_WHERE, name, value, "must not be negative"))
+    elif maximum is not None and value > maximum:
+        minutes = f" ({maximum * 60:g} min)" if unit == " h" else ""
+        problems.append(Problem(_WHERE, name, value,
+                                f"must be at most {maximum:g}{unit}{minutes}"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,10 +81,13 @@ class Workload:
         checkpoint_gb: f, checkpoint size in GB (> 0).
         checkpoint_every_epochs: k, a checkpoint every k epochs (whole number >= 1), or
             ``"auto"`` for Daly's interval.
-        restart_hours: R, relaunch + rejoin + restore after an interruption, hours (>= 0).
-        wait_hours: W, wait for spot capacity after an interruption, hours (>= 0).
+        restart_hours: R, relaunch + rejoin + restore after an interruption, hours (0 to
+            :data:`MAX_RESTART_HOURS`).
+        wait_hours: W, wait for spot capacity after an interruption, hours (0 to
+            :data:`MAX_WAIT_HOURS`).
         disk_gb_per_second: D, the anchor's disk write bandwidth, GB/s (> 0; Single Anchor).
-        checkpoint_fixed_seconds: δ0, fixed cost of one checkpoint, seconds (>= 0).
+        checkpoint_fixed_seconds: δ0, fixed cost of one checkpoint, seconds (0 to
+            :data:`MAX_CHECKPOINT_FIXED_SECONDS`).
         mtbi_hours_by_gpu: user MTBI per GPU type name, hours (> 0); replaces the Spot
             Advisor default. Stored as a copy; treat it as read-only.
         mtbi_scale: factor on every MTBI (> 0), the sensitivity control (``job-model.md``
@@ -108,11 +126,13 @@ class Workload:
         if k != AUTO and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             problems.append(Problem(_WHERE, "checkpoint_every_epochs", k,
                                     "must be a whole number >= 1 or 'auto' (Daly's interval)"))
-        _number(problems, "restart_hours", self.restart_hours, nonnegative=True)
-        _number(problems, "wait_hours", self.wait_hours, nonnegative=True)
+        _number(problems, "restart_hours", self.restart_hours, nonnegative=True,
+                maximum=MAX_RESTART_HOURS, unit=" h")
+        _number(problems, "wait_hours", self.wait_hours, nonnegative=True,
+                maximum=MAX_WAIT_HOURS, unit=" h")
         _number(problems, "disk_gb_per_second", self.disk_gb_per_second, positive=True)
         _number(problems, "checkpoint_fixed_seconds", self.checkpoint_fixed_seconds,
-                nonnegative=True)
+                nonnegative=True, maximum=MAX_CHECKPOINT_FIXED_SECONDS, unit=" s")
         _number(problems, "mtbi_scale", self.mtbi_scale, positive=True)
         overrides = self.mtbi_hours_by_gpu
         if not isinstance(overrides, Mapping):

@@ -50,6 +50,12 @@ from deepvm_core.speed import SpeedBasis, example_speed_note
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
+#: The default solver: the exact vectorised enumeration. The integer program gives the same
+#: ranking but is not the default because it is slower: on the bundled 2025 us-east-1 catalog
+#: (47 GPU x 68 CPU types) a recommendation takes 0.45-1.25 s with it (PW 3, 10, 50; three-
+#: quarters of that in CBC subprocess solves) against about 3 ms enumerating (bench/bench_gpus.py),
+#: and the goal is 0.5 s.
+DEFAULT_SOLVER: Solver = "enumerate"
 #: The range of ``top_k`` :func:`recommend` accepts.
 TOP_K_RANGE = (1, 100)
 POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first")
@@ -70,7 +76,8 @@ class Explanation:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
             ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``; the job
-            planner (:mod:`deepvm_core.job.planner`) adds ``deadline`` and ``job_budget``.
+            planner (:mod:`deepvm_core.job.planner`) adds ``deadline``, ``job_budget`` and
+            ``does_not_finish`` (no cluster is expected to finish the job).
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
             were raised (``None`` when raising PW alone does not help).
         cheapest_configuration: that cheapest configuration.
@@ -331,7 +338,7 @@ def _cheapest_candidates(catalog: Catalog, scenario: Scenario) -> CandidateTable
     return build_candidates(catalog, small, memory_node_choices=1)
 
 
-def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate", *,
+def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOLVER, *,
               top_k: int = 3, time_limit_s: float = ILP_TIME_LIMIT_S,
               speed: SpeedBasis | None = None) -> Recommendation:
     """Run DeepVM and the baselines on ``catalog`` for ``scenario``.

@@ -1,8 +1,8 @@
 """Fixtures for the browser end-to-end tests in tests/e2e.
 
 - ``streamlit_server``: the dashboard served as ``make run`` does, on a free port of
-  127.0.0.1 (``tests/dashboard_server.py``), with ``DEEPVM_USER_CATALOG_DIR`` pointing at a
-  temporary folder; yields its base URL.
+  127.0.0.1 (``tests/dashboard_server.py``), with ``DEEPVM_HOME`` and the catalog folders
+  pointing at temporary ones; yields its base URL.
 - ``browser``: Debian's Chromium (``/usr/bin/chromium``, or env ``CHROMIUM_PATH``) driven by
   Playwright. Never run ``playwright install``: the system browser is used.
 - ``page``: a fresh browser context and page per test (1400x1000, downloads accepted).
@@ -61,6 +61,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):
 def streamlit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Start the dashboard once per session and yield its base URL (no trailing slash)."""
     env = os.environ.copy()
+    env["DEEPVM_HOME"] = str(tmp_path_factory.mktemp("deepvm_home"))
     env["DEEPVM_USER_CATALOG_DIR"] = str(tmp_path_factory.mktemp("user_catalogs"))
     env["DEEPVM_UPLOAD_CATALOG_DIR"] = str(tmp_path_factory.mktemp("upload_catalogs"))
     # A start that fails raises ServerStartError: an error at setup, with the server's logs.

@@ -61,6 +61,7 @@ def _aws_env(tmp: Path, endpoint: str) -> dict[str, str]:
         # Loopback only: anything else would go through a proxy where nothing listens.
         "HTTP_PROXY": dead_proxy, "HTTPS_PROXY": dead_proxy,
         "NO_PROXY": "127.0.0.1,localhost",
+        "DEEPVM_HOME": str(tmp / "home"),
         "DEEPVM_FETCHED_CATALOG_DIR": str(tmp / "fetched"),
         "DEEPVM_USER_CATALOG_DIR": str(tmp / "user"),
     })

@@ -20,8 +20,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from deepvm_core.bundled import is_bundled
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.store import DATA_DIR, fetched_dir, load_catalog, save_catalog
+from deepvm_core.catalog.store import fetched_dir, load_catalog, save_catalog
 from deepvm_core.cloud.aws.assemble import assemble_catalog, fetched_catalog_name
 from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -135,13 +136,6 @@ class FetchResult:
 # ----------------------------------------------------------------------------- write
 
 
-def _is_bundled_path(path: Path) -> bool:
-    try:
-        return path.resolve().parent == DATA_DIR.resolve()
-    except OSError:
-        return False
-
-
 def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path]) -> list[Path]:
     """Write each catalog to its target atomically; when one write fails, the files this call
     already wrote are removed (a fetch is all or nothing). Bundled catalogs are refused.
@@ -150,7 +144,7 @@ def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path])
         FetchError: a target is a bundled catalog, or a write failed (kind ``write``).
     """
     for target in targets:
-        if _is_bundled_path(target):
+        if is_bundled(target):
             raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
                              "another output. Nothing was written.", kind="write")
     written: list[tuple[Path, bytes | None]] = []
@@ -461,7 +455,7 @@ def fetch_catalogs(
     targets = (_target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
                if write else [])
     for target in targets:  # before any request: a bad destination costs no fetch
-        if _is_bundled_path(target):
+        if is_bundled(target):
             raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
                              "another output. Nothing was written.", kind="write")
 

@@ -1,0 +1,361 @@
+"""Catalogs from SkyPilot's public AWS catalog (``catalogs/v7/aws/vms.csv``, also v8).
+
+SkyPilot (``skypilot-org/skypilot-catalog``) refreshes one CSV per cloud from the provider's
+APIs. Its AWS file has a row per instance type and availability zone:
+``InstanceType, AcceleratorName, AcceleratorCount, vCPUs, MemoryGiB, GpuInfo, Price, SpotPrice,
+Region, AvailabilityZone`` (USD per hour, Linux; zones as zone IDs such as ``use1-az1``). The
+columns are read by name, so a file that adds columns (schema v8) reads the same; the ones
+listed in :data:`REQUIRED_COLUMNS` must be there.
+
+One catalog per region (:func:`build_catalog`), every choice returned as a note:
+
+* **Prices.** ``on_demand_usd_per_hour``: the type's ``Price`` (the lowest when zones
+  disagree); ``spot_by_zone_usd_per_hour``: each zone's ``SpotPrice``; ``spot_usd_per_hour``:
+  their aggregate as in ``deepvm fetch`` (cheapest zone, or the median). A zone without a spot
+  price is skipped; a type without any spot price or without an on-demand price is left out.
+  When a zone has two rows (p4de.24xlarge: ``A100`` with a spot price and ``A100-80GB``
+  without), the row with a spot price is used.
+* **Kind.** A row with an accelerator is a GPU type when its accelerator is a training chip of
+  ``data/accelerators.csv`` (found by name, else by the instance family: trn2 has no name);
+  inference chips, graphics GPUs and FPGAs are left out with the table's reason. A row without
+  an accelerator is a CPU type (a memory-node candidate).
+* **eFLOPS.** The base catalog's measured value when it has the type (``eflops_source``
+  ``measured``), else :func:`deepvm_core.catalog.eflops_estimate.vm_eflops`
+  (``estimated: ...``); a training chip without an estimate (Trainium) has ``null`` ("needs
+  eFLOPS").
+* **Scaling.** The base catalog's measured (a, b, c) when it has them, else the step-model
+  prior of :mod:`deepvm_core.catalog.scaling_prior` (``scaling_source`` ``prior: ...``).
+* **Network, quotas, saturation.** Network bandwidth from the base catalog, else the bundled
+  table ``data/instance-network.csv`` (EC2 DescribeInstanceTypes data); a type in neither is
+  left out. Quotas and the saturation table are the base catalog's.
+* **Interruption buckets** from a Spot Instance Advisor file when given.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepvm_core.bundled import read_bundled_file
+from deepvm_core.catalog.accelerators import (
+    Accelerator,
+    accelerator_for_family,
+    bundled_accelerators,
+)
+from deepvm_core.catalog.eflops_estimate import ESTIMATE_LABEL, vm_eflops
+from deepvm_core.catalog.scaling_prior import (
+    DEFAULT_STEP_MODEL,
+    PRIOR_LABEL,
+    StepModel,
+    prior_scaling,
+)
+from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
+from deepvm_core.catalog.types import DEFAULT_SATURATION, MEASURED, Catalog, GpuType
+from deepvm_core.catalog.validation import parse_catalog
+from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
+from deepvm_core.errors import DeepVMError
+
+#: The columns an importer needs (read by name).
+REQUIRED_COLUMNS: tuple[str, ...] = (
+    "InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs", "MemoryGiB", "Price",
+    "SpotPrice", "Region", "AvailabilityZone")
+#: An AWS instance type name (``g4dn.xlarge``, ``p5en.48xlarge``, ``p6-b200.48xlarge``).
+_AWS_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
+#: An AWS region name (``us-east-1``, ``ap-southeast-3``).
+_AWS_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+SpotAggregate = str
+
+
+class SkyPilotError(DeepVMError, ValueError):
+    """A SkyPilot file that cannot be imported (one line, naming the file and the field)."""
+
+
+@dataclass(frozen=True)
+class VmRow:
+    """One row of ``vms.csv``: one instance type in one availability zone.
+
+    Attributes:
+        instance: instance type; accelerator: SkyPilot's accelerator name (may be empty);
+        count: accelerators per VM (0 without); vcpus; memory_gib: RAM, GiB;
+        price: on-demand USD/hour or ``None``; spot: spot USD/hour or ``None``;
+        region; zone: zone ID; line: line number in the file.
+    """
+
+    instance: str
+    accelerator: str
+    count: int
+    vcpus: int
+    memory_gib: float
+    price: float | None
+    spot: float | None
+    region: str
+    zone: str
+    line: int
+
+
+def _float(raw: str, field: str, line: int, source: str, *, optional: bool) -> float | None:
+    text = raw.strip()
+    if not text:
+        if optional:
+            return None
+        raise SkyPilotError(f"{source} line {line}: {field} is empty")
+    try:
+        value = float(text)
+    except ValueError:
+        raise SkyPilotError(f"{source} line {line}: {field} {text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        if optional and value == 0:
+            return None
+        raise SkyPilotError(f"{source} line {line}: {field} {text!r} must be a finite number "
+                            "greater than 0")
+    return value
+
+
+def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
+    """The rows of a SkyPilot AWS ``vms.csv``.
+
+    Raises:
+        SkyPilotError: missing columns, a bad number, no rows, or a file of another cloud
+            (instance types or regions that are not AWS names).
+    """
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or ())]
+    if missing:
+        raise SkyPilotError(f"{source}: not a SkyPilot vms.csv: missing column(s) "
+                            f"{', '.join(missing)} (needs {', '.join(REQUIRED_COLUMNS)})")
+    rows = []
+    for line, raw in enumerate(reader, start=2):
+        name = (raw["InstanceType"] or "").strip()
+        region = (raw["Region"] or "").strip()
+        if not _AWS_TYPE.match(name) or not _AWS_REGION.match(region):
+            raise SkyPilotError(
+                f"{source} line {line}: InstanceType {name!r} in Region {region!r} is not an "
+                "AWS instance type and region; only SkyPilot's AWS catalog "
+                "(catalogs/v7/aws/vms.csv) can be imported (GCP and Azure rows do not map to "
+                "AWS quotas, bandwidths and Spot Advisor buckets)")
+        count = _float(raw["AcceleratorCount"] or "", "AcceleratorCount", line, source,
+                       optional=True)
+        vcpus = _float(raw["vCPUs"] or "", "vCPUs", line, source, optional=False)
+        memory = _float(raw["MemoryGiB"] or "", "MemoryGiB", line, source, optional=False)
+        assert vcpus is not None and memory is not None
+        rows.append(VmRow(
+            instance=name, accelerator=(raw["AcceleratorName"] or "").strip(),
+            count=int(count or 0), vcpus=int(vcpus), memory_gib=memory,
+            price=_float(raw["Price"] or "", "Price", line, source, optional=True),
+            spot=_float(raw["SpotPrice"] or "", "SpotPrice", line, source, optional=True),
+            region=region, zone=(raw["AvailabilityZone"] or "").strip(), line=line))
+    if not rows:
+        raise SkyPilotError(f"{source}: no rows")
+    return tuple(rows)
+
+
+@functools.cache
+def bundled_network_gbps() -> Mapping[str, float]:
+    """Network bandwidth, Gbit/s, per instance type (``data/instance-network.csv``)."""
+    reader = csv.DictReader(io.StringIO(read_bundled_file("instance-network.csv").decode("utf-8")))
+    return {r["instance_type"]: float(r["network_gbps"]) for r in reader}
+
+
+def accelerator_of(row: VmRow) -> Accelerator | None:
+    """The accelerator model of a row: by SkyPilot's name, else by the instance family."""
+    table = bundled_accelerators()
+    if row.accelerator in table:
+        return table[row.accelerator]
+    return accelerator_for_family(row.instance.split(".", 1)[0])
+
+
+def _aggregate(prices: Sequence[float], how: SpotAggregate) -> float:
+    if how == "min":
+        return min(prices)
+    if how == "median":
+        return float(statistics.median(prices))
+    raise SkyPilotError(f"spot aggregate {how!r} must be min or median")
+
+
+@dataclass(frozen=True)
+class _Type:
+    """The rows of one instance type in one region, merged."""
+
+    first: VmRow
+    on_demand: tuple[float, ...]
+    spot_by_zone: Mapping[str, float]
+    duplicate_zones: tuple[str, ...]
+
+
+def _merge(rows: Sequence[VmRow]) -> dict[str, _Type]:
+    by_type: dict[str, list[VmRow]] = {}
+    for r in rows:
+        by_type.setdefault(r.instance, []).append(r)
+    out = {}
+    for name, group in by_type.items():
+        zones: dict[str, float] = {}
+        seen: set[str] = set()
+        dup: list[str] = []
+        for r in group:
+            if r.zone in seen:
+                dup.append(r.zone)
+            seen.add(r.zone)
+            if r.spot is not None and r.zone:
+                zones[r.zone] = min(r.spot, zones.get(r.zone, r.spot))
+        with_gpu = [r for r in group if r.count > 0 and r.spot is not None] or group
+        out[name] = _Type(with_gpu[0], tuple(sorted({r.price for r in group if r.price})),
+                          dict(sorted(zones.items())), tuple(sorted(set(dup))))
+    return out
+
+
+def catalog_name(region: str, date: str) -> str:
+    """``aws-<region>-<date>``: the name (and file stem) of an imported catalog."""
+    return f"aws-{region}-{date}"
+
+
+def _gpu_fields(t: _Type, acc: Accelerator, base_row: GpuType | None, network: float,
+                step: StepModel, notes: dict[str, list[str]]) -> dict[str, Any]:
+    row: dict[str, Any] = {}
+    if base_row is not None and base_row.eflops is not None and (
+            base_row.eflops_source == MEASURED):
+        row["eflops"] = base_row.eflops
+    else:
+        estimate = vm_eflops(acc, t.first.count, step=step)
+        row["eflops"] = None if estimate is None else round(estimate, 1)
+        if estimate is None:
+            notes.setdefault(f"needs eFLOPS, no estimate for {acc.name} (see its note in "
+                             "data/accelerators.csv)", []).append(t.first.instance)
+        else:
+            row["eflops_source"] = f"{ESTIMATE_LABEL} ({t.first.count} x {acc.name})"
+    if base_row is not None and base_row.scaling is not None and (
+            base_row.scaling_source == MEASURED):
+        s = base_row.scaling
+        row["scaling"] = {"a": s.a, "b": s.b, "c": s.c}
+    elif row["eflops"] is not None:
+        s = prior_scaling(step, row["eflops"], t.first.count, network)
+        row["scaling"] = {"a": round(s.a, 6), "b": round(s.b, 6), "c": round(s.c, 6)}
+        row["scaling_source"] = f"{PRIOR_LABEL}, G {step.gradient_gb:g} GB"
+    else:
+        row["scaling"] = None
+    return row
+
+
+def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source: str,
+                       base: Catalog | None, spot_aggregate: SpotAggregate = "min",
+                       buckets: Mapping[str, int] | None = None,
+                       step: StepModel = DEFAULT_STEP_MODEL
+                       ) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Our catalog format (a dict) for ``region`` and the notes (module docstring).
+
+    Raises:
+        SkyPilotError: the file has no row for ``region`` (the regions it has are named).
+    """
+    mine = [r for r in rows if r.region == region]
+    if not mine:
+        regions = sorted({r.region for r in rows})
+        raise SkyPilotError(f"region {region!r}: no rows in {source} (it has "
+                            f"{', '.join(regions)})")
+    base_types = {t.name: t for t in (*base.gpu_types, *base.cpu_types)} if base else {}
+    network_table = bundled_network_gbps()
+    notes: dict[str, list[str]] = {}
+    for key in ("left out, no on-demand price", "left out, no spot price in any zone",
+                "left out, no network bandwidth (base catalog or data/instance-network.csv)",
+                "two rows for one zone (the row with a spot price is used)",
+                "several on-demand prices (the lowest is used)",
+                "no Spot Instance Advisor interruption bucket"):
+        notes[key] = []
+    notes_left: dict[str, list[str]] = {}
+    gpu_rows: list[dict[str, Any]] = []
+    cpu_rows: list[dict[str, Any]] = []
+    for name, t in sorted(_merge(mine).items()):
+        acc = accelerator_of(t.first) if t.first.count > 0 or t.first.accelerator else None
+        if acc is not None and not acc.trains:
+            notes_left.setdefault(f"left out, {acc.note}", []).append(name)
+            continue
+        if (t.first.count > 0 or t.first.accelerator) and acc is None:
+            notes_left.setdefault("left out, accelerator not in data/accelerators.csv",
+                                  []).append(f"{name} ({t.first.accelerator or 'no name'})")
+            continue
+        base_row = base_types.get(name)
+        network = base_row.network_gbps if base_row else network_table.get(name)
+        if not t.on_demand:
+            notes["left out, no on-demand price"].append(name)
+            continue
+        if not t.spot_by_zone:
+            notes["left out, no spot price in any zone"].append(name)
+            continue
+        if network is None:
+            notes["left out, no network bandwidth (base catalog or "
+                  "data/instance-network.csv)"].append(name)
+            continue
+        if t.duplicate_zones:
+            notes["two rows for one zone (the row with a spot price is used)"].append(
+                f"{name} ({', '.join(t.duplicate_zones)})")
+        if len(t.on_demand) > 1:
+            notes["several on-demand prices (the lowest is used)"].append(name)
+        try:
+            family = base_row.family if base_row else quota_family(name)
+        except MalformedAnswer as exc:
+            raise SkyPilotError(f"{source}: {exc}") from None
+        row: dict[str, Any] = {
+            "name": name, "family": family,
+            "on_demand_usd_per_hour": t.on_demand[0],
+            "spot_usd_per_hour": _aggregate(list(t.spot_by_zone.values()), spot_aggregate),
+            "vcpus": t.first.vcpus, "memory_gib": t.first.memory_gib,
+            "network_gbps": network, "spot_by_zone_usd_per_hour": dict(t.spot_by_zone)}
+        if acc is None:
+            cpu_rows.append(row)
+            continue
+        base_gpu = base_row if isinstance(base_row, GpuType) else None
+        row.update(_gpu_fields(t, acc, base_gpu, network, step, notes_left))
+        if buckets is not None:
+            row["interruption_bucket"] = buckets.get(name)
+            if row["interruption_bucket"] is None:
+                notes["no Spot Instance Advisor interruption bucket"].append(name)
+        gpu_rows.append(row)
+    out_notes = [f"{k}: {', '.join(v)}" for k, v in {**notes, **notes_left}.items() if v]
+    if base is not None:
+        families = sorted({r["family"] for r in (*gpu_rows, *cpu_rows)})
+        unlimited = [f for f in families if base.quota(f) is None]
+        out_notes.append(f"quotas are the base catalog's ({base.name}), not your account's"
+                         + (f"; no quota (unlimited) for family {', '.join(unlimited)}"
+                            if unlimited else ""))
+    if buckets is None:
+        out_notes.append("no Spot Instance Advisor data for this region: every interruption "
+                         "bucket is unknown (the job model applies its default)")
+    estimated = sum(1 for r in gpu_rows if "eflops_source" in r)
+    how = "cheapest zone" if spot_aggregate == "min" else "median over zones"
+    text = (f"{source}; region {region}. Prices: SkyPilot's Price (on-demand) and SpotPrice per "
+            f"zone (spot_usd_per_hour = {how}). "
+            f"eFLOPS: {len(gpu_rows) - estimated} GPU type(s) measured (base catalog), "
+            f"{estimated} estimated from data/accelerators.csv "
+            "(deepvm_core.catalog.eflops_estimate); scaling (a, b, c) measured where the base "
+            "catalog has them, else the step-model prior (deepvm_core.catalog.scaling_prior). "
+            "Network: base catalog, else data/instance-network.csv. "
+            + (f"Quotas and saturation table: base catalog {base.name} (not your account's). "
+               if base else "No quotas. ")
+            + ("Interruption buckets: the bundled Spot Instance Advisor excerpt or the file "
+               "given." if buckets is not None else ""))
+    data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION, "name": catalog_name(region, date),
+        "provider": "aws", "region": region, "prices_date": date, "source": text.strip(),
+        "gpu_types": gpu_rows, "cpu_types": cpu_rows,
+        "quotas": quota_rows(base.quotas if base else ()),
+        "network_saturation": saturation_rows(base.saturation if base else DEFAULT_SATURATION),
+    }
+    return data, tuple(out_notes)
+
+
+def build_catalog(rows: Sequence[VmRow], region: str, **kwargs: Any
+                  ) -> tuple[Catalog, tuple[str, ...]]:
+    """:func:`build_catalog_dict`, validated.
+
+    Raises:
+        SkyPilotError: no rows for the region, or the built catalog is invalid.
+    """
+    data, notes = build_catalog_dict(rows, region, **kwargs)
+    try:
+        return parse_catalog(data, source=f"imported catalog {data['name']}"), notes
+    except DeepVMError as exc:
+        raise SkyPilotError(f"the catalog built for region {region} is invalid: {exc}") from None

@@ -1,0 +1,181 @@
+"""``deepvm catalog import``: build catalogs from a provider catalog file (SkyPilot's AWS
+``vms.csv``), one per region.
+
+Wiring: :func:`add_import_parser` adds ``import`` to the ``catalog`` sub-parsers and sets
+``args.func``; :func:`run_import` returns 0, or 2 with one line on stderr (bad input, a URL
+that cannot be read, a region the file does not have). Nothing is written unless every region
+was built. The method is :mod:`deepvm_core.catalog.skypilot`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
+from deepvm_core.catalog.skypilot import build_catalog, parse_vms_csv
+from deepvm_core.cloud.aws.fetch import _target_paths, validate_regions, write_fetched_catalogs
+from deepvm_core.cloud.aws.parse import MalformedAnswer, parse_spot_advisor
+from deepvm_core.errors import DeepVMError, FetchError, InputError
+
+PROG = "deepvm catalog import"
+#: Seconds to wait for a URL (connect and each read).
+DEFAULT_TIMEOUT_S = 20.0
+#: The largest file read, bytes (SkyPilot's whole AWS vms.csv is about 3 MB).
+MAX_SOURCE_BYTES = 64 * 2**20
+#: The formats ``--format`` accepts.
+FORMATS: tuple[str, ...] = ("skypilot",)
+#: The default base catalog (its measured eFLOPS and scaling fits, quotas and saturation win).
+DEFAULT_BASE = "aws-us-east-1-2023-10"
+
+
+def read_source(where: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
+    """The text of a local file or an ``http(s)://`` URL (UTF-8).
+
+    Raises:
+        FetchError: the file or URL cannot be read (timed out, refused, HTTP error, too big,
+            not UTF-8).
+    """
+    scheme = where.split(":", 1)[0].lower() if "://" in where else ""
+    try:
+        if scheme in ("http", "https"):
+            request = urllib.request.Request(where, headers={"User-Agent": "deepvm-studio"})
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                body: bytes = response.read(MAX_SOURCE_BYTES + 1)
+        elif scheme:
+            raise FetchError(f"{where}: only http://, https:// or a local file can be read",
+                             kind="other")
+        else:
+            with open(where, "rb") as handle:
+                body = handle.read(MAX_SOURCE_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise FetchError(f"{where}: the server answered HTTP {exc.code} ({exc.reason})",
+                         kind="other") from None
+    except urllib.error.URLError as exc:
+        raise FetchError(f"{where}: cannot be reached ({exc.reason}); timeout {timeout_s:g} s",
+                         kind="unreachable") from None
+    except TimeoutError:
+        raise FetchError(f"{where}: timed out after {timeout_s:g} s", kind="timeout") from None
+    except OSError as exc:
+        raise FetchError(f"{where}: cannot be read ({exc.strerror or exc})",
+                         kind="other") from None
+    if len(body) > MAX_SOURCE_BYTES:
+        raise FetchError(f"{where}: larger than {MAX_SOURCE_BYTES // 2**20} MiB", kind="other")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FetchError(f"{where}: not UTF-8 text", kind="malformed") from None
+
+
+def configure_import_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the ``import`` options to ``parser``."""
+    parser.add_argument("source", metavar="FILE_OR_URL",
+                        help="SkyPilot's AWS vms.csv (schema v7 or v8): a file or an https URL")
+    parser.add_argument("--format", choices=FORMATS, required=True,
+                        help="the file's format (skypilot: SkyPilot's catalogs/v7/aws/vms.csv)")
+    parser.add_argument("--region", dest="regions", action="append", required=True,
+                        metavar="REGION", help="AWS region (repeat for several: one catalog each)")
+    parser.add_argument("--base", default=DEFAULT_BASE, metavar="CATALOG",
+                        help="catalog whose measured eFLOPS and scaling fits, network, quotas "
+                             f"and saturation table win; 'none' for none (default: {DEFAULT_BASE})")
+    parser.add_argument("--out", metavar="DIR",
+                        help="output folder (default: where 'deepvm fetch' writes)")
+    parser.add_argument("--date", metavar="TEXT",
+                        help="the prices' date, in the names (aws-<region>-<date>) and "
+                             "prices_date (default: today, UTC)")
+    parser.add_argument("--source-label", metavar="TEXT",
+                        help="where the file comes from, for each catalog's source "
+                             "(default: the file or URL)")
+    parser.add_argument("--spot-advisor", metavar="FILE_OR_URL",
+                        help="a Spot Instance Advisor JSON file for interruption buckets "
+                             "(default: none, every bucket unknown)")
+    parser.add_argument("--spot-aggregate", choices=("min", "median"), default="min",
+                        help="spot price from the per-zone prices (default: min)")
+    parser.add_argument("--gradient-gb", type=float, default=DEFAULT_GRADIENT_GB, metavar="GB",
+                        help="gradient size of the workload for the scaling prior, GB "
+                             f"(default: {DEFAULT_GRADIENT_GB:g}, ResNet-50)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+                        help=f"seconds to wait for a URL (default: {DEFAULT_TIMEOUT_S:g})")
+    parser.set_defaults(func=run_import)
+    return parser
+
+
+def add_import_parser(catalog_subparsers: Any) -> argparse.ArgumentParser:
+    """Add ``import`` to the ``catalog`` sub-parsers; returns it."""
+    parser: argparse.ArgumentParser = catalog_subparsers.add_parser(
+        "import", help="build catalogs from SkyPilot's AWS vms.csv, one per region",
+        description=__doc__.split("\n\n")[0] if __doc__ else None)
+    return configure_import_parser(parser)
+
+
+def _buckets(where: str | None, timeout_s: float) -> dict[str, dict[str, int]] | None:
+    if where is None:
+        return None
+    import json
+
+    try:
+        return parse_spot_advisor(json.loads(read_source(where, timeout_s=timeout_s)))
+    except (ValueError, MalformedAnswer) as exc:
+        raise FetchError(f"--spot-advisor {where}: {exc}", kind="malformed") from None
+
+
+def import_catalogs(args: argparse.Namespace) -> tuple[list[Catalog], list[tuple[str, ...]]]:
+    """Build every region's catalog (nothing written).
+
+    Raises:
+        DeepVMError: bad input, an unreadable file, a region the file does not have.
+    """
+    from dataclasses import replace
+
+    from deepvm_core.catalog.store import load_catalog
+
+    regions = validate_regions(args.regions)
+    if not (args.gradient_gb > 0 and args.gradient_gb < float("inf")):
+        raise InputError("gradient_gb", args.gradient_gb, "must be a number greater than 0")
+    if not (args.timeout > 0 and args.timeout < float("inf")):
+        raise InputError("timeout", args.timeout, "must be a number of seconds greater than 0")
+    date = args.date or datetime.now(UTC).strftime("%Y-%m-%d")
+    if not date.strip() or "/" in date or "\\" in date:
+        raise InputError("date", date, "must be a non-empty text without slashes")
+    base = None if str(args.base).strip().lower() == "none" else load_catalog(args.base)
+    buckets = _buckets(args.spot_advisor, args.timeout)
+    rows = parse_vms_csv(read_source(args.source, timeout_s=args.timeout), args.source)
+    step = replace(DEFAULT_STEP_MODEL, gradient_gb=args.gradient_gb)
+    label = args.source_label or f"SkyPilot AWS vms.csv ({args.source})"
+    catalogs, notes = [], []
+    for region in regions:
+        catalog, region_notes = build_catalog(
+            rows, region, date=date, source=label, base=base,
+            spot_aggregate=args.spot_aggregate,
+            buckets=None if buckets is None else buckets.get(region), step=step)
+        catalogs.append(catalog)
+        notes.append(region_notes)
+    return catalogs, notes
+
+
+def run_import(args: argparse.Namespace, *, stdout: TextIO | None = None,
+               stderr: TextIO | None = None) -> int:
+    """Run ``catalog import``: 0, or 2 with one line on stderr; prints the paths written."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        catalogs, notes = import_catalogs(args)
+        paths = write_fetched_catalogs(
+            catalogs, _target_paths(Path(args.out) if args.out else None,
+                                    [c.name for c in catalogs]))
+    except DeepVMError as exc:
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=stderr)
+        return 2
+    for catalog, path, region_notes in zip(catalogs, paths, notes, strict=True):
+        estimated = sum(1 for g in catalog.gpu_types if g.eflops_source.startswith("estimated"))
+        print(f"{path}  ({catalog.region}: {len(catalog.gpu_types)} GPU types, {estimated} "
+              f"with estimated eFLOPS; {len(catalog.cpu_types)} CPU types)", file=stdout)
+        for note in region_notes:
+            print(f"  note: {note}", file=stdout)
+    return 0
