@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,12 +101,24 @@ def estimate_configuration(catalog: Catalog, scenario: Scenario, job: RecommendJ
     if trials:
         summary = simulate_jobs(plan, np.random.default_rng(seed), trials=trials)
         mc = _mc_estimates(summary)[0]
-    parts = _Parts(estimates, table, None, None, np.ones(1, dtype=bool))
+    parts = _Parts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
     return _estimate(parts, 0, mc)
+
+
+def _expected(e: PlanEstimate) -> str:
+    """``6.3 h and 18.08 USD expected``, or why the cluster is not expected to finish."""
+    if e.does_not_finish is not None or not (math.isfinite(e.expected_makespan_hours)
+                                             and math.isfinite(e.expected_cost_usd)):
+        return f"not expected to finish ({e.does_not_finish or 'no finite expectation'})"
+    return f"{e.expected_makespan_hours:.1f} h and {e.expected_cost_usd:,.2f} USD expected"
 
 
 def job_summary(estimate: PlanEstimate, workload: Workload) -> str:
     """One sentence: the job on the pick, expected and against the same cluster on demand."""
+    if estimate.does_not_finish is not None or not math.isfinite(estimate.expected_cost_usd):
+        return (f"the job ({workload.epochs:g} epochs) is {_expected(estimate)} on it; the same "
+                f"cluster on demand: {estimate.on_demand_makespan_hours:.1f} h, "
+                f"{estimate.on_demand_cost_usd:,.2f} USD")
     od = estimate.on_demand_cost_usd
     saved = od - estimate.expected_cost_usd
     return (f"the job ({workload.epochs:g} epochs) takes {estimate.expected_makespan_hours:.1f} h "
@@ -160,16 +173,13 @@ def compare_plan_with_recommendation(plan: JobPlanResult, rec: Recommendation,
     c = chosen.configuration
     if cluster_key(c) == cluster_key(pick) and c.cpu == pick.cpu:
         return PlanVsRecommend(True, (
-            f"The plan and Recommend agree: {c.describe()} ({chosen.expected_makespan_hours:.1f} h,"
-            f" {chosen.expected_cost_usd:,.2f} USD expected)."), chosen)
+            f"The plan and Recommend agree: {c.describe()} ({_expected(chosen)})."), chosen)
     other = estimate_configuration(catalog, rec.scenario, job, pick, trials=0)
     goal = "the least expected cost" if plan.goal == "cheapest" else "the least expected time"
     objective = {"speed": "the most epochs per hour", "paper": "the paper's Z (eFLOP per USD)",
                  "performance": "the most eFLOPS"}[rec.scenario.objective]
     sentence = (
-        f"The plan picks {c.describe()}: {chosen.expected_makespan_hours:.1f} h and "
-        f"{chosen.expected_cost_usd:,.2f} USD expected, {goal} for this job with "
-        f"interruptions. Recommend picks {pick.describe()}: {other.expected_makespan_hours:.1f}"
-        f" h and {other.expected_cost_usd:,.2f} USD expected, {objective} within PW "
-        f"{rec.scenario.pw_usd_per_hour:g} USD/h.")
+        f"The plan picks {c.describe()}: {_expected(chosen)}, {goal} for this job with "
+        f"interruptions. Recommend picks {pick.describe()}: {_expected(other)}, {objective} "
+        f"within PW {rec.scenario.pw_usd_per_hour:g} USD/h.")
     return PlanVsRecommend(False, sentence, other)
