@@ -12,7 +12,7 @@ setup(
     packages=[*find_packages(include=["deepvm_core", "deepvm_core.*"]), BUNDLED_PACKAGE],
     package_dir={BUNDLED_PACKAGE: "data"},
     # Every data file under data/ (any folder depth), never Python caches.
-    # The exports' JSON Schemas (deepvm_core.schemas.load_schema reads them).
+    # The exports' JSON Schemas (deepvm_core.io.schemas.load_schema reads them).
     package_data={BUNDLED_PACKAGE: ["*.md", "**/*.json", "**/*.csv", "**/*.md", "**/*.txt"],
-                  "deepvm_core.schemas": ["*.json"]},
+                  "deepvm_core.io.schemas": ["*.json"]},
 )

@@ -44,6 +44,7 @@ from deepvm_core.job import (  # noqa: E402
     simulate_jobs,
 )
 from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
+from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
 from deepvm_core.model import Scenario  # noqa: E402
 from deepvm_core.search.candidates import build_candidates  # noqa: E402
 
@@ -82,7 +83,7 @@ def ten_configurations() -> JobInputs:
 def bench_planner(catalog: Catalog, pw: float, repeat: int, target_ms: float) -> None:
     """``plan_job`` on ``catalog`` at PW ``pw``, quotas off, step by step."""
     scenario = Scenario(pw, 0.3, 2.0, use_quotas=False)
-    workload = Workload(epochs=30, reference_epoch_seconds=61.16)
+    workload = Workload(epochs=EXAMPLE_EPOCHS, reference_epoch_seconds=EXAMPLE_EPOCH_SECONDS)
     speedup = SpeedupModel("fitted")
     table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=None)
     plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)

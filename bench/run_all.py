@@ -36,7 +36,8 @@ from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
 from deepvm_core.model import MAX_NODES, Scenario, flopp_ranking  # noqa: E402
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, recommend  # noqa: E402
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep  # noqa: E402
-from deepvm_core.search.candidates import CandidateTable, build_candidates  # noqa: E402
+from deepvm_core.search.candidates import build_candidates  # noqa: E402
+from deepvm_core.search.tables import CandidateTable  # noqa: E402
 from tests import oracle  # noqa: E402
 
 

@@ -29,7 +29,7 @@ from deepvm_core.cloud.fleet import (
     parse_template,
     plan_from_export,
 )
-from deepvm_core.cloud.fleet.requests import LAUNCH_FILE, ON_DEMAND_FILE, SPOT_FILE, launch_command
+from deepvm_core.cloud.fleet.bundle import LAUNCH_FILE, ON_DEMAND_FILE, SPOT_FILE, launch_command
 
 NEVER_LAUNCHES = ("The dashboard never launches: a shared dashboard must not spend the server's "
                   "credentials.")

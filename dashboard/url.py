@@ -15,7 +15,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.model import MAX_NODES, OBJECTIVES
+from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES, OBJECTIVES
 from deepvm_core.recommend.recommendation import SOLVERS
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
@@ -106,7 +107,7 @@ SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
     "catalog": DEFAULT_CATALOG, "objective": "paper", "quotas": True, "top": 3,
-    "nodes": 256, "solver": "enumerate",
+    "nodes": DEFAULT_MAX_NODES, "solver": "enumerate",
     "page": DEFAULT_PAGE,
     "sweep_from": 0.0, "sweep_to": 10.0, "sweep_step": 0.1,
     "presentation": False,
@@ -223,8 +224,8 @@ class PlanParam:
 
 
 PLAN_PARAMS = (
-    PlanParam("epochs", "float", 30.0, 1e-6, 1e7),
-    PlanParam("epoch_s", "float", 61.16, 1e-6, 1e7),
+    PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),
+    PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
     PlanParam("ref", "text", ""),
     PlanParam("ref_nodes", "int", 1, 1, 100_000),
     PlanParam("speedup", "choice", "fitted", choices=("paper", "fitted", "measured")),

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: Exit code of ``deepvm`` for every error a user can cause (bad argument, missing or invalid
+#: file, infeasible input).
+EXIT_USAGE = 2
 #: A problem's value is shown in at most this many characters (a file may hold megabytes in one
 #: field).
 VALUE_DISPLAY_CHARS = 120

@@ -26,25 +26,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray, SignedArray
 from deepvm_core.catalog import Catalog, CpuType, GpuType, SaturationStep, ScalingParams
 from deepvm_core.errors import InputError
+from deepvm_core.units import GB_PER_GIB, SECONDS_PER_HOUR
 
-SECONDS_PER_HOUR = 3600.0
-#: GB (10^9 bytes) per GiB (2^30 bytes).
-GB_PER_GIB = 1.073741824
-#: A configuration is affordable when its price <= PW + this (absorbs float noise of sums).
-PRICE_TOLERANCE_USD = 1e-9
 #: The node cap's default (the paper's simulation) and its largest value, VMs per role
 #: (``Scenario.max_nodes``). The CLI's ``--max-nodes`` and the dashboard read both from here.
 #: Measured (issue 9, 2 shared cores): a recommendation with the exact enumeration at the cap,
 #: quotas off and any PW, takes 0.04 s on the bundled AWS catalog and 0.07 s on the simulated
 #: one; :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS` bounds the larger catalogs.
 DEFAULT_MAX_NODES = 256
+#: Checkpoint size f, GB, unless given: ``Scenario.checkpoint_gb`` and
+#: ``Workload.checkpoint_gb`` (the paper's simulation).
+DEFAULT_CHECKPOINT_GB = 0.3
 MAX_NODES = 10_000
 
 Architecture = Literal["single_anchor", "tiering"]
@@ -58,9 +58,19 @@ OBJECTIVES: tuple[Objective, ...] = ("speed", "paper", "performance")
 DEFAULT_OBJECTIVE: Objective = "speed"
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-SignedArray = npt.NDArray[np.signedinteger[Any]]
+
+
+def objective_attribute(objective: Objective, *, noscale: bool = False) -> str:
+    """The attribute that holds a configuration's value under ``objective`` (K = 1 if
+    ``noscale``): ``z_paper``, ``z_noscale``, ``performance``, ``performance_noscale``,
+    ``speed_epochs_per_hour`` or ``speed_noscale_epochs_per_hour`` (S(n) = n). The one home of
+    that choice: :class:`Configuration` and the candidate arrays
+    (:mod:`deepvm_core.search.candidates`) carry all six under these names."""
+    if objective == "paper":
+        return "z_noscale" if noscale else "z_paper"
+    if objective == "speed":
+        return "speed_noscale_epochs_per_hour" if noscale else "speed_epochs_per_hour"
+    return "performance_noscale" if noscale else "performance"
 
 
 class Arch(IntEnum):
@@ -136,10 +146,27 @@ def flopp_ranking(catalog: Catalog) -> tuple[FloppRow, ...]:
 # ----------------------------------------------------------------------------- scaling factor
 
 
-def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
-    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes."""
+def logistic(n: npt.ArrayLike, a: float, b: float, c: float) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))), the logistic speedup curve: the one home of the formula
+    (:func:`logistic_speedup`, the ``fitted`` speedup model of the job model and the
+    calibration's least-squares fit all evaluate it here)."""
     x = np.asarray(n, dtype=np.float64)
-    return params.c / (1.0 + np.exp(-params.a * (x - params.b)))
+    return np.asarray(c / (1.0 + np.exp(-a * (x - b))), dtype=np.float64)
+
+
+def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatArray:
+    """The job model's ``fitted`` speedup: ``S(n) = c / (1 + exp(-a (n - b)))`` for n >= 2,
+    ``S(1) = 1``; ``S(n) = n`` without a fit (``job-model.md``; here, below the search, because
+    the candidates' training speed uses it too)."""
+    x = np.asarray(nodes, dtype=np.float64)
+    if scaling is None:
+        return x.copy()
+    return np.where(x >= 2.0, logistic_speedup(scaling, x), 1.0)
+
+
+def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
+    """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes (:func:`logistic`)."""
+    return logistic(n, params.a, params.b, params.c)
 
 
 def tangent_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
@@ -215,7 +242,7 @@ class Scenario:
         buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
         objective: ``paper`` (maximise Z, reproduces the paper), ``performance``
             (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives") or ``speed`` (maximise
-            the job's epochs per hour, :mod:`deepvm_core.speed`; the tools' default,
+            the job's epochs per hour, :mod:`deepvm_core.search.speed`; the tools' default,
             :data:`DEFAULT_OBJECTIVE`).
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
@@ -227,7 +254,7 @@ class Scenario:
     """
 
     pw_usd_per_hour: float
-    checkpoint_gb: float = 0.3
+    checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     buffer_checkpoints: float = 2.0
     objective: Objective = "paper"
     use_quotas: bool = True
@@ -278,7 +305,7 @@ class Configuration:
         scaling_factor: K(n).
         eflops_per_gpu: eFLOPS of one GPU VM.
         speed_epochs_per_hour: the job's training speed, epochs per hour
-            (:mod:`deepvm_core.speed`), or ``None`` when unknown.
+            (:mod:`deepvm_core.search.speed`), or ``None`` when unknown.
         speed_noscale_epochs_per_hour: the same with S(n) = n (DeepVM-NoScale under speed).
         speed_vs_one_ref_vm: speed divided by the speed of one VM of the reference type
             (dimensionless), or ``None``.
@@ -324,15 +351,11 @@ class Configuration:
 
     def objective_value(self, objective: Objective, *, noscale: bool = False) -> float:
         """The value this configuration scores under ``objective`` (K = 1 if ``noscale``)."""
-        if objective == "paper":
-            return self.z_noscale if noscale else self.z_paper
-        if objective == "speed":
-            value = self.speed_noscale_epochs_per_hour if noscale else self.speed_epochs_per_hour
-            if value is None:
-                raise InputError("objective", objective, f"the speed of {self.gpu} is unknown "
-                                 "(no one-VM epoch time)")
-            return value
-        return self.performance_noscale if noscale else self.performance
+        value: float | None = getattr(self, objective_attribute(objective, noscale=noscale))
+        if value is None:  # speed, unknown without a one-VM epoch time
+            raise InputError("objective", objective, f"the speed of {self.gpu} is unknown "
+                             "(no one-VM epoch time)")
+        return value
 
     def describe(self) -> str:
         """One line, e.g. ``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge (2.8526 USD/h)``."""

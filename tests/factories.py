@@ -60,8 +60,14 @@ def make_catalog(gpus: list[dict[str, Any]] | None = None,
                  quotas: list[dict[str, Any]] | None = None,
                  saturation: list[dict[str, Any]] | None = None,
                  **meta: Any) -> Catalog:
-    """A validated catalog (see :func:`catalog_dict`)."""
-    return parse_catalog(catalog_dict(gpus, cpus, quotas, saturation, **meta))
+    """A validated catalog (see :func:`catalog_dict`).
+
+    ``gpus=[]`` builds a catalog without GPU types, which a catalog *file* may not be (the
+    core's rule) but which code may build (a region without GPU offers, the solver's
+    ``no_gpu_types`` explanation); the rows are validated all the same.
+    """
+    data = catalog_dict(gpus, cpus, quotas, saturation, **meta)
+    return parse_catalog(data, require_gpu_types=gpus != [])
 
 
 # ----------------------------------------------------------------------------- hypothesis

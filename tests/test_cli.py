@@ -124,7 +124,7 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["recommend", "--catalog", AWS, "--pw", "abc"], "--pw: 'abc' is not a float"),
+    (["recommend", "--catalog", AWS, "--pw", "abc"], "--pw: 'abc' is not a number"),
     (["recommend", "--catalog", AWS, "--pw", "-1"], "must be >= 0"),
     (["recommend", "--catalog", AWS, "--pw", "3", "--ckpt-gb", "0"], "must be > 0"),
     (["recommend", "--catalog", AWS, "--pw", "nan"], "not a finite number"),

@@ -16,7 +16,10 @@ from deepvm_core.catalog.accelerators import (
     bundled_accelerators,
     parse_accelerators,
 )
-from deepvm_core.catalog.eflops_estimate import (
+from deepvm_core.catalog.schema import instance_row
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.validation import parse_catalog
+from deepvm_core.job.eflops_estimate import (
     COMPUTE_EXPONENT,
     benchmark_comparison,
     intra_node_efficiency,
@@ -24,7 +27,8 @@ from deepvm_core.catalog.eflops_estimate import (
     single_gpu_eflops,
     vm_eflops,
 )
-from deepvm_core.catalog.scaling_prior import (
+from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
+from deepvm_core.job.scaling_prior import (
     DEFAULT_STEP_MODEL,
     NO_GAIN_SCALING,
     fit_step_model,
@@ -33,10 +37,6 @@ from deepvm_core.catalog.scaling_prior import (
     prior_scaling,
     step_speedup,
 )
-from deepvm_core.catalog.schema import instance_row
-from deepvm_core.catalog.store import load_catalog
-from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
 
 # w = 1 - ln(833 / 638) / ln(900 / 600) = 1 - ln(1.305643) / ln(1.5) = 1 - 0.266695 / 0.405465
 # = 1 - 0.657752 = 0.342248

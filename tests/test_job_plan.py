@@ -8,8 +8,6 @@ import numpy as np
 import pytest
 
 from deepvm_core.job import (
-    SINGLE_ANCHOR,
-    TIERING,
     ClusterArrays,
     JobModelError,
     SpeedupModel,
@@ -20,6 +18,7 @@ from deepvm_core.job import (
     load_measurements,
 )
 from deepvm_core.job.measurements import bundled_measurements_paths
+from deepvm_core.model import Arch
 from tests.factories import gpu_row, make_catalog
 
 G4_T1 = 61.155439  # measured one-node seconds per epoch of g4dn.xlarge
@@ -29,7 +28,7 @@ def clusters(**over: object) -> ClusterArrays:
     """Table IV's DeepVM 1st (TR 17 x g4dn + 1 x c5.xlarge), Cost-First (SA 16 x g4dn) and a
     single on-demand g4dn.xlarge (SA, n = 1: no spot VMs)."""
     fields: dict[str, object] = {
-        "architecture": [TIERING, SINGLE_ANCHOR, SINGLE_ANCHOR],
+        "architecture": [Arch.TIERING, Arch.SINGLE_ANCHOR, Arch.SINGLE_ANCHOR],
         "gpu_index": [1, 1, 1], "n_gpu": [17, 16, 1], "n_spot": [17, 15, 0],
         "memory_nodes": [1, 0, 0], "gpu_network_gbps": [25.0, 25.0, 25.0],
         "memory_network_gbps": [10.0, math.nan, math.nan],
@@ -100,7 +99,7 @@ def test_mtbi_scale_and_measured_speedups_flow_through(aws_catalog):
 def test_types_without_epoch_time_or_bad_indices_are_refused():
     catalog = make_catalog(gpus=[gpu_row("g1"), gpu_row("g2", eflops=None)])
     w = Workload(epochs=1, reference_epoch_seconds=10.0, reference_gpu="g1")
-    one = {"architecture": [TIERING], "n_gpu": [2], "n_spot": [2], "memory_nodes": [1],
+    one = {"architecture": [Arch.TIERING], "n_gpu": [2], "n_spot": [2], "memory_nodes": [1],
            "gpu_network_gbps": [10.0], "memory_network_gbps": [10.0],
            "price_usd_per_hour": [1.0], "on_demand_usd_per_hour": [0.2]}
     with pytest.raises(JobModelError, match="g2: no epoch time"):

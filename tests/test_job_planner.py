@@ -31,9 +31,9 @@ from deepvm_core.job.planner import (
     PlanEstimate,
     plan_job,
 )
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.speed import speed_basis
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
 

@@ -13,7 +13,7 @@ import pytest
 
 from deepvm_core.cli import main
 from deepvm_core.errors import InputError
-from deepvm_core.schemas import SCHEMA_NAMES, load_schema
+from deepvm_core.io.schemas import SCHEMA_NAMES, load_schema
 
 AWS = "aws-us-east-1-2023-10"
 SIM = "paper-simulated"

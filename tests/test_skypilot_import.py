@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from deepvm_core.catalog.skypilot import SkyPilotError, build_catalog, parse_vms_csv
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
+from deepvm_core.cloud.skypilot import SkyPilotError, build_catalog, parse_vms_csv
 
 HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
           "SpotPrice,Region,AvailabilityZone\n")

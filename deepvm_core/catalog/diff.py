@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.units import PRICE_TOLERANCE_USD
 
 Kind = Literal["gpu", "cpu"]
 
@@ -105,7 +106,7 @@ def change_percent(old: float | None, new: float | None) -> float | None:
 
 
 def price_diff(old: Catalog, new: Catalog, requested: Sequence[str] | None = None,
-               tolerance: float = 1e-9) -> tuple[PriceChange, ...]:
+               tolerance: float = PRICE_TOLERANCE_USD) -> tuple[PriceChange, ...]:
     """Per instance type, ``old``'s and ``new``'s on-demand and spot USD/hour and the change.
 
     Args:

@@ -10,16 +10,15 @@
   that reconnects, or a shared link on the same server, finds an upload again by its key (the first
   :data:`UPLOAD_KEY_HEX` hex digits); only the newest :data:`MAX_UPLOADS` are kept.
 
-Every write is atomic (temp file + rename), so a crash never leaves half a catalog behind.
+Every write is atomic (:mod:`deepvm_core.files`: temp file + rename), so a crash never leaves
+half a catalog behind.
 """
 
 from __future__ import annotations
 
 import difflib
-import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
 from deepvm_core.catalog.types import Catalog
 from deepvm_core.catalog.validation import catalog_from_json_text, json_problem
 from deepvm_core.errors import CatalogError, CatalogNotFoundError, DeepVMError
+from deepvm_core.files import write_json_atomic
 
 Kind = Literal["bundled", "user", "fetched"]
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -70,24 +70,6 @@ def load_catalog(path_or_name: str | os.PathLike[str]) -> Catalog:
     except OSError as exc:
         raise DeepVMError(f"catalog {text_name!r} cannot be read: {exc.strerror}") from None
     return catalog_from_json_text(text, source=str(path))
-
-
-def write_json_atomic(path: str | os.PathLike[str], data: object) -> Path:
-    """Write ``data`` as JSON to ``path`` atomically (temp file + rename in the same folder)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def save_catalog(catalog: Catalog, path: str | os.PathLike[str]) -> Path:

@@ -219,9 +219,9 @@ class GpuType(InstanceType):
             (0: under 5 % of spot capacity reclaimed in the trailing month, 4: over 20 %), or
             ``None`` when unknown (the job model then applies its default and says so).
         eflops_source: where ``eflops`` comes from: ``measured`` (default), ``estimated:
-            <model>`` (:mod:`deepvm_core.catalog.eflops_estimate`) or ``edited``.
+            <model>`` (:mod:`deepvm_core.job.eflops_estimate`) or ``edited``.
         scaling_source: where ``scaling`` comes from: ``measured`` (default) or ``prior: ...``
-            (:mod:`deepvm_core.catalog.scaling_prior`).
+            (:mod:`deepvm_core.job.scaling_prior`).
     """
 
     eflops: float | None

@@ -13,7 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from deepvm_core.cli.common import EXIT_USAGE, Parser
+from deepvm_core.cli.common import Parser
 from deepvm_core.cli.fetch import add_fetch_parser, run_fetch
 from deepvm_core.cli.job import PLAN_COMMANDS, add_plan_parsers, run_plan_command
 from deepvm_core.cli.launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
@@ -22,7 +22,7 @@ from deepvm_core.cli.recommend import (
     add_recommend_parsers,
     run_recommend_command,
 )
-from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 
 
 def build_parser() -> argparse.ArgumentParser:

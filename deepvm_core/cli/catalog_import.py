@@ -4,7 +4,7 @@
 Wiring: :func:`add_import_parser` adds ``import`` to the ``catalog`` sub-parsers and sets
 ``args.func``; :func:`run_import` returns 0, or 2 with one line on stderr (bad input, a URL
 that cannot be read, a region the file does not have). Nothing is written unless every region
-was built. The method is :mod:`deepvm_core.catalog.skypilot`.
+was built. The method is :mod:`deepvm_core.cloud.skypilot`.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
-from deepvm_core.catalog.skypilot import build_catalog, parse_vms_csv
-from deepvm_core.cloud.aws.fetch import _target_paths, validate_regions, write_fetched_catalogs
+from deepvm_core.cloud.aws.fetch import write_fetched_catalogs
+from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
 from deepvm_core.cloud.aws.parse import MalformedAnswer, parse_spot_advisor
+from deepvm_core.cloud.skypilot import build_catalog, parse_vms_csv
 from deepvm_core.errors import DeepVMError, FetchError, InputError
+from deepvm_core.job.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
 
 PROG = "deepvm catalog import"
 #: Seconds to wait for a URL (connect and each read).
@@ -167,7 +168,7 @@ def run_import(args: argparse.Namespace, *, stdout: TextIO | None = None,
     try:
         catalogs, notes = import_catalogs(args)
         paths = write_fetched_catalogs(
-            catalogs, _target_paths(Path(args.out) if args.out else None,
+            catalogs, target_paths(Path(args.out) if args.out else None,
                                     [c.name for c in catalogs]))
     except DeepVMError as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=stderr)

@@ -1,64 +1,111 @@
-"""What the ``deepvm`` commands share: the parser class, exit codes, number checks and the
-scenario options.
+"""What the ``deepvm`` commands share: the parser class, number checks, the scenario options
+and the core's defaults.
+
+Every default a command shows comes from the core (a dataclass field's default or a named
+constant), never typed again here: :func:`field_default` reads a field's default.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES
-
-#: Exit code of every user error (bad argument, missing or invalid file, infeasible input).
-EXIT_USAGE = 2
+from deepvm_core.errors import EXIT_USAGE
+from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error message (no usage dump) and exit code 2."""
+    """argparse with a one-line error message (no usage dump) and exit code 2; every
+    ``deepvm`` parser (and the standalone ``fetch`` and ``launch`` ones) is one."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        text = " ".join(message.split())
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
+def field_default(cls: type[Any], name: str) -> Any:
+    """The default of the dataclass field ``name`` of ``cls`` (``Scenario``, ``Workload``, ...).
+
+    Raises:
+        KeyError: ``cls`` has no such field, or it has no plain default.
+    """
+    for f in dataclasses.fields(cls):
+        if f.name == name and f.default is not dataclasses.MISSING:
+            return f.default
+    raise KeyError(f"{cls.__name__}.{name} has no default")
 
 
 def number(kind: type[int] | type[float], minimum: float | None = None, strict: bool = False,
-            maximum: float | None = None) -> Callable[[str], Any]:
+           maximum: float | None = None, bound: str = "") -> Callable[[str], Any]:
     """An argparse ``type``: ``kind(text)``, finite, within ``minimum`` (exclusive when
-    ``strict``) and ``maximum``; otherwise a one-line error naming the value."""
+    ``strict``) and ``maximum`` (``bound`` says where that bound comes from); otherwise a
+    one-line error naming the value."""
 
     def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+            noun = "whole number" if kind is int else "number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
         if isinstance(value, float) and not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
         if minimum is not None and (value <= minimum if strict else value < minimum):
             rel = ">" if strict else ">="
             raise argparse.ArgumentTypeError(f"{text!r} must be {rel} {minimum:g}")
         if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}")
+            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}{bound}")
         return value
     return parse
 
 
-def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool,
-                       replayable: bool = False) -> None:
+def pw_or_none(text: str) -> float | None:
+    """``--pw`` of ``deepvm plan``: a price per hour >= 0, or ``none`` (PW off)."""
+    if text.strip().lower() == "none":
+        return None
+    value: float = number(float, 0.0)(text)
+    return value
+
+
+def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: bool = False,
+                      pw_off: bool = False, objective_help: str | None = None) -> None:
+    """The scenario's options (:class:`~deepvm_core.model.Scenario`), defaults from its fields.
+
+    Args:
+        with_pw: add ``--pw``; ``pw_off`` lets it be ``none`` (``deepvm plan``).
+        replayable: ``--catalog`` and ``--pw`` are optional (``recommend --replay``).
+        objective_help: add ``--objective`` with this help.
+    """
     p.add_argument("--catalog", required=not replayable,
                    help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
-    if with_pw:
+    if with_pw and pw_off:
+        p.add_argument("--pw", type=pw_or_none, required=True, metavar="USD|none",
+                       help="pricing willingness, USD per hour; 'none': no price bound (the "
+                            "paper's policies are then not computed)")
+    elif with_pw:
         p.add_argument("--pw", type=number(float, 0.0), required=not replayable,
                        help="pricing willingness, USD per hour")
-    p.add_argument("--ckpt-gb", type=number(float, 0.0, strict=True), default=0.3,
-                   help="checkpoint size, GB (default 0.3)")
-    p.add_argument("--buffer", type=number(float, 0.0, strict=True), default=2.0,
-                   help="checkpoints one memory node keeps in RAM (default 2)")
+    ckpt = field_default(Scenario, "checkpoint_gb")
+    buffer = field_default(Scenario, "buffer_checkpoints")
+    nodes = field_default(Scenario, "max_nodes")
+    p.add_argument("--ckpt-gb", type=number(float, 0.0, strict=True), default=ckpt,
+                   help=f"checkpoint size f, GB (default {ckpt:g})")
+    p.add_argument("--buffer", type=number(float, 0.0, strict=True), default=buffer,
+                   help=f"checkpoints one memory node keeps in RAM (default {buffer:g})")
     p.add_argument("--no-quotas", action="store_true",
                    help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
-    p.add_argument("--max-nodes", type=number(int, 1, maximum=MAX_NODES),
-                   default=DEFAULT_MAX_NODES,
-                   help=f"cap on VM counts per role (default {DEFAULT_MAX_NODES}, at most "
-                   f"{MAX_NODES:,})")
+    p.add_argument("--max-nodes", type=number(int, 1, maximum=MAX_NODES), default=nodes,
+                   help=f"cap on VM counts per role (default {nodes}, at most {MAX_NODES:,})")
+    if objective_help is not None:
+        p.add_argument("--objective", choices=OBJECTIVES,
+                       default=field_default(Scenario, "objective"), help=objective_help)
 
 
+def scenario_from_args(args: argparse.Namespace, pw_usd_per_hour: float) -> Scenario:
+    """The :class:`Scenario` of :func:`add_scenario_args`'s options (``--objective`` if the
+    command has it, else the scenario's default)."""
+    return Scenario(pw_usd_per_hour, args.ckpt_gb, args.buffer,
+                    getattr(args, "objective", field_default(Scenario, "objective")),
+                    not args.no_quotas, args.max_nodes)

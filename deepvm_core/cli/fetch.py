@@ -29,6 +29,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
+from deepvm_core.cli.common import Parser, field_default
 from deepvm_core.cloud.aws import (
     DEFAULT_BASE_CATALOG,
     DEFAULT_MAX_ATTEMPTS,
@@ -42,6 +43,7 @@ from deepvm_core.cloud.aws import (
 )
 from deepvm_core.errors import DeepVMError
 from deepvm_core.home import describe_catalog_dir
+from deepvm_core.model import Scenario
 from deepvm_core.recommend.regions import compare_regions
 
 PROG = "deepvm fetch"
@@ -109,10 +111,12 @@ def configure_fetch_parser(parser: argparse.ArgumentParser) -> argparse.Argument
     parser.add_argument("--compare-pw", type=float, metavar="USD_PER_HOUR",
                         help="after fetching, print the best recommendation of each region "
                              "for this pricing willingness")
-    parser.add_argument("--ckpt-gb", type=float, default=0.3,
-                        help="checkpoint size for --compare-pw, GB (default: 0.3)")
-    parser.add_argument("--buffer", type=float, default=2.0,
-                        help="buffer size for --compare-pw, checkpoints (default: 2)")
+    ckpt = field_default(Scenario, "checkpoint_gb")
+    buffer = field_default(Scenario, "buffer_checkpoints")
+    parser.add_argument("--ckpt-gb", type=float, default=ckpt,
+                        help=f"checkpoint size for --compare-pw, GB (default: {ckpt:g})")
+    parser.add_argument("--buffer", type=float, default=buffer,
+                        help=f"buffer size for --compare-pw, checkpoints (default: {buffer:g})")
     parser.set_defaults(func=run_fetch, command="fetch")
     return parser
 
@@ -203,8 +207,6 @@ def _print_diff(result: FetchResult, base: Catalog, requested: Sequence[str] | N
 
 
 def _print_comparison(result: FetchResult, args: argparse.Namespace, out: TextIO) -> None:
-    from deepvm_core.model import Scenario
-
     scenario = Scenario(args.compare_pw, checkpoint_gb=args.ckpt_gb,
                         buffer_checkpoints=args.buffer)
     print(f"best per region at PW {args.compare_pw:g} USD/h, checkpoint "
@@ -230,8 +232,6 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
         if args.diff and base is not None:  # once: the fetch's base and the diff's old prices
             diff_base = load_catalog(base)
         if args.compare_pw is not None:
-            from deepvm_core.model import Scenario
-
             Scenario(args.compare_pw, checkpoint_gb=args.ckpt_gb,
                      buffer_checkpoints=args.buffer)  # check before any network call
         result = fetch_catalogs(
@@ -269,16 +269,9 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit code 2)."""
-
-    def error(self, message: str) -> Any:
-        self.exit(2, f"{self.prog}: error: {_one_line(message)}\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``deepvm fetch`` on its own (``python -m deepvm_core.cli.fetch``)."""
-    parser = configure_fetch_parser(_OneLineParser(prog=PROG, description=DESCRIPTION))
+    parser = configure_fetch_parser(Parser(prog=PROG, description=DESCRIPTION))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

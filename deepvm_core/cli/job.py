@@ -27,7 +27,6 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -35,9 +34,16 @@ from typing import Any, Final, TextIO
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
+from deepvm_core.cli.common import (
+    add_scenario_args,
+    field_default,
+    number,
+    scenario_from_args,
+)
 from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
-from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
+from deepvm_core.io.recommend_job import compare_plan_with_recommendation, recommend_job
 from deepvm_core.job import (
     AUTO,
     GOALS,
@@ -49,20 +55,20 @@ from deepvm_core.job import (
 )
 from deepvm_core.job.calibrate import MIN_TRUSTED_R_SQUARED
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
-from deepvm_core.job.planner import PLAN_POLICY_LABELS
+from deepvm_core.job.montecarlo import DEFAULT_TRIALS
+from deepvm_core.job.objectives import DEFAULT_GOAL
+from deepvm_core.job.planner import DEFAULT_SEED, PLAN_POLICY_LABELS
 from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.job.workload import (
     MAX_CHECKPOINT_FIXED_SECONDS,
     MAX_RESTART_HOURS,
     MAX_WAIT_HOURS,
-    CheckpointEvery,
 )
-from deepvm_core.model import DEFAULT_OBJECTIVE, OBJECTIVES, Configuration, Scenario
-from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.recommend.with_job import compare_plan_with_recommendation, recommend_job
+from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
+from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE, recommend
+from deepvm_core.units import MINUTES_PER_HOUR
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
-EXIT_USAGE: Final = 2
 #: ``deepvm calibrate``: the fits were printed but not written (a fit is not trusted).
 EXIT_NOT_WRITTEN: Final = 1
 CALIBRATE_EXIT_CODES: Final = f"""exit codes:
@@ -72,39 +78,13 @@ CALIBRATE_EXIT_CODES: Final = f"""exit codes:
      or write it anyway with --force
   {EXIT_USAGE}  bad input (file, catalog, measurements, a fit that cannot be made), one line on
      stderr"""
-MINUTES_PER_HOUR: Final = 60.0
+#: The workload's defaults by field name (``deepvm plan`` shows and uses them).
+_WORKLOAD_DEFAULTS: Final = {name: field_default(Workload, name) for name in (
+    "reference_nodes", "checkpoint_every_epochs", "restart_hours", "wait_hours",
+    "disk_gb_per_second", "checkpoint_fixed_seconds", "mtbi_scale")}
 
 
 # ----------------------------------------------------------------------------- parsing
-
-
-def _number(kind: Callable[[str], Any], *, minimum: float | None = None,
-            strict: bool = False, maximum: float | None = None,
-            bound: str = "") -> Callable[[str], Any]:
-    """An argparse type: a finite ``kind`` number, ``>= minimum`` (``>`` if ``strict``) and
-    ``<= maximum`` (``bound`` says where that bound comes from)."""
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if minimum is not None and (value <= minimum if strict else value < minimum):
-            raise argparse.ArgumentTypeError(
-                f"{text!r} must be {'>' if strict else '>='} {minimum:g}")
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{text!r} must be <= {maximum:g}{bound}")
-        return value
-    return parse
-
-
-def _pw(text: str) -> float | None:
-    """``--pw``: a price per hour >= 0, or ``none`` (PW off)."""
-    if text.strip().lower() == "none":
-        return None
-    value: float = _number(float, minimum=0.0)(text)
-    return value
 
 
 def _mtbi(text: str) -> tuple[str, float]:
@@ -112,7 +92,7 @@ def _mtbi(text: str) -> tuple[str, float]:
     name, sep, hours = text.partition("=")
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is not TYPE=HOURS (e.g. g4dn.xlarge=4)")
-    value: float = _number(float, minimum=0.0, strict=True)(hours)
+    value: float = number(float, 0.0, strict=True)(hours)
     return name.strip(), value
 
 
@@ -124,68 +104,69 @@ def add_plan_parsers(subparsers: Any) -> None:
                     "cluster (spot interruptions, checkpoints and restarts included), pick "
                     "the cheapest or fastest, and compare with the paper's policies. Monte "
                     "Carlo percentiles for the best and the policies.")
-    p.add_argument("--catalog", required=True,
-                   help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
-    p.add_argument("--pw", type=_pw, required=True, metavar="USD|none",
-                   help="pricing willingness, USD per hour; 'none': no price bound (the "
-                        "paper's policies are then not computed)")
-    p.add_argument("--ckpt-gb", type=_number(float, minimum=0.0, strict=True), default=0.3,
-                   help="checkpoint size f, GB (default 0.3)")
-    p.add_argument("--buffer", type=_number(float, minimum=0.0, strict=True), default=2.0,
-                   help="checkpoints one memory node keeps in RAM (default 2)")
-    p.add_argument("--no-quotas", action="store_true",
-                   help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
-    p.add_argument("--max-nodes", type=_number(int, minimum=1), default=256,
-                   help="cap on VM counts per role (default 256)")
-    p.add_argument("--objective", choices=OBJECTIVES, default="paper",
-                   help="the final tie-break's order (model.md): paper (Z, default) or "
-                        "performance")
+    add_scenario_args(p, with_pw=True, pw_off=True,
+                      objective_help="the final tie-break's order (model.md): paper (Z, "
+                                     "default) or performance")
+    w = _WORKLOAD_DEFAULTS
     job = p.add_argument_group("the job")
     add_job_arguments(job)
     ckpt = job.add_mutually_exclusive_group()
-    ckpt.add_argument("--ckpt-every-epochs", type=_number(int, minimum=1), metavar="K",
-                      help="a checkpoint every K epochs (default 1)")
+    ckpt.add_argument("--ckpt-every-epochs", type=number(int, 1), metavar="K",
+                      help=f"a checkpoint every K epochs (default "
+                           f"{w['checkpoint_every_epochs']})")
     ckpt.add_argument("--ckpt-auto", action="store_true",
                       help="Daly's checkpoint interval from the MTBI and the stall")
-    job.add_argument("--restart-min", type=_number(
-                         float, minimum=0.0, maximum=MAX_RESTART_HOURS * MINUTES_PER_HOUR,
+    # Minutes are converted to the workload's hours only when given, so that a default is the
+    # workload's own value exactly.
+    job.add_argument("--restart-min", type=number(
+                         float, 0.0, maximum=MAX_RESTART_HOURS * MINUTES_PER_HOUR,
                          bound=f" ({MAX_RESTART_HOURS:g} h, the bound on the restart R)"),
-                     default=6.0, help="restart after an interruption R, minutes (default 6, "
-                     f"at most {MAX_RESTART_HOURS * MINUTES_PER_HOUR:g})")
-    job.add_argument("--wait-min", type=_number(
-                         float, minimum=0.0, maximum=MAX_WAIT_HOURS * MINUTES_PER_HOUR,
+                     help="restart after an interruption R, minutes (default "
+                          f"{w['restart_hours'] * MINUTES_PER_HOUR:g}, at most "
+                          f"{MAX_RESTART_HOURS * MINUTES_PER_HOUR:g})")
+    job.add_argument("--wait-min", type=number(
+                         float, 0.0, maximum=MAX_WAIT_HOURS * MINUTES_PER_HOUR,
                          bound=f" ({MAX_WAIT_HOURS:g} h, the bound on the capacity wait W)"),
-                     default=0.0, help="capacity wait after an interruption W, minutes "
-                     f"(default 0, at most {MAX_WAIT_HOURS * MINUTES_PER_HOUR:g})")
-    job.add_argument("--disk-gbps", type=_number(float, minimum=0.0, strict=True),
-                     default=0.25, help="anchor disk write bandwidth D, GB/s (default 0.25)")
-    job.add_argument("--ckpt-fixed-s", type=_number(
-                         float, minimum=0.0, maximum=MAX_CHECKPOINT_FIXED_SECONDS,
+                     help="capacity wait after an interruption W, minutes (default "
+                          f"{w['wait_hours'] * MINUTES_PER_HOUR:g}, at most "
+                          f"{MAX_WAIT_HOURS * MINUTES_PER_HOUR:g})")
+    job.add_argument("--disk-gbps", type=number(float, 0.0, strict=True),
+                     default=w["disk_gb_per_second"],
+                     help=f"anchor disk write bandwidth D, GB/s (default "
+                          f"{w['disk_gb_per_second']:g})")
+    job.add_argument("--ckpt-fixed-s", type=number(
+                         float, 0.0, maximum=MAX_CHECKPOINT_FIXED_SECONDS,
                          bound=" (the bound on the fixed checkpoint cost δ0)"),
-                     default=0.0, help="fixed cost of one checkpoint δ0, seconds (default 0, "
-                     f"at most {MAX_CHECKPOINT_FIXED_SECONDS:g})")
+                     default=w["checkpoint_fixed_seconds"],
+                     help=f"fixed cost of one checkpoint δ0, seconds (default "
+                          f"{w['checkpoint_fixed_seconds']:g}, at most "
+                          f"{MAX_CHECKPOINT_FIXED_SECONDS:g})")
     job.add_argument("--mtbi", type=_mtbi, action="append", default=[], metavar="TYPE=HOURS",
                      help="mean hours between interruptions of TYPE's spot market (repeat); "
                           "default from its Spot Advisor bucket")
-    job.add_argument("--mtbi-scale", type=_number(float, minimum=0.0, strict=True),
-                     default=1.0, help="factor on every MTBI, the sensitivity (default 1)")
+    job.add_argument("--mtbi-scale", type=number(float, 0.0, strict=True),
+                     default=w["mtbi_scale"],
+                     help=f"factor on every MTBI, the sensitivity (default {w['mtbi_scale']:g})")
     goal = p.add_argument_group("the goal")
-    goal.add_argument("--goal", choices=GOALS, default="cheapest",
-                      help="cheapest (least expected cost, default) or fastest (least expected "
-                           "makespan)")
-    goal.add_argument("--deadline-hours", type=_number(float, minimum=0.0, strict=True),
+    goal.add_argument("--goal", choices=GOALS, default=DEFAULT_GOAL,
+                      help="cheapest (least expected cost) or fastest (least expected "
+                           f"makespan); default {DEFAULT_GOAL}")
+    goal.add_argument("--deadline-hours", type=number(float, 0.0, strict=True),
                       metavar="H", help="only clusters whose expected makespan is <= H (with "
                                         "either goal); also the Monte Carlo deadline "
                                         "probability")
-    goal.add_argument("--budget-usd", type=_number(float, minimum=0.0, strict=True),
+    goal.add_argument("--budget-usd", type=number(float, 0.0, strict=True),
                       metavar="B", help="only clusters whose expected cost is <= B (with "
                                         "either goal)")
-    goal.add_argument("--trials", type=_number(int, minimum=0), default=10_000,
-                      help="Monte Carlo runs per simulated cluster (default 10000; 0: none)")
-    goal.add_argument("--seed", type=_number(int, minimum=0), default=0,
-                      help="Monte Carlo seed (default 0)")
-    goal.add_argument("--top", type=_number(int, minimum=1), default=3,
-                      help="how many best clusters, and DeepVM's top-k (default 3)")
+    goal.add_argument("--trials", type=number(int, 0), default=DEFAULT_TRIALS,
+                      help=f"Monte Carlo runs per simulated cluster (default {DEFAULT_TRIALS}; "
+                           "0: none)")
+    goal.add_argument("--seed", type=number(int, 0), default=DEFAULT_SEED,
+                      help=f"Monte Carlo seed (default {DEFAULT_SEED})")
+    goal.add_argument("--top", type=number(int, TOP_K_RANGE[0]),
+                      default=DEFAULT_TOP_K,
+                      help=f"how many best clusters, and DeepVM's top-k (default "
+                           f"{DEFAULT_TOP_K})")
     p.add_argument("--format", choices=("table", "json"), default="table")
 
     c = subparsers.add_parser(
@@ -208,6 +189,26 @@ def add_plan_parsers(subparsers: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Workload:
+    """The :class:`Workload` of ``deepvm plan``'s options: each one not given is the
+    workload's own default."""
+    given: dict[str, Any] = {}
+    if args.ckpt_auto:
+        given["checkpoint_every_epochs"] = AUTO
+    elif args.ckpt_every_epochs is not None:
+        given["checkpoint_every_epochs"] = args.ckpt_every_epochs
+    if args.restart_min is not None:
+        given["restart_hours"] = args.restart_min / MINUTES_PER_HOUR
+    if args.wait_min is not None:
+        given["wait_hours"] = args.wait_min / MINUTES_PER_HOUR
+    return Workload(
+        epochs=args.epochs, reference_epoch_seconds=args.epoch_seconds,
+        reference_gpu=args.ref_type, reference_nodes=args.ref_nodes,
+        checkpoint_gb=args.ckpt_gb, disk_gb_per_second=args.disk_gbps,
+        checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
+        mtbi_scale=args.mtbi_scale, **given)
 
 
 def _one_line(exc: DeepVMError) -> str:
@@ -361,17 +362,8 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if name in mtbi:
             raise DeepVMError(f"--mtbi {name} is given twice")
         mtbi[name] = hours
-    every: CheckpointEvery = AUTO if args.ckpt_auto else (args.ckpt_every_epochs or 1)
-    workload = Workload(
-        epochs=args.epochs, reference_epoch_seconds=args.epoch_seconds,
-        reference_gpu=args.ref_type, reference_nodes=args.ref_nodes,
-        checkpoint_gb=args.ckpt_gb, checkpoint_every_epochs=every,
-        restart_hours=args.restart_min / MINUTES_PER_HOUR,
-        wait_hours=args.wait_min / MINUTES_PER_HOUR, disk_gb_per_second=args.disk_gbps,
-        checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
-        mtbi_scale=args.mtbi_scale)
-    scenario = Scenario(0.0 if args.pw is None else args.pw, args.ckpt_gb, args.buffer,
-                        args.objective, not args.no_quotas, args.max_nodes)
+    workload = workload_from_args(args, mtbi)
+    scenario = scenario_from_args(args, 0.0 if args.pw is None else args.pw)
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,

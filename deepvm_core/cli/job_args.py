@@ -23,7 +23,7 @@ from deepvm_core.job.measurements import (
     load_measurements,
 )
 from deepvm_core.job.speedup import SPEEDUP_MODELS, SpeedupModel
-from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 
 
 def _positive(kind: Callable[[str], Any], *, minimum: float, strict: bool) -> Callable[[str], Any]:

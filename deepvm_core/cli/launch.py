@@ -22,6 +22,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from deepvm_core.cli.common import Parser
+from deepvm_core.cloud.fleet.bundle import build_bundle, write_bundle
 from deepvm_core.cloud.fleet.ec2 import (
     DEFAULT_MAX_ATTEMPTS,
     RETRY_MODES,
@@ -35,7 +37,6 @@ from deepvm_core.cloud.fleet.errors import (
     EXIT_LAUNCH_FAILED,
     EXIT_OK,
     EXIT_ROLLBACK_INCOMPLETE,
-    EXIT_USAGE,
     LaunchFailed,
     TeardownIncomplete,
 )
@@ -47,15 +48,9 @@ from deepvm_core.cloud.fleet.manage import (
     summarize,
     teardown,
 )
-from deepvm_core.cloud.fleet.requests import (
-    RequestOptions,
-    build_bundle,
-    parse_subnets,
-    parse_template,
-    write_bundle,
-)
+from deepvm_core.cloud.fleet.requests import RequestOptions, parse_subnets, parse_template
 from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
-from deepvm_core.errors import DeepVMError
+from deepvm_core.errors import EXIT_USAGE, DeepVMError
 
 LAUNCH_COMMANDS = ("export", "launch", "status", "teardown")
 
@@ -382,18 +377,11 @@ def run_launch_command(args: argparse.Namespace, *, stdout: TextIO | None = None
         return EXIT_INTERRUPTED
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit code 2)."""
-
-    def error(self, message: str) -> Any:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {' '.join(message.split())}\n")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """These commands on their own (``python -m deepvm_core.cli.launch``)."""
-    parser = _OneLineParser(prog="deepvm", description="EC2 Fleet: export, launch, status, "
+    parser = Parser(prog="deepvm", description="EC2 Fleet: export, launch, status, "
                                                        "teardown")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     add_launch_parsers(sub)
     try:
         args = parser.parse_args(argv)

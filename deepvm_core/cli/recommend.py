@@ -11,28 +11,29 @@ from typing import Any, TextIO
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
-from deepvm_core.catalog.store import load_catalog, write_json_atomic
+from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
-from deepvm_core.cli.common import EXIT_USAGE, Parser, add_scenario_args, number
+from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
 from deepvm_core.cli.job_args import add_job_arguments
 from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
-from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
+from deepvm_core.files import write_json_atomic
 from deepvm_core.io.export import recommendation_to_dict
+from deepvm_core.io.recommend_job import with_job_estimate
 from deepvm_core.io.replay import read_export, replay
 from deepvm_core.model import (
     DEFAULT_OBJECTIVE,
-    OBJECTIVES,
     Configuration,
-    Scenario,
     flopp_ranking,
 )
 from deepvm_core.recommend.recommendation import (
     DEFAULT_SOLVER,
+    DEFAULT_TOP_K,
     SOLVERS,
+    TOP_K_RANGE,
     recommend,
 )
-from deepvm_core.recommend.sweep import pw_grid, sweep
-from deepvm_core.recommend.with_job import with_job_estimate
+from deepvm_core.recommend.sweep import FIG3_PW_GRID, pw_grid, sweep
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 
 #: ``recommend --replay``: the export's recommendation came out differently.
@@ -44,17 +45,19 @@ RECOMMEND_COMMANDS = ("recommend", "sweep", "flopp", "catalog")
 def add_recommend_parsers(sub: Any) -> None:
     """Add ``recommend``, ``sweep``, ``flopp`` and ``catalog`` to ``deepvm``'s subparsers."""
     rec = sub.add_parser("recommend", help="recommend configurations for one scenario")
-    add_scenario_args(rec, with_pw=True, replayable=True)
+    add_scenario_args(rec, with_pw=True, replayable=True,
+                      objective_help=f"speed: the job's epochs per hour (default "
+                      f"{DEFAULT_OBJECTIVE}); paper: the paper's Z; performance: eFLOPS * n * "
+                      "K(n)")
+    rec.set_defaults(objective=DEFAULT_OBJECTIVE)  # the tools' default (model.py)
     rec.add_argument("--replay", metavar="EXPORT.json",
                      help="run the recommendation of an export (this command's JSON) again, "
                      "with its inputs and catalog (found unchanged by name and sha256, else "
                      "rebuilt from the rows it holds), and say whether it matches: exit 0 when "
                      "it does, 1 when it differs, 2 on a bad file; takes no --catalog or --pw, "
                      "and the other scenario options are the export's")
-    rec.add_argument("--top", type=number(int, 1), default=3, help="how many (default 3)")
-    rec.add_argument("--objective", choices=OBJECTIVES, default=DEFAULT_OBJECTIVE,
-                     help=f"speed: the job's epochs per hour (default {DEFAULT_OBJECTIVE}); "
-                     "paper: the paper's Z; performance: eFLOPS * n * K(n)")
+    rec.add_argument("--top", type=number(int, TOP_K_RANGE[0]),
+                     default=DEFAULT_TOP_K, help=f"how many (default {DEFAULT_TOP_K})")
     rec.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
                      help=f"enumerate (exact enumeration) or ilp (PuLP integer program, same "
                      f"ranking, slower: 0.45-1.25 s on the 2025 catalogs); "
@@ -71,9 +74,10 @@ def add_recommend_parsers(sub: Any) -> None:
 
     sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
     add_scenario_args(sw, with_pw=False)
-    sw.add_argument("--pw-start", type=number(float, 0.0), default=0.0)
-    sw.add_argument("--pw-stop", type=number(float, 0.0), default=10.0)
-    sw.add_argument("--pw-step", type=number(float, 0.0, strict=True), default=0.1)
+    start, stop, step = FIG3_PW_GRID
+    sw.add_argument("--pw-start", type=number(float, 0.0), default=start)
+    sw.add_argument("--pw-stop", type=number(float, 0.0), default=stop)
+    sw.add_argument("--pw-step", type=number(float, 0.0, strict=True), default=step)
     sw.add_argument("--format", choices=("csv", "json"), default="csv")
 
     fl = sub.add_parser("flopp", help="the FLOPP ranking of a catalog's GPU types")
@@ -164,8 +168,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if args.replay is not None:
         return _cmd_replay(args, out)
     catalog = _load(args.catalog)
-    scenario = Scenario(args.pw, args.ckpt_gb, args.buffer, args.objective, not args.no_quotas,
-                        args.max_nodes)
+    scenario = scenario_from_args(args, args.pw)
     job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
                     time_limit_s=args.time_limit, speed=None if job is None else job.speed)
@@ -185,8 +188,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
-    scenario = Scenario(args.pw_start, args.ckpt_gb, args.buffer, "paper", not args.no_quotas,
-                        args.max_nodes)
+    scenario = scenario_from_args(args, args.pw_start)
     result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
     rows = result.rows()
     if args.format == "json":

@@ -37,8 +37,8 @@ A configuration is ``{"architecture", "gpu": {"name", "spot", "on_demand"}, "cpu
 ``gpu.on_demand`` count GPU VMs, ``cpu.on_demand`` memory nodes, ``objective`` is the value of
 the chosen objective; the rest (``z_paper``, ``scaling_factor``, ``cluster_flopp``,
 ``summary``) are extras; ``speed_epochs_per_hour`` is the job's training speed (epochs per hour,
-:mod:`deepvm_core.speed`) and ``speed_vs_one_ref_vm`` that speed divided by one reference-type
-VM's.
+:mod:`deepvm_core.search.speed`) and ``speed_vs_one_ref_vm`` that speed divided by one
+reference-type VM's.
 
 **Reproducible.** ``catalog.instance_types`` holds, in our catalog format (``data/README.md``),
 every instance type a configuration of the document uses, each with a ``source`` (the catalog
@@ -63,10 +63,11 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.diff import catalog_changes
 from deepvm_core.catalog.schema import instance_row, quota_rows, saturation_rows
 from deepvm_core.errors import InputError
+from deepvm_core.io.documents import ConfigurationDoc, ExplanationDoc, InputsDoc
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.distinct import DistinctCluster
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
-from deepvm_core.speed import SpeedBasis
+from deepvm_core.search.speed import SpeedBasis
 
 EXPORT_SCHEMA_VERSION = 1
 
@@ -81,7 +82,7 @@ def tool_version() -> str:
 
 def configuration_to_dict(
     config: Configuration | None, objective: Objective, *, noscale: bool = False
-) -> dict[str, Any] | None:
+) -> ConfigurationDoc | None:
     """The export form of one configuration (``None`` stays ``None``)."""
     if config is None:
         return None
@@ -129,7 +130,7 @@ def speed_basis_to_dict(basis: SpeedBasis | None) -> dict[str, Any] | None:
 
 
 def explanation_to_dict(explanation: Explanation | None,
-                        objective: Objective) -> dict[str, Any] | None:
+                        objective: Objective) -> ExplanationDoc | None:
     """The export form of an explanation."""
     if explanation is None:
         return None
@@ -275,7 +276,7 @@ def recommendation_to_dict(
     if timestamp is not None:
         doc["generated_at"] = timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     doc.update({
-        "inputs": {
+        "inputs": InputsDoc({
             "pw_usd_per_hour": s.pw_usd_per_hour,
             "checkpoint_gb": s.checkpoint_gb,
             "buffer_checkpoints": s.buffer_checkpoints,
@@ -284,7 +285,7 @@ def recommendation_to_dict(
             "max_nodes": s.max_nodes,
             "top_k": rec.top_k,
             "solver": rec.solver,
-        },
+        }),
         "catalog": catalog_record(catalog, exported_configurations(rec, chosen), base=base),
         "deepvm": [configuration_to_dict(c, obj) for c in rec.deepvm],
         "deepvm_noscale": configuration_to_dict(rec.deepvm_noscale, obj, noscale=True),

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.io.documents import AssumptionsDoc, EstimateDoc, PlanConfigurationDoc
 from deepvm_core.io.export import (
     EXPORT_SCHEMA_VERSION,
     configuration_to_dict,
@@ -31,9 +32,11 @@ def _finite(x: float) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
+def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
     """The ``estimate`` object of one configuration (see :func:`plan_to_dict`)."""
-    doc: dict[str, Any] = {
+    finishes = e.does_not_finish is None
+    saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
+    doc: EstimateDoc = {
         "epoch_seconds": e.epoch_seconds,
         "compute_hours": e.compute_hours,
         "checkpoint_stall_seconds": e.checkpoint_stall_seconds,
@@ -43,22 +46,17 @@ def estimate_to_dict(e: PlanEstimate) -> dict[str, Any]:
         "expected_cost_usd": _finite(e.expected_cost_usd),
         "expected_interruptions": _finite(e.expected_interruptions),
         "within_limits": e.within_limits,
-    }
-    saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
-    doc.update({
         "on_demand_same_cluster": {"cost_usd": _finite(e.on_demand_cost_usd),
                                    "makespan_hours": _finite(e.on_demand_makespan_hours)},
-        "savings_vs_on_demand_usd": _finite(saved_usd),
-        "savings_vs_on_demand_percent": None if saved_percent is None else _finite(
-            saved_percent),
+        "savings_vs_on_demand_usd": _finite(saved_usd) if finishes else None,
+        "savings_vs_on_demand_percent": (None if saved_percent is None or not finishes
+                                         else _finite(saved_percent)),
         "slow_warning": slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
-                                     e.on_demand_cost_usd),
-    })
+                                     e.on_demand_cost_usd) if finishes else None,
+    }
     if e.does_not_finish is not None:  # T, C and N are null: the reason says why
         doc.update({"expected_makespan_hours": None, "expected_cost_usd": None,
-                    "expected_interruptions": None, "does_not_finish": e.does_not_finish,
-                    "savings_vs_on_demand_usd": None, "savings_vs_on_demand_percent": None,
-                    "slow_warning": None})
+                    "expected_interruptions": None, "does_not_finish": e.does_not_finish})
     mc = e.monte_carlo
     if mc is not None:
         doc.update({
@@ -117,16 +115,16 @@ def plan_summary(result: JobPlanResult, catalog: Catalog) -> str:
 
 
 def plan_configuration_to_dict(e: PlanEstimate | None, objective: Objective, *,
-                               noscale: bool = False) -> dict[str, Any] | None:
+                               noscale: bool = False) -> PlanConfigurationDoc | None:
     """A configuration as ``recommend``'s JSON has it, plus its ``estimate``."""
     if e is None:
         return None
-    doc = configuration_to_dict(e.configuration, objective, noscale=noscale) or {}
-    doc["estimate"] = estimate_to_dict(e)
-    return doc
+    base = configuration_to_dict(e.configuration, objective, noscale=noscale)
+    assert base is not None  # a configuration, not None
+    return PlanConfigurationDoc(**base, estimate=estimate_to_dict(e))
 
 
-def assumptions_to_dict(a: PlanAssumptions) -> dict[str, Any]:
+def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
     """The ``assumptions`` object of the plan JSON."""
     return {
         "speedup": a.speedup,

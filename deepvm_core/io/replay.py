@@ -30,9 +30,10 @@ from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, SCHEMA_VERSION
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.io.export import configuration_to_dict, recommendation_to_dict
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.model import OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, Solver, recommend
-from deepvm_core.speed import SpeedBasis, speed_basis
+from deepvm_core.search.speed import SpeedBasis
 
 #: The largest export file read, bytes (its rows are a subset of one catalog).
 MAX_EXPORT_BYTES = MAX_CATALOG_BYTES

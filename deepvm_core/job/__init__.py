@@ -46,9 +46,6 @@ from deepvm_core.job.errors import (
     WorkloadError,
 )
 from deepvm_core.job.inputs import (
-    ARCHITECTURE_CODES,
-    SINGLE_ANCHOR,
-    TIERING,
     ClusterArrays,
     JobInputs,
     cluster_epoch_seconds,
@@ -98,8 +95,8 @@ from deepvm_core.job.workload import AUTO, Workload, check_workload, top_spot_fl
 
 __all__ = [
     "configuration_samples",
-    "ADVISOR_BUCKET_MTBI_HOURS", "ARCHITECTURE_CODES", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
-    "PLAN_POLICIES", "SINGLE_ANCHOR", "SPEEDUP_MODELS", "TIERING",
+    "ADVISOR_BUCKET_MTBI_HOURS", "AUTO", "DEFAULT_MTBI_HOURS", "GOALS",
+    "PLAN_POLICIES", "SPEEDUP_MODELS",
     "Goal", "GpuAssumption", "JobPlanResult", "MonteCarloEstimate", "PlanAssumptions",
     "PlanEstimate", "PolicyEstimates", "plan_job",
     "Calibration", "CalibrationError", "ClusterArrays", "EflopsCalibration",

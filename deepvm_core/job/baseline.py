@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.model import Arch
-from deepvm_core.search.candidates import CandidateTable
+from deepvm_core.search.tables import CandidateTable
 
 FloatArray = npt.NDArray[np.float64]
 SECONDS_PER_HOUR: Final = 3600.0

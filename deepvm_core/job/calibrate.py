@@ -34,16 +34,15 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.types import MEASURED
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
-
-FloatArray = npt.NDArray[np.float64]
+from deepvm_core.model import logistic
 
 #: Bounds of the fit: the catalog's ranges for a (0, 10], b [0, 1e5], c (0, 1e6].
 FIT_LOWER = (1e-9, 0.0, 1e-9)
@@ -57,10 +56,6 @@ MIN_TRUSTED_R_SQUARED: Final = 0.8
 #: data did not determine it, the bound did.
 _AT_BOUND_RTOL = 1e-6
 _COVARIANCE_WARNING = "Covariance of the parameters could not be estimated"
-
-
-def _logistic(n: FloatArray, a: float, b: float, c: float) -> FloatArray:
-    return np.asarray(c / (1.0 + np.exp(-a * (n - b))), dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -147,7 +142,7 @@ def fit_scaling(rows: InstanceMeasurements,
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", OptimizeWarning)
-                popt, _ = curve_fit(_logistic, n, speedup, p0=(a_start, b0, c0),
+                popt, _ = curve_fit(logistic, n, speedup, p0=(a_start, b0, c0),
                                     bounds=(lower, FIT_UPPER), maxfev=20_000)
         except (RuntimeError, ValueError) as exc:
             failure = str(exc)
@@ -160,13 +155,13 @@ def fit_scaling(rows: InstanceMeasurements,
         if not np.all(np.isfinite(popt)):
             failure = f"non-finite parameters {popt.tolist()}"
             continue
-        sse = float(np.sum((speedup - _logistic(n, *popt)) ** 2))
+        sse = float(np.sum((speedup - logistic(n, *popt)) ** 2))
         if best is None or sse < best[0]:
             best = (sse, np.asarray(popt, dtype=np.float64))
     if best is None:
         raise CalibrationError(name, f"the logistic fit failed: {failure}")
     sse, popt = best
-    residuals = speedup - _logistic(n, *popt)
+    residuals = speedup - logistic(n, *popt)
     ss_tot = float(np.sum((speedup - speedup.mean()) ** 2))
     r2 = 1.0 - sse / ss_tot if ss_tot > 0 else (1.0 if sse == 0 else 0.0)
     return ScalingFit(

@@ -23,8 +23,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from deepvm_core.arrays import FloatArray, IntArray
 
 #: Bits per byte: f (GB) over a network in Gbit/s takes 8 f / BW seconds.
 BITS_PER_BYTE = 8.0

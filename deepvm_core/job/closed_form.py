@@ -27,13 +27,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
-from deepvm_core.job.inputs import SECONDS_PER_HOUR, ClusterArrays, JobInputs, job_inputs
+from deepvm_core.job.inputs import (
+    ClusterArrays,
+    JobInputs,
+    job_inputs,
+)
 from deepvm_core.job.speedup import SpeedupModel
 from deepvm_core.job.workload import Workload
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from deepvm_core.units import SECONDS_PER_HOUR
 
 
 def _down_ratio(x: FloatArray) -> FloatArray:

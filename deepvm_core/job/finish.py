@@ -19,14 +19,14 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-BoolArray = npt.NDArray[np.bool_]
+from deepvm_core.arrays import BoolArray
+from deepvm_core.units import SECONDS_PER_HOUR
 
 #: The longest expected makespan a plan accepts as finishing, hours (about 114 years): far
 #: past any training job, and far below the astronomic values of a cluster whose segments
 #: are almost never completed between two interruptions.
 FINISH_HORIZON_HOURS: Final = 1e6
 
-_SECONDS_PER_HOUR = 3600.0
 #: (seconds in the unit, its symbol), smallest first; :func:`format_duration` picks the
 #: largest unit the duration reaches.
 _UNITS: Final = ((1e-6, "µs"), (1e-3, "ms"), (1.0, "s"), (60.0, "min"), (3600.0, "h"),
@@ -46,7 +46,7 @@ def format_duration(hours: float) -> str:
     ``6.3 min``, ``4 h``, ``3.1 days``, ``114 years``; ``forever`` when not finite."""
     if not math.isfinite(hours):
         return "forever"
-    seconds = hours * _SECONDS_PER_HOUR
+    seconds = hours * SECONDS_PER_HOUR
     size, unit = _UNITS[0]
     for size_i, unit_i in _UNITS:
         if seconds >= size_i:

@@ -16,11 +16,11 @@ segment without a checkpoint.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.checkpoint import (
     daly_interval_seconds,
@@ -32,17 +32,8 @@ from deepvm_core.job.errors import JobModelError
 from deepvm_core.job.mtbi import mtbi_estimates
 from deepvm_core.job.speedup import SpeedupModel, one_vm_epoch_seconds
 from deepvm_core.job.workload import AUTO, Workload
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-
-SECONDS_PER_HOUR: Final = 3600.0
-#: Architecture codes of :attr:`ClusterArrays.architecture` (the order of ``model.ARCHITECTURES``).
-SINGLE_ANCHOR: Final = 0
-TIERING: Final = 1
-ARCHITECTURE_CODES: Final = {"single_anchor": SINGLE_ANCHOR, "tiering": TIERING}
-#: An on-demand part may exceed the price by this much (float noise of sums), USD per hour.
-_PRICE_TOLERANCE_USD = 1e-9
+from deepvm_core.model import Arch
+from deepvm_core.units import PRICE_TOLERANCE_USD, SECONDS_PER_HOUR
 
 
 def _bad(field: str, values: npt.NDArray[np.generic], mask: npt.NDArray[np.bool_],
@@ -60,7 +51,7 @@ class ClusterArrays:
     """Configurations, one entry per configuration (1-D arrays of one length).
 
     Attributes:
-        architecture: :data:`SINGLE_ANCHOR` (0) or :data:`TIERING` (1).
+        architecture: :attr:`deepvm_core.model.Arch.SINGLE_ANCHOR` (0) or ``Arch.TIERING`` (1).
         gpu_index: index of the GPU type in ``catalog.gpu_types``.
         n_gpu: n, every GPU VM (>= 1; Single Anchor: the anchor included).
         n_spot: spot GPU VMs (0 <= n_spot <= n); 0 means nothing is ever interrupted.
@@ -102,11 +93,12 @@ class ClusterArrays:
         lengths = {f.name: getattr(self, f.name).size for f in fields(self)}
         if any(n != size for n in lengths.values()):
             raise JobModelError(f"the arrays must have one length; got {lengths}")
-        tr = self.architecture == TIERING
+        tr = self.architecture == Arch.TIERING
         problems = [
             _bad("architecture", self.architecture,
-                 (self.architecture != SINGLE_ANCHOR) & ~tr,
-                 f"must be {SINGLE_ANCHOR} (Single Anchor) or {TIERING} (Tiering)"),
+                 (self.architecture != Arch.SINGLE_ANCHOR) & ~tr,
+                 f"must be {int(Arch.SINGLE_ANCHOR)} (Single Anchor) or {int(Arch.TIERING)} "
+                 "(Tiering)"),
             _bad("gpu_index", self.gpu_index, self.gpu_index < 0, "must not be negative"),
             _bad("n_gpu", self.n_gpu, self.n_gpu < 1, "must be >= 1"),
             _bad("n_spot", self.n_spot, (self.n_spot < 0) | (self.n_spot > self.n_gpu),
@@ -126,7 +118,7 @@ class ClusterArrays:
                  ~(np.isfinite(self.on_demand_usd_per_hour)
                    & (self.on_demand_usd_per_hour >= 0)
                    & (self.on_demand_usd_per_hour
-                      <= self.price_usd_per_hour + _PRICE_TOLERANCE_USD)),
+                      <= self.price_usd_per_hour + PRICE_TOLERANCE_USD)),
                  "must be a finite number from 0 to price_usd_per_hour"),
         ]
         messages = [p for p in problems if p is not None]
@@ -260,7 +252,7 @@ def job_inputs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
     model = SpeedupModel() if speedup is None else speedup
     epoch = cluster_epoch_seconds(workload, catalog, clusters, model)
     compute = workload.epochs * epoch
-    sa = clusters.architecture == SINGLE_ANCHOR
+    sa = clusters.architecture == Arch.SINGLE_ANCHOR
     stall = np.where(
         sa,
         single_anchor_stall_seconds(workload.checkpoint_gb, clusters.n_gpu,

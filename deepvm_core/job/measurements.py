@@ -26,13 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
 from deepvm_core import bundled
+from deepvm_core.arrays import FloatArray
 from deepvm_core.errors import DeepVMError, Problem
 from deepvm_core.job.errors import MeasurementsError
-
-FloatArray = npt.NDArray[np.float64]
 
 #: The columns of a measurements CSV, defined once.
 INSTANCE, NODES, EPOCH_SECONDS = "instance", "nodes", "epoch_seconds"

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.errors import InputError
-from deepvm_core.job.inputs import SECONDS_PER_HOUR, JobInputs
-
-FloatArray = npt.NDArray[np.float64]
+from deepvm_core.job.inputs import JobInputs
+from deepvm_core.units import SECONDS_PER_HOUR
 
 #: Sums of fewer truncated exponentials than this are drawn exactly, one draw each.
 EXACT_SUM_LIMIT = 32
@@ -43,6 +43,9 @@ EXACT_SUM_LIMIT = 32
 _POISSON_MEAN_LIMIT = 1e12
 #: Percentiles reported.
 PERCENTILES = (10.0, 50.0, 90.0)
+
+#: Monte Carlo runs per configuration unless told (:func:`simulate_jobs`, ``plan_job``).
+DEFAULT_TRIALS = 10_000
 
 
 def _truncated_exp_moments(x: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -193,7 +196,7 @@ def _mean_and_error(x: FloatArray) -> tuple[FloatArray, FloatArray]:
         return mean, x.std(axis=1, ddof=1) / np.sqrt(x.shape[1])
 
 
-def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = 10_000,
+def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DEFAULT_TRIALS,
                   deadline_hours: float | None = None,
                   max_cells: int = 2_000_000) -> MonteCarloSummary:
     """Monte Carlo statistics of every configuration of ``plan`` (``trials`` runs each).

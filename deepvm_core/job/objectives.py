@@ -5,6 +5,9 @@ T (hours) and an optional ``rank`` array (``model.md``'s order: lower ranks firs
 the array order). Ties go to the lower C, then the lower T, then the lower rank. An entry with
 a NaN cost or makespan is never picked and never on the frontier.
 
+* :func:`best_first`: the configurations within a deadline (``T <= deadline_hours``) and a
+  budget (``C <= budget_usd``), best first by a :data:`Goal`: by (C, T, rank) for
+  ``cheapest``, by (T, C, rank) for ``fastest`` (:func:`deepvm_core.job.plan_job`'s order);
 * :func:`cheapest`: least C, optionally with ``T <= deadline_hours``;
 * :func:`fastest`: least T (ties: lower C, then rank), optionally with ``C <= budget_usd``;
 * :func:`pareto_frontier`: the configurations no other beats on both T and C (at least as good
@@ -15,13 +18,19 @@ a NaN cost or makespan is never picked and never on the frontier.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.errors import InputError
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+#: What a job plan optimises: least expected cost or least expected makespan.
+Goal = Literal["cheapest", "fastest"]
+GOALS: tuple[Goal, ...] = get_args(Goal)
+#: The goal of a job plan unless told.
+DEFAULT_GOAL: Goal = "cheapest"
 
 
 def _inputs(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike,
@@ -43,38 +52,66 @@ def _limit(name: str, value: float | None) -> None:
         raise InputError(name, value, "must be a number or None")
 
 
-def cheapest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
-             deadline_hours: float | None = None,
-             rank: npt.ArrayLike | None = None) -> int | None:
-    """Index of the least expected cost (with ``T <= deadline_hours`` if given), or ``None``
-    when no configuration qualifies. Ties: lower T, then lower rank."""
+def within_limits(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
+                  deadline_hours: float | None = None, budget_usd: float | None = None,
+                  eligible: npt.ArrayLike | None = None) -> BoolArray:
+    """Which configurations have a cost and a makespan (not NaN) with ``T <= deadline_hours``
+    and ``C <= budget_usd`` (each limit only if given), among the ``eligible`` ones (a boolean
+    mask; default all: the planner leaves out clusters that do not finish,
+    :func:`deepvm_core.job.finish.finishes`)."""
     _limit("deadline_hours", deadline_hours)
-    cost, time, order = _inputs(cost_usd, makespan_hours, rank)
+    _limit("budget_usd", budget_usd)
+    cost, time, _ = _inputs(cost_usd, makespan_hours, None)
     ok = ~np.isnan(cost) & ~np.isnan(time)
+    if eligible is not None:
+        mask = np.asarray(eligible, dtype=bool).ravel()
+        if mask.size != cost.size:
+            raise InputError("eligible", mask.size, f"needs one entry per configuration "
+                             f"({cost.size})")
+        ok &= mask
     if deadline_hours is not None:
         ok &= time <= deadline_hours
-    candidates = np.flatnonzero(ok)
-    if candidates.size == 0:
-        return None
-    best = np.lexsort((order[candidates], time[candidates], cost[candidates]))[0]
-    return int(candidates[best])
+    if budget_usd is not None:
+        ok &= cost <= budget_usd
+    return np.asarray(ok, dtype=bool)
+
+
+def best_first(goal: Goal, cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
+               deadline_hours: float | None = None, budget_usd: float | None = None,
+               rank: npt.ArrayLike | None = None,
+               eligible: npt.ArrayLike | None = None) -> IntArray:
+    """Indices of the configurations :func:`within_limits`, best first by ``goal``: sorted by
+    (C, T, rank) for ``cheapest`` and by (T, C, rank) for ``fastest``."""
+    if goal not in GOALS:
+        raise InputError("goal", goal, f"must be one of {', '.join(GOALS)}")
+    cost, time, order = _inputs(cost_usd, makespan_hours, rank)
+    candidates = np.flatnonzero(within_limits(cost, time, deadline_hours=deadline_hours,
+                                              budget_usd=budget_usd, eligible=eligible))
+    c, t, r = cost[candidates], time[candidates], order[candidates]
+    keys = (r, t, c) if goal == "cheapest" else (r, c, t)
+    return np.asarray(candidates[np.lexsort(keys)], dtype=np.int64)
+
+
+def cheapest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
+             deadline_hours: float | None = None, rank: npt.ArrayLike | None = None,
+             eligible: npt.ArrayLike | None = None) -> int | None:
+    """Index of the least expected cost (with ``T <= deadline_hours`` if given, among the
+    ``eligible``), or ``None`` when no configuration qualifies. Ties: lower T, then lower
+    rank."""
+    order = best_first("cheapest", cost_usd, makespan_hours, deadline_hours=deadline_hours,
+                       rank=rank, eligible=eligible)
+    return int(order[0]) if order.size else None
 
 
 def fastest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
-            budget_usd: float | None = None,
-            rank: npt.ArrayLike | None = None) -> int | None:
-    """Index of the least expected makespan (with ``C <= budget_usd`` if given), or ``None``
-    when no configuration qualifies. Ties: lower C, then lower rank."""
-    _limit("budget_usd", budget_usd)
-    cost, time, order = _inputs(cost_usd, makespan_hours, rank)
-    ok = ~np.isnan(cost) & ~np.isnan(time)
-    if budget_usd is not None:
-        ok &= cost <= budget_usd
-    candidates = np.flatnonzero(ok)
-    if candidates.size == 0:
-        return None
-    best = np.lexsort((order[candidates], cost[candidates], time[candidates]))[0]
-    return int(candidates[best])
+            budget_usd: float | None = None, rank: npt.ArrayLike | None = None,
+            eligible: npt.ArrayLike | None = None) -> int | None:
+    """Index of the least expected makespan (with ``C <= budget_usd`` if given, among the
+    ``eligible``), or ``None`` when no configuration qualifies. Ties: lower C, then lower
+    rank."""
+    order = best_first("fastest", cost_usd, makespan_hours, budget_usd=budget_usd, rank=rank,
+                       eligible=eligible)
+    return int(order[0]) if order.size else None
 
 
 def pareto_frontier(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,

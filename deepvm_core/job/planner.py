@@ -14,8 +14,9 @@ cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload`
    a configuration qualifies when ``T <= deadline_hours`` and ``C <= budget_usd`` (each when
    given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
    then ``model.md``'s order under the scenario's objective (the candidate table's
-   :meth:`~deepvm_core.search.candidates.CandidateTable.rank_order`). ``best`` is the top-k;
-   ``chosen`` is ``best[0]``.
+   :meth:`~deepvm_core.search.tables.CandidateTable.rank_order`), all by
+   :func:`~deepvm_core.job.objectives.best_first`. ``best`` is the top-k; ``chosen`` is
+   ``best[0]``.
 4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
    (:func:`~deepvm_core.job.objectives.pareto_frontier`, by increasing cost).
 5. **The paper's policies** within PW, each estimated: DeepVM (Z, top-k), DeepVM with the
@@ -44,32 +45,38 @@ from dataclasses import replace
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.job.closed_form import JobEstimates, expected_jobs
+from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.finish import finishes
 from deepvm_core.job.inputs import (
-    SINGLE_ANCHOR,
-    TIERING,
     ClusterArrays,
     JobInputs,
     job_inputs,
 )
 from deepvm_core.job.montecarlo import (
+    DEFAULT_TRIALS,
     JobSamples,
     MonteCarloSummary,
     sample_jobs,
     simulate_jobs,
 )
 from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
-from deepvm_core.job.objectives import pareto_frontier
-from deepvm_core.job.result import (
+from deepvm_core.job.objectives import (
+    DEFAULT_GOAL,
     GOALS,
+    Goal,
+    best_first,
+    cheapest,
+    fastest,
+    pareto_frontier,
+    within_limits,
+)
+from deepvm_core.job.result import (
     PLAN_POLICIES,
     PLAN_POLICY_LABELS,
-    Goal,
     GpuAssumption,
     JobPlanResult,
     MonteCarloEstimate,
@@ -80,27 +87,29 @@ from deepvm_core.job.result import (
     _Parts,
     unfinished_reason_of,
 )
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.job.speedup import (
     SpeedupModel,
     one_vm_epoch_seconds,
 )
 from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.model import Arch, Objective, Scenario
+from deepvm_core.model import Arch, Scenario
 from deepvm_core.recommend.recommendation import (
+    DEFAULT_TOP_K,
     TOP_K_RANGE,
     Explanation,
     catalog_notes,
     explain_infeasible,
-    single_anchor_baseline_indices,
+    policy_indices,
 )
-from deepvm_core.search.candidates import CandidateTable, build_candidates, build_domain
-from deepvm_core.speed import SpeedBasis, speed_basis
+from deepvm_core.search.candidates import build_candidates, build_domain
+from deepvm_core.search.ranking import rank_positions
+from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.search.tables import CandidateTable
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
+#: The Monte Carlo seed of a plan unless told.
+DEFAULT_SEED: Final = 0
 #: Most Monte Carlo trials per configuration :func:`plan_job` accepts.
 MAX_TRIALS: Final = 1_000_000
 #: Most configurations a plan evaluates with every memory-node type per (v, n); a larger
@@ -124,7 +133,7 @@ def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
                        np.nan)  # index -1: Single Anchor, no memory node
     single = table.architecture == Arch.SINGLE_ANCHOR
     return ClusterArrays(
-        architecture=np.where(single, SINGLE_ANCHOR, TIERING).astype(np.int64),
+        architecture=table.architecture.astype(np.int64),
         gpu_index=gpu_index[table.gpu] if table.gpus else np.zeros(0, dtype=np.int64),
         n_gpu=table.n,
         n_spot=np.where(single, table.n - 1, table.n),
@@ -177,38 +186,6 @@ def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
         f"type(s) per GPU type and node count ({len(table):,} configurations). A pricier "
         "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
-
-
-def _within(est: JobEstimates, deadline_hours: float | None,
-            budget_usd: float | None) -> BoolArray:
-    ok = (~np.isnan(est.expected_cost_usd) & finishes(est.expected_makespan_hours)
-          & np.isfinite(est.expected_cost_usd))
-    if deadline_hours is not None:
-        ok &= est.expected_makespan_hours <= deadline_hours
-    if budget_usd is not None:
-        ok &= est.expected_cost_usd <= budget_usd
-    return np.asarray(ok, dtype=bool)
-
-
-def goal_order(goal: Goal, cost_usd: FloatArray, makespan_hours: FloatArray, rank: IntArray,
-               indices: IntArray) -> IntArray:
-    """``indices`` sorted best first by ``goal``: (C, T, rank) for ``cheapest``, (T, C, rank)
-    for ``fastest``."""
-    c, t, r = cost_usd[indices], makespan_hours[indices], rank[indices]
-    keys = (r, t, c) if goal == "cheapest" else (r, c, t)
-    return indices[np.lexsort(keys)]
-
-
-def top_ranked(table: CandidateTable, objective: Objective, k: int, *,
-               noscale: bool = False) -> IntArray:
-    """The first ``k`` of ``model.md``'s order under ``objective`` without sorting the whole
-    table: only the configurations whose value reaches the k-th largest can be among them."""
-    values = table.objective_values(objective, noscale=noscale)
-    if values.size <= k:
-        return table.rank_order(objective, noscale=noscale)
-    kth = np.partition(values, values.size - k)[values.size - k]
-    return table.rank_order(objective, noscale=noscale,
-                            indices=np.flatnonzero(values >= kth))[:k]
 
 
 def _subplan(plan: JobInputs, indices: IntArray) -> JobInputs:
@@ -317,34 +294,34 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     by some cluster, never both) the best by the goal."""
     est = result.estimates
     cost, time = est.expected_cost_usd, est.expected_makespan_hours
-    every = np.flatnonzero(finishes(time)).astype(np.int64)
-    if every.size == 0:
+    done = finishes(time)
+    quickest = fastest(cost, time, rank=rank, eligible=done)
+    least = cheapest(cost, time, rank=rank, eligible=done)
+    if quickest is None or least is None:
         return _unfinished_explanation(result, goal, rank)
-    fastest = int(goal_order("fastest", cost, time, rank, every)[0])
-    cheapest = int(goal_order("cheapest", cost, time, rank, every)[0])
     limits = []
     if result.deadline_hours is not None:
         limits.append(f"a deadline of {result.deadline_hours:g} h")
     if result.budget_usd is not None:
         limits.append(f"a budget of {result.budget_usd:g} USD")
     binding: tuple[str, ...]
-    if result.deadline_hours is not None and time[fastest] > result.deadline_hours:
-        binding, nearest, which = ("deadline",), fastest, "the fastest"
-    elif result.budget_usd is not None and cost[cheapest] > result.budget_usd:
-        binding, nearest, which = ("job_budget",), cheapest, "the cheapest"
+    if result.deadline_hours is not None and time[quickest] > result.deadline_hours:
+        binding, nearest, which = ("deadline",), quickest, "the fastest"
+    elif result.budget_usd is not None and cost[least] > result.budget_usd:
+        binding, nearest, which = ("job_budget",), least, "the cheapest"
     else:
         binding, which = ("deadline", "job_budget"), f"the {goal}"
-        nearest = fastest if goal == "fastest" else cheapest
+        nearest = quickest if goal == "fastest" else least
     config = result.candidates.configuration(nearest)
     summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
                f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
                "expected.")
     if binding == ("deadline",) and result.budget_usd is not None and (
-            cost[cheapest] > result.budget_usd):
+            cost[least] > result.budget_usd):
         binding = ("deadline", "job_budget")
-        cheap = result.candidates.configuration(cheapest)
+        cheap = result.candidates.configuration(least)
         summary += (f" The budget is missed too: the cheapest is {cheap.describe()}: "
-                    f"{cost[cheapest]:.4g} USD and {time[cheapest]:.4g} h expected.")
+                    f"{cost[least]:.4g} USD and {time[least]:.4g} h expected.")
     return Explanation(summary=summary, binding=binding, cheapest_feasible_usd_per_hour=None,
                        cheapest_configuration=config)
 
@@ -353,10 +330,8 @@ def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Expla
     """Why nothing qualifies when no candidate is expected to finish: the reason of the best
     by the goal (:mod:`deepvm_core.job.finish`)."""
     est = result.estimates
-    every = np.arange(len(result.candidates), dtype=np.int64)
-    with np.errstate(invalid="ignore"):
-        nearest = int(goal_order(goal, est.expected_cost_usd, est.expected_makespan_hours, rank,
-                                 every)[0])
+    order = best_first(goal, est.expected_cost_usd, est.expected_makespan_hours, rank=rank)
+    nearest = int(order[0]) if order.size else int(np.argmin(rank))  # all NaN: first by rank
     config = result.candidates.configuration(nearest)
     reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
     summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
@@ -375,12 +350,12 @@ def plan_job(
     *,
     pw_usd_per_hour: float | None,
     speedup: SpeedupModel,
-    goal: Goal = "cheapest",
+    goal: Goal = DEFAULT_GOAL,
     deadline_hours: float | None = None,
     budget_usd: float | None = None,
-    trials: int = 10_000,
-    seed: int = 0,
-    top_k: int = 3,
+    trials: int = DEFAULT_TRIALS,
+    seed: int = DEFAULT_SEED,
+    top_k: int = DEFAULT_TOP_K,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 
@@ -417,15 +392,17 @@ def plan_job(
                                              speed_basis(catalog, workload, speedup), pw)
     plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
-    rank_position = table.rank_order(scenario.objective)
-    rank = np.empty(len(table), dtype=np.int64)
-    rank[rank_position] = np.arange(len(table), dtype=np.int64)
+    rank = rank_positions(table.rank_order(scenario.objective))
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     done = np.flatnonzero(finishes(time))
     frontier = done[pareto_frontier(cost[done], time[done], rank=rank[done])]
-    within = _within(estimates, deadline, budget)
+    # A cluster that does not finish, or whose cost is not finite, is never chosen.
+    eligible = finishes(time) & np.isfinite(cost)
+    within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
+                           eligible=eligible)
     parts = _Parts(estimates, table, deadline, budget, within, plan)
-    best_idx = goal_order(goal, cost, time, rank, np.flatnonzero(within))[:top_k]
+    best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
+                          rank=rank, eligible=eligible)[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:
@@ -437,16 +414,7 @@ def plan_job(
 
     policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
     if pw is not None and len(table):
-        paper_top = (rank_position[:top_k] if scenario.objective == "paper"
-                     else top_ranked(table, "paper", top_k))
-        policy_idx["deepvm"] = [int(i) for i in paper_top]
-        policy_idx["deepvm_performance"] = [int(top_ranked(table, "performance", 1)[0])]
-        policy_idx["deepvm_noscale"] = [int(top_ranked(table, "paper", 1, noscale=True)[0])]
-        cost_first, performance_first = single_anchor_baseline_indices(table, np.array([pw]))
-        for name, found in (("cost_first", cost_first), ("performance_first",
-                                                         performance_first)):
-            if found[0] >= 0:
-                policy_idx[name] = [int(found[0])]
+        policy_idx.update(policy_indices(table, pw, top_k))
 
     finished = finishes(time)
     simulated = sorted(i for i in ({int(i) for i in best_idx}
@@ -493,5 +461,5 @@ def plan_job(
 __all__ = [
     "GOALS", "PLAN_POLICIES", "PLAN_POLICY_LABELS", "GpuAssumption", "Goal", "JobPlanResult",
     "MonteCarloEstimate", "PlanAssumptions", "PlanEstimate", "PolicyEstimates",
-    "cluster_arrays", "configuration_samples", "goal_order", "plan_job", "top_ranked",
+    "cluster_arrays", "configuration_samples", "plan_job",
 ]

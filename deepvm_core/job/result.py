@@ -7,29 +7,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, get_args
+from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.errors import InputError
 from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.finish import finishes, unfinished_reason
-from deepvm_core.job.inputs import SECONDS_PER_HOUR, JobInputs
+from deepvm_core.job.inputs import JobInputs
 from deepvm_core.job.mtbi import MtbiSource
+from deepvm_core.job.objectives import Goal
 from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
 from deepvm_core.job.workload import CheckpointEvery, Workload
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
-from deepvm_core.search.candidates import CandidateTable
+from deepvm_core.search.tables import CandidateTable
+from deepvm_core.units import SECONDS_PER_HOUR
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
-Goal = Literal["cheapest", "fastest"]
-GOALS: tuple[Goal, ...] = get_args(Goal)
 #: The paper's policies a plan estimates, in display order (labels: :data:`PLAN_POLICY_LABELS`).
 PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",
                         "performance_first")

@@ -32,14 +32,14 @@ from typing import Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
 from deepvm_core.errors import InputError, Problem
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
 from deepvm_core.job.workload import Workload, check_workload
+from deepvm_core.model import fitted_speedup as fitted_speedup
 from deepvm_core.model import scaling_factor
-
-FloatArray = npt.NDArray[np.float64]
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
@@ -57,16 +57,6 @@ def paper_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatA
     """``paper``: ``S(n) = n K(n)`` (``S(1) = 1``; K = 1 without a fit)."""
     x = np.asarray(nodes, dtype=np.float64)
     return _one_is_one(x, x * scaling_factor(scaling, x))
-
-
-def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatArray:
-    """``fitted``: ``S(n) = c / (1 + exp(-a (n - b)))`` for n >= 2, ``S(1) = 1``;
-    ``S(n) = n`` without a fit."""
-    x = np.asarray(nodes, dtype=np.float64)
-    if scaling is None:
-        return x.copy()
-    logistic = scaling.c / (1.0 + np.exp(-scaling.a * (x - scaling.b)))
-    return np.where(x >= 2.0, logistic, 1.0)
 
 
 def measured_speedup(rows: InstanceMeasurements, nodes: npt.ArrayLike) -> FloatArray:

@@ -23,20 +23,17 @@ from typing import Any, Final, Literal
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem
 from deepvm_core.job.errors import WorkloadError
+from deepvm_core.model import DEFAULT_CHECKPOINT_GB
+from deepvm_core.search.speed import (  # the example job's one home (speed uses it too)
+    EXAMPLE_EPOCH_SECONDS,
+    EXAMPLE_EPOCHS,
+)
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
 
 _WHERE = "workload"
 
-#: The example job, used wherever the user has not given theirs (the CLI's defaults, the
-#: README, speed without a job): a ResNet-50-sized job, 90 epochs of 960 s on one VM of the
-#: reference type, i.e. 24 hours of training on one VM. An example, not a measurement: edit
-#: the epoch time to yours.
-EXAMPLE_EPOCHS: Final = 90.0
-EXAMPLE_EPOCH_SECONDS: Final = 960.0
-EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 960 s on one VM "
-                              "of the reference type (24 h); edit the epoch time to yours")
 #: Upper bound of R, ``restart_hours``: relaunching, rejoining and restoring from the last
 #: checkpoint takes minutes; a day is far past any real restart (hours).
 MAX_RESTART_HOURS: Final = 24.0
@@ -98,7 +95,7 @@ class Workload:
     reference_epoch_seconds: float
     reference_gpu: str | None = None
     reference_nodes: int = 1
-    checkpoint_gb: float = 0.3
+    checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     checkpoint_every_epochs: CheckpointEvery = 1
     restart_hours: float = 0.1
     wait_hours: float = 0.0

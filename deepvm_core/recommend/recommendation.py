@@ -29,24 +29,25 @@ from typing import Literal
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError, SolverTimeoutError
 from deepvm_core.model import (
-    GB_PER_GIB,
     Arch,
     Configuration,
-    FloatArray,
-    IntArray,
     Scenario,
     checkpoint_buffer_gb,
     max_on_demand_vms,
     max_spot_vms,
 )
 from deepvm_core.recommend.distinct import DistinctCluster, distinct_clusters
-from deepvm_core.search.candidates import CandidateTable, build_candidates
+from deepvm_core.search.candidates import build_candidates
+from deepvm_core.search.ranking import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
-from deepvm_core.speed import SpeedBasis, example_speed_note
+from deepvm_core.search.speed import SpeedBasis, example_speed_note
+from deepvm_core.search.tables import CandidateTable
+from deepvm_core.units import GB_PER_GIB
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
@@ -58,6 +59,8 @@ SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
 DEFAULT_SOLVER: Solver = "enumerate"
 #: The range of ``top_k`` :func:`recommend` accepts.
 TOP_K_RANGE = (1, 100)
+#: How many DeepVM configurations (and job-plan clusters) to show, unless told.
+DEFAULT_TOP_K = 3
 POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first")
 POLICY_LABELS = {
     "deepvm": "DeepVM",
@@ -172,6 +175,28 @@ def single_anchor_baseline_indices(table: CandidateTable,
         first = next(i for i in perf_order if index[p, i] >= 0)
         performance_first[p] = index[p, first]
     return cost_first, performance_first
+
+
+def policy_indices(table: CandidateTable, pw_usd_per_hour: float,
+                   top_k: int) -> dict[str, list[int]]:
+    """The paper's policies on ``table`` (every configuration priced within
+    ``pw_usd_per_hour``), as indices best first: ``deepvm`` (Z, the top ``top_k``),
+    ``deepvm_performance`` (eFLOPS n K(n)), ``deepvm_noscale`` (Z with K = 1), ``cost_first``
+    and ``performance_first`` (:func:`single_anchor_baseline_indices`); a policy that finds
+    nothing has an empty list. The job planner's policies; :func:`recommend` picks the same
+    ones through its solver."""
+    found: dict[str, list[int]] = {
+        "deepvm": [int(i) for i in top_indices(table, math.inf, "paper", top_k)],
+        "deepvm_performance": [int(i) for i in top_indices(table, math.inf, "performance", 1)],
+        "deepvm_noscale": [int(i) for i in top_indices(table, math.inf, "paper", 1,
+                                                       noscale=True)],
+    }
+    cost_first, performance_first = single_anchor_baseline_indices(
+        table, np.array([pw_usd_per_hour]))
+    found["cost_first"] = [int(cost_first[0])] if cost_first[0] >= 0 else []
+    found["performance_first"] = ([int(performance_first[0])] if performance_first[0] >= 0
+                                  else [])
+    return found
 
 
 def single_anchor_baselines(
@@ -339,7 +364,7 @@ def _cheapest_candidates(catalog: Catalog, scenario: Scenario) -> CandidateTable
 
 
 def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOLVER, *,
-              top_k: int = 3, time_limit_s: float = ILP_TIME_LIMIT_S,
+              top_k: int = DEFAULT_TOP_K, time_limit_s: float = ILP_TIME_LIMIT_S,
               speed: SpeedBasis | None = None) -> Recommendation:
     """Run DeepVM and the baselines on ``catalog`` for ``scenario``.
 
@@ -352,7 +377,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
             the exact enumeration answers instead: ``solved_by`` is ``enumerate`` and a note
             (:func:`ilp_fallback_note`) says so.
         speed: what the training speed (every configuration's, and the ``speed`` objective)
-            is computed from: the user's job (:func:`~deepvm_core.speed.speed_basis`), or
+            is computed from: the user's job (:func:`~deepvm_core.search.speed.speed_basis`), or
             ``None`` for the example job's.
 
     Raises:

@@ -32,6 +32,8 @@ from deepvm_core.search.solvers.enumeration import best_by_pw
 SWEEP_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
                   "deepvm_performance")
 MAX_SWEEP_POINTS = 100_000
+#: The paper's Fig. 3 PW grid, USD per hour: (start, stop, step), the sweep's default.
+FIG3_PW_GRID = (0.0, 10.0, 0.1)
 
 #: A span of the PW grid: its first and last grid point, USD per hour (inclusive).
 Span = tuple[float, float]

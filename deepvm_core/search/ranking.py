@@ -3,20 +3,37 @@
 Configurations rank by objective descending, then lower hourly price, fewer VMs, and the name
 rank, one integer per configuration that orders (architecture, GPU name, CPU name).
 :func:`rank_order` is the only spelling of that order: the candidate table
-(:meth:`deepvm_core.search.candidates.CandidateTable.rank_order`), :func:`rank_configurations` for
-lists of configurations, and (through the name rank's two parts) the integer program's
-tie-break stage use it.
+(:meth:`deepvm_core.search.tables.CandidateTable.rank_order`), :func:`rank_configurations`
+for lists of configurations, and (through the name rank's two parts) the integer program's
+tie-break stage use it. The value an objective scores is
+:func:`deepvm_core.model.objective_attribute`'s field.
+
+The search goes one way: candidates (:mod:`deepvm_core.search.candidates`) -> ranked here
+(:func:`rank_order`; the best k without sorting everything: :func:`top_indices`;
+:func:`rank_positions` for tie-breaks) -> chosen (:mod:`deepvm_core.recommend.recommendation`
+for the paper's policies, :mod:`deepvm_core.job.objectives` for a job's goal).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from deepvm_core.model import Arch, Configuration, FloatArray, IntArray, Objective
+from deepvm_core.arrays import FloatArray, IntArray
+from deepvm_core.model import (
+    Arch,
+    Configuration,
+    Objective,
+)
+from deepvm_core.units import PRICE_TOLERANCE_USD
 
-__all__ = ["combined_name_rank", "name_ranks", "rank_configurations", "rank_order"]
+if TYPE_CHECKING:  # tables imports this module; the table is only a parameter type here
+    from deepvm_core.search.tables import CandidateTable
+
+__all__ = ["combined_name_rank", "contenders", "name_ranks", "rank_configurations", "rank_order",
+           "rank_positions", "top_indices"]
 
 
 def name_ranks(names: Sequence[str]) -> IntArray:
@@ -61,3 +78,45 @@ def rank_configurations(configs: Sequence[Configuration], objective: Objective, 
         np.array([c.hourly_price_usd for c in configs]),
         np.array([c.total_vms for c in configs], dtype=np.int64), name_rank)
     return [int(i) for i in order]
+
+
+def rank_positions(order: IntArray) -> IntArray:
+    """Each entry's place in ``order`` (0 = best): the inverse permutation of a
+    :func:`rank_order` result, a rank to break ties by (``job.objectives``)."""
+    positions = np.empty(order.size, dtype=np.int64)
+    positions[order] = np.arange(order.size, dtype=np.int64)
+    return positions
+
+
+def top_indices(
+    table: CandidateTable,
+    pw_usd_per_hour: float,
+    objective: Objective,
+    k: int,
+    *,
+    noscale: bool = False,
+    architecture: Arch | None = None,
+) -> IntArray:
+    """The best ``k`` affordable configurations (price <= PW; ``math.inf``: all) of ``table``,
+    best first in the order of :func:`rank_order`.
+
+    Only the configurations whose objective reaches the k-th largest (ties included) can be
+    among them, so only those are ranked (a partition instead of a sort of the whole table).
+    """
+    indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
+                         architecture=architecture)
+    return table.rank_order(objective, noscale=noscale, indices=indices)[:k]
+
+
+def contenders(table: CandidateTable, pw_usd_per_hour: float, objective: Objective, k: int, *,
+               noscale: bool = False, architecture: Arch | None = None) -> IntArray:
+    """The affordable configurations whose objective reaches the k-th largest (ties kept)."""
+    mask = table.price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
+    if architecture is not None:
+        mask &= table.architecture == architecture
+    indices = np.flatnonzero(mask)
+    if 0 < k < indices.size:
+        values = table.objective_values(objective, noscale=noscale)[indices]
+        kth_largest = np.partition(values, indices.size - k)[indices.size - k]
+        indices = indices[values >= kth_largest]
+    return indices

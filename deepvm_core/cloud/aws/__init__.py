@@ -1,6 +1,6 @@
 """Live AWS catalogs: instance specs and prices fetched from EC2 and the AWS Price List API.
 
-No Streamlit here, and nothing connects at import time. Four modules, one job each:
+No Streamlit here, and nothing connects at import time. Five modules, one job each:
 
 1. :mod:`deepvm_core.cloud.aws.client`: sessions, retries and the raw paginated calls
    (``DescribeInstanceTypes``, ``DescribeSpotPriceHistory``, ``GetProducts``); every botocore
@@ -13,6 +13,8 @@ No Streamlit here, and nothing connects at import time. Four modules, one job ea
 4. :mod:`deepvm_core.cloud.aws.fetch`: :func:`fetch_catalogs` runs the three for one or more regions
    (with ``spot_advisor=True``, also the Spot Instance Advisor's interruption buckets:
    :func:`read_spot_advisor`) and writes the catalogs atomically, all or nothing.
+5. :mod:`deepvm_core.cloud.aws.inputs`: what a fetch is asked for (regions, instance types,
+   base catalog) and where it writes, checked before any network call.
 
 The names below are the package's entry points, re-exported from those modules.
 """
@@ -33,9 +35,8 @@ from deepvm_core.cloud.aws.fetch import (
     RegionFetch,
     fetch_catalogs,
     read_spot_advisor,
-    validate_instance_types,
-    validate_regions,
 )
+from deepvm_core.cloud.aws.inputs import validate_instance_types, validate_regions
 from deepvm_core.cloud.aws.parse import SPOT_AGGREGATES, InstanceSpec, SpotAggregate
 from deepvm_core.errors import FetchError
 

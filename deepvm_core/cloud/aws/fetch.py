@@ -13,8 +13,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 from deepvm_core.bundled import is_bundled
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.store import fetched_dir, load_catalog, save_catalog
+from deepvm_core.catalog.store import save_catalog
 from deepvm_core.cloud.aws.assemble import assemble_catalog, fetched_catalog_name
 from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -44,6 +43,12 @@ from deepvm_core.cloud.aws.client import (
     url_secrets,
 )
 from deepvm_core.cloud.aws.client import spot_advisor_url as default_spot_advisor_url
+from deepvm_core.cloud.aws.inputs import (
+    resolve_base,
+    target_paths,
+    validate_instance_types,
+    validate_regions,
+)
 from deepvm_core.cloud.aws.parse import (
     SPOT_AGGREGATES,
     SPOT_PRODUCT_DESCRIPTION,
@@ -56,14 +61,13 @@ from deepvm_core.cloud.aws.parse import (
     parse_spot_advisor,
 )
 from deepvm_core.errors import FetchError, InputError
+from deepvm_core.files import write_bytes_atomic
 
 logger = logging.getLogger(__name__)
 
 #: The base catalog used when none is given: eFLOPS, scaling, quotas and types come from it.
 DEFAULT_BASE_CATALOG = "aws-us-east-1-2023-10"
 
-_REGION_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d{1,2}$")
-_TYPE_RE = re.compile(r"^[a-z0-9*?][a-z0-9.*?\-]{0,63}$")
 
 ProgressCallback = Callable[[str, int, int], None]
 
@@ -158,74 +162,10 @@ def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path])
             if previous is None:
                 path.unlink(missing_ok=True)
             else:
-                _restore_bytes(path, previous)
+                write_bytes_atomic(path, previous)
         raise FetchError(f"writing the fetched catalog failed: {exc.strerror or exc}. "
                          "Nothing was written.", kind="write") from None
     return [p for p, _ in written]
-
-
-def _restore_bytes(path: Path, content: bytes) -> None:
-    """Restore ``content`` to ``path`` atomically (used to roll back a partial write)."""
-    tmp = path.with_name(f".{path.name}.restore.tmp")
-    tmp.write_bytes(content)
-    os.replace(tmp, path)
-
-
-# ----------------------------------------------------------------------------- inputs
-
-
-def validate_regions(regions: Iterable[str]) -> tuple[str, ...]:
-    """The regions, de-duplicated in order. Raises :class:`InputError` for a bad name."""
-    out: list[str] = []
-    for region in regions:
-        region = str(region).strip().lower()
-        if not _REGION_RE.match(region):
-            raise InputError("region", region, "is not an AWS region name (like us-east-1)")
-        if region not in out:
-            out.append(region)
-    if not out:
-        raise InputError("region", "", "give at least one AWS region")
-    return tuple(out)
-
-
-def validate_instance_types(names: Iterable[str]) -> tuple[str, ...]:
-    """Instance type names or globs (``g5.*``), de-duplicated. Raises :class:`InputError`."""
-    out: list[str] = []
-    for name in names:
-        for part in str(name).replace(",", " ").split():
-            part = part.strip().lower()
-            if not _TYPE_RE.match(part):
-                raise InputError("instance_types", part,
-                                 "is not an instance type or glob (like g5.xlarge or g5.*)")
-            if part not in out:
-                out.append(part)
-    if not out:
-        raise InputError("instance_types", "", "give at least one instance type or glob")
-    return tuple(out)
-
-
-def _resolve_base(base: Catalog | str | os.PathLike[str] | None) -> Catalog | None:
-    if base is None or isinstance(base, Catalog):
-        return base
-    return load_catalog(base)
-
-
-def _target_paths(out: str | os.PathLike[str] | None, names: Sequence[str]) -> list[Path]:
-    if out is not None and str(out).lower().endswith(".json"):
-        if len(names) != 1:
-            raise InputError("out", str(out), "a .json file takes one region; give a folder "
-                             "for several regions")
-        return [Path(out)]
-    folder = Path(out) if out is not None else fetched_dir()
-    paths = []
-    for name in names:
-        path = folder / f"{name}.json"
-        suffix = 2
-        while path.exists():
-            path = folder / f"{name}-{suffix}.json"
-            suffix += 1
-        paths.append(path)
-    return paths
 
 
 # ----------------------------------------------------------------------------- orchestration
@@ -442,7 +382,7 @@ def fetch_catalogs(
     if out is not None and str(out).lower().endswith(".json") and len(region_list) != 1:
         raise InputError("out", str(out), "a .json file takes one region; give a folder for "
                          "several regions")
-    base_catalog = _resolve_base(base)
+    base_catalog = resolve_base(base)
     if instance_types is not None:
         wanted = validate_instance_types(instance_types)
     elif base_catalog is not None:
@@ -452,7 +392,7 @@ def fetch_catalogs(
     else:
         raise InputError("instance_types", None, "give instance types or a base catalog")
     fetched_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    targets = (_target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
+    targets = (target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
                if write else [])
     for target in targets:  # before any request: a bad destination costs no fetch
         if is_bundled(target):

@@ -2,22 +2,25 @@
 
 Layers (boto3 is imported only when a session is opened; nothing connects at import time):
 
-* :mod:`~deepvm_core.cloud.fleet.target`: the chosen configuration of an export (``chosen``, else
-  ``deepvm[0]``) as a :class:`FleetPlan`; the plan id (tag ``deepvm:plan``) is derived from
+* :mod:`~deepvm_core.cloud.fleet.target`: the chosen configuration of an export (``chosen``,
+  else ``deepvm[0]``) as a :class:`FleetPlan`; the plan id (tag ``deepvm:plan``) is derived from
   the export file's SHA-256.
-* :mod:`~deepvm_core.cloud.fleet.requests`: the two ``CreateFleet`` bodies (spot workers; anchor or
-  memory nodes), checked against botocore's service model, ``launch.txt``, and
+* :mod:`~deepvm_core.cloud.fleet.requests`: the two ``CreateFleet`` bodies (spot workers;
+  anchor or memory nodes), checked against botocore's service model.
+* :mod:`~deepvm_core.cloud.fleet.bundle`: the files: the bodies, ``launch.txt``, and
   :func:`build_bundle` (pure: the dashboard's "Launch on AWS" panel uses it) with
   :func:`write_bundle` and :meth:`FleetBundle.zip_bytes`.
-* :mod:`~deepvm_core.cloud.fleet.ec2`: the EC2 client (region, profile, ``AWS_ENDPOINT_URL_EC2``,
-  retries on throttling, one-line errors without credentials).
-* :mod:`~deepvm_core.cloud.fleet.launch`: :func:`prepare` (checks and ``DryRun``), :func:`launch`
-  (spot workers, then the on-demand part in their AZ, counts checked) and :func:`rollback`.
+* :mod:`~deepvm_core.cloud.fleet.ec2`: the EC2 client (region, profile,
+  ``AWS_ENDPOINT_URL_EC2``, retries on throttling, one-line errors without credentials).
+* :mod:`~deepvm_core.cloud.fleet.launch`: :func:`prepare` (checks and ``DryRun``),
+  :func:`launch` (spot workers, then the on-demand part in their AZ, counts checked) and
+  :func:`rollback`.
 * :mod:`~deepvm_core.cloud.fleet.manage`: the plan's instances by tag, :func:`plan_status` and
   :func:`teardown`.
 * :mod:`~deepvm_core.cloud.fleet.errors`: exceptions and exit codes.
 """
 
+from deepvm_core.cloud.fleet.bundle import FleetBundle, build_bundle, launch_text, write_bundle
 from deepvm_core.cloud.fleet.ec2 import AwsSettings, Ec2
 from deepvm_core.cloud.fleet.errors import (
     AwsCallError,
@@ -37,17 +40,13 @@ from deepvm_core.cloud.fleet.manage import (
     teardown,
 )
 from deepvm_core.cloud.fleet.requests import (
-    FleetBundle,
     FleetRequests,
     RequestOptions,
     TemplateRef,
-    build_bundle,
     build_requests,
-    launch_text,
     parse_subnets,
     parse_template,
     validate_request,
-    write_bundle,
 )
 from deepvm_core.cloud.fleet.target import FleetPart, FleetPlan, plan_from_export, read_export
 

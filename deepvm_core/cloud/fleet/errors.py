@@ -20,7 +20,7 @@ from deepvm_core.errors import DeepVMError
 
 EXIT_OK = 0
 EXIT_LAUNCH_FAILED = 1
-EXIT_USAGE = 2
+# 2 is deepvm_core.errors.EXIT_USAGE, as for every command.
 EXIT_ROLLBACK_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 

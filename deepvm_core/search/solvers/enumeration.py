@@ -1,5 +1,5 @@
 """The exact solver: rank the configurations of a
-:class:`~deepvm_core.search.candidates.CandidateTable`.
+:class:`~deepvm_core.search.tables.CandidateTable`.
 
 The table does not depend on PW (PW only cuts it by price), so it is built once per (catalog, f,
 s, quotas, node cap), and a recommendation at any PW is "the best configuration priced <= PW".
@@ -15,47 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.model import (
-    PRICE_TOLERANCE_USD,
     Arch,
     Configuration,
-    FloatArray,
-    IntArray,
     Objective,
 )
-from deepvm_core.search.candidates import CandidateTable
-
-
-def top_indices(
-    table: CandidateTable,
-    pw_usd_per_hour: float,
-    objective: Objective,
-    k: int,
-    *,
-    noscale: bool = False,
-    architecture: Arch | None = None,
-) -> IntArray:
-    """The best ``k`` affordable configurations (price <= PW) of ``table``, best first.
-
-    Only the configurations whose objective reaches the k-th largest (ties included) can be
-    among them, so only those are ranked (a partition instead of a sort of the whole table).
-    """
-    indices = _contenders(table, pw_usd_per_hour, objective, k, noscale, architecture)
-    return table.rank_order(objective, noscale=noscale, indices=indices)[:k]
-
-
-def _contenders(table: CandidateTable, pw_usd_per_hour: float, objective: Objective, k: int,
-                noscale: bool, architecture: Arch | None) -> IntArray:
-    """The affordable configurations whose objective reaches the k-th largest (ties kept)."""
-    mask = table.price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
-    if architecture is not None:
-        mask &= table.architecture == architecture
-    indices = np.flatnonzero(mask)
-    if 0 < k < indices.size:
-        values = table.objective_values(objective, noscale=noscale)[indices]
-        kth_largest = np.partition(values, indices.size - k)[indices.size - k]
-        indices = indices[values >= kth_largest]
-    return indices
+from deepvm_core.search.ranking import contenders
+from deepvm_core.search.tables import CandidateTable
+from deepvm_core.units import PRICE_TOLERANCE_USD
 
 
 def top_configurations(
@@ -73,10 +41,11 @@ def top_configurations(
     Each (v, n) of the table stands for its best memory node, and a (v, n) whose objective is
     below the k-th largest of the table has k better configurations above it (Z and performance
     do not depend on the memory node), so only the (v, n) reaching it are paired with their
-    other memory-node candidates (:meth:`~deepvm_core.search.candidates.CandidateDomain.
+    other memory-node candidates (:meth:`~deepvm_core.search.tables.CandidateDomain.
     memory_node_shortlist`) before the final ranking.
     """
-    indices = _contenders(table, pw_usd_per_hour, objective, k, noscale, architecture)
+    indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
+                         architecture=architecture)
     if k <= 1 or indices.size == 0:
         ranked = table.rank_order(objective, noscale=noscale, indices=indices)[:k]
         return [table.configuration(int(i)) for i in ranked]
@@ -88,11 +57,11 @@ def top_configurations(
     pair_row = np.repeat(tiering_rows, listed.shape[1])
     pair_cpu = listed.ravel()
     valid = pair_cpu >= 0
-    contenders = domain.configurations(  # leaves out pairs over the budget or the node limit
+    paired = domain.configurations(  # leaves out pairs over the budget or the node limit
         np.concatenate([single_rows, pair_row[valid]]),
         np.concatenate([np.full(single_rows.shape, -1, dtype=np.int64), pair_cpu[valid]]))
-    ranked = contenders.rank_order(objective, noscale=noscale)[:k]
-    return [contenders.configuration(int(i)) for i in ranked]
+    ranked = paired.rank_order(objective, noscale=noscale)[:k]
+    return [paired.configuration(int(i)) for i in ranked]
 
 
 def best_by_pw(

@@ -16,7 +16,7 @@ CPU name) is solved stage by stage, each stage a CBC solve:
 1. **Objective.** Maximise :math:`\sum_r \zeta_r x_r`, coefficients divided by the largest one
    (order 1). :math:`\zeta_r` is the row's value under the scenario's objective: Z
    (``paper``), :math:`eFLOPS(v)\, n\, K_v(n)` (``performance``) or the job's training speed
-   :math:`3600\, S_v(n) / t_v(1)` epochs per hour (``speed``, :mod:`deepvm_core.speed`); all
+   :math:`3600\, S_v(n) / t_v(1)` epochs per hour (``speed``, :mod:`deepvm_core.search.speed`); all
    three are per GPU row (architecture, v, n), independent of the memory-node type, so one
    program serves them (with ``noscale``: K = 1, or S(n) = n for speed). Let
    :math:`\zeta^\circ` be the coefficient of the chosen row.
@@ -46,7 +46,7 @@ the current objective class still has configurations, the next one is found by s
 infeasible the class is exhausted, its rows are fixed to 0 and stage 1 runs again.
 
 **Exactness.** Every (row, memory-node type) read from CBC is rebuilt by
-:meth:`~deepvm_core.search.candidates.CandidateDomain.configurations` (with the cheapest valid
+:meth:`~deepvm_core.search.tables.CandidateDomain.configurations` (with the cheapest valid
 :math:`m`), which checks the memory-node limit and the budget in exact arithmetic; one that
 fails only within CBC's tolerances (:math:`10^{-7}`) is cut off and the stage re-solved. The
 reported numbers are the domain's, never the solver's. A status other than optimal (time limit,
@@ -88,6 +88,7 @@ from typing import Any
 
 import numpy as np
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import (
@@ -95,19 +96,14 @@ from deepvm_core.model import (
     Arch,
     Architecture,
     Configuration,
-    FloatArray,
     Objective,
     Scenario,
 )
-from deepvm_core.search.candidates import (
-    ALL_ARCHITECTURES,
-    CandidateDomain,
-    CandidateTable,
-    build_domain,
-)
+from deepvm_core.search.candidates import ALL_ARCHITECTURES, build_domain
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
-from deepvm_core.speed import SpeedBasis
+from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
 __all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
            "fits_time_limit", "program_size", "solve_top_k"]

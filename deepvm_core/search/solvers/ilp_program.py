@@ -74,7 +74,7 @@ The same constraints serve three objectives (:data:`Stage`): ``objective`` maxim
 OD_w m_w) / \max(B, 1)`; ``tiebreak`` minimises :math:`(\text{total VMs}) (\rho_{max} + 1) +
 \rho`, where :math:`\rho` is the domain's name rank (architecture, GPU name, CPU name), linear
 as the sum of a row part on :math:`x_r` and a CPU part on :math:`u_w`
-(:meth:`~deepvm_core.search.candidates.CandidateDomain.name_rank`), and total VMs is
+(:meth:`~deepvm_core.search.tables.CandidateDomain.name_rank`), and total VMs is
 :math:`\sum_r n_r x_r + \sum_w m_w`.
 """
 
@@ -91,9 +91,12 @@ from typing import Literal
 import numpy as np
 import pulp
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.errors import SolverError
-from deepvm_core.model import Arch, FloatArray
-from deepvm_core.search.candidates import CandidateDomain
+from deepvm_core.model import (
+    Arch,
+)
+from deepvm_core.search.tables import CandidateDomain
 
 __all__ = ["CBC_KILL_GRACE_S", "CBC_OPTIONS", "BuiltProblem", "SolveResult", "Stage",
            "build_problem", "solve_problem"]

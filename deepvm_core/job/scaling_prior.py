@@ -47,11 +47,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog.types import ScalingParams
 from deepvm_core.job.calibrate import fit_scaling
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
-
-FloatArray = npt.NDArray[np.float64]
 
 #: Default gradient size, GB: ResNet-50's FP32 gradient (25.6 M parameters x 4 bytes).
 DEFAULT_GRADIENT_GB = 0.1

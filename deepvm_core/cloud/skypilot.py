@@ -20,11 +20,11 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   inference chips, graphics GPUs and FPGAs are left out with the table's reason. A row without
   an accelerator is a CPU type (a memory-node candidate).
 * **eFLOPS.** The base catalog's measured value when it has the type (``eflops_source``
-  ``measured``), else :func:`deepvm_core.catalog.eflops_estimate.vm_eflops`
+  ``measured``), else :func:`deepvm_core.job.eflops_estimate.vm_eflops`
   (``estimated: ...``); a training chip without an estimate (Trainium) has ``null`` ("needs
   eFLOPS").
 * **Scaling.** The base catalog's measured (a, b, c) when it has them, else the step-model
-  prior of :mod:`deepvm_core.catalog.scaling_prior` (``scaling_source`` ``prior: ...``).
+  prior of :mod:`deepvm_core.job.scaling_prior` (``scaling_source`` ``prior: ...``).
 * **Network, quotas, saturation.** Network bandwidth from the base catalog, else the bundled
   table ``data/instance-network.csv`` (EC2 DescribeInstanceTypes data); a type in neither is
   left out. Quotas and the saturation table are the base catalog's.
@@ -48,18 +48,18 @@ from deepvm_core.catalog.accelerators import (
     accelerator_for_family,
     bundled_accelerators,
 )
-from deepvm_core.catalog.eflops_estimate import ESTIMATE_LABEL, vm_eflops
-from deepvm_core.catalog.scaling_prior import (
-    DEFAULT_STEP_MODEL,
-    PRIOR_LABEL,
-    StepModel,
-    prior_scaling,
-)
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, MEASURED, Catalog, GpuType
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
 from deepvm_core.errors import DeepVMError
+from deepvm_core.job.eflops_estimate import ESTIMATE_LABEL, vm_eflops
+from deepvm_core.job.scaling_prior import (
+    DEFAULT_STEP_MODEL,
+    PRIOR_LABEL,
+    StepModel,
+    prior_scaling,
+)
 
 #: The columns an importer needs (read by name).
 REQUIRED_COLUMNS: tuple[str, ...] = (
@@ -330,8 +330,8 @@ def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source:
             f"zone (spot_usd_per_hour = {how}). "
             f"eFLOPS: {len(gpu_rows) - estimated} GPU type(s) measured (base catalog), "
             f"{estimated} estimated from data/accelerators.csv "
-            "(deepvm_core.catalog.eflops_estimate); scaling (a, b, c) measured where the base "
-            "catalog has them, else the step-model prior (deepvm_core.catalog.scaling_prior). "
+            "(deepvm_core.job.eflops_estimate); scaling (a, b, c) measured where the base "
+            "catalog has them, else the step-model prior (deepvm_core.job.scaling_prior). "
             "Network: base catalog, else data/instance-network.csv. "
             + (f"Quotas and saturation table: base catalog {base.name} (not your account's). "
                if base else "No quotas. ")

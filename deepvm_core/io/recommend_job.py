@@ -28,13 +28,15 @@ from deepvm_core.job.inputs import job_inputs
 from deepvm_core.job.montecarlo import simulate_jobs
 from deepvm_core.job.planner import _mc_estimates, cluster_arrays
 from deepvm_core.job.result import JobPlanResult, PlanEstimate, _estimate, _Parts
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.job.speedup import SpeedupModel
 from deepvm_core.job.workload import Workload
-from deepvm_core.model import PRICE_TOLERANCE_USD, Arch, Configuration, Scenario
+from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.search.candidates import build_domain
-from deepvm_core.speed import SpeedBasis, speed_basis
+from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.units import PRICE_TOLERANCE_USD
 
 #: Monte Carlo runs of a recommendation's job estimate (seeded: the same inputs give the same
 #: numbers).

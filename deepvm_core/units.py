@@ -1,0 +1,16 @@
+"""Shared constants and unit conversions, one home for each.
+
+Nothing here depends on the rest of the library.
+"""
+
+from typing import Final
+
+#: Seconds per hour: prices are USD/hour, times are seconds or hours by their names.
+SECONDS_PER_HOUR: Final = 3600.0
+#: Minutes per hour (the CLI and the dashboard take restart and wait times in minutes).
+MINUTES_PER_HOUR: Final = 60.0
+#: GB (10^9 bytes) per GiB (2^30 bytes).
+GB_PER_GIB: Final = 1.073741824
+#: A configuration (or an on-demand part) is affordable when its price <= PW + this, USD per
+#: hour: absorbs the float noise of sums of prices.
+PRICE_TOLERANCE_USD: Final = 1e-9
