@@ -40,8 +40,8 @@ $(PY):
 
 venv: $(PY)
 
-# Editable install: Streamlit only puts dashboard/ on sys.path, so deepvm_core must be installed
-# (and data/ is found as deepvm_core.bundled_data only through the install, setup.py).
+# Editable install of deepvm_core and the dashboard package (the pages import dashboard.*; data/
+# is found as deepvm_core.bundled_data only through the install, setup.py).
 $(RUNTIME_STAMP): requirements.txt pyproject.toml setup.py | $(PY)
 	$(PIP) install -r requirements.txt
 	$(PIP) install -e . --no-deps

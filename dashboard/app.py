@@ -13,10 +13,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-import glossary
-import state
-import url
-import widgets
+from dashboard import glossary, keys, state, url, widgets
 from deepvm_core.errors import DeepVMError
 
 st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
@@ -39,7 +36,8 @@ PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug)
          for p in url.PAGES}
 page = st.navigation([ROOT, *PAGES.values()], position="top")
 slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
-wanted = st.session_state.pop("url_page", None)  # a shared link names its page: open it once
+wanted = keys.URL_PAGE.get()  # a shared link names its page: open it once
+keys.URL_PAGE.set(None)
 if wanted and wanted != slug:
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
 
@@ -51,15 +49,14 @@ def sidebar_catalog() -> DeltaGenerator:
     A chosen catalog that is gone (deleted, or an upload this server no longer has) falls back
     to the default, with a warning. The sidebar exists from the first elements on, so the page
     does not shift sideways when the rest of it arrives."""
-    ss = st.session_state
     choices = state.catalog_choices()
-    if ss.sb_catalog not in choices:
-        ss.url_warnings = [*ss.url_warnings, f"Catalog {ss.sb_catalog!r} is no longer "
-                           f"available; using {url.DEFAULT_CATALOG}."]
-        ss.sb_catalog = url.DEFAULT_CATALOG
+    if keys.CATALOG.get() not in choices:
+        keys.URL_WARNINGS.set([*keys.URL_WARNINGS.get(), f"Catalog {keys.CATALOG.get()!r} is "
+                               f"no longer available; using {url.DEFAULT_CATALOG}."])
+        keys.CATALOG.set(url.DEFAULT_CATALOG)
     with st.sidebar:
         st.markdown("### Scenario")
-        st.selectbox("Catalog", list(choices), key="sb_catalog",
+        st.selectbox("Catalog", list(choices), key=keys.CATALOG.name, persist_state=keys.PERSIST,
                      format_func=lambda cid: choices[cid].label,
                      help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
         return st.container()
@@ -69,31 +66,36 @@ def sidebar_controls() -> None:
     """The rest of the shared controls, drawn after the page: every control is keyed, so the
     page reads the same values from the session state, and the page's own elements (the
     recommendation card first) reach the browser before these ~40 do (first load, issue 9)."""
-    ss = st.session_state
     with st.sidebar:
         for c in url.CONTROLS:
-            low, high = c.slider_range(ss[c.key])
+            low, high = c.slider_range(keys.NUMBERS[c.name].get())
             st.markdown(f"**{c.label}**", help=c.help)
             left, right = st.columns([0.6, 0.4], vertical_alignment="center")
-            left.slider(c.label, low, high, step=c.slider_step, key=f"{c.key}_slider",
-                        on_change=state.on_slider, args=(c.name,), label_visibility="collapsed")
+            left.slider(c.label, low, high, step=c.slider_step, key=c.slider_key,
+                        persist_state=keys.PERSIST, on_change=state.on_slider, args=(c.name,),
+                        label_visibility="collapsed")
             right.number_input(f"{c.label} value", c.low, c.high, step=c.input_step,
-                               format=c.fmt, key=f"{c.key}_input", on_change=state.on_input,
-                               args=(c.name,), label_visibility="collapsed")
-        st.radio("Objective", list(state.OBJECTIVE_LABELS), key="sb_objective", horizontal=True,
-                 format_func=state.OBJECTIVE_LABELS.get,
+                               format=c.fmt, key=c.key, persist_state=keys.PERSIST,
+                               on_change=state.on_input, args=(c.name,),
+                               label_visibility="collapsed")
+        st.radio("Objective", list(state.OBJECTIVE_LABELS), key=keys.OBJECTIVE.name,
+                 persist_state=keys.PERSIST, horizontal=True,
+                 format_func=state.OBJECTIVE_LABELS.__getitem__,
                  help="Paper's Z: " + glossary.GLOSSARY["Paper's Z"] + " Performance: the "
                       "most relative training throughput (eFLOPS × n × K(n)) within PW.")
-        st.toggle("Apply vCPU quotas", key="sb_quotas",
+        st.toggle("Apply vCPU quotas", key=keys.QUOTAS.name, persist_state=keys.PERSIST,
                   help="Off is the paper's simulation mode (no account limits).")
-        st.number_input("Top-k recommendations", *url.TOP_K_RANGE, step=1, key="sb_top")
-        st.toggle("Presentation", key="sb_presentation", help=glossary.GLOSSARY["Presentation"])
+        st.number_input("Top-k recommendations", *url.TOP_K_RANGE, step=1, key=keys.TOP_K.name,
+                        persist_state=keys.PERSIST)
+        st.toggle("Presentation", key=keys.PRESENTATION.name, persist_state=keys.PERSIST,
+                  help=glossary.GLOSSARY["Presentation"])
         with st.expander("Advanced"):
-            st.number_input("Node cap per role", *url.NODE_CAP_RANGE, step=1, key="sb_nodes",
+            st.number_input("Node cap per role", *url.NODE_CAP_RANGE, step=1,
+                            key=keys.NODE_CAP.name, persist_state=keys.PERSIST,
                             help=glossary.GLOSSARY["Node cap per role"]
                             + " The CLI's --max-nodes.")
-            st.radio("Solver", list(state.SOLVER_LABELS), key="sb_solver",
-                     format_func=state.SOLVER_LABELS.get,
+            st.radio("Solver", list(state.SOLVER_LABELS), key=keys.SOLVER.name,
+                     persist_state=keys.PERSIST, format_func=state.SOLVER_LABELS.__getitem__,
                      help="Both give the same ranking (the tests check it). Enumeration is "
                           "instant; the integer program is the paper's 'linear programming' "
                           "stage, solved by CBC, and slows down as PW grows: about 0.15 s at "
@@ -105,15 +107,15 @@ def sidebar_controls() -> None:
 
 
 catalog_slot = sidebar_catalog()
-state.sync_query_params(slug)
 widgets.url_warnings()
 try:
     page.run()
 except Exception:  # not st.rerun / st.stop (BaseException): the controls stay usable
     sidebar_controls()
+    state.sync_query_params(slug)
     raise
 sidebar_controls()
-state.sync_query_params(slug)  # again: a page's own inputs (Plan a job) change during its run
+state.sync_query_params(slug)  # once, after the page: it may set the job (Plan a job)
 
 try:
     active = state.active_catalog()

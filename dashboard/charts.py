@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from dashboard.columns import Col
 from deepvm_core.recommend.recommendation import POLICY_LABELS
-from result_frames import Col
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
 POLICY_COLORS = {
@@ -18,7 +18,7 @@ POLICY_COLORS = {
 }
 #: One line style per policy on the sweep charts, so that overlapping step lines stay apart:
 #: the widest is drawn first, and each line above it is thinner or dashed.
-POLICY_LINES = {
+POLICY_LINES: dict[str, dict[str, object]] = {
     "deepvm": {"width": 6},
     "deepvm_noscale": {"width": 3, "dash": "dash"},
     "cost_first": {"width": 3, "dash": "dot"},
@@ -107,7 +107,7 @@ def scaling_chart(curves: pd.DataFrame, inflections: pd.DataFrame, column: str,
     return _layout(fig, title, height=420, legend_below=True, x="n (GPU VMs)", y=column)
 
 
-def _policy_line(policy: str) -> dict:
+def _policy_line(policy: str) -> dict[str, object]:
     return {"color": POLICY_COLORS[policy], **POLICY_LINES[policy]}
 
 
@@ -214,13 +214,15 @@ MAX_CLOUD_POINTS = 4000
 JOB_MARK_COLORS = {"best": "#000000", **POLICY_COLORS}
 
 
-def frontier_chart(cost: pd.Series, hours: pd.Series, labels: pd.Series, frontier: list[int],
-                   marks: dict[int, str], total: int) -> go.Figure:
+def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, str],
+                   total: int) -> go.Figure:
     """Expected makespan vs expected cost of every candidate (a sample past
     :data:`MAX_CLOUD_POINTS`), the Pareto frontier as a line, the marked ones as symbols.
 
-    ``cost``, ``hours`` and ``labels`` share the candidates' index; ``marks`` maps a candidate
-    to its mark (``best`` or a policy name, whose label is in ``POLICY_LABELS``)."""
+    ``points`` (``job_frames.frontier_frame``: cost, hours, label) is indexed by candidate;
+    ``marks`` maps a candidate to its mark (``best`` or a policy name, whose label is in
+    ``POLICY_LABELS``)."""
+    cost, hours, labels = points["cost"], points["hours"], points["label"]
     fig = go.Figure()
     fig.add_trace(go.Scattergl(
         x=hours, y=cost, mode="markers", name=f"feasible clusters ({len(hours):,} of {total:,})",
@@ -249,8 +251,7 @@ def frontier_chart(cost: pd.Series, hours: pd.Series, labels: pd.Series, frontie
                    y="expected job cost (USD, log)")
 
 
-def distribution_chart(hours: pd.Series, cost: pd.Series,
-                       deadline_hours: float | None) -> go.Figure:
+def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Figure:
     """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line)."""
     ordered = hours.sort_values().to_numpy()
     share = (pd.RangeIndex(1, len(ordered) + 1) / len(ordered)).to_numpy()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
@@ -20,7 +21,9 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.job import (
+    PLAN_POLICIES,
     Calibration,
+    Goal,
     JobPlanResult,
     JobSamples,
     MeasurementTable,
@@ -32,10 +35,14 @@ from deepvm_core.job import (
     parse_measurements_csv,
     plan_job,
 )
+from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
+
+if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card (issue 9)
+    import pandas as pd
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -124,6 +131,37 @@ def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | N
     return json.dumps(doc, indent=2) + "\n"
 
 
+# ----------------------------------------------------------------------------- Instances
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _flopp(catalog_sha256: str, _catalog: Catalog) -> pd.DataFrame:
+    del catalog_sha256  # the cache key only
+    from dashboard import result_frames  # pandas: after the first page's card (issue 9)
+
+    return result_frames.flopp_frame(_catalog)
+
+
+def flopp_table(catalog: Catalog) -> pd.DataFrame:
+    """:func:`dashboard.result_frames.flopp_frame` of ``catalog``, cached by its content (up
+    to 1,000 GPU types at the size limit)."""
+    return _flopp(catalog.sha256, catalog)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _pairs(catalog_sha256: str, _catalog: Catalog, limit: int) -> pd.DataFrame:
+    del catalog_sha256  # the cache key only
+    from dashboard import result_frames
+
+    return result_frames.pair_saturation_frame(_catalog, limit)
+
+
+def pair_table(catalog: Catalog, limit: int) -> pd.DataFrame:
+    """:func:`dashboard.result_frames.pair_saturation_frame` of ``catalog`` (at most ``limit``
+    GPU and CPU types), cached by its content."""
+    return _pairs(catalog.sha256, catalog, limit)
+
+
 # ----------------------------------------------------------------------------- job planner
 
 
@@ -141,17 +179,16 @@ def bundled_measurements() -> tuple[str, str]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _plan(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
-          pw: float | None, speedup: SpeedupModel, goal: str, deadline: float | None,
+          pw: float | None, speedup: SpeedupModel, goal: Goal, deadline: float | None,
           budget: float | None, trials: int, seed: int, top_k: int) -> JobPlanResult:
     del catalog_sha256  # the cache key only
     return plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
-                    goal=goal,  # type: ignore[arg-type]  # checked by plan_job
-                    deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
+                    goal=goal, deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
                     top_k=top_k)
 
 
 def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: float | None,
-             speedup: SpeedupModel, goal: str, deadline: float | None, budget: float | None,
+             speedup: SpeedupModel, goal: Goal, deadline: float | None, budget: float | None,
              trials: int, seed: int, top_k: int) -> JobPlanResult:
     """:func:`deepvm_core.job.plan_job`, cached by catalog content and every input (the
     scenario's PW is not read by the planner, so it is normalised away)."""
@@ -160,8 +197,49 @@ def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: fl
                  trials, seed, top_k)
 
 
+@dataclass(frozen=True)
+class FrontierPoints:
+    """What the frontier chart draws of a plan (candidate indices).
+
+    Attributes:
+        shown: the candidates drawn, ascending: a fixed sample of the feasible ones (finite
+            cost > 0 and makespan) past the chart's limit, plus the frontier and the marked.
+        frontier: the Pareto frontier, in the plan's order.
+        marks: candidate -> its mark: ``best`` (the chosen one) or the first policy of
+            :data:`deepvm_core.job.PLAN_POLICIES` it is (DeepVM's first pick for ``deepvm``);
+            a policy's pick that is not expected to finish is not marked.
+        finishing: how many candidates are expected to finish the job.
+    """
+
+    shown: np.ndarray
+    frontier: tuple[int, ...]
+    marks: dict[int, str]
+    finishing: int
+
+
+def frontier_points(result: JobPlanResult, limit: int) -> FrontierPoints:
+    """The candidates the frontier chart draws: at most ``limit`` background points (a sample
+    with a fixed seed, so every rerun draws the same picture), the frontier and the marked
+    ones (:meth:`deepvm_core.job.JobPlanResult.marks`) always."""
+    cost, hours = result.expected_cost_usd, result.expected_makespan_hours
+    cloud = np.flatnonzero(result.finishes & np.isfinite(cost) & np.isfinite(hours) & (cost > 0))
+    if cloud.size > limit:
+        cloud = np.sort(np.random.default_rng(0).choice(cloud, limit, replace=False))
+    order = ("best", *PLAN_POLICIES)
+    marks: dict[int, str] = {}
+    for index, tags in result.marks().items():
+        usable = [m for m in order if m in tags and (m == "best" or result.finishes[index])]
+        if usable:
+            marks[index] = usable[0]
+    frontier = tuple(int(i) for i in result.frontier)
+    keep = np.array(sorted(set(frontier) | set(marks)), dtype=np.int64)
+    return FrontierPoints(np.union1d(cloud, keep), frontier, marks,
+                          int(np.count_nonzero(result.finishes)))
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
-def _samples(catalog_sha256: str, _catalog: Catalog, _result: JobPlanResult, result_key: tuple,
+def _samples(catalog_sha256: str, _catalog: Catalog, _result: JobPlanResult,
+             result_key: tuple[object, ...],
              speedup: SpeedupModel, index: int, trials: int, seed: int) -> JobSamples:
     del catalog_sha256, result_key  # the cache key only
     return configuration_samples(_result, _catalog, speedup, index, trials=trials, seed=seed)
@@ -177,6 +255,11 @@ def job_samples(catalog: Catalog, result: JobPlanResult, speedup: SpeedupModel, 
 def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | None) -> str:
     """The "Download plan (JSON)" file: the CLI's ``plan --format json`` document."""
     return json.dumps(plan_to_dict(result, catalog, timestamp=timestamp), indent=2) + "\n"
+
+
+def unused_measurements(catalog: Catalog, name: str, text: str) -> tuple[str, ...]:
+    """:func:`deepvm_core.job.unused.unused_measurements_warnings` of a measurements CSV."""
+    return tuple(unused_measurements_warnings(catalog, measurements_table(name, text)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

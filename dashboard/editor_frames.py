@@ -194,7 +194,7 @@ def problems_frame(problems: tuple[Problem, ...] | list[Problem],
     first keeping the name); without them, Row is the 1-based position in the file. A
     catalog-level problem about a whole table is that table's, without row or column.
     """
-    rows = []
+    rows: list[dict[str, object]] = []
     by_name: dict[tuple[str, str], list[int]] = {}  # (table, name) -> rows of those problems
     for p in problems:
         match = _WHERE.match(p.where)

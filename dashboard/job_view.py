@@ -12,18 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-import compute
+from dashboard import compute, keys
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job import (
-    ADVISOR_BUCKET_MTBI_HOURS,
-    AUTO,
-    DEFAULT_MTBI_HOURS,
-    JobPlanResult,
-    SpeedupModel,
-    Workload,
-)
+from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload
+from deepvm_core.job.speedup import SpeedupModelName
 from deepvm_core.model import Arch, Configuration, Scenario
+from deepvm_core.units import MINUTES_PER_HOUR
 
 
 @dataclass(frozen=True)
@@ -33,7 +28,7 @@ class JobInputs:
     workload: Workload
     speedup: SpeedupModel
     pw: float | None
-    goal: str
+    goal: Goal
     deadline: float | None
     budget: float | None
     trials: int
@@ -41,45 +36,33 @@ class JobInputs:
     top_k: int
 
 
-def default_mtbi_hours(catalog: Catalog) -> dict[str, tuple[float, str]]:
-    """Per GPU type: MTBI hours before the scale and its source (``advisor`` or ``default``)."""
-    out: dict[str, tuple[float, str]] = {}
-    for g in catalog.gpu_types:
-        if g.interruption_bucket is None:
-            out[g.name] = (DEFAULT_MTBI_HOURS, "default")
-        else:
-            out[g.name] = (ADVISOR_BUCKET_MTBI_HOURS[g.interruption_bucket], "advisor")
-    return out
-
-
-def speedup_model(name: str) -> SpeedupModel:
+def speedup_model(name: SpeedupModelName) -> SpeedupModel:
     """The session's speedup model, with the uploaded (else the bundled) measurements."""
-    ss = st.session_state
-    file_name, text = ss.plan_measurements or compute.bundled_measurements()
-    return SpeedupModel(name,  # type: ignore[arg-type]  # one of the page's choices
-                        compute.measurements_table(file_name, text))
+    file_name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
+    return SpeedupModel(name, compute.measurements_table(file_name, text))
 
 
 def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
     """The job of the session (raises a DeepVMError naming a bad field)."""
-    ss = st.session_state
+    job = {name: key.get() for name, key in keys.PLAN.items()}
     known = {g.name for g in catalog.gpu_types}
-    overrides = {name: hours for name, hours in ss.plan_mtbi.items() if name in known}
-    every = int(ss.plan_ckpt_every)
+    overrides = {name: hours for name, hours in keys.PLAN_MTBI.get().items() if name in known}
+    every = int(job["ckpt_every"])
     workload = Workload(
-        epochs=float(ss.plan_epochs), reference_epoch_seconds=float(ss.plan_epoch_s),
-        reference_gpu=ss.plan_ref or None, reference_nodes=int(ss.plan_ref_nodes),
+        epochs=float(job["epochs"]), reference_epoch_seconds=float(job["epoch_s"]),
+        reference_gpu=job["ref"] or None, reference_nodes=int(job["ref_nodes"]),
         checkpoint_gb=scenario.checkpoint_gb,
         checkpoint_every_epochs=AUTO if every == 0 else every,
-        restart_hours=float(ss.plan_restart_min) / 60, wait_hours=float(ss.plan_wait_min) / 60,
-        disk_gb_per_second=float(ss.plan_disk_gbps),
-        checkpoint_fixed_seconds=float(ss.plan_ckpt_fixed_s),
-        mtbi_hours_by_gpu=overrides, mtbi_scale=float(ss.plan_mtbi_scale))
+        restart_hours=float(job["restart_min"]) / MINUTES_PER_HOUR,
+        wait_hours=float(job["wait_min"]) / MINUTES_PER_HOUR,
+        disk_gb_per_second=float(job["disk_gbps"]),
+        checkpoint_fixed_seconds=float(job["ckpt_fixed_s"]),
+        mtbi_hours_by_gpu=overrides, mtbi_scale=float(job["mtbi_scale"]))
     return JobInputs(
-        workload=workload, speedup=speedup_model(ss.plan_speedup),
-        pw=None if ss.plan_pw_off else scenario.pw_usd_per_hour, goal=ss.plan_goal,
-        deadline=float(ss.plan_deadline_h) or None, budget=float(ss.plan_budget_usd) or None,
-        trials=int(ss.plan_trials), seed=int(ss.plan_seed), top_k=top_k)
+        workload=workload, speedup=speedup_model(job["speedup"]),
+        pw=None if job["pw_off"] else scenario.pw_usd_per_hour, goal=job["goal"],
+        deadline=float(job["deadline_h"]) or None, budget=float(job["budget_usd"]) or None,
+        trials=int(job["trials"]), seed=int(job["seed"]), top_k=top_k)
 
 
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
@@ -130,7 +113,7 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
     """On Recommend, once a job is set: the expected job cost and time of its configurations
     and of the ``baselines`` (label -> configuration), the Plan a job page's job at this
     page's PW."""
-    if not st.session_state.plan_active or not configs:
+    if not keys.PLAN_ACTIVE.get() or not configs:
         return
     import pandas as pd  # after the card (first load of Recommend, issue 9)
 

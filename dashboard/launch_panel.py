@@ -3,7 +3,7 @@
 The panel only shows and packages (:func:`deepvm_core.cloud.fleet.build_bundle`, pure): the
 dashboard never calls AWS for a launch. A page calls::
 
-    import launch_panel
+    from dashboard import launch_panel
     launch_panel.render_launch_panel(export_dict, export_text=text)
 
 ``export_text`` is the JSON the page's "Download configuration" button serves: the plan id

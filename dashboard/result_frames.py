@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from columns import Col
+from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import PriceChange
 from deepvm_core.model import (
@@ -30,7 +30,8 @@ CONFIG_COLUMNS = (Col.ARCH, Col.GPU, Col.SPOT, Col.ON_DEMAND, Col.MEM_NODES, Col
                   Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.K, Col.FLOPP)
 
 
-def configuration_row(config: Configuration, pw: float, objective: Objective) -> dict:
+def configuration_row(config: Configuration, pw: float,
+                      objective: Objective) -> dict[str, object]:
     """One table row describing ``config``."""
     return {
         Col.ARCH: ARCHITECTURE_LABELS[config.architecture],
@@ -73,7 +74,7 @@ def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.Data
     """One row per policy (a policy with nothing feasible keeps its row, empty)."""
     rows = []
     for policy, c in configs.items():
-        row = {Col.POLICY: POLICY_LABELS[policy],
+        row: dict[str, object] = {Col.POLICY: POLICY_LABELS[policy],
                Col.CONFIG: c.describe().rsplit(",", 1)[0] if c else "none feasible"}
         if c is not None:
             row.update(configuration_row(c, pw, "paper"))
@@ -169,7 +170,7 @@ def region_frame(rows: Sequence[RegionComparison], pw: float,
     out = []
     rank = 0
     for r in rows:
-        row: dict = {Col.REGION: r.region, Col.CATALOG: r.catalog_name}
+        row: dict[str, object] = {Col.REGION: r.region, Col.CATALOG: r.catalog_name}
         if r.best is None:
             row.update({Col.RANK: np.nan, Col.CONFIG: "nothing feasible",
                         Col.NOTE: r.explanation or "nothing is feasible"})

@@ -15,9 +15,17 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deepvm_core.cli.common import field_default
+from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
+from deepvm_core.job.montecarlo import DEFAULT_TRIALS
+from deepvm_core.job.objectives import DEFAULT_GOAL
+from deepvm_core.job.planner import DEFAULT_SEED
 from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
-from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES, OBJECTIVES
-from deepvm_core.recommend.recommendation import SOLVERS
+from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
+from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
+from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
+from deepvm_core.recommend.sweep import FIG3_PW_GRID
+from deepvm_core.units import MINUTES_PER_HOUR
 
 DEFAULT_CATALOG = "aws-us-east-1-2023-10"
 
@@ -47,13 +55,13 @@ PAGE_SLUGS = tuple(PAGE_BY_SLUG)
 DEFAULT_PAGE = "recommend"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class NumberControl:
     """A number of the scenario: its URL parameter, bounds and default, and the sidebar's
-    slider and number input for it (kept in sync).
+    number input and slider for it (kept in sync).
 
-    ``sb_<name>`` holds the value; ``sb_<name>_slider`` and ``sb_<name>_input`` are the two
-    widgets; ``<name>`` is also the URL parameter. The number input (and the URL) accept
+    ``sb_<name>`` is the number input's key and holds the value; ``sb_<name>_slider`` is the
+    slider's; ``<name>`` is also the URL parameter. The number input (and the URL) accept
     ``[low, high]``; the slider spans ``[slider_low, slider_high]`` and grows to show a larger
     typed value.
     """
@@ -74,6 +82,10 @@ class NumberControl:
     def key(self) -> str:
         return f"sb_{self.name}"
 
+    @property
+    def slider_key(self) -> str:
+        return f"sb_{self.name}_slider"
+
     def slider_range(self, value: float) -> tuple[float, float]:
         """The slider's bounds for ``value``: the default span, stretched to hold it."""
         return self.slider_low, max(self.slider_high, float(math.ceil(value)))
@@ -83,19 +95,30 @@ class NumberControl:
         return min(max(value, low), high)
 
 
+#: The sidebar's scenario numbers. PW has no core default (it is the user's question); the
+#: sidebar starts at Table IV's 3 USD/hour.
+DEFAULT_PW_USD_PER_HOUR = 3.0
 CONTROLS = (
-    NumberControl("pw", "PW: pricing willingness (USD/hour)",
-                  "The most you pay per hour for the whole cluster.",
-                  3.0, 0.0, 1000.0, 0.0, 20.0, 0.05, 0.01, "%.2f"),
-    NumberControl("ckpt", "Checkpoint size (GB)",
-                  "Size f of one checkpoint of the model being trained, in GB (10^9 bytes).",
-                  0.3, 0.01, 10000.0, 0.05, 20.0, 0.05, 0.05, "%.2f"),
-    NumberControl("buffer", "Buffer (checkpoints per memory node)",
-                  "How many checkpoints one Tiering memory node keeps in RAM (may be fractional).",
-                  2.0, 0.1, 1000.0, 0.5, 16.0, 0.5, 0.1, "%.1f"),
+    NumberControl(name="pw", label="PW: pricing willingness (USD/hour)",
+                  help="The most you pay per hour for the whole cluster.",
+                  default=DEFAULT_PW_USD_PER_HOUR, low=0.0, high=1000.0,
+                  slider_low=0.0, slider_high=20.0, slider_step=0.05, input_step=0.01,
+                  fmt="%.2f"),
+    NumberControl(name="ckpt", label="Checkpoint size (GB)",
+                  help="Size f of one checkpoint of the model being trained, in GB (10^9 "
+                       "bytes).",
+                  default=field_default(Scenario, "checkpoint_gb"), low=0.01, high=10000.0,
+                  slider_low=0.05, slider_high=20.0, slider_step=0.05, input_step=0.05,
+                  fmt="%.2f"),
+    NumberControl(name="buffer", label="Buffer (checkpoints per memory node)",
+                  help="How many checkpoints one Tiering memory node keeps in RAM (may be "
+                       "fractional).",
+                  default=field_default(Scenario, "buffer_checkpoints"), low=0.1, high=1000.0,
+                  slider_low=0.5, slider_high=16.0, slider_step=0.5, input_step=0.1,
+                  fmt="%.1f"),
 )
 CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
-TOP_K_RANGE = (1, 20)
+TOP_K_RANGE = CORE_TOP_K_RANGE  # what recommend accepts (deepvm_core.recommend.recommendation)
 NODE_CAP_RANGE = (1, MAX_NODES)  # the core's cap (deepvm_core.model)
 
 #: The Simulate page's PW sweep (USD/hour): the slider's span and the step's bounds. Its
@@ -106,10 +129,14 @@ SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
 
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
-    "catalog": DEFAULT_CATALOG, "objective": "paper", "quotas": True, "top": 3,
-    "nodes": DEFAULT_MAX_NODES, "solver": "enumerate",
+    "catalog": DEFAULT_CATALOG,
+    "objective": field_default(Scenario, "objective"),
+    "quotas": field_default(Scenario, "use_quotas"),
+    "top": DEFAULT_TOP_K,
+    "nodes": field_default(Scenario, "max_nodes"),
+    "solver": DEFAULT_SOLVER,
     "page": DEFAULT_PAGE,
-    "sweep_from": 0.0, "sweep_to": 10.0, "sweep_step": 0.1,
+    **dict(zip(("sweep_from", "sweep_to", "sweep_step"), FIG3_PW_GRID, strict=True)),
     "presentation": False,
 }
 #: Parameters the URL holds only when they are not at their defaults.
@@ -224,25 +251,28 @@ class PlanParam:
 
 
 PLAN_PARAMS = (
-    PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),
+    PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),  # the bundled ResNet-50 job
     PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
-    PlanParam("ref", "text", ""),
-    PlanParam("ref_nodes", "int", 1, 1, 100_000),
-    PlanParam("speedup", "choice", "fitted", choices=("paper", "fitted", "measured")),
-    PlanParam("ckpt_every", "int", 1, 0, 1_000_000),  # 0: auto (Daly)
+    PlanParam("ref", "text", ""),  # "": Workload.reference_gpu None (top spot-FLOPP type)
+    PlanParam("ref_nodes", "int", field_default(Workload, "reference_nodes"), 1, 100_000),
+    PlanParam("speedup", "choice", field_default(SpeedupModel, "name"), choices=SPEEDUP_MODELS),
+    PlanParam("ckpt_every", "int", field_default(Workload, "checkpoint_every_epochs"), 0,
+              1_000_000),  # 0: auto (Daly)
     # R, W and δ0 have no upper bound here: the core's Workload bounds them and the page shows
     # its message naming the bound, with the value kept in the URL (issue 16).
-    PlanParam("restart_min", "float", 6.0, 0.0),
-    PlanParam("wait_min", "float", 0.0, 0.0),
-    PlanParam("disk_gbps", "float", 0.25, 1e-6, 1_000.0),
-    PlanParam("ckpt_fixed_s", "float", 0.0, 0.0),
-    PlanParam("mtbi_scale", "float", 1.0, 0.25, 4.0),
-    PlanParam("goal", "choice", "cheapest", choices=("cheapest", "fastest")),
-    PlanParam("deadline_h", "float", 0.0, 0.0, 1e6),  # 0: none
-    PlanParam("budget_usd", "float", 0.0, 0.0, 1e9),  # 0: none
-    PlanParam("trials", "int", 10_000, 0, 100_000),
-    PlanParam("seed", "int", 0, 0, 2**31 - 1),
-    PlanParam("pw_off", "bool", False),
+    PlanParam("restart_min", "float", field_default(Workload, "restart_hours") * MINUTES_PER_HOUR,
+              0.0),
+    PlanParam("wait_min", "float", field_default(Workload, "wait_hours") * MINUTES_PER_HOUR, 0.0),
+    PlanParam("disk_gbps", "float", field_default(Workload, "disk_gb_per_second"), 1e-6,
+              1_000.0),
+    PlanParam("ckpt_fixed_s", "float", field_default(Workload, "checkpoint_fixed_seconds"), 0.0),
+    PlanParam("mtbi_scale", "float", field_default(Workload, "mtbi_scale"), 0.25, 4.0),
+    PlanParam("goal", "choice", DEFAULT_GOAL, choices=GOALS),
+    PlanParam("deadline_h", "float", 0.0, 0.0, 1e6),  # 0: none (plan_job's None)
+    PlanParam("budget_usd", "float", 0.0, 0.0, 1e9),  # 0: none (plan_job's None)
+    PlanParam("trials", "int", DEFAULT_TRIALS, 0, 100_000),
+    PlanParam("seed", "int", DEFAULT_SEED, 0, 2**31 - 1),
+    PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
 )
 PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
 

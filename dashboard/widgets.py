@@ -7,18 +7,17 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.elements.lib.column_types import ColumnConfig
 
-import glossary
-import state
-import url
+from dashboard import glossary, keys, state, url
+from dashboard.formatting import si
+from dashboard.glossary import GLOSSARY
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
-from formatting import si
-from glossary import GLOSSARY
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
-from columns import RESEARCH_COLUMNS, Col
+from dashboard.columns import RESEARCH_COLUMNS, Col
 
 
 def run_page(body: Callable[[], None]) -> None:
@@ -28,7 +27,7 @@ def run_page(body: Callable[[], None]) -> None:
     except CatalogError as exc:
         st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
                  icon=":material/error:")
-        import editor_frames  # pandas: only when a catalog is invalid
+        from dashboard import editor_frames  # pandas: only when a catalog is invalid
 
         st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
                      hide_index=True)
@@ -45,7 +44,7 @@ def escape_md(text: str) -> str:
 
 def url_warnings() -> None:
     """Warnings about URL parameters that could not be used, until dismissed."""
-    warnings = st.session_state.get("url_warnings") or []
+    warnings = keys.URL_WARNINGS.get()
     box = st.container()  # always there, so the page below keeps its place when dismissed
     if not warnings:
         return
@@ -53,7 +52,7 @@ def url_warnings() -> None:
         for text in warnings:
             st.warning(text, icon=":material/link_off:")
         st.button("Dismiss", key="sb_dismiss_url_warnings",
-                  on_click=lambda: st.session_state.update(url_warnings=[]))
+                  on_click=keys.URL_WARNINGS.set, args=([],))
 
 
 def catalog_summary(active: state.ActiveCatalog) -> str:
@@ -68,7 +67,7 @@ def catalog_summary(active: state.ActiveCatalog) -> str:
 def invalid_draft_notice(slot: DeltaGenerator, active: state.ActiveCatalog) -> None:
     """In ``slot``: that the editor's draft of the active catalog is invalid, if it is (the
     pages then use the last valid catalog)."""
-    count = st.session_state["invalid_drafts"].get(active.id)
+    count = keys.INVALID_DRAFTS.get().get(active.id)
     if not count:
         return
     slot.warning(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
@@ -145,7 +144,7 @@ def table_height(rows: int, limit: int = 25) -> int:
     return 38 + 35 * max(min(rows, limit), 1)
 
 
-def number_columns() -> dict[str, st.column_config.Column]:
+def number_columns() -> dict[str, ColumnConfig]:
     """Display formats and help (the glossary's) of the columns of :mod:`result_frames`
     frames."""
     n, t = st.column_config.NumberColumn, st.column_config.TextColumn

@@ -12,14 +12,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules
-# (AppTest runs the app in this process, so it uses these very modules).
-if str(APP.parent) not in sys.path:
-    sys.path.insert(0, str(APP.parent))
+from dashboard import compute
+from tests import app_expectations as answers
 
-import compute  # noqa: E402
-from tests import app_expectations as answers  # noqa: E402
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
 PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
          "views/simulate.py", "views/method.py"]
@@ -109,7 +105,7 @@ def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest) -> N
 def test_changing_pw_changes_the_recommendation_and_syncs_both_widgets(app: AppTest) -> None:
     app.run()
     before = headline(app)
-    app.number_input(key="sb_pw_input").set_value(1.0).run()
+    app.number_input(key="sb_pw").set_value(1.0).run()
     no_errors(app)
     assert headline(app) != before
     assert app.slider(key="sb_pw_slider").value == 1.0
@@ -118,13 +114,13 @@ def test_changing_pw_changes_the_recommendation_and_syncs_both_widgets(app: AppT
     app.slider(key="sb_pw_slider").set_value(5.0).run()
     assert "29 × g4dn.xlarge" in headline(app)
     assert answers.best(answers.AWS, 5.0).identity[1:3] == ("g4dn.xlarge", 29)
-    assert app.number_input(key="sb_pw_input").value == 5.0
+    assert app.number_input(key="sb_pw").value == 5.0
     assert app.session_state["sb_pw"] == 5.0
 
 
 def test_typed_value_beyond_the_slider_stretches_it(app: AppTest) -> None:
     app.run()
-    app.number_input(key="sb_pw_input").set_value(50.0).run()
+    app.number_input(key="sb_pw").set_value(50.0).run()
     no_errors(app)
     slider = app.slider(key="sb_pw_slider")
     assert slider.value == 50.0 and slider.max >= 50.0
@@ -142,7 +138,7 @@ def test_objective_toggle_and_top_k(app: AppTest) -> None:
 
 def test_pw_zero_explains_and_offers_the_cheapest_price(app: AppTest) -> None:
     app.run()
-    app.number_input(key="sb_pw_input").set_value(0.0).run()
+    app.number_input(key="sb_pw").set_value(0.0).run()
     no_errors(app)
     assert any("below the cheapest feasible" in e.value for e in app.error)
     button = app.button(key="rec_raise_pw")
@@ -160,7 +156,7 @@ def test_pw_zero_explains_and_offers_the_cheapest_price(app: AppTest) -> None:
 
 def test_checkpoint_too_big_for_every_memory_node(app: AppTest) -> None:
     app.run()
-    app.number_input(key="sb_ckpt_input").set_value(1000.0).run()
+    app.number_input(key="sb_ckpt").set_value(1000.0).run()
     no_errors(app)
     assert headline(app).startswith("### Single Anchor")
     assert any("no CPU VM holds the checkpoint buffer" in w.value for w in app.main.warning)
@@ -290,7 +286,7 @@ def test_recommend_card_says_why_and_compares_the_alternatives(app: AppTest) -> 
     assert metrics["vs Performance-First"].value == "+30.8 %"
     assert metrics["vs Performance-First"].proto.delta == "+0.0358 USD/h"  # 2.8526 - 2.8168
     assert metrics["vs DeepVM-NoScale"].value == "same cluster"
-    app.number_input(key="sb_pw_input").set_value(0.0).run()
+    app.number_input(key="sb_pw").set_value(0.0).run()
     assert not any(m.label.startswith("vs ") for m in app.main.metric)
 
 
@@ -374,7 +370,7 @@ def test_sidebar_survives_an_unexpected_page_error(app: AppTest, monkeypatch) ->
     app.run()
     assert len(app.exception) == 1  # Streamlit redacts the message (showErrorDetails)
     assert app.sidebar.selectbox(key="sb_catalog").value == "aws-us-east-1-2023-10"
-    assert app.sidebar.number_input(key="sb_pw_input").value == pytest.approx(3.41)
+    assert app.sidebar.number_input(key="sb_pw").value == pytest.approx(3.41)
     assert app.sidebar.radio(key="sb_solver").value
 
 

@@ -8,7 +8,6 @@ real fetcher does; the fetcher itself is tested against loopback servers in test
 from __future__ import annotations
 
 import fnmatch
-import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import charts, result_frames, widgets
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog, save_catalog
@@ -24,15 +24,6 @@ from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud import aws
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
-
-# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
-DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
-if str(DASHBOARD) not in sys.path:
-    sys.path.insert(0, str(DASHBOARD))
-
-import charts  # noqa: E402
-import result_frames  # noqa: E402
-import widgets  # noqa: E402
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 LIVE = "views/live_prices.py"
@@ -271,7 +262,7 @@ def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
     assert not [d for d in app.dataframe if "Spot change %" in d.value.columns]
 
     # the message stays while other controls are used, and the other pages keep working
-    app.number_input(key="sb_pw_input").set_value(5.0).run()
+    app.number_input(key="sb_pw").set_value(5.0).run()
     no_errors(app)
     assert any("could not be reached" in e.value for e in app.error)
     app.switch_page("views/recommend.py").run()
@@ -330,7 +321,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
     assert "g4dn.xlarge" in frame["Configuration"].iloc[0]
 
     # PW too low for the dearer region: it is listed with its reason
-    app.number_input(key="sb_pw_input").set_value(0.36).run()
+    app.number_input(key="sb_pw").set_value(0.36).run()
     no_errors(app)
     frame = table(app, "Region")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
@@ -341,7 +332,7 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
     # any set of fetched catalogs, the same region twice included
     app.multiselect(key="rg_catalogs").set_value(
         [f"fetched:aws-us-east-1-{STAMP}", "fetched:aws-us-east-1-old"])
-    app.number_input(key="sb_pw_input").set_value(3.0).run()
+    app.number_input(key="sb_pw").set_value(3.0).run()
     no_errors(app)
     frame = table(app, "Region")
     assert frame["Region"].tolist() == [f"us-east-1 · aws-us-east-1-{STAMP}",

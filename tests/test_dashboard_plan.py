@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import compute, url
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.job import (
     SpeedupModel,
@@ -23,11 +23,7 @@ from deepvm_core.model import Scenario
 from tests import job_oracle, oracle
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-if str(APP.parent) not in sys.path:
-    sys.path.insert(0, str(APP.parent))
 
-import compute  # noqa: E402
-import url  # noqa: E402
 from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
 
 CARD = re.compile(rf"^### {EXAMPLE_EPOCHS:g} epochs of your job: about \*\*([\d.,]+) USD\*\* "
@@ -110,13 +106,13 @@ def test_plan_page_shows_every_section(plan_page: AppTest) -> None:
 def test_changing_epochs_and_mtbi_scale_changes_the_card(plan_page: AppTest) -> None:
     plan_page.run()
     before = card_text(plan_page)
-    plan_page.number_input(key="planw_epochs").set_value(60.0).run()
+    plan_page.number_input(key="plan_epochs").set_value(60.0).run()
     no_errors(plan_page)
     after = card_text(plan_page)
     assert after.startswith("### 60 epochs of your job") and after != before
     assert plan_page.query_params["epochs"] == "60"
     interruptions = float(after.rsplit(", ", 1)[1].split()[0])
-    plan_page.select_slider(key="planw_mtbi_scale").set_value(0.25).run()
+    plan_page.select_slider(key="plan_mtbi_scale").set_value(0.25).run()
     no_errors(plan_page)
     riskier = float(card_text(plan_page).rsplit(", ", 1)[1].split()[0])
     assert riskier > interruptions  # a quarter of the MTBI: more interruptions

@@ -112,7 +112,7 @@ def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> N
         styles = [(t["line"].get("dash", "solid"), t["line"]["width"]) for t in spec["data"]
                   if t["name"] in POLICY_NAMES]
         assert len(styles) == 5 and len(set(styles)) == 5, styles
-    app.number_input(key="sb_pw_input").set_value(40.0).run()  # outside the sweep: no line
+    app.number_input(key="sb_pw").set_value(40.0).run()  # outside the sweep: no line
     assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]
 
 

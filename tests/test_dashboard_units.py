@@ -10,22 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dashboard import charts, editor_frames, formatting, result_frames, url
 from deepvm_core.catalog.schema import catalog_sha256
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import CatalogError, Problem
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.sweep import pw_grid, sweep
-
-# Streamlit runs dashboard/app.py with dashboard/ on sys.path; do the same to import its modules.
-DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard"
-if str(DASHBOARD) not in sys.path:
-    sys.path.insert(0, str(DASHBOARD))
-
-import charts  # noqa: E402
-import editor_frames  # noqa: E402
-import formatting  # noqa: E402
-import result_frames  # noqa: E402
-import url  # noqa: E402
 
 CATALOGS = {"aws-us-east-1-2023-10", "paper-simulated", "user:mine"}
 
@@ -48,7 +38,7 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
     ("ckpt", "0", "is outside 0.01..10000"),
     ("buffer", "nan", "is not a finite number"),
     ("top", "2.5", "is not a whole number"),
-    ("top", "21", "is outside 1..20"),
+    ("top", "101", "is outside 1..100"),  # recommend takes top_k 1..100
     ("quotas", "perhaps", "is not on or off"),
     ("objective", "cost", "is not one of speed, paper, performance"),
     ("catalog", "gone", "is not a catalog available here"),
@@ -179,7 +169,7 @@ def test_the_recommend_card_does_not_wait_for_heavy_imports() -> None:
 def test_catalog_files_load_once_and_are_shared() -> None:
     """Issue 9, first load: a catalog is immutable, so every run and session shares one loaded
     object (no unpickled copy per run, its sha256 computed once)."""
-    import compute
+    from dashboard import compute
     from deepvm_core.catalog.store import bundled_catalog_paths
 
     path = bundled_catalog_paths()["aws-us-east-1-2023-10"]

@@ -21,15 +21,9 @@ REPO = Path(__file__).resolve().parent.parent
 def panel_app(export: dict, export_text: str | None) -> None:
     """The panel alone. AppTest runs this function's source as a script, without this
     module's imports: annotations must evaluate on their own."""
-    import sys
-    from pathlib import Path
-
     import streamlit as st
 
-    dashboard = str(Path.cwd() / "dashboard")
-    if dashboard not in sys.path:
-        sys.path.insert(0, dashboard)
-    import launch_panel
+    from dashboard import launch_panel
 
     bundle = launch_panel.render_launch_panel(export, export_text=export_text)
     st.session_state["test_files"] = None if bundle is None else {

@@ -3,7 +3,6 @@ rest of the page keeps working, and the inputs stay in the URL."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +11,6 @@ from streamlit.testing.v1 import AppTest
 from deepvm_core.job.workload import EXAMPLE_EPOCHS
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-if str(APP.parent) not in sys.path:
-    sys.path.insert(0, str(APP.parent))
 
 # Speedups 2, 1, 2, 1, 2: every logistic fit has R² <= 0.167 (derivation in
 # tests/test_hardening_cli.py, NO_SIGNAL).
@@ -38,7 +35,7 @@ def texts(at: AppTest, kind: str) -> list[str]:
 def page_works(at: AppTest) -> None:
     """No exception; the job's inputs and the calibration are still on the page."""
     assert not at.exception, [e.value for e in at.exception]
-    assert at.number_input(key="planw_epochs").value == EXAMPLE_EPOCHS
+    assert at.number_input(key="plan_epochs").value == EXAMPLE_EPOCHS
     assert at.get("file_uploader"), "the calibration section is gone"
 
 
@@ -129,7 +126,7 @@ def test_a_restart_of_a_year_names_the_bound_and_stays_in_the_url(plan_page: App
     assert any("restart_hours = 8760.0: must be at most 24 h (1440 min)" in e
                for e in texts(at, "error"))
     assert at.query_params["restart_min"] == "525600"
-    at.number_input(key="planw_restart_min").set_value(6.0).run()  # fixing it plans again
+    at.number_input(key="plan_restart_min").set_value(6.0).run()  # fixing it plans again
     assert card_heads(at)[0].startswith(f"### {EXAMPLE_EPOCHS:g} epochs of your job")
 
 

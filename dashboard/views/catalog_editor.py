@@ -8,17 +8,17 @@ problems are listed and the last valid catalog stays in use.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
-import editor_frames
-import state
-import widgets
+from dashboard import editor_frames, keys, state, widgets
+from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
-from editor_frames import COLUMN_LABELS, TABLES, TableSpec
 
 
 def editor_key(spec: TableSpec, version: int) -> str:
@@ -27,16 +27,15 @@ def editor_key(spec: TableSpec, version: int) -> str:
 
 def forget(cid: str) -> None:
     """Drop the edits and draft of catalog ``cid``; the tables restart from its source."""
-    ss = st.session_state
-    ss["edits"].pop(cid, None)
-    ss["invalid_drafts"].pop(cid, None)
-    ss.setdefault("ce_drafts", {}).pop(cid, None)
-    ss.pop("ce_session", None)
+    keys.EDITS.get().pop(cid, None)
+    keys.INVALID_DRAFTS.get().pop(cid, None)
+    keys.EDITOR_DRAFTS.get().pop(cid, None)
+    keys.EDITOR_SESSION.set(None)
 
 
 def on_reset(cid: str) -> None:
     forget(cid)
-    st.session_state["ce_notice"] = ("info", "Edits discarded: back to the catalog as stored.")
+    keys.EDITOR_NOTICE.set(("info", "Edits discarded: back to the catalog as stored."))
 
 
 def on_upload() -> None:
@@ -48,15 +47,15 @@ def on_upload() -> None:
     try:
         catalog = editor_frames.parse_upload(uploaded.name, uploaded.getvalue())
     except CatalogError as exc:
-        ss["ce_upload_problems"] = (uploaded.name, exc.problems)
+        keys.EDITOR_UPLOAD_PROBLEMS.set((uploaded.name, tuple(exc.problems)))
         return
     cid = state.keep_upload(catalog)
     forget(cid)
     state.select_catalog(cid)
-    ss["ce_upload_problems"] = None
-    ss["ce_notice"] = ("success", f"Loaded {uploaded.name} as catalog {catalog.name!r} "
-                       f"({len(catalog.gpu_types)} GPU and {len(catalog.cpu_types)} CPU types). "
-                       "It is now the active catalog.")
+    keys.EDITOR_UPLOAD_PROBLEMS.set(None)
+    keys.EDITOR_NOTICE.set(("success", f"Loaded {uploaded.name} as catalog {catalog.name!r} "
+                           f"({len(catalog.gpu_types)} GPU and {len(catalog.cpu_types)} CPU "
+                           "types). It is now the active catalog."))
 
 
 def saved_names() -> set[str]:
@@ -75,34 +74,35 @@ def free_name(name: str, taken: set[str]) -> str:
 def on_save(cid: str, catalog: Catalog) -> None:
     """Callback: save ``catalog`` as a new named user catalog and switch to it. A name already
     saved is refused (a saved catalog is never replaced) and a free one is offered."""
-    ss = st.session_state
-    name = ss.get("ce_save_name", "").strip()
+    name = keys.EDITOR_SAVE_NAME.get().strip()
     try:
         name = store.check_name(name)
         taken = saved_names()
         if name in taken:
             offer = free_name(name, taken)
-            ss["ce_save_name"] = offer
-            ss["ce_notice"] = ("error", f"Not saved: a saved catalog is already named {name!r}, "
-                               f"and saving would replace it. The name is now {offer!r}, "
-                               "which is free: press Save again to use it, or type another.")
+            keys.EDITOR_SAVE_NAME.set(offer)
+            keys.EDITOR_NOTICE.set((
+                "error", f"Not saved: a saved catalog is already named {name!r}, and saving "
+                f"would replace it. The name is now {offer!r}, which is free: press Save again "
+                "to use it, or type another."))
             return
         path = store.save_user_catalog(catalog, name)
     except (DeepVMError, OSError) as exc:
-        ss["ce_notice"] = ("error", f"Not saved: {exc}")
+        keys.EDITOR_NOTICE.set(("error", f"Not saved: {exc}"))
         return
     forget(cid)
     state.select_catalog(f"user:{name}")
-    ss["ce_notice"] = ("success", f"Saved as {name!r} ({path.name}); it is now the active "
-                       "catalog, listed in the sidebar.")
+    keys.EDITOR_NOTICE.set(("success", f"Saved as {name!r} ({path.name}); it is now the "
+                            "active catalog, listed in the sidebar."))
 
 
 def notices() -> None:
-    ss = st.session_state
-    kind, text = ss.pop("ce_notice", (None, None))
-    if kind:
+    notice = keys.EDITOR_NOTICE.get()
+    keys.EDITOR_NOTICE.set(None)
+    if notice is not None:
+        kind, text = notice
         getattr(st, kind)(text)
-    failed = ss.get("ce_upload_problems")
+    failed = keys.EDITOR_UPLOAD_PROBLEMS.get()
     if failed:
         name, problems = failed
         st.error(f"{name} was not loaded: {len(problems)} problem(s). The active catalog is "
@@ -111,7 +111,8 @@ def notices() -> None:
 
 
 def show_problems(problems: tuple[Problem, ...] | list[Problem],
-                  frames: dict | None = None, key: str | None = None) -> None:
+                  frames: dict[str, Any] | None = None,
+                  key: str | None = None) -> None:
     """A table of ``problems`` (with the editor's ``frames``, rows numbered as in the grid);
     with ``key``, only those of that table (``""``: those of no table)."""
     frame = editor_frames.problems_frame(problems, frames)
@@ -121,23 +122,23 @@ def show_problems(problems: tuple[Problem, ...] | list[Problem],
         st.dataframe(frame.drop(columns="table_key"), hide_index=True)
 
 
-def session_for(active: state.ActiveCatalog) -> dict:
+def session_for(active: state.ActiveCatalog) -> dict[str, Any]:
     """The editor's base tables; restarted (new widget keys) when the catalog changes or the
     editors were not on screen in the last run (the page was left)."""
     ss = st.session_state
-    session = ss.get("ce_session")
-    alive = (session is not None and session["source"] == active.id
-             and all(editor_key(t, session["version"]) in ss for t in TABLES))
-    if not alive:
-        version = ss["ce_version"] = ss.get("ce_version", 0) + 1  # never reuse a widget key
-        draft = ss.setdefault("ce_drafts", {}).get(active.id)
+    session = keys.EDITOR_SESSION.get()
+    if (session is None or session["source"] != active.id
+            or not all(editor_key(t, session["version"]) in ss for t in TABLES)):
+        version = keys.EDITOR_VERSION.get() + 1  # never reuse a widget key
+        keys.EDITOR_VERSION.set(version)
+        draft = keys.EDITOR_DRAFTS.get().get(active.id)
         base = draft if draft is not None else editor_frames.catalog_frames(active.catalog)
         session = {"source": active.id, "version": version, "base": base}
-        ss["ce_session"] = session
+        keys.EDITOR_SESSION.set(session)
     return session
 
 
-def column_config(spec: TableSpec) -> dict:
+def column_config(spec: TableSpec) -> dict[str, ColumnConfig]:
     """Text cells throughout (see :mod:`editor_frames`), numbers aligned right; the index is
     the row number the problems name."""
     config = {"_index": st.column_config.NumberColumn(
@@ -173,7 +174,7 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
                                help="The research artifact's format: loses region, price date, "
                                     "source and the saturation table")
         with keep:
-            st.text_input("Save as a named catalog", key="ce_save_name",
+            st.text_input("Save as a named catalog", key=keys.EDITOR_SAVE_NAME.name,
                           placeholder="my-catalog",
                           help="A new name: letters, digits, '.', '_' or '-'. A saved catalog "
                                "is never replaced.")
@@ -189,7 +190,6 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
 
 
 def main() -> None:
-    ss = st.session_state
     active = state.active_catalog()
     st.title("Catalog editor")
     st.caption(f"Editing **{active.label}** ({active.catalog.region}, prices "
@@ -211,18 +211,18 @@ def main() -> None:
                 num_rows="dynamic", hide_index=False, column_config=column_config(spec),
                 placeholder="–")
             problems_slots[spec.key] = st.container()
-    ss["ce_drafts"][active.id] = frames
+    keys.EDITOR_DRAFTS.get()[active.id] = frames
 
     catalog, problems = editor_frames.validate_frames(frames, active.source)
     if problems:  # the sidebar of the other pages says so
-        ss["invalid_drafts"][active.id] = len(problems)
+        keys.INVALID_DRAFTS.get()[active.id] = len(problems)
     else:
-        ss["invalid_drafts"].pop(active.id, None)
+        keys.INVALID_DRAFTS.get().pop(active.id, None)
     if catalog is not None:
         if catalog.sha256 == active.source.sha256:
-            ss["edits"].pop(active.id, None)
+            keys.EDITS.get().pop(active.id, None)
         else:
-            ss["edits"][active.id] = catalog
+            keys.EDITS.get()[active.id] = catalog
         active = state.active_catalog()
     with status:
         if problems:

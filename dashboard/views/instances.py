@@ -6,29 +6,14 @@ from dataclasses import replace
 
 import streamlit as st
 
-import charts
-import result_frames
-import state
-import widgets
+from dashboard import charts, compute, keys, result_frames, state, widgets
+from dashboard.columns import Col
 from deepvm_core.recommend.recommendation import catalog_notes
-from result_frames import Col
 
 #: Most GPU types drawn on a chart, and most rows or columns of the pair table: a real region
 #: has a few dozen GPU types, a catalog may have up to 1,000 (the core's limit).
 CHART_TYPES = 30
 PAIR_TABLE = 40
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _flopp(sha256: str, _catalog) -> object:
-    del sha256  # the cache key only
-    return result_frames.flopp_frame(_catalog)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _pairs(sha256: str, _catalog) -> object:
-    del sha256  # the cache key only
-    return result_frames.pair_saturation_frame(_catalog, PAIR_TABLE)
 
 
 def shown_note(shown: int, total: int, what: str) -> None:
@@ -40,7 +25,7 @@ def flopp(active: state.ActiveCatalog) -> None:
     st.subheader("FLOPP ranking")
     st.caption("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS / "
                "on-demand price × 3600. Click a column header to sort.")
-    frame = _flopp(active.catalog.sha256, active.catalog)
+    frame = compute.flopp_table(active.catalog)
     if frame.empty:
         st.warning("No GPU type with an eFLOPS score: nothing to rank.", icon=":material/warning:")
         return
@@ -60,9 +45,9 @@ def scaling(active: state.ActiveCatalog) -> None:
     st.caption("K(n) = 1 up to the inflection point b of the fitted speedup S(n) = c / (1 + "
                "exp(-a (n - b))), then S(n) / L(n) with L the tangent at b. The effective "
                "speedup n·K(n) is what a cluster of n GPU VMs delivers; diamonds mark n = b.")
-    n_max = st.columns([0.4, 0.6])[0].slider("Largest n shown", 8, 256, 64, step=4,
-                                             key="inst_n_max")
-    best = set(_flopp(active.catalog.sha256, active.catalog)[Col.GPU].head(CHART_TYPES))
+    n_max = st.columns([0.4, 0.6])[0].slider("Largest n shown", 8, 256, step=4,
+                                             key=keys.INSTANCES_N_MAX.name)
+    best = set(compute.flopp_table(active.catalog)[Col.GPU].head(CHART_TYPES))
     shown = replace(active.catalog, gpu_types=tuple(
         g for g in active.catalog.gpu_types if g.name in best))
     curves = result_frames.scaling_frame(shown, n_max)
@@ -94,7 +79,7 @@ def saturation(active: state.ActiveCatalog) -> None:
                      key="inst_saturation")
     with right:
         st.markdown("**n_sat per pair** (GPU type × memory node type)")
-        pairs = _pairs(active.catalog.sha256, active.catalog)
+        pairs = compute.pair_table(active.catalog, PAIR_TABLE)
         shown_note(pairs.size, len(active.catalog.gpu_types) * len(active.catalog.cpu_types),
                    "pairs (the first GPU and CPU types of the catalog)")
         if pairs.empty:

@@ -12,16 +12,14 @@ import logging
 import time
 
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
-import charts
-import result_frames
-import state
-import widgets
+from dashboard import charts, keys, result_frames, state, widgets
+from dashboard.columns import Col
+from dashboard.widgets import escape_md as md
 from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.cloud import aws
 from deepvm_core.errors import DeepVMError
-from result_frames import Col
-from widgets import escape_md as md
 
 logger = logging.getLogger(__name__)
 
@@ -46,7 +44,6 @@ FETCH_HINTS = {
                      "pricing:GetProducts).",
     "no_offers": "Choose other regions or instance types.",
 }
-INPUT_KEYS = ("lp_regions", "lp_more_regions", "lp_types", "lp_spot", "lp_profile", "lp_attempts")
 
 
 # ----------------------------------------------------------------------------- fetching
@@ -54,49 +51,51 @@ INPUT_KEYS = ("lp_regions", "lp_more_regions", "lp_types", "lp_spot", "lp_profil
 
 def form(active: state.ActiveCatalog) -> bool:
     """The fetch settings; True when "Fetch live prices" was pressed."""
-    ss = st.session_state
-    ss.setdefault("lp_regions", ["us-east-1"])
-    ss.setdefault("lp_spot", "min")
-    ss.setdefault("lp_attempts", aws.DEFAULT_MAX_ATTEMPTS)
     names = [t.name for t in (*active.catalog.gpu_types, *active.catalog.cpu_types)]
     with st.form("lp_form", border=True):
         left, right = st.columns([0.62, 0.38], gap="medium")
         regions, more = left.columns([0.62, 0.38])
-        regions.multiselect("Regions", COMMON_REGIONS, key="lp_regions",
+        regions.multiselect("Regions", COMMON_REGIONS, key=keys.LIVE_REGIONS.name,
+                            persist_state=keys.PERSIST,
                             placeholder="Choose AWS regions",
                             help="One catalog per region (fetched one after the other).")
-        more.text_input("Other regions", key="lp_more_regions", placeholder="like ap-south-2",
+        more.text_input("Other regions", key=keys.LIVE_MORE_REGIONS.name,
+                        persist_state=keys.PERSIST,
+                        placeholder="like ap-south-2",
                         help="Any other AWS region names, comma- or space-separated.")
-        right.radio("Spot price per type", list(SPOT_LABELS), key="lp_spot", horizontal=True,
-                    format_func=SPOT_LABELS.get,
+        right.radio("Spot price per type", list(SPOT_LABELS), key=keys.LIVE_SPOT.name,
+                    persist_state=keys.PERSIST, horizontal=True,
+                    format_func=SPOT_LABELS.__getitem__,
                     help="AWS gives a spot price per availability zone: keep the cheapest "
                          "zone's, or the median over zones.")
         left.text_input(
-            "Instance types (names or globs)", key="lp_types",
+            "Instance types (names or globs)", key=keys.LIVE_TYPES.name,
+            persist_state=keys.PERSIST,
             placeholder=f"empty: the active catalog's {len(names)} types",
             help="Comma- or space-separated, like 'g5.*, c5.xlarge'. Empty: the types of the "
                  f"active catalog ({', '.join(names)}). eFLOPS, scaling fits and quotas come "
                  "from the active catalog.")
-        right.text_input("AWS profile (optional)", key="lp_profile", placeholder="default chain",
+        right.text_input("AWS profile (optional)", key=keys.LIVE_PROFILE.name,
+                         persist_state=keys.PERSIST,
+                         placeholder="default chain",
                          help="A profile of your AWS config files. Empty: the standard "
                               "credential chain (environment, ~/.aws, SSO, instance role).")
         with st.expander("Advanced"):
-            st.number_input("Attempts per request", 1, 20, step=1, key="lp_attempts",
+            st.number_input("Attempts per request", 1, 20, step=1, key=keys.LIVE_ATTEMPTS.name,
+                            persist_state=keys.PERSIST,
                             help="All attempts of one request, retries included "
                                  "(adaptive backoff); 1 = no retry.")
         pressed = st.form_submit_button("Fetch live prices", key="lp_fetch", type="primary",
                                         icon=":material/cloud_download:")
-    state.remember(*INPUT_KEYS)
     return pressed
 
 
 def fetch(active: state.ActiveCatalog) -> None:
     """Run the fetch with a live status box; keep the result (or why it failed)."""
-    ss = st.session_state
-    ss["lp_error"] = None
-    ss.pop("lp_notice", None)
-    regions = [*ss["lp_regions"], *ss.get("lp_more_regions", "").replace(",", " ").split()]
-    types = ss.get("lp_types", "").strip()
+    keys.LIVE_ERROR.set(None)
+    keys.LIVE_NOTICE.set(None)
+    regions = [*keys.LIVE_REGIONS.get(), *keys.LIVE_MORE_REGIONS.get().replace(",", " ").split()]
+    types = keys.LIVE_TYPES.get().strip()
     started = time.monotonic()
     with st.status(f"Fetching live prices for {', '.join(regions) or 'no region'}…",
                    expanded=True) as status:
@@ -111,32 +110,33 @@ def fetch(active: state.ActiveCatalog) -> None:
             patterns = aws.validate_instance_types([types]) if types else None
             result = aws.fetch_catalogs(
                 regions, base=active.catalog, instance_types=patterns,
-                profile=ss.get("lp_profile", "").strip() or None, spot_aggregate=ss["lp_spot"],
-                max_attempts=int(ss["lp_attempts"]), progress=progress)
+                profile=keys.LIVE_PROFILE.get().strip() or None,
+                spot_aggregate=keys.LIVE_SPOT.get(),
+                max_attempts=int(keys.LIVE_ATTEMPTS.get()), progress=progress)
         except DeepVMError as exc:  # FetchError names the operation and the region
-            ss["lp_error"] = (str(exc), getattr(exc, "kind", None))
+            keys.LIVE_ERROR.set((str(exc), getattr(exc, "kind", None)))
         except Exception as exc:  # an unforeseen failure: a message, never a traceback
             logger.warning("live price fetch failed: %s", type(exc).__name__)
-            ss["lp_error"] = (aws.sanitize_message(f"the fetch failed unexpectedly "
-                                                   f"({type(exc).__name__}: {exc})"), None)
-        if ss["lp_error"] is not None:
+            keys.LIVE_ERROR.set((aws.sanitize_message(f"the fetch failed unexpectedly "
+                                                      f"({type(exc).__name__}: {exc})"), None))
+        if keys.LIVE_ERROR.get() is not None:
             status.update(label="Fetch failed: nothing was written", state="error",
                           expanded=False)
             return
         seconds = time.monotonic() - started
         status.update(label=f"Fetched {len(result.regions)} region(s) in {seconds:.1f} s",
                       state="complete", expanded=False)
-    ss["last_fetch"] = state.LastFetch(result, active.catalog, active.label, patterns)
-    ss["lp_view_region"] = result.regions[0].region
+    keys.LAST_FETCH.set(state.LastFetch(result, active.catalog, active.label, patterns))
+    keys.LIVE_VIEW_REGION.set(result.regions[0].region)
 
 
 def failure(active: state.ActiveCatalog) -> None:
-    error = st.session_state.get("lp_error")
+    error = keys.LIVE_ERROR.get()
     if not error:
         return
     message, kind = error
     st.error(f"Fetch failed: {md(message)}", icon=":material/cloud_off:")
-    st.caption(f"{FETCH_HINTS.get(kind, '')} The active catalog is unchanged "
+    st.caption(f"{FETCH_HINTS.get(kind or '', '')} The active catalog is unchanged "
                f"(**{md(active.label)}**) and every page keeps working on the catalogs at hand."
                .strip())
 
@@ -147,10 +147,10 @@ def failure(active: state.ActiveCatalog) -> None:
 def use_catalog(cid: str, name: str) -> None:
     """Callback of "Use this catalog": the fetched catalog becomes the sidebar's."""
     state.select_catalog(cid)
-    st.session_state["lp_notice"] = name
+    keys.LIVE_NOTICE.set(name)
 
 
-def diff_columns() -> dict[str, st.column_config.Column]:
+def diff_columns() -> dict[str, ColumnConfig]:
     """Short headers (the frame keeps the full names) so that the table fits unscrolled."""
     n, t = st.column_config.NumberColumn, st.column_config.TextColumn
     usd = {Col.OD_OLD: "OD old", Col.OD_NEW: "OD new", Col.SPOT_OLD: "Spot old",
@@ -221,7 +221,6 @@ def region_result(last: state.LastFetch, fetched: aws.RegionFetch,
 
 
 def results(last: state.LastFetch, active: state.ActiveCatalog) -> None:
-    ss = st.session_state
     result = last.result
     st.subheader("Fetched prices")
     st.caption(f"Fetched at {result.fetched_at} · spot price: "
@@ -229,7 +228,8 @@ def results(last: state.LastFetch, active: state.ActiveCatalog) -> None:
                f"**{md(last.baseline_label)}** (the active catalog when you fetched) · types: "
                + (md(", ".join(last.instance_types)) if last.instance_types
                   else "those of the compared catalog"))
-    name = ss.pop("lp_notice", None)
+    name = keys.LIVE_NOTICE.get()
+    keys.LIVE_NOTICE.set(None)
     if name:
         st.success(f"**{md(name)}** is now the active catalog of every page (see the sidebar).",
                    icon=":material/check_circle:")
@@ -241,18 +241,18 @@ def results(last: state.LastFetch, active: state.ActiveCatalog) -> None:
             st.page_link("views/regions.py", label="Compare the regions",
                          icon=":material/public:")
     regions = [r.region for r in result.regions]
-    if ss.get("lp_view_region") not in regions:
-        ss["lp_view_region"] = regions[0]
+    view = keys.LIVE_VIEW_REGION
+    if view.get() not in regions:
+        view.set(regions[0])
     if len(regions) > 1:
-        st.radio("Region", regions, key="lp_view_region", horizontal=True)
-    region_result(last, result.regions[regions.index(ss["lp_view_region"])], active)
+        st.radio("Region", regions, key=view.name, horizontal=True)
+    region_result(last, result.regions[regions.index(str(view.get()))], active)
     if len(regions) > 1:
         st.page_link("views/regions.py", label="Compare these regions for your scenario",
                      icon=":material/public:")
 
 
 def main() -> None:
-    state.restore(*INPUT_KEYS)
     active = state.active_catalog()
     st.title("Live prices")
     st.caption(f"Fetch today's spot and on-demand prices from AWS (EC2 and the Price List API) "
@@ -262,9 +262,9 @@ def main() -> None:
     if form(active):
         fetch(active)
     failure(active)
-    last = st.session_state.get("last_fetch")
+    last = keys.LAST_FETCH.get()
     if last is None:
-        if not st.session_state.get("lp_error"):
+        if not keys.LIVE_ERROR.get():
             st.info("Nothing fetched yet in this session. Earlier fetches are in the sidebar's "
                     "catalog list, and the Regions page compares them.",
                     icon=":material/info:")

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-import compute
-import formatting
-import state
-import url
-import widgets
+from dashboard import compute, formatting, keys, state, url, widgets
 from deepvm_core.model import Scenario
 
 
@@ -52,7 +48,7 @@ def stages() -> None:
     st.latex(r"Z_{TR} = n\,\mathrm{SPFP}(v)\,K_v(n)")
     st.markdown("Both respect the vCPU quotas per family (on-demand and spot separately) "
                 "unless quotas are off, and at most the node cap per role (spot GPU VMs, "
-                f"on-demand GPU VMs, memory nodes; now {st.session_state.sb_nodes}, under "
+                f"on-demand GPU VMs, memory nodes; now {keys.NODE_CAP.get()}, under "
                 "*Advanced* in the sidebar).")
     link("instances", "Network-saturation table")
 

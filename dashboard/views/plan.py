@@ -9,65 +9,46 @@ fits from a measurements CSV is at the bottom.
 from __future__ import annotations
 
 import hashlib
+import math
 from datetime import UTC, datetime
 
-import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-import charts
-import compute
-import job_view
-import state
-import url
-import widgets
+from dashboard import charts, compute, job_frames, job_view, keys, state, url, widgets
+from dashboard.glossary import GLOSSARY
+from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job import (
-    PLAN_POLICIES,
-    JobPlanResult,
-    PlanEstimate,
-    SpeedupModel,
-    fitted_speedup,
-    paper_speedup,
-)
-from deepvm_core.job.planner import PLAN_POLICY_LABELS
-from deepvm_core.job.unused import unused_measurements_warnings
+from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
 from deepvm_core.model import Scenario
-from glossary import GLOSSARY
-from job_view import format_hours
 
 MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",
                   "paper": "Paper's n·K(n)"}
+GOAL_LABELS = {"cheapest": "Cheapest job", "fastest": "Fastest job"}
 
 
 # ----------------------------------------------------------------------------- inputs
 
 
-def _keep(name: str, widget_value: object) -> None:
-    """Store a widget's value in its persistent ``plan_<name>`` key (widgets are dropped when
-    the page is left; the ``plan_*`` keys and the URL keep the job)."""
-    st.session_state[url.PLAN_PARAM_BY_NAME[name].key] = widget_value
-
-
-def _number(column, name: str, label: str, *, step: float, fmt: str = "%g",
+def _number(column: DeltaGenerator, name: str, label: str, *, step: float, fmt: str = "%g",
             help: str | None = None) -> None:
+    """The number input of the job's input ``name`` (its key is ``keys.PLAN[name]``)."""
     p = url.PLAN_PARAM_BY_NAME[name]
-    ss = st.session_state
-    integer = p.kind == "int"
-    high = None if p.high == float("inf") else (int(p.high) if integer else p.high)
-    value = column.number_input(
-        label, min_value=int(p.low) if integer else p.low, max_value=high,
-        value=int(ss[p.key]) if integer else float(ss[p.key]), step=int(step) if integer
-        else step, format=None if integer else fmt, key=f"planw_{name}", help=help)
-    _keep(name, value)
+    if p.kind == "int":
+        column.number_input(label, min_value=int(p.low), max_value=int(p.high), step=int(step),
+                            key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
+    else:
+        column.number_input(label, min_value=p.low,
+                            max_value=None if math.isinf(p.high) else p.high, step=step, format=fmt,
+                            key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
 
 
 def job_inputs(catalog: Catalog) -> None:
-    """The job's widgets; their values go to the ``plan_*`` session keys."""
-    ss = st.session_state
+    """The job's widgets, keyed by :data:`dashboard.keys.PLAN`."""
+    plan = keys.PLAN
     gpus = [g.name for g in catalog.solvable_gpu_types]
     with st.container(border=True):
         a, b, c, d = st.columns(4)
@@ -75,31 +56,25 @@ def job_inputs(catalog: Catalog) -> None:
         _number(b, "epoch_s", "Seconds per epoch (measured)", step=1.0, fmt="%.2f",
                 help="Your measurement: seconds per epoch on the reference cluster.")
         options = ["", *gpus]
-        if ss.plan_ref and ss.plan_ref not in options:
-            st.warning(f"Reference type {ss.plan_ref!r} is not a GPU type of this catalog; "
-                       "using the top spot-FLOPP type.", icon=":material/warning:")
-            ss.plan_ref = ""
-        ref = c.selectbox("Measured on GPU type", options, index=options.index(ss.plan_ref),
-                          format_func=lambda n: n or "top spot-FLOPP type", key="planw_ref",
-                          help="The type of your measurement; other types follow eFLOPS.")
-        _keep("ref", ref)
+        if plan["ref"].get() not in options:
+            st.warning(f"Reference type {plan['ref'].get()!r} is not a GPU type of this "
+                       "catalog; using the top spot-FLOPP type.", icon=":material/warning:")
+            plan["ref"].set("")
+        c.selectbox("Measured on GPU type", options, key=plan["ref"].name,
+                    persist_state=keys.PERSIST, format_func=lambda n: n or "top spot-FLOPP type",
+                    help="The type of your measurement; other types follow eFLOPS.")
         _number(d, "ref_nodes", "… on this many VMs", step=1)
         a, b, c, d = st.columns(4)
-        speedup = a.selectbox("Speedup model", list(SPEEDUP_LABELS),
-                              index=list(SPEEDUP_LABELS).index(ss.plan_speedup),
-                              format_func=SPEEDUP_LABELS.get, key="planw_speedup",
-                              help=GLOSSARY["Speedup model"])
-        _keep("speedup", speedup)
+        a.selectbox("Speedup model", list(SPEEDUP_LABELS), key=plan["speedup"].name,
+                    persist_state=keys.PERSIST, format_func=SPEEDUP_LABELS.__getitem__,
+                    help=GLOSSARY["Speedup model"])
         _number(b, "ckpt_every", "Checkpoint every k epochs (0: auto, Daly)", step=1,
                 help=GLOSSARY["Daly interval"])
-        goal = c.radio("Goal", ("cheapest", "fastest"), horizontal=True,
-                       index=("cheapest", "fastest").index(ss.plan_goal), key="planw_goal",
-                       format_func={"cheapest": "Cheapest job", "fastest": "Fastest job"}.get)
-        _keep("goal", goal)
-        pw_off = d.toggle("PW off (any hourly price)", value=bool(ss.plan_pw_off),
-                          key="planw_pw_off", help="Quotas and the node cap still bound the "
-                          "clusters; the paper's policies need a PW and are then not shown.")
-        _keep("pw_off", pw_off)
+        c.radio("Goal", GOALS, horizontal=True, key=plan["goal"].name,
+                persist_state=keys.PERSIST, format_func=GOAL_LABELS.__getitem__)
+        d.toggle("PW off (any hourly price)", key=plan["pw_off"].name,
+                 persist_state=keys.PERSIST, help="Quotas and the node cap still bound the "
+                 "clusters; the paper's policies need a PW and are then not shown.")
         a, b, c, d = st.columns(4)
         _number(a, "deadline_h", "Deadline, hours (0: none)", step=1.0,
                 help="Keep clusters whose expected makespan is within it.")
@@ -111,7 +86,7 @@ def job_inputs(catalog: Catalog) -> None:
 
 def assumptions(catalog: Catalog) -> None:
     """R, W, D, δ0, the MTBI per GPU type (editable) and the MTBI scale."""
-    ss = st.session_state
+    scale = keys.PLAN["mtbi_scale"]
     with st.expander("Assumptions: interruptions, restarts, checkpoints", expanded=False):
         st.caption("These are assumptions, not measurements: change them to see how much the "
                    "answer depends on them. " + GLOSSARY["MTBI"])
@@ -123,36 +98,21 @@ def assumptions(catalog: Catalog) -> None:
         _number(c, "disk_gbps", "Anchor disk D (GB/s)", step=0.05, fmt="%.3f",
                 help="Single Anchor: the anchor writes each checkpoint to its disk.")
         _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0)
-        scale = st.select_slider("MTBI scale (sensitivity)", MTBI_SCALES,
-                                 value=float(ss.plan_mtbi_scale)
-                                 if float(ss.plan_mtbi_scale) in MTBI_SCALES else 1.0,
-                                 format_func=lambda x: f"× {x:g}", key="planw_mtbi_scale",
-                                 help="Multiplies every MTBI: × 0.25 is four times as many "
-                                      "interruptions.")
-        _keep("mtbi_scale", scale)
-        defaults = job_view.default_mtbi_hours(catalog)
-        frame = pd.DataFrame([{
-            "GPU type": g.name,
-            "Spot Advisor bucket": (INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]
-                                    if g.interruption_bucket is not None else "none"),
-            "Source": "user" if g.name in ss.plan_mtbi else defaults[g.name][1],
-            "MTBI (h, before the scale)": float(ss.plan_mtbi.get(g.name,
-                                                                 defaults[g.name][0])),
-        } for g in catalog.gpu_types])
+        if float(scale.get()) not in MTBI_SCALES:
+            scale.set(scale.default)
+        st.select_slider("MTBI scale (sensitivity)", MTBI_SCALES, key=scale.name,
+                         persist_state=keys.PERSIST, format_func=lambda x: f"× {x:g}",
+                         help="Multiplies every MTBI: × 0.25 is four times as many "
+                              "interruptions.")
+        frame = job_frames.mtbi_frame(catalog, keys.PLAN_MTBI.get())
         edited = st.data_editor(
-            frame, hide_index=True, key="plan_mtbi_editor", disabled=["GPU type",
-                                                                     "Spot Advisor bucket",
-                                                                     "Source"],
-            column_config={"MTBI (h, before the scale)": st.column_config.NumberColumn(
+            frame, hide_index=True, key="plan_mtbi_editor",
+            disabled=[c for c in frame.columns if c != job_frames.MTBI_COLUMN],
+            column_config={job_frames.MTBI_COLUMN: st.column_config.NumberColumn(
                 min_value=0.01, max_value=100_000.0, step=0.5, format="%.2f")})
-        overrides = {}
-        for row in edited.itertuples(index=False):
-            hours = float(row[3])
-            name = str(row[0])
-            if np.isfinite(hours) and hours > 0 and hours != defaults[name][0]:
-                overrides[name] = hours
-        if overrides != ss.plan_mtbi:
-            ss.plan_mtbi = overrides
+        overrides = job_frames.mtbi_overrides(catalog, edited)
+        if overrides != keys.PLAN_MTBI.get():
+            keys.PLAN_MTBI.set(overrides)
             st.rerun()
 
 
@@ -204,85 +164,38 @@ def card(result: JobPlanResult) -> None:
         st.markdown(" ".join(why))
 
 
-def _row(label: str, e: PlanEstimate) -> dict[str, object]:
-    mc = e.monte_carlo
-    if e.does_not_finish is not None:  # no numbers that mean nothing: the reason instead
-        return {"": label, "Configuration": e.configuration.describe().rsplit(",", 1)[0],
-                "USD/h": e.configuration.hourly_price_usd, "Epoch s": e.epoch_seconds,
-                "Expected h": None, "P10–P90 h": "", "Expected USD": None, "P10–P90 USD": "",
-                "Events": None, "Checkpoint every (s)": e.checkpoint_interval_seconds,
-                "Finishes?": e.does_not_finish}
-    return {
-        "": label,
-        "Configuration": e.configuration.describe().rsplit(",", 1)[0],
-        "USD/h": e.configuration.hourly_price_usd,
-        "Epoch s": e.epoch_seconds,
-        "Expected h": e.expected_makespan_hours,
-        "P10–P90 h": f"{mc.makespan_hours_p10:.3f}–{mc.makespan_hours_p90:.3f}" if mc else "",
-        "Expected USD": e.expected_cost_usd,
-        "P10–P90 USD": f"{mc.cost_usd_p10:,.2f}–{mc.cost_usd_p90:,.2f}" if mc else "",
-        "Events": e.expected_interruptions,
-        "Checkpoint every (s)": e.checkpoint_interval_seconds,
-        "Finishes?": "yes",
-    }
-
-
 def comparison(result: JobPlanResult) -> None:
-    """The top-k and the paper's policies side by side, as ``sky bench show`` does."""
-    rows = [_row(f"best {i}", e) for i, e in enumerate(result.best, 1)]
-    for name in PLAN_POLICIES:
-        if name == "deepvm":
-            rows += [_row(f"{PLAN_POLICY_LABELS[name]} #{i}", e)
-                     for i, e in enumerate(result.policies.deepvm, 1)]
-        elif (e := result.policies.policy(name)) is not None:
-            rows.append(_row(PLAN_POLICY_LABELS[name], e))
-    unfinished = sorted({str(r["Finishes?"]) for r in rows if r["Finishes?"] != "yes"})
-    for reason in unfinished:
-        labels = ", ".join(str(r[""]) for r in rows if r["Finishes?"] == reason)
-        st.warning(f"{labels}: {reason}.", icon=":material/hourglass_disabled:")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="plan_table", column_config={
-        "USD/h": st.column_config.NumberColumn(format="%.4f"),
-        "Epoch s": st.column_config.NumberColumn(format="%.1f"),
-        "Expected h": st.column_config.NumberColumn(format="%.3f"),
-        "Expected USD": st.column_config.NumberColumn(format="%.2f"),
-        "Events": st.column_config.NumberColumn(format="%.2f"),
-        "Checkpoint every (s)": st.column_config.NumberColumn(format="%.0f")})
+    """The top-k and the paper's policies side by side, as ``sky bench show`` does; a warning
+    names those not expected to finish."""
+    frame = job_frames.plan_comparison_frame(result)
+    for reason, labels in job_frames.unfinished(frame).items():
+        st.warning(f"{', '.join(labels)}: {reason}.", icon=":material/hourglass_disabled:")
+    st.dataframe(frame, hide_index=True, key="plan_table",
+                 column_config={
+                     "USD/h": st.column_config.NumberColumn(format="%.4f"),
+                     "Epoch s": st.column_config.NumberColumn(format="%.1f"),
+                     "Expected h": st.column_config.NumberColumn(format="%.3f"),
+                     "Expected USD": st.column_config.NumberColumn(format="%.2f"),
+                     "Events": st.column_config.NumberColumn(format="%.2f"),
+                     "Checkpoint every (s)": st.column_config.NumberColumn(format="%.0f")})
 
 
 def frontier(result: JobPlanResult) -> None:
-    cost = pd.Series(result.expected_cost_usd)
-    hours = pd.Series(result.expected_makespan_hours)
-    finite = np.flatnonzero(result.finishes & np.isfinite(cost.to_numpy())
-                            & (cost.to_numpy() > 0))
-    never = result.size - int(np.count_nonzero(result.finishes))
-    if finite.size == 0:
+    points = compute.frontier_points(result, charts.MAX_CLOUD_POINTS)
+    if points.finishing == 0:
         st.warning(f"None of the {result.size:,} feasible clusters is expected to finish this "
                    "job: there is no cost-vs-time frontier to draw.",
                    icon=":material/hourglass_disabled:")
         return
-    marks: dict[int, str] = {}
-    for name in reversed(PLAN_POLICIES):
-        e = (result.policies.deepvm[0] if name == "deepvm" and result.policies.deepvm
-             else result.policies.policy(name) if name != "deepvm" else None)
-        if e is not None and e.does_not_finish is None:  # not expected to finish: no point
-            marks[e.index] = name
-    if result.chosen is not None:
-        marks[result.chosen.index] = "best"
-    keep = set(int(i) for i in result.frontier) | set(marks)
-    cloud = finite
-    if cloud.size > charts.MAX_CLOUD_POINTS:  # a fixed sample: the same picture each rerun
-        cloud = np.sort(np.random.default_rng(0).choice(cloud, charts.MAX_CLOUD_POINTS,
-                                                        replace=False))
-    shown = np.union1d(cloud, np.array(sorted(keep), dtype=np.int64))
-    labels = pd.Series({int(i): result.label(int(i)) for i in shown})
-    fig = charts.frontier_chart(cost.loc[shown], hours.loc[shown], labels,
-                                [int(i) for i in result.frontier if int(i) in labels.index],
-                                marks, result.size)
-    st.plotly_chart(fig, key="plan_frontier")
+    frame = job_frames.frontier_frame(result, points.shown)
+    st.plotly_chart(charts.frontier_chart(frame, list(points.frontier), points.marks,
+                                          result.size), key="plan_frontier")
+    never = result.size - points.finishing
     left_out = (f" {never:,} cluster{'s are' if never != 1 else ' is'} not expected to finish "
                 "and left out." if never else "")
-    st.caption(f"{GLOSSARY['Pareto frontier']} Showing {len(shown):,} of {result.size:,} "
-               f"feasible clusters (the frontier and the marked ones always).{left_out}")
+    st.caption(f"{GLOSSARY['Pareto frontier']} Showing {len(points.shown):,} of "
+               f"{result.size:,} feasible clusters (the frontier and the marked ones always)."
+               f"{left_out}")
 
 
 def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel) -> None:
@@ -293,7 +206,6 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
                                   result.seed)
     left, right = st.columns([0.6, 0.4])
     left.plotly_chart(charts.distribution_chart(pd.Series(samples.makespan_hours[0]),
-                                                pd.Series(samples.cost_usd[0]),
                                                 result.deadline_hours), key="plan_cdf")
     mc = chosen.monte_carlo
     if mc is not None:
@@ -307,36 +219,15 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
 
 
 def speedups(catalog: Catalog, speedup: SpeedupModel) -> None:
-    measurements = speedup.measurements
-    names = [g for g in catalog.gpu_types
-             if measurements is not None and measurements.get(g.name) is not None]
-    if not names:
+    curves, points = job_frames.speedup_frames(catalog, speedup)
+    if curves.empty:
         st.caption("No measurements for this catalog's GPU types: upload some below.")
         return
-    n = np.arange(1, 33)
-    curves, points = [], []
-    for g in names:
-        rows = measurements.get(g.name) if measurements else None
-        if g.scaling is not None:
-            curves += [{"type": g.name, "model": "paper", "n": int(k), "speedup": float(s)}
-                       for k, s in zip(n, paper_speedup(g.scaling, n), strict=True)]
-            curves += [{"type": g.name, "model": "fitted", "n": int(k), "speedup": float(s)}
-                       for k, s in zip(n, fitted_speedup(g.scaling, n), strict=True)]
-        measured = SpeedupModel("measured", measurements).speedup(g, n)
-        curves += [{"type": g.name, "model": "measured", "n": int(k), "speedup": float(s)}
-                   for k, s in zip(n, measured, strict=True)]
-        if rows is not None:
-            t1 = dict(zip(rows.nodes, rows.epoch_seconds, strict=True)).get(1)
-            if t1:
-                points += [{"type": g.name, "n": k, "speedup": t1 / t}
-                           for k, t in zip(rows.nodes, rows.epoch_seconds, strict=True)]
-    st.plotly_chart(charts.speedup_chart(pd.DataFrame(curves), pd.DataFrame(
-        points, columns=["type", "n", "speedup"])), key="plan_speedups")
+    st.plotly_chart(charts.speedup_chart(curves, points), key="plan_speedups")
 
 
 def calibrate(active: state.ActiveCatalog) -> None:
     """Fit (a, b, c) per GPU type to a measurements CSV and use the fits in the catalog."""
-    ss = st.session_state
     with st.expander("Calibrate: fit the scaling curves to your measurements"):
         st.caption("A CSV with the columns instance,nodes,epoch_seconds (seconds per epoch of "
                    "one job on 1..N VMs of each GPU type). The bundled file is the paper's "
@@ -349,31 +240,26 @@ def calibrate(active: state.ActiveCatalog) -> None:
             except DeepVMError as exc:
                 st.error(f"{upload.name} was not loaded: {exc}", icon=":material/error:")
             else:
-                if ss.plan_measurements != (upload.name, text):  # the plan above reads them:
-                    ss.plan_measurements = (upload.name, text)  # plan again with them
+                if keys.PLAN_MEASUREMENTS.get() != (upload.name, text):  # the plan above reads
+                    keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
                     st.rerun()
-        name, text = ss.plan_measurements or compute.bundled_measurements()
+        name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
         st.markdown(f"Measurements in use: **{name}**")
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
-                           key="plan_cal_eflops")
+                           key=keys.PLAN_CALIBRATE_EFLOPS.name)
         ref = next((g.name for g in active.catalog.solvable_gpu_types), None)
         try:
             cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
             st.error(f"Cannot calibrate from {name}: {exc}", icon=":material/error:")
             return
-        for warning in unused_measurements_warnings(active.catalog,
-                                                    compute.measurements_table(name, text)):
+        for warning in compute.unused_measurements(active.catalog, name, text):
             st.warning(warning, icon=":material/warning:")
         if not cal.fits:
             st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
                     icon=":material/info:")
             return
-        st.dataframe(pd.DataFrame([{
-            "GPU type": f.instance, "a": f.params.a, "b": f.params.b, "c": f.params.c,
-            "R²": round(f.r_squared, 4) + 0.0, "RMSE": f.rmse, "points": f.points,
-            "Trusted?": "no" if f.warnings else "yes"} for f in cal.fits]),
-            hide_index=True, key="plan_fits")
+        st.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
         confirmed = True
         if cal.warnings:
             st.warning("These fits are not trusted; check the measurements before using them:"
@@ -389,10 +275,9 @@ def calibrate(active: state.ActiveCatalog) -> None:
 
 
 def main() -> None:
-    ss = st.session_state
     active = state.active_catalog()
     scenario: Scenario = state.scenario()
-    ss.plan_active = True
+    keys.PLAN_ACTIVE.set(True)
     st.title("Plan a job")
     st.caption("From price per hour to the cost and time of a whole training job, with spot "
                "interruptions. Estimates are exact expectations of the job model (Method "
@@ -400,7 +285,7 @@ def main() -> None:
     job_inputs(active.catalog)
     assumptions(active.catalog)
     try:
-        inputs = job_view.job_inputs(active.catalog, scenario, int(ss.sb_top))
+        inputs = job_view.job_inputs(active.catalog, scenario, keys.TOP_K.get())
         result = job_view.plan(active.catalog, scenario, inputs)
     except DeepVMError as exc:
         st.error(f"Cannot plan this job: {exc}", icon=":material/error:")

@@ -8,18 +8,21 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-import alternatives
-import compute
-import formatting
-import job_view
-import launch_panel
-import state
-import widgets
+from dashboard import (
+    alternatives,
+    compute,
+    formatting,
+    job_view,
+    keys,
+    launch_panel,
+    state,
+    widgets,
+)
+from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
-from glossary import GLOSSARY
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -67,12 +70,12 @@ def choose(rec: Recommendation) -> Configuration:
 
     The labels are ranks ("#1"), stable while PW moves; the card shows the details."""
     count = len(rec.deepvm)
-    chosen = st.session_state.get("rec_chosen", 0)
+    chosen = keys.REC_CHOSEN.get()
     if not isinstance(chosen, int) or not 0 <= chosen < count:
-        st.session_state["rec_chosen"] = 0
+        keys.REC_CHOSEN.set(0)
     st.markdown("**Configuration to show and export**",
                 help="One of the top-k (see the table below); the JSON marks it 'chosen'.")
-    index = st.radio("Configuration to show and export", range(count), key="rec_chosen",
+    index = st.radio("Configuration to show and export", range(count), key=keys.REC_CHOSEN.name,
                      format_func=lambda i: f"#{i + 1}", horizontal=True,
                      label_visibility="collapsed")
     return rec.deepvm[index]
@@ -118,9 +121,11 @@ def launch(text: str, catalog: Catalog) -> None:
 
 
 def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
-    import charts  # pandas and plotly: after the card (issue 9, first load)
-    import result_frames
-    from result_frames import Col
+    from dashboard import (
+        charts,  # pandas and plotly: after the card (issue 9, first load)
+        result_frames,
+    )
+    from dashboard.columns import Col
 
     st.subheader("Policies side by side")
     if state.presentation():
@@ -147,8 +152,7 @@ def main() -> None:
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec = compute.recommendation(active.catalog, scenario, st.session_state.sb_solver,
-                                 int(st.session_state.sb_top))
+    rec = compute.recommendation(active.catalog, scenario, keys.SOLVER.get(), keys.TOP_K.get())
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 
@@ -171,12 +175,12 @@ def main() -> None:
     launch(text, active.catalog)
     if rec.best is not None:
         job_view.recommend_panel(active.catalog, scenario, [chosen, *(
-            c for c in rec.deepvm if c != chosen)], int(st.session_state.sb_top), {
+            c for c in rec.deepvm if c != chosen)], keys.TOP_K.get(), {
             "Cost-First": rec.cost_first, "Performance-First": rec.performance_first,
             "DeepVM-NoScale": rec.deepvm_noscale})
 
     if rec.deepvm:
-        import result_frames  # pandas: after the card (issue 9, first load)
+        from dashboard import result_frames  # pandas: after the card (issue 9, first load)
 
         objective = ("" if state.presentation() else
                      f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-import charts
-import compute
-import result_frames
-import state
-import widgets
+from dashboard import charts, compute, keys, result_frames, state, widgets
+from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import CatalogError, DeepVMError
-from result_frames import Col
+from deepvm_core.recommend.regions import RegionComparison
 
 
 def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:
@@ -34,7 +31,7 @@ def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], d
 
 def default_selection(catalogs: dict[str, Catalog]) -> list[str]:
     """The last fetch's catalogs, else the newest catalog of each region."""
-    last = st.session_state.get("last_fetch")
+    last = keys.LAST_FETCH.get()
     if last is not None:
         ids = [cid for cid in last.catalog_ids if cid in catalogs]
         if ids:
@@ -48,21 +45,19 @@ def default_selection(catalogs: dict[str, Catalog]) -> list[str]:
 
 def selection(catalogs: dict[str, Catalog]) -> list[str]:
     """The catalogs to compare (multiselect ``rg_catalogs``), seeded again after a new fetch."""
-    ss = st.session_state
-    state.restore("rg_catalogs")
-    last = ss.get("last_fetch")
+    last = keys.LAST_FETCH.get()
     stamp = last.result.fetched_at if last is not None else None
-    if "rg_catalogs" not in ss or ss.get("rg_seeded_for") != stamp:
-        ss["rg_catalogs"] = default_selection(catalogs)
-        ss["rg_seeded_for"] = stamp
-    ss["rg_catalogs"] = [cid for cid in ss["rg_catalogs"] if cid in catalogs]
+    if keys.REGION_SEEDED_FOR.get() != stamp:
+        keys.REGION_CATALOGS.set(default_selection(catalogs))
+        keys.REGION_SEEDED_FOR.set(stamp)
+    keys.REGION_CATALOGS.set([cid for cid in keys.REGION_CATALOGS.get() if cid in catalogs])
     chosen = st.multiselect(
-        "Fetched catalogs to compare", list(catalogs), key="rg_catalogs",
+        "Fetched catalogs to compare", list(catalogs), key=keys.REGION_CATALOGS.name,
+        persist_state=keys.PERSIST,
         format_func=lambda cid: f"{catalogs[cid].region} · {catalogs[cid].name}",
         placeholder="Choose fetched catalogs",
         help="Catalogs fetched on the Live prices page (or with `deepvm fetch`). Default: the "
              "last fetch of this session, else the newest catalog of each region.")
-    state.remember("rg_catalogs")
     return chosen
 
 
@@ -73,9 +68,11 @@ def labels(chosen: list[str], catalogs: dict[str, Catalog]) -> dict[str, Catalog
             for c in (catalogs[cid] for cid in chosen)}
 
 
-def best_card(feasible: list) -> None:
+def best_card(feasible: list[RegionComparison]) -> None:
     """The first region's configuration, price and lead over the runner-up."""
     best = feasible[0]
+    if best.best is None or best.performance is None:  # feasible: never
+        return
     with st.container(border=True, key="rg_best"):
         st.caption("BEST REGION FOR THIS SCENARIO")
         st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
@@ -84,8 +81,8 @@ def best_card(feasible: list) -> None:
         a.metric("Hourly price", f"{best.hourly_price_usd:.4f} USD")
         b.metric("Performance", f"{best.performance:,.0f}",
                  help="eFLOPS × n × K(n), relative units")
-        if len(feasible) > 1 and feasible[1].performance:
-            runner = feasible[1]
+        runner = feasible[1] if len(feasible) > 1 else None
+        if runner is not None and runner.best is not None and runner.performance:
             c.metric(f"Performance vs {runner.region}",
                      f"{best.performance / runner.performance - 1:+.1%}",
                      help=f"{runner.region}: {runner.best.describe()}")

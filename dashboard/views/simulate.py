@@ -4,28 +4,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-import charts
-import compute
-import formatting
-import result_frames
-import state
-import url
-import widgets
-
-DEFAULT_RANGE = (url.DEFAULTS["sweep_from"], url.DEFAULTS["sweep_to"])
-DEFAULT_STEP = url.DEFAULTS["sweep_step"]
+from dashboard import charts, compute, formatting, keys, result_frames, state, url, widgets
+from deepvm_core.recommend.sweep import SweepResult
 
 
 def paper_setup() -> None:
     """Callback: the paper's Fig. 3 (simulated catalog, quotas off, PW 0..10 step 0.1)."""
     state.select_catalog(state.SIMULATED_CATALOG)
-    st.session_state.update(sb_quotas=False, sim_pw_range=DEFAULT_RANGE,
-                            sim_pw_step=DEFAULT_STEP, sim_normalised=True)
+    keys.QUOTAS.set(False)
+    keys.SWEEP_RANGE.set(keys.SWEEP_RANGE.initial())
+    keys.SWEEP_STEP.set(keys.SWEEP_STEP.initial())
+    keys.SWEEP_NORMALISED.set(keys.SWEEP_NORMALISED.initial())
 
 
 def setup_note(active: state.ActiveCatalog) -> None:
-    ss = st.session_state
-    is_paper = active.id == state.SIMULATED_CATALOG and not active.edited and not ss.sb_quotas
+    quotas = keys.QUOTAS.get()
+    is_paper = active.id == state.SIMULATED_CATALOG and not active.edited and not quotas
     if is_paper:
         st.success("This is the paper's Fig. 3 setup: the simulated catalog with quotas off "
                    "(node counts up to 256).", icon=":material/check_circle:")
@@ -33,13 +27,13 @@ def setup_note(active: state.ActiveCatalog) -> None:
     with st.container(border=True):
         left, right = st.columns([0.72, 0.28], vertical_alignment="center")
         left.markdown(
-            f"Quotas are **{'on' if ss.sb_quotas else 'off'}** on catalog **{active.label}**. "
+            f"Quotas are **{'on' if quotas else 'off'}** on catalog **{active.label}**. "
             "The paper's simulation (Fig. 3) used its simulated catalog with quotas **off**.")
         right.button("Use the paper's Fig. 3 setup", key="sim_paper_setup",
                      icon=":material/science:", on_click=paper_setup, width="stretch")
 
 
-def findings(result) -> None:
+def findings(result: SweepResult) -> None:
     found = result.findings()
     a, b, c = st.columns(3)
     a.metric("Performance objective vs paper's Z", f"+{found.mean_gain:.1%} mean",
@@ -64,14 +58,16 @@ def main() -> None:
     setup_note(active)
 
     left, mid, right = st.columns([0.5, 0.25, 0.25], vertical_alignment="bottom")
-    start, stop = left.slider("PW range (USD/hour)", *url.SWEEP_SPAN, step=0.1,
-                              key="sim_pw_range", persist_state="session")
-    step = mid.number_input("PW step (USD/hour)", *url.SWEEP_STEP_RANGE, step=0.01,
-                            format="%.2f", key="sim_pw_step", persist_state="session")
-    normalised = right.toggle("Normalised", key="sim_normalised", persist_state="session",
+    left.slider("PW range (USD/hour)", *url.SWEEP_SPAN, step=0.1, key=keys.SWEEP_RANGE.name,
+                persist_state=keys.PERSIST)
+    mid.number_input("PW step (USD/hour)", *url.SWEEP_STEP_RANGE, step=0.01, format="%.2f",
+                     key=keys.SWEEP_STEP.name, persist_state=keys.PERSIST)
+    right.toggle("Normalised", key=keys.SWEEP_NORMALISED.name, persist_state=keys.PERSIST,
                               help="Performance divided by DeepVM's (paper's Z) at the largest "
                                    "PW of the sweep, as in the paper's Fig. 3")
 
+    (start, stop), step = keys.SWEEP_RANGE.get(), keys.SWEEP_STEP.get()
+    normalised = keys.SWEEP_NORMALISED.get()
     result = compute.run_sweep(active.catalog, scenario, start, stop, step)
     frame = result_frames.sweep_frame(result)
     if normalised and result.normaliser <= 0:

@@ -12,6 +12,7 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
 from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
 from deepvm_core.cli.job_args import add_job_arguments
@@ -183,6 +184,9 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     out.write(render_recommendation(rec, catalog, job,
                                     mark=lambda c: ESTIMATED_MARK if _estimated(catalog, c)
                                     else "", footnote=_estimate_footnote(catalog, shown)))
+    section = accelerator_section(rec)
+    if section:
+        out.write("\n" + section)
     return 0
 
 

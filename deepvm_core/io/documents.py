@@ -56,6 +56,22 @@ class ExplanationDoc(TypedDict):
     cheapest_configuration: ConfigurationDoc | None
 
 
+class AcceleratorBestDoc(TypedDict):
+    """One row of the export's ``by_accelerator`` (:mod:`deepvm_core.recommend.by_accelerator`):
+    the best configuration of one accelerator model within PW and its rank (``None`` without),
+    else the cheapest one beyond PW, the sources of its GPU type's eFLOPS and scaling, and why
+    there is none."""
+
+    accelerator: str
+    rank: int | None
+    gpu_types: list[str]
+    configuration: ConfigurationDoc | None
+    cheapest: ConfigurationDoc | None
+    eflops_source: str | None
+    scaling_source: str | None
+    note: str
+
+
 class InputsDoc(TypedDict):
     """The scenario and the recommendation's settings (``inputs`` of the export)."""
 

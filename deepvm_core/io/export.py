@@ -29,8 +29,16 @@ Schema (``EXPORT_SCHEMA_VERSION`` 1)::
                       "reference_one_vm_epochs_per_hour", "speedup", "job_given"} | null,
       "explanation": {...},                               # only when nothing is feasible
       "architecture_notes": {"tiering": {...}},           # architectures with no configuration
-      "notes": ["..."]
+      "notes": ["..."],
+      "by_accelerator": [{"accelerator", "rank", "gpu_types", "configuration",
+                          "cheapest", "eflops_source", "scaling_source", "note"}, ...]
     }
+
+``by_accelerator`` (the best cluster of each accelerator model within PW, ranked:
+:mod:`deepvm_core.recommend.by_accelerator`) is there only when the catalog has GPU types with
+an accelerator model (``data/accelerators.csv``; the AWS catalogs, not the simulated one). It is
+a view: replay does not compare it, and ``catalog.instance_types`` does not add its types' rows
+(each row names its own ``eflops_source`` and ``scaling_source``).
 
 A configuration is ``{"architecture", "gpu": {"name", "spot", "on_demand"}, "cpu": {"name",
 "on_demand"} | null, "hourly_price", "objective", "performance", ...}``: ``gpu.spot`` and
@@ -63,7 +71,12 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.diff import catalog_changes
 from deepvm_core.catalog.schema import instance_row, quota_rows, saturation_rows
 from deepvm_core.errors import InputError
-from deepvm_core.io.documents import ConfigurationDoc, ExplanationDoc, InputsDoc
+from deepvm_core.io.documents import (
+    AcceleratorBestDoc,
+    ConfigurationDoc,
+    ExplanationDoc,
+    InputsDoc,
+)
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.distinct import DistinctCluster
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
@@ -305,4 +318,11 @@ def recommendation_to_dict(
         doc["architecture_notes"] = {
             k: explanation_to_dict(v, obj) for k, v in rec.architecture_notes.items()}
     doc["notes"] = list(rec.notes)
+    if rec.by_accelerator:
+        doc["by_accelerator"] = [AcceleratorBestDoc(
+            accelerator=row.accelerator, rank=row.rank, gpu_types=list(row.gpu_types),
+            configuration=configuration_to_dict(row.configuration, obj),
+            cheapest=configuration_to_dict(row.cheapest, obj),
+            eflops_source=row.eflops_source, scaling_source=row.scaling_source, note=row.note,
+        ) for row in rec.by_accelerator]
     return doc

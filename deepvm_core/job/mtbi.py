@@ -54,18 +54,25 @@ class MtbiEstimate:
     interruption_bucket: int | None
 
 
+def default_mtbi(gpu: GpuType) -> tuple[float, MtbiSource]:
+    """MTBI(g) hours of one GPU type without an override or scale, and its source: its
+    bucket's default (``advisor``), else 8 h (``default``)."""
+    bucket = gpu.interruption_bucket  # 0..4 or None, checked by GpuType itself
+    if bucket is not None:
+        return ADVISOR_BUCKET_MTBI_HOURS[bucket], "advisor"
+    return DEFAULT_MTBI_HOURS, "default"
+
+
 def mtbi_estimate(gpu: GpuType, workload: Workload) -> MtbiEstimate:
     """MTBI(g) of one GPU type: the user's override, else its bucket's default, else 8 h;
     then times ``workload.mtbi_scale``."""
-    bucket = gpu.interruption_bucket  # 0..4 or None, checked by GpuType itself
     source: MtbiSource
     if gpu.name in workload.mtbi_hours_by_gpu:
         hours, source = float(workload.mtbi_hours_by_gpu[gpu.name]), "user"
-    elif bucket is not None:
-        hours, source = ADVISOR_BUCKET_MTBI_HOURS[bucket], "advisor"
     else:
-        hours, source = DEFAULT_MTBI_HOURS, "default"
-    return MtbiEstimate(gpu.name, hours * float(workload.mtbi_scale), source, bucket)
+        hours, source = default_mtbi(gpu)
+    return MtbiEstimate(gpu.name, hours * float(workload.mtbi_scale), source,
+                        gpu.interruption_bucket)
 
 
 def mtbi_estimates(workload: Workload, catalog: Catalog) -> tuple[MtbiEstimate, ...]:

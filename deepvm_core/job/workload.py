@@ -24,10 +24,10 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem
 from deepvm_core.job.errors import WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
-from deepvm_core.search.speed import (  # the example job's one home (speed uses it too)
-    EXAMPLE_EPOCH_SECONDS,
-    EXAMPLE_EPOCHS,
-)
+
+# the example job's one home is search/speed.py (speed without a job uses it); re-exported
+from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS as EXAMPLE_EPOCH_SECONDS
+from deepvm_core.search.speed import EXAMPLE_EPOCHS as EXAMPLE_EPOCHS
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"

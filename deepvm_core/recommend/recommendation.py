@@ -40,6 +40,7 @@ from deepvm_core.model import (
     max_on_demand_vms,
     max_spot_vms,
 )
+from deepvm_core.recommend.by_accelerator import AcceleratorBest, best_by_accelerator
 from deepvm_core.recommend.distinct import DistinctCluster, distinct_clusters
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.search.ranking import top_indices
@@ -117,6 +118,9 @@ class Recommendation:
             as the integer program does).
         speed_basis: what every configuration's training speed was computed from (the job's,
             or the example job's when ``speed_basis.job_given`` is False), or ``None``.
+        by_accelerator: the best cluster of each accelerator model within PW, ranked
+            (:mod:`deepvm_core.recommend.by_accelerator`); ``()`` when no GPU type of the
+            catalog has an accelerator model.
     """
 
     scenario: Scenario
@@ -136,6 +140,7 @@ class Recommendation:
     solved_by: Solver
     distinct: tuple[DistinctCluster, ...] = ()
     speed_basis: SpeedBasis | None = None
+    by_accelerator: tuple[AcceleratorBest, ...] = ()
 
     @property
     def best(self) -> Configuration | None:
@@ -462,6 +467,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
         solved_by=solved_by,
         distinct=distinct_clusters(table, pw, scenario.objective, top_k, deepvm),
         speed_basis=table.domain.speed_basis,
+        by_accelerator=best_by_accelerator(catalog, scenario, table, every_price),
     )
 
 

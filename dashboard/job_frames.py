@@ -1,0 +1,150 @@
+"""Data frames of the job planner's results, as the Plan a job page shows and charts them
+(pure: no Streamlit)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
+from deepvm_core.job import (
+    PLAN_POLICIES,
+    Calibration,
+    JobPlanResult,
+    PlanEstimate,
+    SpeedupModel,
+    fitted_speedup,
+    paper_speedup,
+)
+from deepvm_core.job.mtbi import default_mtbi
+from deepvm_core.job.planner import PLAN_POLICY_LABELS
+
+#: The editable column of :func:`mtbi_frame`.
+MTBI_COLUMN = "MTBI (h, before the scale)"
+#: The GPU VMs n of the speedup curves.
+SPEEDUP_NODES = np.arange(1, 33)
+
+
+def mtbi_frame(catalog: Catalog, overrides: dict[str, float]) -> pd.DataFrame:
+    """Per GPU type: its Spot Advisor bucket, where its MTBI comes from (``user`` for an
+    override in ``overrides``, else :func:`deepvm_core.job.mtbi.default_mtbi`'s source) and
+    the MTBI in hours before the scale."""
+    rows = []
+    for g in catalog.gpu_types:
+        hours, source = default_mtbi(g)
+        rows.append({
+            "GPU type": g.name,
+            "Spot Advisor bucket": (INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]
+                                    if g.interruption_bucket is not None else "none"),
+            "Source": "user" if g.name in overrides else source,
+            MTBI_COLUMN: float(overrides.get(g.name, hours)),
+        })
+    return pd.DataFrame(rows, columns=["GPU type", "Spot Advisor bucket", "Source", MTBI_COLUMN])
+
+
+def mtbi_overrides(catalog: Catalog, edited: pd.DataFrame) -> dict[str, float]:
+    """The MTBI hours of an edited :func:`mtbi_frame` that differ from the defaults (finite
+    and > 0 only): GPU type name -> hours."""
+    defaults = {g.name: default_mtbi(g)[0] for g in catalog.gpu_types}
+    overrides: dict[str, float] = {}
+    for name, value in zip(edited["GPU type"], edited[MTBI_COLUMN], strict=True):
+        hours = float(value)
+        if np.isfinite(hours) and hours > 0 and hours != defaults.get(str(name)):
+            overrides[str(name)] = hours
+    return overrides
+
+
+def _row(label: str, e: PlanEstimate) -> dict[str, object]:
+    mc = e.monte_carlo
+    if e.does_not_finish is not None:  # no numbers that mean nothing: the reason instead
+        return {"": label, "Configuration": e.configuration.describe().rsplit(",", 1)[0],
+                "USD/h": e.configuration.hourly_price_usd, "Epoch s": e.epoch_seconds,
+                "Expected h": None, "P10–P90 h": "", "Expected USD": None, "P10–P90 USD": "",
+                "Events": None, "Checkpoint every (s)": e.checkpoint_interval_seconds,
+                "Finishes?": e.does_not_finish}
+    return {
+        "": label,
+        "Configuration": e.configuration.describe().rsplit(",", 1)[0],
+        "USD/h": e.configuration.hourly_price_usd,
+        "Epoch s": e.epoch_seconds,
+        "Expected h": e.expected_makespan_hours,
+        "P10–P90 h": f"{mc.makespan_hours_p10:.3f}–{mc.makespan_hours_p90:.3f}" if mc else "",
+        "Expected USD": e.expected_cost_usd,
+        "P10–P90 USD": f"{mc.cost_usd_p10:,.2f}–{mc.cost_usd_p90:,.2f}" if mc else "",
+        "Events": e.expected_interruptions,
+        "Checkpoint every (s)": e.checkpoint_interval_seconds,
+        "Finishes?": "yes",
+    }
+
+
+def plan_comparison_frame(result: JobPlanResult) -> pd.DataFrame:
+    """The top-k (``best 1``...) and the paper's policies (DeepVM's top-k ``#1``...), one row
+    each."""
+    rows = [_row(f"best {i}", e) for i, e in enumerate(result.best, 1)]
+    for name in PLAN_POLICIES:
+        if name == "deepvm":
+            rows += [_row(f"{PLAN_POLICY_LABELS[name]} #{i}", e)
+                     for i, e in enumerate(result.policies.deepvm, 1)]
+        elif (e := result.policies.policy(name)) is not None:
+            rows.append(_row(PLAN_POLICY_LABELS[name], e))
+    return pd.DataFrame(rows)
+
+
+def unfinished(frame: pd.DataFrame) -> dict[str, list[str]]:
+    """Why rows of a :func:`plan_comparison_frame` are not expected to finish: reason -> their
+    labels, reasons in alphabetical order."""
+    out: dict[str, list[str]] = {}
+    for label, reason in zip(frame[""], frame["Finishes?"], strict=True):
+        if reason != "yes":
+            out.setdefault(str(reason), []).append(str(label))
+    return dict(sorted(out.items()))
+
+
+def frontier_frame(result: JobPlanResult, shown: np.ndarray) -> pd.DataFrame:
+    """Expected cost (USD), expected makespan (hours) and label of the candidates ``shown``,
+    indexed by candidate index."""
+    index = pd.Index(shown.astype(np.int64))
+    return pd.DataFrame({
+        "cost": result.expected_cost_usd[shown],
+        "hours": result.expected_makespan_hours[shown],
+        "label": [result.label(int(i)) for i in shown],
+    }, index=index)
+
+
+def speedup_frames(catalog: Catalog,
+                   speedup: SpeedupModel) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The speedup S(n) of every GPU type with measurements, n = 1..32: the curves (type,
+    model, n, speedup; paper and fitted where the type has a scaling fit, measured always) and
+    the measured points (type, n, speedup = t(1) / t(n)). Both empty without measurements."""
+    measurements = speedup.measurements
+    curves: list[dict[str, object]] = []
+    points: list[dict[str, object]] = []
+    n = SPEEDUP_NODES
+    measured_model = SpeedupModel("measured", measurements)
+    for g in catalog.gpu_types:
+        rows = measurements.get(g.name) if measurements is not None else None
+        if rows is None:
+            continue
+        models = {"measured": measured_model.speedup(g, n)}
+        if g.scaling is not None:
+            models = {"paper": paper_speedup(g.scaling, n),
+                      "fitted": fitted_speedup(g.scaling, n), **models}
+        for model, values in models.items():
+            curves += [{"type": g.name, "model": model, "n": int(k), "speedup": float(s)}
+                       for k, s in zip(n, values, strict=True)]
+        t1 = dict(zip(rows.nodes, rows.epoch_seconds, strict=True)).get(1)
+        if t1:
+            points += [{"type": g.name, "n": k, "speedup": t1 / t}
+                       for k, t in zip(rows.nodes, rows.epoch_seconds, strict=True)]
+    return (pd.DataFrame(curves, columns=["type", "model", "n", "speedup"]),
+            pd.DataFrame(points, columns=["type", "n", "speedup"]))
+
+
+def fits_frame(calibration: Calibration) -> pd.DataFrame:
+    """The fitted (a, b, c) per GPU type with R² (4 decimals), RMSE, the number of points and
+    whether the fit is trusted (no warnings)."""
+    return pd.DataFrame([{
+        "GPU type": f.instance, "a": f.params.a, "b": f.params.b, "c": f.params.c,
+        "R²": round(f.r_squared, 4) + 0.0, "RMSE": f.rmse, "points": f.points,
+        "Trusted?": "no" if f.warnings else "yes"} for f in calibration.fits])

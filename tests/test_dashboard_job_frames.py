@@ -1,0 +1,71 @@
+"""What the Plan a job page draws, computed outside the page: the MTBI table
+(``job_frames``) and the frontier's points and marks (``compute.frontier_points``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dashboard import compute, job_frames
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.job import SpeedupModel, Workload, plan_job
+from deepvm_core.model import Scenario
+
+#: The Spot Advisor bucket's MTBI in hours (job-model.md, "MTBI defaults": 32 h at < 5 %,
+#: halved per bucket), and 8 h for a type without a bucket.
+BUCKET_HOURS = {0: 32.0, 1: 16.0, 2: 8.0, 3: 4.0, 4: 2.0, None: 8.0}
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog("aws-us-east-1-2023-10")
+
+
+def test_mtbi_table_shows_the_bucket_defaults_and_the_overrides(catalog) -> None:
+    first = catalog.gpu_types[0].name
+    frame = job_frames.mtbi_frame(catalog, {first: 3.5})
+    assert list(frame["GPU type"]) == [g.name for g in catalog.gpu_types]
+    for g, (_, row) in zip(catalog.gpu_types, frame.iterrows(), strict=True):
+        if g.name == first:
+            assert (row["Source"], row[job_frames.MTBI_COLUMN]) == ("user", 3.5)
+        else:
+            expected = "advisor" if g.interruption_bucket is not None else "default"
+            assert row["Source"] == expected
+            assert row[job_frames.MTBI_COLUMN] == BUCKET_HOURS[g.interruption_bucket]
+
+
+def test_mtbi_overrides_keep_only_changed_positive_finite_hours(catalog) -> None:
+    names = [g.name for g in catalog.gpu_types]
+    defaults = [BUCKET_HOURS[g.interruption_bucket] for g in catalog.gpu_types]
+    edited = pd.DataFrame({"GPU type": names, job_frames.MTBI_COLUMN: defaults})
+    assert job_frames.mtbi_overrides(catalog, edited) == {}
+    edited.loc[0, job_frames.MTBI_COLUMN] = 1.25
+    if len(names) > 1:
+        edited.loc[1, job_frames.MTBI_COLUMN] = np.nan  # a cleared cell: the default
+    assert job_frames.mtbi_overrides(catalog, edited) == {names[0]: 1.25}
+
+
+@pytest.fixture(scope="module")
+def plan(catalog):
+    scenario = Scenario(3.0, use_quotas=False)
+    workload = Workload(epochs=30, reference_epoch_seconds=61.16)
+    return plan_job(catalog, scenario, workload, pw_usd_per_hour=3.0,
+                    speedup=SpeedupModel("fitted"), trials=0)
+
+
+def test_frontier_points_mark_the_chosen_and_the_policies(plan) -> None:
+    points = compute.frontier_points(plan, limit=10)
+    assert points.marks[plan.best[0].index] == "best"
+    deepvm = plan.policies.deepvm[0].index
+    if deepvm != plan.best[0].index:
+        assert points.marks[deepvm] == "deepvm"
+    assert set(points.frontier) == {int(i) for i in plan.frontier}
+    # At most 10 background points, plus the frontier and the marked, ascending and unique.
+    assert len(points.shown) <= 10 + len(points.frontier) + len(points.marks)
+    assert set(points.frontier) | set(points.marks) <= set(points.shown.tolist())
+    assert list(points.shown) == sorted(set(points.shown.tolist()))
+    # The same sample on every call (the chart must not flicker between reruns).
+    assert np.array_equal(compute.frontier_points(plan, limit=10).shown, points.shown)
+    assert points.finishing == int(np.count_nonzero(plan.finishes))
+
