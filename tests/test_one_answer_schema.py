@@ -34,6 +34,7 @@ def _cli_json(*argv: str) -> dict[str, Any]:
     ("--catalog", SIM, "--pw", "10", "--no-quotas", "--objective", "performance"),
     ("--catalog", AWS, "--pw", "3", "--epochs", "90", "--epoch-seconds", "960",
      "--measurements", "deepvm-scaling"),
+    ("--catalog", "aws-us-east-1-2025-h1", "--pw", "30"),  # estimated eFLOPS, by_accelerator
 ])
 def test_recommend_outputs_validate(argv: tuple[str, ...]) -> None:
     doc = _cli_json("recommend", *argv, "--solver", "enumerate", "--format", "json")
