@@ -114,3 +114,18 @@ def test_distinct_clusters_fold_memory_node_variants(aws_catalog: Catalog) -> No
     assert first.variants == tuple(same) and len(same) >= 2
     assert first.memory_node_types[0] == "c5.xlarge"
     assert math.isclose(first.configuration.hourly_price_usd, 2.8526, rel_tol=1e-9)
+
+
+def test_the_dashboard_takes_speed_from_a_shared_link(tmp_path, monkeypatch) -> None:
+    """``?objective=speed`` (a choice of the core's OBJECTIVES) draws the page, no KeyError;
+    the dashboard's own default stays paper until its part of issue 18."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+    at = AppTest.from_file(str(app), default_timeout=90)
+    at.query_params["objective"] = "speed"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
