@@ -13,7 +13,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import glossary, keys, state, url, widgets
+from dashboard import answer, glossary, keys, state, url, widgets
 from deepvm_core.errors import DeepVMError
 
 st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
@@ -69,7 +69,9 @@ def sidebar_controls() -> None:
     with st.sidebar:
         for c in url.CONTROLS:
             low, high = c.slider_range(keys.NUMBERS[c.name].get())
-            st.markdown(f"**{c.label}**", help=c.help)
+            label = (answer.PLAIN_CONTROL_LABELS.get(c.name, c.label) if state.presentation()
+                     else c.label)
+            st.markdown(f"**{label}**", help=c.help)
             left, right = st.columns([0.6, 0.4], vertical_alignment="center")
             left.slider(c.label, low, high, step=c.slider_step, key=c.slider_key,
                         persist_state=keys.PERSIST, on_change=state.on_slider, args=(c.name,),
@@ -81,7 +83,9 @@ def sidebar_controls() -> None:
         st.radio("Objective", list(state.OBJECTIVE_LABELS), key=keys.OBJECTIVE.name,
                  persist_state=keys.PERSIST, horizontal=True,
                  format_func=state.OBJECTIVE_LABELS.__getitem__,
-                 help="Paper's Z: " + glossary.GLOSSARY["Paper's Z"] + " Performance: the "
+                 help="Training speed (default): the most epochs of your job per hour within "
+                      "PW. " + glossary.GLOSSARY["Training speed"] + " Paper's Z: "
+                      + glossary.GLOSSARY["Paper's Z"] + " Performance: the "
                       "most relative training throughput (eFLOPS × n × K(n)) within PW.")
         st.toggle("Apply vCPU quotas", key=keys.QUOTAS.name, persist_state=keys.PERSIST,
                   help="Off is the paper's simulation mode (no account limits).")

@@ -20,6 +20,15 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
+from deepvm_core.io.recommend_job import (
+    JOB_TRIALS,
+    PlanVsRecommend,
+    RecommendJob,
+    compare_plan_with_recommendation,
+    estimate_configuration,
+    recommend_job,
+    with_job_estimate,
+)
 from deepvm_core.job import (
     PLAN_POLICIES,
     Calibration,
@@ -27,6 +36,7 @@ from deepvm_core.job import (
     JobPlanResult,
     JobSamples,
     MeasurementTable,
+    PlanEstimate,
     SpeedupModel,
     Workload,
     bundled_measurements_paths,
@@ -275,3 +285,59 @@ def calibration(catalog: Catalog, name: str, text: str,
     """:func:`deepvm_core.job.calibrate_catalog` of ``catalog`` on a measurements CSV (with
     ``eflops_reference``, relative eFLOPS from one-node times too)."""
     return _calibrate(catalog.sha256, catalog, name, text, eflops_reference)
+
+
+# ----------------------------------------------------------------------------- one answer
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _job_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, solver: Solver,
+                   top_k: int, workload: Workload, speedup: SpeedupModel) -> Recommendation:
+    del catalog_sha256  # the cache key only
+    job = recommend_job(_catalog, workload, speedup)
+    return recommend(_catalog, scenario, solver=solver, top_k=top_k, speed=job.speed)
+
+
+def job_recommendation(catalog: Catalog, scenario: Scenario, solver: Solver, top_k: int,
+                       job: RecommendJob | None) -> Recommendation:
+    """:func:`recommendation` ranked by ``job``'s own training speed (``None``: the example
+    job's, the core's default). Raises WorkloadError when the job does not fit the catalog."""
+    if job is None:
+        return recommendation(catalog, scenario, solver, top_k)
+    return _job_recommend(catalog.sha256, catalog, scenario, solver, top_k, job.workload,
+                          job.speedup)
+
+
+def the_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel) -> RecommendJob:
+    """:func:`deepvm_core.io.recommend_job.recommend_job`: the job and its speed basis."""
+    return recommend_job(catalog, workload, speedup)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _estimate(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
+              speedup: SpeedupModel, config: Configuration, trials: int) -> PlanEstimate:
+    del catalog_sha256  # the cache key only
+    job = recommend_job(_catalog, workload, speedup)
+    return estimate_configuration(_catalog, scenario, job, config, trials=trials)
+
+
+def job_estimate(catalog: Catalog, scenario: Scenario, job: RecommendJob,
+                 config: Configuration, trials: int = JOB_TRIALS) -> PlanEstimate:
+    """:func:`deepvm_core.io.recommend_job.estimate_configuration`: the job on ``config``
+    (expected, on demand, Monte Carlo with ``trials`` seeded runs), cached."""
+    key = replace(scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
+    return _estimate(catalog.sha256, catalog, key, job.workload, job.speedup, config, trials)
+
+
+def plan_vs_recommend(plan: JobPlanResult, rec: Recommendation, catalog: Catalog,
+                      job: RecommendJob) -> PlanVsRecommend:
+    """:func:`deepvm_core.io.recommend_job.compare_plan_with_recommendation`."""
+    return compare_plan_with_recommendation(plan, rec, catalog, job)
+
+
+def export_with_job(text: str, rec: Recommendation, catalog: Catalog, job: RecommendJob) -> str:
+    """The recommend export ``text`` with the job's estimate of the pick and its summary
+    (:func:`deepvm_core.io.recommend_job.with_job_estimate`), as ``deepvm recommend --epochs
+    ...`` writes it."""
+    doc = with_job_estimate(json.loads(text), rec, catalog, job)
+    return json.dumps(doc, indent=2) + "\n"

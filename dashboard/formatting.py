@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 
@@ -20,3 +21,17 @@ def format_intervals(spans: Sequence[tuple[float, float]], unit: str = "") -> st
     parts = [f"{a:g}" if a == b else f"{a:g}–{b:g}" for a, b in spans]
     text = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     return f"{text} {unit}" if unit else text
+
+
+def usd(value: float) -> str:
+    """A job's cost: ``18.08 USD``, ``1,234.50 USD``."""
+    return f"{value:,.2f} USD"
+
+
+def job_hours(hours: float) -> str:
+    """A job's duration: ``25 min``, ``6.3 h``, ``3.2 days`` (``never`` when not finite)."""
+    if not math.isfinite(hours):
+        return "never"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    return f"{hours:,.1f} h" if hours < 48 else f"{hours / 24:,.1f} days"

@@ -11,6 +11,9 @@ GLOSSARY = {
     "Performance": "Relative training throughput: eFLOPS × n × K(n), the GPU type's measured "
                    "throughput score times its n GPU VMs times the scaling factor. In the "
                    "catalog's relative units: compare it within one catalog.",
+    "Training speed": "Epochs of the job per hour on the whole cluster (the speedup model in "
+                      "force), shown as a multiple of one VM of the reference GPU type: 2.00 × "
+                      "one g4dn.xlarge trains twice as fast as one g4dn.xlarge VM.",
     "Cluster FLOPP": "eFLOP per USD of the whole cluster: performance ÷ hourly price × 3600.",
     "Scaling factor K(n)": "The share of the ideal speedup that n GPU VMs keep: 1 up to the "
                            "inflection point b of the GPU type's measured speedup, then below "

@@ -12,11 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, keys
+from dashboard import compute, keys, url
+from dashboard.formatting import job_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
+from deepvm_core.io.recommend_job import PlanVsRecommend, RecommendJob
 from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload
-from deepvm_core.job.speedup import SpeedupModelName
+from deepvm_core.job.speedup import SpeedupModelName, reference_epoch_seconds_from_table
+from deepvm_core.job.workload import example_workload, top_spot_flopp_gpu
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.units import MINUTES_PER_HOUR
 
@@ -101,28 +104,74 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
 
 
 def format_hours(hours: float) -> str:
-    """``2.4 h`` or ``25 min``."""
-    if not np.isfinite(hours):
-        return "never"
-    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:,.1f} h"
+    """``25 min``, ``2.4 h`` or ``3.2 days`` (:func:`dashboard.formatting.job_hours`)."""
+    return job_hours(hours)
 
 
-def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configuration],
-                    top_k: int,
+@dataclass(frozen=True)
+class SessionJob:
+    """The job every number of a page is about.
+
+    Attributes:
+        job: the job and its speed basis (``None`` when the catalog has no GPU type with a
+            known speed).
+        inputs: the Plan a job page's inputs once a job is set; ``None`` for the example job.
+        problem: why the user's job could not be used (then the example job is), or ``None``.
+    """
+
+    job: RecommendJob | None
+    inputs: JobInputs | None
+    problem: str | None = None
+
+    @property
+    def whose(self) -> str:
+        return "Your job" if self.inputs is not None else "The example job"
+
+
+def session_job(catalog: Catalog, scenario: Scenario, top_k: int) -> SessionJob:
+    """The job set on Plan a job (or by a link); else the core's example job, whose speed basis
+    is the core's default (no measurement table), as ``deepvm recommend`` without a job."""
+    problem = None
+    if keys.PLAN_ACTIVE.get():
+        try:
+            inputs = job_inputs(catalog, scenario, top_k)
+            return SessionJob(compute.the_job(catalog, inputs.workload, inputs.speedup), inputs)
+        except DeepVMError as exc:
+            problem = (f"Your job cannot be used here: {exc}. The example job is used "
+                       "instead.")
+    try:
+        example = compute.the_job(catalog, example_workload(checkpoint_gb=scenario.checkpoint_gb),
+                                  SpeedupModel())
+    except DeepVMError:
+        return SessionJob(None, None, problem)
+    return SessionJob(example, None, problem)
+
+
+def recommend_comparison(catalog: Catalog, scenario: Scenario, inputs: JobInputs,
+                         result: JobPlanResult) -> PlanVsRecommend | None:
+    """Plan a job's answer against Recommend's pick for the same scenario and job (the
+    sidebar's objective and solver), or ``None`` when PW is off (Recommend needs a PW) or the
+    job does not fit the catalog."""
+    if inputs.pw is None or result.chosen is None:
+        return None
+    try:
+        job = compute.the_job(catalog, inputs.workload, inputs.speedup)
+        rec = compute.job_recommendation(catalog, scenario, keys.SOLVER.get(), keys.TOP_K.get(),
+                                         job)
+    except DeepVMError:
+        return None
+    return compute.plan_vs_recommend(result, rec, catalog, job)
+
+
+def recommend_panel(result: JobPlanResult, configs: list[Configuration],
                     baselines: dict[str, Configuration | None] | None = None) -> None:
     """On Recommend, once a job is set: the expected job cost and time of its configurations
     and of the ``baselines`` (label -> configuration), the Plan a job page's job at this
-    page's PW."""
-    if not keys.PLAN_ACTIVE.get() or not configs:
+    page's PW (``result``, its plan)."""
+    if not configs:
         return
     import pandas as pd  # after the card (first load of Recommend, issue 9)
 
-    try:
-        inputs = job_inputs(catalog, scenario, top_k)
-        result = plan(catalog, scenario, inputs)
-    except DeepVMError as exc:
-        st.warning(f"Your job cannot be estimated here: {exc}", icon=":material/warning:")
-        return
     rows = []
     labelled = [(f"#{i}", c) for i, c in enumerate(configs, 1)]
     labelled += [(label, c) for label, c in (baselines or {}).items() if c is not None]
@@ -146,3 +195,55 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
             "USD/h": st.column_config.NumberColumn(format="%.4f"),
             "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),
             "Expected makespan (h)": st.column_config.NumberColumn(format="%.3f")})
+
+
+# ----------------------------------------------------------------------------- epoch-time offer
+
+
+@dataclass(frozen=True)
+class EpochTimeOffer:
+    """What the Plan page offers for an uploaded table of the user's own epoch times: g_ref's
+    one-node time in the file as the job's epoch time t_ref (with n_ref = 1).
+
+    Attributes:
+        reference_gpu: g_ref (the page's choice, or the catalog's top spot-FLOPP type).
+        seconds: the file's one-node epoch time of g_ref, or ``None`` when it has none.
+        problem: why it cannot be used as the epoch time (out of the field's bounds), or
+            ``None``.
+    """
+
+    reference_gpu: str
+    seconds: float | None
+    problem: str | None = None
+
+    @property
+    def in_use(self) -> bool:
+        """The job's epoch time is this one already (measured on one g_ref VM)."""
+        plan = keys.PLAN
+        return (self.seconds is not None and float(plan["epoch_s"].get()) == self.seconds
+                and int(plan["ref_nodes"].get()) == 1
+                and (plan["ref"].get() or None) in (None, self.reference_gpu))
+
+
+def epoch_time_offer(catalog: Catalog, name: str, text: str) -> EpochTimeOffer | None:
+    """The offer for the measurements CSV ``(name, text)``; ``None`` when the catalog has no
+    reference type."""
+    try:
+        reference = keys.PLAN["ref"].get() or top_spot_flopp_gpu(catalog).name
+    except DeepVMError:
+        return None
+    seconds = reference_epoch_seconds_from_table(compute.measurements_table(name, text),
+                                                 reference)
+    p = url.PLAN_PARAM_BY_NAME["epoch_s"]
+    if seconds is not None and not p.low <= seconds <= p.high:
+        return EpochTimeOffer(reference, seconds, f"Seconds per epoch {seconds:g} from {name} "
+                              f"is outside {p.low:g}..{p.high:g}; the epoch time stays as typed.")
+    return EpochTimeOffer(reference, seconds)
+
+
+def use_epoch_time(reference_gpu: str, seconds: float) -> None:
+    """Take ``seconds`` on one ``reference_gpu`` VM as the job's epoch time (a button's
+    callback: before the widgets are drawn)."""
+    keys.PLAN["epoch_s"].set(float(seconds))
+    keys.PLAN["ref_nodes"].set(1)
+    keys.PLAN["ref"].set(reference_gpu)

@@ -65,7 +65,7 @@ def policy_configurations(
     configs.update(cost_first=rec.cost_first, performance_first=rec.performance_first)
     if rec.scenario.objective == "paper":
         configs.update(deepvm=rec.best, deepvm_noscale=rec.deepvm_noscale)
-    else:
+    elif rec.scenario.objective == "performance":
         configs["deepvm_performance"] = rec.best
     return configs
 

@@ -84,7 +84,9 @@ def scenario_caption(active: state.ActiveCatalog, scenario: Scenario) -> None:
                  f" · objective {state.OBJECTIVE_LABELS[s.objective]}")
     st.caption(
         f"Catalog **{active.label}** ({active.catalog.region}, prices "
-        f"{active.catalog.prices_date}) · PW **{s.pw_usd_per_hour:g} USD/h** · checkpoint "
+        f"{active.catalog.prices_date}) · "
+        f"{'hourly spending cap' if state.presentation() else 'PW'} "
+        f"**{s.pw_usd_per_hour:g} USD/h** · checkpoint "
         f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "
         f"{'on' if s.use_quotas else 'off'}")
 
@@ -111,32 +113,46 @@ def headline(config: Configuration) -> str:
 
 
 def configuration_card(config: Configuration, pw: float, objective: Objective,
-                       heading: str, presentation: bool = False) -> None:
-    """The recommended configuration as a bordered card: what to launch and what it costs,
-    and (unless ``presentation``) its Z, cluster FLOPP and K(n)."""
+                       heading: str, presentation: bool = False,
+                       below: Callable[[], None] | None = None) -> None:
+    """The recommended configuration as a bordered card: what to launch, what it costs per
+    hour, how fast it trains (as a multiple of one reference VM), and (unless
+    ``presentation``) its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of
+    the card (the job's cost and time)."""
+    from dashboard.answer import speed_text
+
     with st.container(border=True, key="rec_card"):
         st.caption(heading)
         st.markdown(f"### {headline(config)}")
         left, right = st.columns([0.5, 0.5], gap="large")
         left.markdown(cluster_lines(config))
         share = config.hourly_price_usd / pw if pw > 0 else 1.0
-        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.4f}** of **{pw:g}** "
-                       f"USD/h PW ({share:.0%})")
-        a, b, c, d = st.columns(4)
+        cap = "hourly spending cap" if presentation else "PW"
+        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.4f}** of "
+                       f"{'the ' if presentation else ''}**{pw:g}** USD/h {cap} ({share:.0%})")
+        a, b, c, d, e = st.columns(5)
         a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
-                 delta=f"{pw - config.hourly_price_usd:.4f} under PW", delta_color="off",
+                 delta=f"{pw - config.hourly_price_usd:.4f} under "
+                       f"{'the cap' if presentation else 'PW'}", delta_color="off",
+                 delta_arrow="off")
+        speed = speed_text(config)
+        b.metric("Training speed", speed or "unknown",
+                 help=GLOSSARY["Training speed"],
+                 delta=None if config.speed_epochs_per_hour is None
+                 else f"{config.speed_epochs_per_hour:.2f} epochs/h", delta_color="off",
                  delta_arrow="off")
         z = objective == "paper" and not presentation
-        b.metric("Performance", f"{config.performance:,.0f}",
+        c.metric("Performance", f"{config.performance:,.0f}",
                  help=GLOSSARY["Performance"]
                  + (" Paper's Z, below it: " + GLOSSARY["Paper's Z"] if z else ""),
                  delta=f"Paper's Z = {si(config.z_paper)}" if z else None,
                  delta_color="off", delta_arrow="off")
-        if presentation:
-            return
-        c.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
-        d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
-                 help=GLOSSARY["Scaling factor K(n)"])
+        if not presentation:
+            d.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
+            e.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
+                     help=GLOSSARY["Scaling factor K(n)"])
+        if below is not None:
+            below()
 
 
 def table_height(rows: int, limit: int = 25) -> int:

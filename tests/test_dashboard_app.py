@@ -82,16 +82,22 @@ def test_page_query_parameter_opens_that_page(app: AppTest, slug: str) -> None:
     assert app.query_params["page"] == slug
 
 
-def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest) -> None:
+@pytest.mark.parametrize("objective", ["speed", "paper"])
+def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest,
+                                                              objective: str) -> None:
+    """The default objective is the core's, speed; the paper's (Table IV) is pinned in the URL.
+    Both pick Table IV's cluster on this catalog at PW 3."""
+    if objective == "paper":
+        app.query_params["objective"] = "paper"
     app.run()
     no_errors(app)
     ss = app.session_state
     assert (ss["sb_catalog"], ss["sb_pw"], ss["sb_ckpt"], ss["sb_buffer"]) == (
         "aws-us-east-1-2023-10", 3.0, 0.3, 2.0)
-    assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == ("paper", True, 3)
+    assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == (objective, True, 3)
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
     assert app.main.metric[0].value == "2.8526 USD"  # 17 x 0.1578 spot + 0.17 on demand
-    table_iv = answers.best(answers.AWS, 3.0)
+    table_iv = answers.best(answers.AWS, 3.0, objective=objective)
     assert table_iv.identity == ("tiering", "g4dn.xlarge", 17, "c5.xlarge", 1)
     assert table_iv.price == pytest.approx(17 * 0.1578 + 0.17, abs=1e-12)  # 2.6826 + 0.17
     sidebar_text = " ".join(m.value for m in app.sidebar.markdown)
@@ -208,16 +214,19 @@ def cli_json(*args: str) -> dict:
 
 
 @pytest.mark.parametrize("params, argv", [
+    # the defaults: the CLI's defaults (objective speed, the example job's speed)
     ({}, ["--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--ckpt-gb", "0.3", "--buffer",
-          "2", "--top", "3", "--objective", "paper", "--solver", "enumerate"]),
+          "2", "--top", "3", "--solver", "enumerate"]),
+    ({"objective": "paper"},
+     ["--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--ckpt-gb", "0.3", "--buffer",
+      "2", "--top", "3", "--objective", "paper", "--solver", "enumerate"]),
     ({"catalog": "paper-simulated", "pw": "2.5", "quotas": "off", "objective": "performance",
       "top": "4", "ckpt": "0.5", "buffer": "1.5"},
      ["--catalog", "paper-simulated", "--pw", "2.5", "--ckpt-gb", "0.5", "--buffer", "1.5",
       "--top", "4", "--objective", "performance", "--no-quotas", "--solver", "enumerate"]),
-    # the integer program and a node cap; the dashboard's objective is still paper (issue
-    # 18's dashboard part moves it to speed, the CLI's default)
+    # the integer program and a node cap, the paper's objective pinned
     ({"catalog": "paper-simulated", "pw": "6", "quotas": "off", "nodes": "12",
-      "solver": "ilp"},
+      "solver": "ilp", "objective": "paper"},
      ["--catalog", "paper-simulated", "--pw", "6", "--no-quotas", "--max-nodes", "12",
       "--solver", "ilp", "--objective", "paper"]),
 ])
@@ -235,6 +244,7 @@ def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppT
     from deepvm_core.model import Scenario
     from deepvm_core.recommend.recommendation import recommend
 
+    app.query_params["objective"] = "paper"  # Scenario(3.0)'s
     app.run()
     app.radio(key="rec_chosen").set_value(1).run()
     no_errors(app)
@@ -389,9 +399,11 @@ def column_helps(at: AppTest, column: str) -> dict[str, str]:
 
 
 def test_terms_are_explained_where_they_appear(app: AppTest) -> None:
+    app.query_params["objective"] = "paper"  # Z under the performance, the paper's objective
     app.run()
     no_errors(app)
     helps = metric_helps(app)
+    assert "multiple of one VM of the reference GPU type" in helps["Training speed"]
     assert "relative training throughput" in helps["Performance"].lower()
     assert "Paper's Z" in helps["Performance"]  # the delta under it, "Paper's Z = 145.4 M"
     assert any(m.proto.delta.startswith("Paper's Z = ") for m in app.main.metric)
@@ -421,8 +433,8 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
     no_errors(app)
     assert app.toggle(key="sb_presentation").value is True
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
-    assert set(metric_helps(app)) == {"Hourly price", "Performance", "This choice",
-                                      "vs Cost-First", "vs Performance-First"}
+    assert set(metric_helps(app)) == {"Hourly price", "Training speed", "Performance",
+                                      "This choice", "vs Cost-First", "vs Performance-First"}
     assert not any(m.proto.help for m in app.main.metric if m.label.startswith("vs "))
     assert not any(m.proto.delta.startswith("Paper's Z") for m in app.main.metric)
     assert not RESEARCH_COLUMNS & set(table(app, "#").columns)
@@ -435,7 +447,8 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
 
 
 def test_node_cap_and_solver_in_the_sidebar(app: AppTest) -> None:
-    app.query_params.update({"catalog": "paper-simulated", "pw": "6", "quotas": "off"})
+    app.query_params.update({"catalog": "paper-simulated", "pw": "6", "quotas": "off",
+                             "objective": "paper"})  # the oracle's best is Z's
     app.run()
     free = headline(app)
     app.number_input(key="sb_nodes").set_value(12).run()

@@ -197,7 +197,7 @@ def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
     at.run()
     assert not any("**Your job**" in m.value for m in at.markdown)
     at = AppTest.from_file(str(APP), default_timeout=90)
-    at.query_params["epochs"] = "30"
+    at.query_params.update({"epochs": "30", "objective": "paper"})  # the oracle's Z ranking
     at.run()
     no_errors(at)
     line = next(m.value for m in at.markdown if m.value.startswith("**Your job**"))

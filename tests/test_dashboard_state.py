@@ -15,7 +15,7 @@ from dashboard import keys, url
 from deepvm_core.job import SpeedupModel, Workload
 from deepvm_core.job.planner import plan_job
 from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
-from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES, Scenario
+from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, MAX_NODES, Scenario
 from deepvm_core.recommend import recommendation
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
 
@@ -41,7 +41,8 @@ def test_scenario_url_defaults_are_the_cores() -> None:
     d = url.DEFAULTS
     assert d["ckpt"] == field(Scenario, "checkpoint_gb")  # 0.3 GB
     assert d["buffer"] == field(Scenario, "buffer_checkpoints")  # 2 checkpoints
-    assert d["objective"] == field(Scenario, "objective")  # "paper"
+    # the tools' default objective (the CLI's recommend --objective), not Scenario's field
+    assert d["objective"] == DEFAULT_OBJECTIVE == "speed"
     assert d["quotas"] is field(Scenario, "use_quotas")  # on
     assert d["nodes"] == field(Scenario, "max_nodes") == DEFAULT_MAX_NODES  # 256
     assert d["top"] == parameter(recommendation.recommend, "top_k")  # 3

@@ -16,11 +16,23 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import charts, compute, job_frames, job_view, keys, state, url, widgets
+from dashboard import (
+    answer,
+    answer_view,
+    charts,
+    compute,
+    job_frames,
+    job_view,
+    keys,
+    state,
+    url,
+    widgets,
+)
 from dashboard.glossary import GLOSSARY
 from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
+from deepvm_core.io.recommend_job import PlanVsRecommend
 from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
 from deepvm_core.model import Scenario
 
@@ -50,7 +62,7 @@ def job_inputs(catalog: Catalog) -> None:
     """The job's widgets, keyed by :data:`dashboard.keys.PLAN`."""
     plan = keys.PLAN
     gpus = [g.name for g in catalog.solvable_gpu_types]
-    with st.container(border=True):
+    with st.container(border=True, key="plan_inputs"):
         a, b, c, d = st.columns(4)
         _number(a, "epochs", "Epochs", step=1.0, help="How many epochs the job trains.")
         _number(b, "epoch_s", "Seconds per epoch (measured)", step=1.0, fmt="%.2f",
@@ -64,24 +76,36 @@ def job_inputs(catalog: Catalog) -> None:
                     persist_state=keys.PERSIST, format_func=lambda n: n or "top spot-FLOPP type",
                     help="The type of your measurement; other types follow eFLOPS.")
         _number(d, "ref_nodes", "… on this many VMs", step=1)
-        a, b, c, d = st.columns(4)
-        a.selectbox("Speedup model", list(SPEEDUP_LABELS), key=plan["speedup"].name,
-                    persist_state=keys.PERSIST, format_func=SPEEDUP_LABELS.__getitem__,
-                    help=GLOSSARY["Speedup model"])
-        _number(b, "ckpt_every", "Checkpoint every k epochs (0: auto, Daly)", step=1,
+        presentation = state.presentation()
+        a, b, c, spare = st.columns(4)
+        _number(a, "ckpt_every", "Checkpoint every k epochs (0: auto, Daly)", step=1,
                 help=GLOSSARY["Daly interval"])
-        c.radio("Goal", GOALS, horizontal=True, key=plan["goal"].name,
+        b.radio("Goal", GOALS, horizontal=True, key=plan["goal"].name,
                 persist_state=keys.PERSIST, format_func=GOAL_LABELS.__getitem__)
-        d.toggle("PW off (any hourly price)", key=plan["pw_off"].name,
-                 persist_state=keys.PERSIST, help="Quotas and the node cap still bound the "
-                 "clusters; the paper's policies need a PW and are then not shown.")
+        c.toggle("No hourly spending cap" if presentation else "PW off (any hourly price)",
+                 key=plan["pw_off"].name, persist_state=keys.PERSIST,
+                 help="Quotas and the node cap still bound the clusters; the paper's policies "
+                      "need a PW and are then not shown.")
         a, b, c, d = st.columns(4)
         _number(a, "deadline_h", "Deadline, hours (0: none)", step=1.0,
                 help="Keep clusters whose expected makespan is within it.")
         _number(b, "budget_usd", "Job budget, USD (0: none)", step=10.0,
                 help="Keep clusters whose expected job cost is within it.")
+        # The research knobs: folded away in presentation mode (same keys, same values).
+        knobs = (st.expander("Research settings: speedup model, Monte Carlo runs, seed")
+                 if presentation else None)
+        if knobs is not None:
+            c, d, e = knobs.columns(3)
+        else:
+            e = spare
+        e.selectbox("Speedup model", list(SPEEDUP_LABELS), key=plan["speedup"].name,
+                    persist_state=keys.PERSIST, format_func=SPEEDUP_LABELS.__getitem__,
+                    help=GLOSSARY["Speedup model"])
         _number(c, "trials", "Monte Carlo runs (0: none)", step=1000)
         _number(d, "seed", "Seed", step=1)
+        if (float(plan["epochs"].get()), float(plan["epoch_s"].get())) == (
+                float(plan["epochs"].default), float(plan["epoch_s"].default)):
+            st.caption(f"The job above is an example, {answer.EXAMPLE_JOB}.")
 
 
 def assumptions(catalog: Catalog) -> None:
@@ -119,8 +143,9 @@ def assumptions(catalog: Catalog) -> None:
 # ----------------------------------------------------------------------------- results
 
 
-def card(result: JobPlanResult) -> None:
-    """The budget holder's card: cost, finish time, how sure, and why this cluster."""
+def card(result: JobPlanResult, comparison: PlanVsRecommend | None) -> None:
+    """The budget holder's card: cost, finish time, the same cluster on demand and the saving,
+    when it is done, how sure, whether Recommend picks the same cluster, and why this one."""
     chosen = result.chosen
     with st.container(border=True, key="plan_card"):
         if chosen is None:
@@ -149,6 +174,11 @@ def card(result: JobPlanResult) -> None:
         if mc is not None and mc.deadline_probability is not None:
             right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
                            f"**{mc.deadline_probability:.0%}**")
+        answer_view.budget_lines(chosen)
+        if comparison is not None:
+            answer_view.comparison_sentence(comparison.sentence, comparison.same)
+        if state.presentation():
+            return
         why = [f"Checkpoints every {chosen.checkpoint_interval_seconds:,.0f} s of compute "
                f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
                "each)."]
@@ -226,6 +256,27 @@ def speedups(catalog: Catalog, speedup: SpeedupModel) -> None:
     st.plotly_chart(charts.speedup_chart(curves, points), key="plan_speedups")
 
 
+def offer_epoch_time(catalog: Catalog, name: str, text: str) -> None:
+    """For an uploaded table of the user's own epoch times: one click takes g_ref's one-node
+    time from it as the job's epoch time (nothing happens without the click)."""
+    offer = job_view.epoch_time_offer(catalog, name, text)
+    if offer is None:
+        return
+    if offer.seconds is None:
+        st.caption(f"{name} has no one-node time of {offer.reference_gpu} (the reference type): "
+                   "your epoch time stays as typed.")
+    elif offer.problem is not None:
+        st.error(offer.problem, icon=":material/error:")
+    elif offer.in_use:
+        st.success(f"Your epoch time is {offer.reference_gpu}'s one-node time from {name}: "
+                   f"{offer.seconds:g} s.", icon=":material/check:")
+    else:
+        st.button(f"Use {offer.reference_gpu}'s one-node time from this file as my epoch time "
+                  f"({offer.seconds:g} s on 1 VM)", key="plan_use_epoch_time",
+                  icon=":material/timer:", on_click=job_view.use_epoch_time,
+                  args=(offer.reference_gpu, offer.seconds))
+
+
 def calibrate(active: state.ActiveCatalog) -> None:
     """Fit (a, b, c) per GPU type to a measurements CSV and use the fits in the catalog."""
     with st.expander("Calibrate: fit the scaling curves to your measurements"):
@@ -245,6 +296,8 @@ def calibrate(active: state.ActiveCatalog) -> None:
                     st.rerun()
         name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
         st.markdown(f"Measurements in use: **{name}**")
+        if keys.PLAN_MEASUREMENTS.get() is not None:
+            offer_epoch_time(active.catalog, name, text)
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
                            key=keys.PLAN_CALIBRATE_EFLOPS.name)
         ref = next((g.name for g in active.catalog.solvable_gpu_types), None)
@@ -291,7 +344,7 @@ def main() -> None:
         st.error(f"Cannot plan this job: {exc}", icon=":material/error:")
         calibrate(active)
         return
-    card(result)
+    card(result, job_view.recommend_comparison(active.catalog, scenario, inputs, result))
     for warning in result.warnings:
         st.warning(warning, icon=":material/warning:")
     for note in result.notes:

@@ -10,17 +10,21 @@ import streamlit as st
 
 from dashboard import (
     alternatives,
+    answer,
+    answer_view,
     compute,
     formatting,
     job_view,
     keys,
     launch_panel,
     state,
+    url,
     widgets,
 )
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
+from deepvm_core.job import JobPlanResult, PlanEstimate
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
 
@@ -82,10 +86,13 @@ def choose(rec: Recommendation) -> Configuration:
 
 
 def download(rec: Recommendation, active: state.ActiveCatalog,
-             chosen: Configuration | None) -> str:
-    """The download button; returns the JSON text it serves."""
+             chosen: Configuration | None, the: job_view.SessionJob) -> str:
+    """The download button; returns the JSON text it serves (with the job's estimate once a
+    job is set on Plan a job, as ``deepvm recommend --epochs ...`` writes it)."""
     base = active.source if active.edited else None
     text = compute.export_text(rec, active.catalog, chosen, datetime.now(UTC), base)
+    if the.inputs is not None and the.job is not None:
+        text = compute.export_with_job(text, rec, active.catalog, the.job)
     st.download_button("Download configuration (JSON)", text, key="rec_download",
                        file_name=export_file_name(active.catalog, base=base,
                                                   pw_usd_per_hour=rec.scenario.pw_usd_per_hour),
@@ -147,47 +154,97 @@ def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenari
                        key="rec_price_chart")
 
 
+def job_card_lines(rec: Recommendation, chosen: Configuration, the: job_view.SessionJob,
+                   catalog: Catalog) -> tuple[PlanEstimate | None, JobPlanResult | None]:
+    """Inside the card: the job's cost and time on the chosen cluster and, once a job is set,
+    whether Plan a job's answer (same scenario, its goal) is this cluster, and why not.
+    Returns the estimate and the plan for the job panel."""
+    if the.job is None:
+        return None, None
+    estimate = compute.job_estimate(catalog, rec.scenario, the.job, chosen)
+    st.markdown(answer_view.words(answer.job_line(estimate, the.job.workload.epochs,
+                                                  the.whose)))
+    if the.inputs is None:
+        return estimate, None
+    result = job_view.plan(catalog, rec.scenario, the.inputs)
+    if the.inputs.pw is not None:
+        comparison = compute.plan_vs_recommend(result, rec, catalog, the.job)
+        answer_view.comparison_sentence(comparison.sentence, comparison.same)
+    return estimate, result
+
+
+def job_panel(estimate: PlanEstimate, the: job_view.SessionJob,
+              result: JobPlanResult | None, rec: Recommendation,
+              chosen: Configuration) -> None:
+    """The budget holder's panel: the on-demand baseline and the saving, when it is done, how
+    sure; once a job is set, its cost and time on the top-k and the baselines."""
+    with st.container(border=True, key="rec_budget"):
+        answer_view.budget_lines(estimate)
+        if the.inputs is None:
+            st.caption(f"These numbers are the example job's, {answer.EXAMPLE_JOB}.")
+            st.page_link(url.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
+                         icon=":material/schedule:")
+    if result is not None:
+        job_view.recommend_panel(result, [chosen, *(c for c in rec.deepvm if c != chosen)], {
+            "Cost-First": rec.cost_first, "Performance-First": rec.performance_first,
+            "DeepVM-NoScale": rec.deepvm_noscale})
+
+
+def top_k(rec: Recommendation, scenario: Scenario) -> None:
+    """The top-k as a person reads it: distinct clusters, memory-node variants folded."""
+    from dashboard import answer_frames  # pandas: after the card (issue 9, first load)
+
+    objective = ("" if state.presentation() else
+                 f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")
+    clusters = rec.distinct or tuple(answer_frames.single(c) for c in rec.deepvm)
+    st.subheader(f"Top {len(clusters)} clusters{objective}")
+    frame = answer_frames.distinct_frame(clusters, scenario.pw_usd_per_hour, scenario.objective)
+    st.dataframe(widgets.presented(frame), hide_index=True,
+                 column_config=widgets.number_columns(), key="rec_top_k")
+    st.caption("Clusters that differ only in the memory-node type are one row: the cheapest "
+               "is named first, the others in brackets.")
+
+
 def main() -> None:
     active = state.active_catalog()
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
-    rec = compute.recommendation(active.catalog, scenario, keys.SOLVER.get(), keys.TOP_K.get())
+    the = job_view.session_job(active.catalog, scenario, keys.TOP_K.get())
+    if the.problem:
+        st.warning(the.problem, icon=":material/warning:")
+    rec = compute.job_recommendation(active.catalog, scenario, keys.SOLVER.get(),
+                                     keys.TOP_K.get(), the.job if the.inputs else None)
     for note in rec.notes:
         st.info(note, icon=":material/info:")
 
     pick, action = st.columns([0.7, 0.3], vertical_alignment="bottom")
+    estimate, result = None, None
     if rec.best is None:
         infeasible(rec)
         with st.columns([0.7, 0.3])[1]:
-            text = download(rec, active, None)
+            text = download(rec, active, None, the)
     else:
         with pick:
             chosen = choose(rec)
         with action:
-            text = download(rec, active, chosen)
+            text = download(rec, active, chosen, the)
         rank = rec.deepvm.index(chosen) + 1
-        widgets.configuration_card(chosen, scenario.pw_usd_per_hour, scenario.objective,
-                                   f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
-                                   presentation=state.presentation())
+        found: list[tuple[PlanEstimate | None, JobPlanResult | None]] = []
+        widgets.configuration_card(
+            chosen, scenario.pw_usd_per_hour, scenario.objective,
+            f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
+            presentation=state.presentation(),
+            below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)))
+        estimate, result = found[0] if found else (None, None)
+        if estimate is not None:
+            job_panel(estimate, the, result, rec, chosen)
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
     preview(rec, active, text)
     launch(text, active.catalog)
-    if rec.best is not None:
-        job_view.recommend_panel(active.catalog, scenario, [chosen, *(
-            c for c in rec.deepvm if c != chosen)], keys.TOP_K.get(), {
-            "Cost-First": rec.cost_first, "Performance-First": rec.performance_first,
-            "DeepVM-NoScale": rec.deepvm_noscale})
 
     if rec.deepvm:
-        from dashboard import result_frames  # pandas: after the card (issue 9, first load)
-
-        objective = ("" if state.presentation() else
-                     f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")
-        st.subheader(f"Top {len(rec.deepvm)}{objective}")
-        top = result_frames.top_k_frame(rec.deepvm, scenario.pw_usd_per_hour, scenario.objective)
-        st.dataframe(widgets.presented(top), hide_index=True,
-                     column_config=widgets.number_columns(), key="rec_top_k")
+        top_k(rec, scenario)
 
     st.subheader("Single Anchor vs Tiering")
     st.caption(f"Single Anchor: {lowered(GLOSSARY['Single Anchor (SA)'])} "

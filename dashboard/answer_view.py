@@ -1,0 +1,53 @@
+"""The budget holder's lines (issue 18), drawn on Plan a job's card and in Recommend's job
+panel: the job's cost and time, the same cluster on demand and the saving, when it is done
+in the browser's time zone, how sure, the 1.5x warning, and where Plan's answer differs from
+Recommend's, why. The words are :mod:`dashboard.answer`'s."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import streamlit as st
+
+from dashboard import answer, state
+from deepvm_core.job import PlanEstimate
+
+
+def browser_zone() -> answer.BrowserZone:
+    """The browser's time zone (``st.context``); unknown outside a browser."""
+    try:
+        name = st.context.timezone
+        offset = st.context.timezone_offset  # JavaScript's getTimezoneOffset: UTC - local
+    except Exception:  # no browser context (bare mode)
+        return answer.BrowserZone(None, None)
+    return answer.BrowserZone(name or None, None if offset is None else -int(offset))
+
+
+def words(text: str) -> str:
+    """``text`` as the page shows it: plain words in presentation mode."""
+    return answer.plain(text) if state.presentation() else text
+
+
+def budget_lines(estimate: PlanEstimate, *, with_job_line: bool = False, epochs: float = 0.0,
+                 whose: str = "Your job") -> None:
+    """The budget holder's lines of ``estimate`` (markdown, then the 1.5x warning)."""
+    lines = [answer.job_line(estimate, epochs, whose)] if with_job_line else []
+    for line in (answer.on_demand_line(estimate),
+                 answer.done_by(estimate.expected_makespan_hours, datetime.now(UTC),
+                                browser_zone()) if answer.finishes(estimate) else None,
+                 answer.confidence_line(estimate)):
+        if line:
+            lines.append(line)
+    st.markdown("\n\n".join(words(line) for line in lines))
+    slow = answer.slow_line(estimate)
+    if slow:
+        st.warning(words(slow), icon=":material/hourglass_bottom:")
+
+
+def comparison_sentence(sentence: str | None, same: bool) -> None:
+    """Plan's answer against Recommend's pick, in one sentence (``None``: nothing to say)."""
+    if sentence is None:
+        return
+    icon = ":material/check_circle:" if same else ":material/compare_arrows:"
+    with st.container(key="answer_comparison"):
+        st.markdown(f"{icon} {words(sentence)}")

@@ -1,0 +1,359 @@
+"""Issue 18's dashboard part, one answer: the user's job drives every number, Recommend and
+Plan a job name the same cluster or say why not, the budget holder's card (on-demand baseline,
+saving, done-by time, confidence, 1.5x warning), distinct top-k clusters, the epoch-time
+offer, presentation mode's plain words, and the exports' job estimate.
+
+Expected figures come from the oracles (``tests/oracle.py``, ``tests/job_oracle.py``: plain
+loops over the catalog's raw fields) or by hand; never from the code under test.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.job import bundled_measurements_paths
+from deepvm_core.model import Scenario
+from tests import job_oracle, oracle
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+AWS = "aws-us-east-1-2023-10"
+#: The example job (deepvm_core.search.speed): 90 epochs of 960 s on one g_ref VM, written
+#: here as the issue states it, not imported.
+EPOCHS, T_REF = 90.0, 960.0
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    return AppTest.from_file(str(APP), default_timeout=90)
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.main.markdown)
+
+
+def number(pattern: str, text: str) -> float:
+    """The first number the regex ``pattern`` (one group) finds in ``text``."""
+    match = re.search(pattern, text)
+    assert match, (pattern, text)
+    return float(match.group(1).replace(",", ""))
+
+
+def bundled_rows() -> dict[str, dict[int, float]]:
+    """The bundled measurements, read with the csv module (for the job oracle)."""
+    rows: dict[str, dict[int, float]] = {}
+    with open(bundled_measurements_paths()["deepvm-scaling"], newline="") as handle:
+        for row in csv.DictReader(handle):
+            rows.setdefault(row["instance"], {})[int(row["nodes"])] = float(row["epoch_seconds"])
+    return rows
+
+
+def export_doc(at: AppTest) -> dict:
+    at.session_state["rec_preview"] = True
+    at.run()
+    return json.loads(at.code[0].value)
+
+
+# ----------------------------------------------------------------------------- Recommend
+
+
+def test_default_recommend_card_states_the_example_job_in_numbers(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    assert app.session_state["sb_objective"] == "speed"
+    text = markdown(app)
+    catalog = load_catalog(AWS)
+    (pick,) = oracle.top_k(catalog, Scenario(3.0, objective="speed"), 1)
+    assert pick.identity == ("tiering", "g4dn.xlarge", 17, "c5.xlarge", 1)
+    # The example job without a measurement table (the CLI's recommend without a job).
+    job = job_oracle.evaluate(catalog, job_oracle.Job(epochs=EPOCHS, t_ref=T_REF), pick)
+    e = job.expectation  # about 18.08 USD and 6.3 h
+    assert (f"The example job (90 epochs) on this cluster: about **{e.cost_usd:,.2f} USD** and "
+            f"**{e.makespan_h:.1f} h** expected.") in text
+    # Speed as a multiple of one g4dn.xlarge (the reference type): S(17) / S(1) = 3.92.
+    g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
+    ratio = oracle.speed(catalog, g4, 17) / oracle.speed(catalog, g4, 1)
+    speed = next(m for m in app.main.metric if m.label == "Training speed")
+    assert speed.value == f"{ratio:.2f} × one g4dn.xlarge" == "3.92 × one g4dn.xlarge"
+    # On demand: 17 x 0.526 + 0.17 = 9.112 USD/h over the uninterrupted 6.128 h.
+    od_cost = (17 * 0.526 + 0.17) * e.on_demand_makespan_h
+    saved = od_cost - e.cost_usd
+    assert (f"The same cluster on demand: {od_cost:,.2f} USD, {e.on_demand_makespan_h:.1f} h, "
+            "no interruption risk.") in text
+    assert f"saves **{saved:,.2f} USD** ({100 * saved / od_cost:.1f} %)" in text
+    assert "(UTC; your browser's time zone is unknown) if started now." in text
+    assert re.search(r"9 runs in 10 finish within [\d.]+ h and cost under [\d.,]+ USD", text)
+    captions = " ".join(c.value for c in app.main.caption)
+    assert "a ResNet-50-sized job" in captions and "edit the epoch time to yours" in captions
+    assert "**Your job**" not in text  # no job is set
+
+
+def test_top_k_lists_distinct_clusters_with_their_memory_node_variants(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    frame = next(d.value for d in app.dataframe if "Training speed" in d.value.columns)
+    # The oracle's ranking by speed, folded by (architecture, GPU type, n) with plain loops:
+    # its top 3 configurations are one cluster (c5, m6i, c5n memory nodes).
+    ranked = oracle.ranked(oracle.configurations(load_catalog(AWS),
+                                                 Scenario(3.0, objective="speed"), 3.0),
+                           "speed")
+    clusters: dict[tuple[str, str, int], list[str]] = {}
+    for c in ranked:
+        clusters.setdefault((c.architecture, c.gpu, c.n), []).append(c.cpu or "")
+    first3 = list(clusters)[:3]
+    assert [tuple(r) for r in frame[["GPU type", "GPU spot", "GPU on-demand"]].values] == [
+        (gpu, n - (arch == "single_anchor"), int(arch == "single_anchor"))
+        for arch, gpu, n in first3]
+    top3_cpus = [c.cpu for c in ranked[:3]]
+    assert top3_cpus == ["c5.xlarge", "m6i.xlarge", "c5n.xlarge"]
+    assert frame["Memory nodes"].iloc[0] == "1 × c5.xlarge (or m6i.xlarge, c5n.xlarge)"
+    assert all(s.endswith("× one g4dn.xlarge") for s in frame["Training speed"])
+
+
+def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) -> None:
+    app.query_params["epochs"] = "30"
+    app.run()
+    no_errors(app)
+    text = markdown(app)
+    catalog = load_catalog(AWS)
+    job = job_oracle.Job(epochs=30.0, t_ref=T_REF, measurements=bundled_rows())
+    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
+        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    assert (f"Your job (30 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**"
+            in text)
+    # Plan a job's goal is the cheapest job: the oracle's least expected cost at PW 3.
+    cheapest = min(job_oracle.evaluate_all(catalog, Scenario(3.0), 3.0, job),
+                   key=lambda j: j.expectation.cost_usd)
+    assert cheapest.config.gpu == "g5.xlarge" and cheapest.config.n == 1
+    sentence = next(m.value for m in app.main.markdown if "The plan picks" in m.value)
+    assert "TR: 1 x g5.xlarge spot" in sentence
+    assert f"{cheapest.expectation.cost_usd:,.2f} USD expected, the least expected cost" in (
+        sentence)
+    assert (f"Recommend picks TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h: "
+            f"{pick.makespan_h:.1f} h and {pick.cost_usd:,.2f} USD expected, the most epochs "
+            "per hour within PW 3 USD/h.") in sentence
+
+
+def test_recommend_export_carries_the_job_once_set(app: AppTest) -> None:
+    app.run()
+    doc = export_doc(app)
+    assert "job" not in doc and doc["inputs"]["objective"] == "speed"
+    assert "the same cluster on demand" not in doc["summary"]
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["epochs"] = "30"
+    at.run()
+    no_errors(at)
+    doc = export_doc(at)
+    catalog = load_catalog(AWS)
+    job = job_oracle.Job(epochs=30.0, t_ref=T_REF, measurements=bundled_rows())
+    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
+        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    assert doc["job"]["inputs"]["epochs"] == 30
+    assert doc["job"]["chosen_estimate"]["expected_cost_usd"] == pytest.approx(pick.cost_usd,
+                                                                               rel=1e-9)
+    assert f"costs {pick.cost_usd:,.2f} USD expected; the same cluster on demand" in (
+        doc["summary"])
+
+
+# ----------------------------------------------------------------------------- Plan a job
+
+
+def plan_card(at: AppTest) -> str:
+    return next(m.value for m in at.main.markdown if m.value.startswith("### "))
+
+
+TIME = r"([\d.,]+ (?:min|h|days))"
+
+
+def hours(pattern: str, text: str) -> float:
+    """The duration the regex ``pattern`` (one group, :data:`TIME`) finds, in hours."""
+    match = re.search(pattern, text)
+    assert match, (pattern, text)
+    value, unit = match.group(1).rsplit(" ", 1)
+    return float(value.replace(",", "")) * {"min": 1 / 60, "h": 1.0, "days": 24.0}[unit]
+
+
+def card_times(at: AppTest) -> dict[str, float]:
+    """Every time on Plan's card, hours (seconds for the epoch time)."""
+    head, text = plan_card(at), markdown(at)
+    epoch = next(m for m in at.main.metric if m.label == "Epoch time").value
+    return {
+        "expected_h": hours(rf"done in about \*\*{TIME}\*\*", head),
+        "p90_h": hours(rf"\(P90 {TIME}\)", head),
+        "on_demand_h": hours(rf"The same cluster on demand: [\d.,]+ USD, {TIME}", text),
+        "confidence_h": hours(rf"9 runs in 10 finish within {TIME}", text),
+        "epoch_s": float(epoch.removesuffix(" s").replace(",", "")),
+    }
+
+
+def test_epoch_time_times_ten_makes_every_time_on_the_card_ten_times(app: AppTest) -> None:
+    """t_ref drives every time (the bundled table gives only relative speeds). Interruptions
+    are taken away (MTBI 100,000 h x 4) so that the job's times scale linearly: what remains
+    is the checkpoint stall, 0.5 s per epoch-long segment, under 0.2 % of it."""
+    app.query_params.update({"page": "plan", "mtbi_scale": "4"})
+    app.session_state["plan_mtbi"] = {g.name: 100_000.0 for g in load_catalog(AWS).gpu_types}
+    app.run()
+    no_errors(app)
+    before, cluster = card_times(app), markdown(app).split("\n")[1]
+    app.number_input(key="plan_epoch_s").set_value(T_REF * 10).run()
+    no_errors(app)
+    after = card_times(app)
+    assert markdown(app).split("\n")[1] == cluster  # the same cluster, 10 times the times
+    assert app.query_params["epoch_s"] == "9600"
+    # shown to 0.1 s: 10 x a value within ±0.05 s is within ±0.5 s
+    assert after["epoch_s"] == pytest.approx(10 * before["epoch_s"], abs=0.55)
+    for name in ("expected_h", "p90_h", "on_demand_h", "confidence_h"):
+        # shown to 0.1 h (0.1 day past 48 h): 10 x a value within ±0.05 h is within ±0.5 h,
+        # the other within ±1.2 h; plus 0.2 % for the stalls
+        assert after[name] == pytest.approx(10 * before[name], abs=1.7 + 0.002 * after[name]), (
+            name)
+    # and the times themselves are the job oracle's (g_ref g4dn.xlarge, bundled table)
+    catalog = load_catalog(AWS)
+    job = job_oracle.Job(epochs=EPOCHS, t_ref=T_REF * 10, measurements=bundled_rows(),
+                         mtbi_h={g.name: 100_000.0 for g in catalog.gpu_types}, mtbi_scale=4.0)
+    cheapest = min(job_oracle.evaluate_all(catalog, Scenario(3.0), 3.0, job),
+                   key=lambda j: j.expectation.cost_usd)
+    assert after["epoch_s"] == pytest.approx(cheapest.epoch_s, abs=0.05)
+    assert after["expected_h"] == pytest.approx(cheapest.expectation.makespan_h, abs=1.2)
+
+
+def test_plan_card_has_the_budget_holders_lines_and_the_1_5x_warning(app: AppTest) -> None:
+    app.query_params.update({"page": "plan", "epoch_s": "4000", "mtbi_scale": "0.25"})
+    app.run()
+    no_errors(app)
+    text = markdown(app)
+    catalog = load_catalog(AWS)
+    job = job_oracle.Job(epochs=EPOCHS, t_ref=4000.0, measurements=bundled_rows(),
+                         mtbi_scale=0.25)
+    best = min(job_oracle.evaluate_all(catalog, Scenario(3.0), 3.0, job),
+               key=lambda j: j.expectation.cost_usd)
+    e = best.expectation
+    assert e.makespan_h > 1.5 * e.on_demand_makespan_h  # 2.3x: the warning is due
+    gpu = next(g for g in catalog.gpu_types if g.name == best.config.gpu)
+    cpu = next(w for w in catalog.cpu_types if w.name == best.config.cpu)
+    od_cost = (best.config.n * gpu.on_demand_usd_per_hour
+               + best.config.m * cpu.on_demand_usd_per_hour) * e.on_demand_makespan_h
+    warning = " ".join(w.value for w in app.warning)
+    assert (f"Interruptions stretch this job to {e.makespan_h / e.on_demand_makespan_h:.1f}x "
+            "its uninterrupted time") in warning
+    assert "The same cluster on demand takes" in warning and f"{od_cost:,.2f} USD" in warning
+    assert f"The same cluster on demand: {od_cost:,.2f} USD" in text
+    assert "if started now" in text and "9 runs in 10 finish within" in text
+
+
+def test_default_plan_states_the_example_and_the_comparison(app: AppTest) -> None:
+    app.query_params["page"] = "plan"
+    app.run()
+    no_errors(app)
+    captions = " ".join(c.value for c in app.main.caption)
+    assert "The job above is an example, a ResNet-50-sized job" in captions
+    sentence = next(m.value for m in app.main.markdown if "The plan picks" in m.value)
+    assert "Recommend picks TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge" in sentence
+    app.number_input(key="plan_epoch_s").set_value(500.0).run()
+    assert "The job above is an example" not in " ".join(c.value for c in app.main.caption)
+
+
+MEASURED = (b"instance,nodes,epoch_seconds\n"
+            b"g4dn.xlarge,1,120\ng4dn.xlarge,2,70\ng5.xlarge,1,50\ng5.xlarge,2,30\n")
+
+
+def test_epoch_time_offer_takes_g_refs_one_node_time_on_one_click(app: AppTest) -> None:
+    app.query_params["page"] = "plan"
+    app.run()
+    app.file_uploader(key="plan_csv").upload("mine.csv", MEASURED, "text/csv")
+    app.run()
+    no_errors(app)
+    assert app.session_state["plan_epoch_s"] == T_REF  # nothing happens silently
+    button = app.button(key="plan_use_epoch_time")
+    assert button.label == ("Use g4dn.xlarge's one-node time from this file as my epoch time "
+                            "(120 s on 1 VM)")
+    button.click().run()
+    no_errors(app)
+    assert app.session_state["plan_epoch_s"] == 120.0
+    assert (app.session_state["plan_ref"], app.session_state["plan_ref_nodes"]) == (
+        "g4dn.xlarge", 1)
+    assert app.query_params["epoch_s"] == "120" and app.query_params["ref"] == "g4dn.xlarge"
+    assert any("one-node time from mine.csv: 120 s" in s.value for s in app.success)
+    # The card follows: one g5.xlarge VM takes 120 x 50 / 120 = 50 s per epoch here.
+    head = plan_card(app)
+    assert head.startswith("### 90 epochs of your job")
+
+
+def test_epoch_time_offer_without_g_ref_or_out_of_bounds(app: AppTest) -> None:
+    app.query_params["page"] = "plan"
+    app.run()
+    app.file_uploader(key="plan_csv").upload(
+        "other.csv", b"instance,nodes,epoch_seconds\ng5.xlarge,1,50\ng5.xlarge,2,30\n",
+        "text/csv")
+    app.run()
+    no_errors(app)
+    assert any("other.csv has no one-node time of g4dn.xlarge" in c.value
+               for c in app.main.caption)
+    app.file_uploader(key="plan_csv").upload(
+        "huge.csv", b"instance,nodes,epoch_seconds\ng4dn.xlarge,1,20000000\n"
+                    b"g4dn.xlarge,2,11000000\n", "text/csv")
+    app.run()
+    no_errors(app)
+    errors = " ".join(e.value for e in app.error)
+    assert "Seconds per epoch 2e+07 from huge.csv is outside" in errors
+    assert app.session_state["plan_epoch_s"] == T_REF
+
+
+def test_presentation_mode_on_plan_uses_plain_words(app: AppTest) -> None:
+    app.query_params.update({"page": "plan", "presentation": "on"})
+    app.run()
+    no_errors(app)
+    sentence = next(m.value for m in app.main.markdown if "The plan picks" in m.value)
+    assert "TR:" not in sentence and "PW" not in sentence
+    assert "Tiering: 1 x g5.xlarge" in sentence and "hourly spending cap of 3 USD/h" in sentence
+    knobs = next(e for e in app.main.expander if e.label.startswith("Research settings"))
+    inside = {w.label for w in knobs.number_input} | {w.label for w in knobs.selectbox}
+    assert inside == {"Monte Carlo runs (0: none)", "Seed", "Speedup model"}
+    assert not any("Checkpoints every" in m.value for m in app.main.markdown)
+    assert app.toggle(key="plan_pw_off").label == "No hourly spending cap"
+    assert any(m.value == "**Hourly spending cap (USD/hour)**" for m in app.sidebar.markdown)
+
+
+# ----------------------------------------------------------------------------- words
+
+
+@pytest.mark.parametrize(("zone", "hours", "expected"), [
+    # 09:00 UTC + 6.5 h = 15:30 UTC = 16:30 in Berlin (CET, UTC+1 in November)
+    (("Europe/Berlin", None), 6.5, "**Tuesday, 24 Nov 2026, 16:30** (Europe/Berlin)"),
+    # + 20 h = 05:00 UTC next day = 06:00 in Berlin, a Wednesday
+    (("Europe/Berlin", None), 20.0, "**Wednesday, 25 Nov 2026, 06:00** (Europe/Berlin)"),
+    # no zone name, UTC-5 (getTimezoneOffset 300, stored negated): 15:30 - 5 h = 10:30
+    ((None, -300), 6.5, "**Tuesday, 24 Nov 2026, 10:30** (UTC-05:00)"),
+    # an unknown name and no offset: UTC, said so
+    (("Mars/Olympus", None), 6.5,
+     "**Tuesday, 24 Nov 2026, 15:30** (UTC; your browser's time zone is unknown)"),
+])
+def test_done_by_is_in_the_browsers_time_zone(zone: tuple[str | None, int | None],
+                                              hours: float, expected: str) -> None:
+    from datetime import UTC, datetime
+
+    from dashboard.answer import BrowserZone, done_by
+
+    now = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
+    assert done_by(hours, now, BrowserZone(*zone)) == f"Done by {expected} if started now."
+    assert done_by(float("inf"), now, BrowserZone(*zone)) is None
+
+
+def test_plain_words_replace_the_abbreviations() -> None:
+    from dashboard.answer import plain
+
+    assert plain("The plan picks TR: 1 x g5.xlarge; SA: 16 x g4dn.xlarge within PW 3 USD/h; "
+                 "raise PW.") == ("The plan picks Tiering: 1 x g5.xlarge; Single Anchor: 16 x "
+                                  "g4dn.xlarge within the hourly spending cap of 3 USD/h; raise "
+                                  "hourly spending cap.")
