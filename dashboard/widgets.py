@@ -117,8 +117,9 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
                        below: Callable[[], None] | None = None) -> None:
     """The recommended configuration as a bordered card: what to launch, what it costs per
     hour, how fast it trains (as a multiple of one reference VM), and (unless
-    ``presentation``) its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of
-    the card (the job's cost and time)."""
+    ``presentation``, which keeps the card short enough for the answer to stay above the fold)
+    its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of the card (the
+    job's cost and time)."""
     from dashboard.answer import speed_text
 
     with st.container(border=True, key="rec_card"):
@@ -130,27 +131,27 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         cap = "hourly spending cap" if presentation else "PW"
         right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.4f}** of "
                        f"{'the ' if presentation else ''}**{pw:g}** USD/h {cap} ({share:.0%})")
-        a, b, c, d, e = st.columns(5)
-        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
-                 delta=f"{pw - config.hourly_price_usd:.4f} under "
-                       f"{'the cap' if presentation else 'PW'}", delta_color="off",
-                 delta_arrow="off")
         speed = speed_text(config)
-        b.metric("Training speed", speed or "unknown",
-                 help=GLOSSARY["Training speed"],
-                 delta=None if config.speed_epochs_per_hour is None
-                 else f"{config.speed_epochs_per_hour:.2f} epochs/h", delta_color="off",
+        if speed is not None and config.speed_epochs_per_hour is not None:
+            right.markdown(f"Training speed: **{speed}** ({config.speed_epochs_per_hour:.2f} "
+                           "epochs of the job per hour)", help=GLOSSARY["Training speed"])
+        if presentation:  # the price is in the line above; the answer stays above the fold
+            if below is not None:
+                below()
+            return
+        a, b, c, d = st.columns(4)
+        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
+                 delta=f"{pw - config.hourly_price_usd:.4f} under PW", delta_color="off",
                  delta_arrow="off")
-        z = objective == "paper" and not presentation
-        c.metric("Performance", f"{config.performance:,.0f}",
+        z = objective == "paper"
+        b.metric("Performance", f"{config.performance:,.0f}",
                  help=GLOSSARY["Performance"]
                  + (" Paper's Z, below it: " + GLOSSARY["Paper's Z"] if z else ""),
                  delta=f"Paper's Z = {si(config.z_paper)}" if z else None,
                  delta_color="off", delta_arrow="off")
-        if not presentation:
-            d.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
-            e.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
-                     help=GLOSSARY["Scaling factor K(n)"])
+        c.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
+        d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
+                 help=GLOSSARY["Scaling factor K(n)"])
         if below is not None:
             below()
 

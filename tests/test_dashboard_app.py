@@ -403,7 +403,8 @@ def test_terms_are_explained_where_they_appear(app: AppTest) -> None:
     app.run()
     no_errors(app)
     helps = metric_helps(app)
-    assert "multiple of one VM of the reference GPU type" in helps["Training speed"]
+    speed = next(m for m in app.main.markdown if m.value.startswith("Training speed: "))
+    assert "multiple of one VM of the reference GPU type" in speed.proto.help
     assert "relative training throughput" in helps["Performance"].lower()
     assert "Paper's Z" in helps["Performance"]  # the delta under it, "Paper's Z = 145.4 M"
     assert any(m.proto.delta.startswith("Paper's Z = ") for m in app.main.metric)
@@ -433,8 +434,12 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
     no_errors(app)
     assert app.toggle(key="sb_presentation").value is True
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
-    assert set(metric_helps(app)) == {"Hourly price", "Training speed", "Performance",
-                                      "This choice", "vs Cost-First", "vs Performance-First"}
+    # the card keeps the price (in its hourly-spending-cap line) and the speed, no metric row
+    assert set(metric_helps(app)) == {"This choice", "vs Cost-First", "vs Performance-First"}
+    card = " ".join(m.value for m in app.main.markdown)
+    assert "**2.8526** of the **3** USD/h hourly spending cap" in " ".join(
+        p.proto.text for p in app.get("progress"))
+    assert "Training speed: **3.92 × one g4dn.xlarge**" in card
     assert not any(m.proto.help for m in app.main.metric if m.label.startswith("vs "))
     assert not any(m.proto.delta.startswith("Paper's Z") for m in app.main.metric)
     assert not RESEARCH_COLUMNS & set(table(app, "#").columns)

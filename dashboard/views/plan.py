@@ -335,16 +335,18 @@ def main() -> None:
     st.caption("From price per hour to the cost and time of a whole training job, with spot "
                "interruptions. Estimates are exact expectations of the job model (Method "
                "page), with a Monte Carlo run for the spread.")
+    answer_slot = st.container()  # the answer first (above the fold), the inputs below it
     job_inputs(active.catalog)
     assumptions(active.catalog)
     try:
         inputs = job_view.job_inputs(active.catalog, scenario, keys.TOP_K.get())
         result = job_view.plan(active.catalog, scenario, inputs)
     except DeepVMError as exc:
-        st.error(f"Cannot plan this job: {exc}", icon=":material/error:")
+        answer_slot.error(f"Cannot plan this job: {exc}", icon=":material/error:")
         calibrate(active)
         return
-    card(result, job_view.recommend_comparison(active.catalog, scenario, inputs, result))
+    with answer_slot:
+        card(result, job_view.recommend_comparison(active.catalog, scenario, inputs, result))
     for warning in result.warnings:
         st.warning(warning, icon=":material/warning:")
     for note in result.notes:

@@ -7,6 +7,7 @@ import math
 from datetime import UTC, datetime
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dashboard import (
     alternatives,
@@ -205,6 +206,11 @@ def top_k(rec: Recommendation, scenario: Scenario) -> None:
                "is named first, the others in brackets.")
 
 
+def show_notes(where: DeltaGenerator, rec: Recommendation) -> None:
+    for note in rec.notes:
+        where.info(note, icon=":material/info:")
+
+
 def main() -> None:
     active = state.active_catalog()
     scenario = state.scenario()
@@ -215,8 +221,9 @@ def main() -> None:
         st.warning(the.problem, icon=":material/warning:")
     rec = compute.job_recommendation(active.catalog, scenario, keys.SOLVER.get(),
                                      keys.TOP_K.get(), the.job if the.inputs else None)
-    for note in rec.notes:
-        st.info(note, icon=":material/info:")
+    notes = st.container()  # in presentation mode after the answer (above the fold)
+    if not state.presentation():
+        show_notes(notes, rec)
 
     pick, action = st.columns([0.7, 0.3], vertical_alignment="bottom")
     estimate, result = None, None
@@ -240,6 +247,8 @@ def main() -> None:
         if estimate is not None:
             job_panel(estimate, the, result, rec, chosen)
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
+    if state.presentation():
+        show_notes(st.container(), rec)
     preview(rec, active, text)
     launch(text, active.catalog)
 

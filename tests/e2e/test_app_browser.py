@@ -99,7 +99,8 @@ def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> 
 
 def test_download_configuration_json(page: Page, streamlit_server: str,
                                      artifacts_dir: Path) -> None:
-    open_app(page, f"{streamlit_server}/?pw=2.5&top=4")
+    # the paper's objective pinned: Scenario(2.5)'s (the dashboard's default is speed)
+    open_app(page, f"{streamlit_server}/?pw=2.5&top=4&objective=paper")
     expect(headline(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     page.get_by_role("radiogroup", name="Configuration to show and export").get_by_text(
         "#2").click()
