@@ -114,6 +114,19 @@ def done_by(hours: float, now: datetime, zone: BrowserZone) -> str | None:
     return f"Done by **{end:%A, %d %b %Y, %H:%M}** ({name}) if started now."
 
 
+#: In presentation mode, what each page other than Recommend and Plan a job is for, in plain
+#: words (shown at its top, with the way to the answer).
+PRESENTATION_LEADS = {
+    "instances": "How each GPU type is ranked (computing per dollar) and how it speeds up on "
+                 "more machines: the inputs of the answer.",
+    "catalog": "The machines and prices every answer is computed from.",
+    "simulate": "The research paper's study: every strategy's choice over a range of hourly "
+                "spending caps.",
+    "live": "Today's prices from AWS; every page then answers with them.",
+    "regions": "The best cluster in each AWS region for your hourly spending cap.",
+    "method": "How the answer is found, step by step, with the formulas.",
+}
+
 #: The sidebar's labels in plain words (presentation mode), by control name.
 PLAIN_CONTROL_LABELS = {"pw": "Hourly spending cap (USD/hour)"}
 

@@ -112,6 +112,7 @@ def sidebar_controls() -> None:
 
 catalog_slot = sidebar_catalog()
 widgets.url_warnings()
+widgets.presentation_lead(slug)
 try:
     page.run()
 except Exception:  # not st.rerun / st.stop (BaseException): the controls stay usable

@@ -55,6 +55,19 @@ def url_warnings() -> None:
                   on_click=keys.URL_WARNINGS.set, args=([],))
 
 
+def presentation_lead(slug: str) -> None:
+    """In presentation mode, on the pages other than the answer's: what the page is for, in
+    plain words, and the way to the answer."""
+    from dashboard.answer import PRESENTATION_LEADS
+
+    lead = PRESENTATION_LEADS.get(slug)
+    if not state.presentation() or lead is None:
+        return
+    with st.container(key="presentation_lead"):
+        st.info(f"{lead} The answer for your job is on **Recommend** and **Plan a job**.",
+                icon=":material/lightbulb:")
+
+
 def catalog_summary(active: state.ActiveCatalog) -> str:
     """Markdown naming the active catalog: name (edited), kind, region, price date."""
     c = active.catalog

@@ -358,3 +358,68 @@ def test_plain_words_replace_the_abbreviations() -> None:
                  "raise PW.") == ("The plan picks Tiering: 1 x g5.xlarge; Single Anchor: 16 x "
                                   "g4dn.xlarge within the hourly spending cap of 3 USD/h; raise "
                                   "hourly spending cap.")
+
+
+@pytest.mark.parametrize("slug", ["instances", "catalog", "simulate", "live", "regions",
+                                  "method"])
+def test_presentation_mode_applies_to_every_page(app: AppTest, slug: str) -> None:
+    app.query_params.update({"page": slug, "presentation": "on"})
+    app.run()
+    no_errors(app)
+    leads = " ".join(i.value for i in app.info)
+    assert "The answer for your job is on **Recommend** and **Plan a job**." in leads
+    assert any(m.value == "**Hourly spending cap (USD/hour)**" for m in app.sidebar.markdown)
+    assert app.query_params["presentation"] == "on"
+    app.toggle(key="sb_presentation").set_value(False).run()
+    assert "The answer for your job is on" not in " ".join(i.value for i in app.info)
+    assert any(m.value == "**PW: pricing willingness (USD/hour)**"
+               for m in app.sidebar.markdown)
+
+
+def test_bad_objective_and_presentation_in_the_url_name_the_field(app: AppTest) -> None:
+    app.query_params.update({"objective": "fastest", "presentation": "maybe", "pw": "2.5"})
+    app.run()
+    no_errors(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert ("URL parameter objective='fastest' is not one of speed, paper, performance; using "
+            "the default speed.") in warnings
+    assert "URL parameter presentation='maybe' is not on or off; using the default off." in (
+        warnings)
+    assert app.session_state["sb_pw"] == 2.5  # nothing else lost
+    assert app.query_params["objective"] == "speed"
+
+
+def estimate(**changes: object):
+    """A PlanEstimate with hand-picked numbers (only what the words read)."""
+    from dataclasses import replace
+
+    from deepvm_core.job import PlanEstimate
+    from deepvm_core.job.result import MonteCarloEstimate
+    from deepvm_core.model import Configuration
+
+    config = Configuration("tiering", "g5.xlarge", 1, 0, "t3.xlarge", 1, 0.4682, 1.0, 1.0, 1.0,
+                           1.0, 1.0)
+    mc = MonteCarloEstimate(10_000, 10.0, 8.0, 9.0, 9.5, 5.0, 4.0, 4.5, 4.8, 3.0, None)
+    base = PlanEstimate(0, config, 400.0, 8.0, 0.5, 400.0, 89, 10.0, 5.0, 3.0, True, mc,
+                        on_demand_makespan_hours=8.0, on_demand_cost_usd=12.0)
+    return replace(base, **changes)
+
+
+def test_confidence_in_words_says_when_the_mean_is_above_the_p90() -> None:
+    from dashboard.answer import confidence_line, on_demand_line, slow_line
+
+    e = estimate()  # mean 10 h > P90 9.5 h; mean 5.00 USD > P90 4.80 USD
+    assert confidence_line(e) == (
+        "9 runs in 10 finish within 9.5 h and cost under 4.80 USD; the mean time, 10.0 h and "
+        "the mean cost, 5.00 USD, are above that: a few runs hit many interruptions and take "
+        "far longer.")
+    # saving: 12.00 - 5.00 = 7.00 USD, 7 / 12 = 58.3 %
+    assert on_demand_line(e) == ("The same cluster on demand: 12.00 USD, 8.0 h, no interruption "
+                                 "risk. The spot plan saves **7.00 USD** (58.3 %) against it.")
+    assert slow_line(e) is None  # 10 h <= 1.5 x 8 h = 12 h
+    slow = slow_line(estimate(expected_makespan_hours=12.5))  # 12.5 / 8 = 1.6 > 1.5
+    assert slow is not None and slow.startswith("Interruptions stretch this job to 1.6x")
+    assert "costs 12.00 USD" in slow
+    # more expensive than on demand: said so, not as a negative saving
+    assert on_demand_line(estimate(expected_cost_usd=15.0)).endswith(
+        "The spot plan costs 3.00 USD (25.0 %) more than it.")  # 3 / 12 = 25 %

@@ -91,9 +91,11 @@ def best_card(feasible: list[RegionComparison]) -> None:
 def comparison(by_region: dict[str, Catalog]) -> None:
     scenario = state.scenario()
     s = scenario
-    st.caption(f"PW **{s.pw_usd_per_hour:g} USD/h** · checkpoint {s.checkpoint_gb:g} GB × buffer "
-               f"{s.buffer_checkpoints:g} · objective {state.OBJECTIVE_LABELS[s.objective]} · "
-               f"quotas {'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
+    cap = "Hourly spending cap" if state.presentation() else "PW"
+    st.caption(f"{cap} **{s.pw_usd_per_hour:g} USD/h** · checkpoint {s.checkpoint_gb:g} GB × "
+               f"buffer {s.buffer_checkpoints:g} · objective "
+               f"{state.OBJECTIVE_LABELS[s.objective]} · quotas "
+               f"{'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
     rows = compute.compare_regions(by_region, scenario)
     frame = result_frames.region_frame(rows, s.pw_usd_per_hour, s.objective)
     feasible = [r for r in rows if r.best is not None]
