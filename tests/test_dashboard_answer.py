@@ -165,6 +165,11 @@ def test_recommend_export_carries_the_job_once_set(app: AppTest) -> None:
                                                                                rel=1e-9)
     assert f"costs {pick.cost_usd:,.2f} USD expected; the same cluster on demand" in (
         doc["summary"])
+    import jsonschema
+
+    from deepvm_core.io.schemas import load_schema
+
+    jsonschema.validate(doc, load_schema("recommend"))  # unknown keys are forbidden
 
 
 # ----------------------------------------------------------------------------- Plan a job

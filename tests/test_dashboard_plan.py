@@ -189,6 +189,12 @@ def test_plan_json_has_the_cli_schema() -> None:
             "chosen"} <= set(doc)
     assert set(doc["policies"]) == {"deepvm", "deepvm_performance", "deepvm_noscale",
                                     "cost_first", "performance_first"}
+    assert doc["summary"].startswith(f"Job plan for {EXAMPLE_EPOCHS:g} epochs")
+    import jsonschema
+
+    from deepvm_core.io.schemas import load_schema
+
+    jsonschema.validate(doc, load_schema("plan"))
 
 
 def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
