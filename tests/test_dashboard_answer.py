@@ -146,6 +146,26 @@ def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) ->
             "per hour within PW 3 USD/h.") in sentence
 
 
+def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
+    """epoch_s=9600 (10 x the example's): the speed per hour is a tenth, the multiple of one
+    g4dn.xlarge stays (it does not depend on t_ref), the job's time and cost follow."""
+    app.query_params["epoch_s"] = "9600"
+    app.run()
+    no_errors(app)
+    text = markdown(app)
+    catalog = load_catalog(AWS)
+    g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
+    # 3600 S(17) / 9600 s, S(17) = speed ratio 3.9202: 1.470 epochs per hour
+    per_hour = 3600 * (oracle.speed(catalog, g4, 17) / oracle.speed(catalog, g4, 1)) / 9600
+    assert f"{per_hour:.2f}" == "1.47"
+    assert ("Training speed: **3.92 × one g4dn.xlarge** (1.47 epochs of the job per hour)"
+            in text)
+    job = job_oracle.Job(epochs=EPOCHS, t_ref=9600.0, measurements=bundled_rows())
+    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
+        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    assert f"Your job (90 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**" in text
+
+
 def test_recommend_export_carries_the_job_once_set(app: AppTest) -> None:
     app.run()
     doc = export_doc(app)
