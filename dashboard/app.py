@@ -38,8 +38,12 @@ page = st.navigation([ROOT, *PAGES.values()], position="top")
 slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
 wanted = keys.URL_PAGE.get()  # a shared link names its page: open it once
 keys.URL_PAGE.set(None)
-if wanted and wanted != slug:
+# The path wins over the page parameter: only the root URL opens the page a link names.
+if wanted and wanted != slug and page is ROOT:
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
+if page is ROOT:
+    widgets.unknown_path_note(url.unknown_path(st.context.url,
+                                               st.get_option("server.baseUrlPath")))
 
 
 def sidebar_catalog() -> DeltaGenerator:

@@ -95,6 +95,9 @@ PRESENTATION: Key[bool] = _kept("sb_presentation", url.DEFAULTS["presentation"])
 
 #: Warnings about URL values that could not be used (shown until dismissed).
 URL_WARNINGS: Key[list[str]] = Key("url_warnings", [])
+#: URL warning text -> (its parameter, the URL text of the value used in its place): the
+#: warning goes when the value changes (:func:`dashboard.state.current_url_warnings`).
+URL_WARNING_VALUES: Key[dict[str, tuple[str, str | None]]] = Key("url_warning_values", {})
 #: The page a shared link names, opened once (then popped).
 URL_PAGE: Key[str | None] = Key("url_page", None)
 

@@ -38,11 +38,11 @@ SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP
 # ----------------------------------------------------------------------------- URL
 
 
-def sync_query_params(page: str) -> None:
-    """Write the current scenario (and ``page``) into the URL, touching only changed keys;
-    presentation mode and, on the Simulate page, its sweep only when not at their defaults.
-    Called once per run, after the page and the sidebar."""
-    wanted = {
+def wanted_params(page: str) -> dict[str, str]:
+    """The URL of the session's current scenario on ``page``: parameter -> text. Presentation
+    mode and, on the Simulate page, its sweep only when not at their defaults; the job once
+    set (Plan a job), on every page (Recommend shows its cost and time)."""
+    wanted: dict[str, Any] = {
         "catalog": keys.CATALOG.get(),
         **{name: key.get() for name, key in keys.NUMBERS.items()},
         "objective": keys.OBJECTIVE.get(),
@@ -52,31 +52,38 @@ def sync_query_params(page: str) -> None:
         "solver": keys.SOLVER.get(),
         "page": page,
     }
-    for key, value in wanted.items():
-        text = url.format_param(key, value)
-        if st.query_params.get(key) != text:
-            st.query_params[key] = text
+    texts = {key: url.format_param(key, value) for key, value in wanted.items()}
     optional: dict[str, Any] = {"presentation": keys.PRESENTATION.get()}
     if page == "simulate":
         (start, stop), step = keys.SWEEP_RANGE.get(), keys.SWEEP_STEP.get()
         optional.update(sweep_from=start, sweep_to=stop, sweep_step=step)
     for key in url.OPTIONAL_PARAMS:
         if key in optional and optional[key] != url.DEFAULTS[key]:
-            text = url.format_param(key, optional[key])
-            if st.query_params.get(key) != text:
-                st.query_params[key] = text
-        elif key in st.query_params:
-            del st.query_params[key]
-    # The job (Plan a job page) once set, on every page: Recommend shows its cost and time.
-    active = keys.PLAN_ACTIVE.get()
-    for p in url.PLAN_PARAMS:
-        value = keys.PLAN[p.name].get()
-        if active and value != p.default:
-            text = url.format_plan_param(p.name, value)
-            if st.query_params.get(p.name) != text:
-                st.query_params[p.name] = text
-        elif p.name in st.query_params:
-            del st.query_params[p.name]
+            texts[key] = url.format_param(key, optional[key])
+    if keys.PLAN_ACTIVE.get():
+        for p in url.PLAN_PARAMS:
+            value = keys.PLAN[p.name].get()
+            if value != p.default:
+                texts[p.name] = url.format_plan_param(p.name, value)
+    return texts
+
+
+def sync_query_params(page: str) -> None:
+    """Write the current scenario (and ``page``) into the URL (:func:`wanted_params`),
+    touching only changed keys: one value each, and no parameter the app does not read.
+    Called once per run, after the page and the sidebar."""
+    wanted = wanted_params(page)
+    for key, text in wanted.items():
+        if st.query_params.get_all(key) != [text]:
+            st.query_params[key] = text
+    for key in [k for k in st.query_params if k not in wanted]:
+        del st.query_params[key]
+
+
+def param_in_use(name: str) -> str | None:
+    """The URL text of parameter ``name``'s value in use now (``None``: not in the URL); the
+    sweep's whatever the page."""
+    return wanted_params("simulate").get(name)
 
 
 # ----------------------------------------------------------------------------- session
@@ -89,10 +96,11 @@ def init_state() -> None:
     if keys.CATALOG.name not in ss:
         keys.UPLOADS.set(keys.UPLOADS.initial())
         recall_upload(str(st.query_params.get("catalog", "")))
-        params = st.query_params.to_dict()
-        seeded, warnings = url.parse_query_params(params, catalog_choices())
+        ids = catalog_choices()
+        params, cleaning = url.single_values(
+            {k: st.query_params.get_all(k) for k in st.query_params}, ids)
+        seeded, warnings = url.parse_query_params(params, ids)
         plan_seeded, plan_warnings = url.parse_plan_params(params)
-        keys.URL_WARNINGS.set(warnings + plan_warnings)
         keys.URL_PAGE.set(seeded.get("page"))
         keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS))
         for name, value in plan_seeded.items():
@@ -111,7 +119,24 @@ def init_state() -> None:
         sweep = {k: float(seeded.get(k, url.DEFAULTS[k])) for k in url.SWEEP_PARAMS}
         keys.SWEEP_RANGE.set((sweep["sweep_from"], sweep["sweep_to"]))
         keys.SWEEP_STEP.set(sweep["sweep_step"])
+        keys.init()
+        noted = [*cleaning, *warnings, *plan_warnings]
+        keys.URL_WARNINGS.set([w.text for w in noted])
+        keys.URL_WARNING_VALUES.set({w.text: (w.param, param_in_use(w.param))
+                                     for w in noted if w.param is not None})
     keys.init()
+
+
+def current_url_warnings() -> list[str]:
+    """The URL warnings still true: a warning about a parameter goes once its value changes
+    from the one used in its place (the user fixed it)."""
+    warnings = keys.URL_WARNINGS.get()
+    seeded = keys.URL_WARNING_VALUES.get()
+    kept = [w for w in warnings
+            if w not in seeded or param_in_use(seeded[w][0]) == seeded[w][1]]
+    if kept != warnings:
+        keys.URL_WARNINGS.set(kept)
+    return kept
 
 
 def set_number(name: str, value: float) -> None:

@@ -1,0 +1,49 @@
+"""Issue 20 (items 1-11) in a real browser: what only the browser shows of the inputs a person
+types (an unknown path, the MTBI grid, the upload limit, the catalog editor's warnings).
+
+Every check waits on visible text with Playwright's ``expect``, never on sleeps.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+LOAD_TIMEOUT_MS = 45_000
+UPDATE_TIMEOUT_MS = 15_000
+
+
+def query(page: Page) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def heading(page: Page, name: str):
+    return page.get_by_role("heading", name=name, level=1)
+
+
+def test_an_unknown_path_says_no_such_page(page: Page, streamlit_server: str) -> None:
+    """Item 10: /nonexistent shows Recommend with a note naming the path."""
+    page.goto(f"{streamlit_server}/nonexistent")
+    expect(heading(page, "Recommend")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    expect(page.get_by_text("No such page: '/nonexistent'")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    # The root URL has no such note.
+    page.goto(f"{streamlit_server}/")
+    expect(heading(page, "Recommend")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    expect(page.get_by_text("No such page")).to_have_count(0)
+
+
+def test_the_path_beats_the_page_parameter(page: Page, streamlit_server: str) -> None:
+    """Item 10: /simulate?page=plan shows Simulate, and the URL says so."""
+    page.goto(f"{streamlit_server}/simulate?page=plan")
+    expect(heading(page, "Simulate")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]page=simulate(&|$)"), timeout=UPDATE_TIMEOUT_MS)
+    expect(heading(page, "Plan a job")).to_have_count(0)
+    # At the root the parameter names the page.
+    page.goto(f"{streamlit_server}/?page=simulate")
+    expect(heading(page, "Simulate")).to_be_visible(timeout=LOAD_TIMEOUT_MS)

@@ -1,0 +1,86 @@
+"""Issue 20, items 8, 9 and 11 (AppTest): a refused URL value is echoed short, unknown and
+repeated parameters are reported once and dropped from the rewritten URL, and a URL warning
+goes once the user changes the value it is about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import url
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    return AppTest.from_file(str(APP), default_timeout=90)
+
+
+def warnings(at: AppTest) -> list[str]:
+    return [w.value for w in at.warning]
+
+
+def test_a_long_bad_value_is_echoed_cut_to_40_characters(app: AppTest) -> None:
+    app.query_params["pw"] = "x" * 5000
+    app.run()
+    shown = [w for w in warnings(app) if w.startswith("URL parameter pw=")]
+    # 40 characters of the value, then how long it was.
+    assert shown == ["URL parameter pw='" + "x" * 40 + "'… (5,000 characters) is not a number; "
+                     "using the default 3."]
+
+
+def test_unknown_parameters_are_reported_once_and_dropped(app: AppTest) -> None:
+    app.query_params.update({"PW": "5", "foo": "", "pw": "2"})
+    app.run()
+    shown = warnings(app)
+    assert shown.count("URL parameter 'PW' is not one this app reads; it was ignored and "
+                       "removed.") == 1
+    assert shown.count("URL parameter 'foo' is not one this app reads; it was ignored and "
+                       "removed.") == 1
+    assert "PW" not in app.query_params and "foo" not in app.query_params
+    assert app.query_params["pw"] == "2"
+
+
+def test_a_repeated_parameter_keeps_one_usable_value(app: AppTest) -> None:
+    app.query_params["pw"] = ["1", "abc", "5"]
+    app.run()
+    assert app.number_input(key="sb_pw").value == 5.0  # the last usable value
+    assert app.query_params["pw"] == "5"  # one value left in the URL, not three
+    shown = [w for w in warnings(app) if "pw" in w]
+    assert shown == ["URL parameter pw is given 3 times ('abc' not usable); using '5' and "
+                     "dropping '1', 'abc'."]
+
+
+def test_a_url_warning_goes_when_the_value_is_fixed(app: AppTest) -> None:
+    app.query_params.update({"buffer": "zero", "ckpt": "-1"})
+    app.run()
+    assert any(w.startswith("URL parameter buffer='zero'") for w in warnings(app))
+    app.number_input(key="sb_buffer").set_value(0.5).run()
+    shown = warnings(app)
+    assert not any(w.startswith("URL parameter buffer=") for w in shown)
+    # The other value was not touched: its warning stays until dismissed.
+    assert any(w.startswith("URL parameter ckpt='-1'") for w in shown)
+
+
+def test_single_values_report_each_problem_once() -> None:
+    ok = {"pw": ["3"], "top": ["2", "2"]}
+    single, notes = url.single_values(ok, ())
+    assert single == {"pw": "3", "top": "2"}
+    assert [n.text for n in notes] == ["URL parameter top is given 2 times; using '2' and "
+                                       "dropping '2'."]
+
+
+@pytest.mark.parametrize("app_url, base, expected", [
+    ("http://127.0.0.1:8501", "", None),
+    ("http://127.0.0.1:8501/simulate", "", None),
+    ("http://127.0.0.1:8501/nonexistent", "", "/nonexistent"),
+    ("http://h/studio", "/studio", None),
+    ("http://h/studio/foo", "studio", "/foo"),
+    (None, "", None),
+])
+def test_unknown_path(app_url: str | None, base: str, expected: str | None) -> None:
+    assert url.unknown_path(app_url, base) == expected
