@@ -101,6 +101,12 @@ URL_WARNING_VALUES: Key[dict[str, tuple[str, str | None]]] = Key("url_warning_va
 #: The page a shared link names, opened once (then popped).
 URL_PAGE: Key[str | None] = Key("url_page", None)
 
+#: Number input key -> why its last typed value was refused (shown next to it, see
+#: :mod:`dashboard.typed_inputs`).
+TYPED_REFUSED: Key[dict[str, str]] = Key("typed_refused", {})
+#: Number input key -> the value in use (what a refused typed value is put back to).
+TYPED_ACCEPTED: Key[dict[str, Any]] = Key("typed_accepted", {})
+
 # ----------------------------------------------------------------------------- catalogs
 
 #: Catalog id -> catalog uploaded in this session.

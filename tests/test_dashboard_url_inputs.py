@@ -84,3 +84,32 @@ def test_single_values_report_each_problem_once() -> None:
 ])
 def test_unknown_path(app_url: str | None, base: str, expected: str | None) -> None:
     assert url.unknown_path(app_url, base) == expected
+
+
+# ----------------------------------------------------------------------------- item 5
+
+
+def test_a_refused_restart_is_said_in_words_and_the_input_shows_the_value_in_use(
+        app: AppTest) -> None:
+    app.query_params.update({"page": "plan", "trials": "200"})
+    app.run()
+    restart = app.number_input(key="plan_restart_min")
+    restart.set_value(525600.0).run()
+    # The core's bound: MAX_RESTART_HOURS 24 h = 24 * 60 = 1440 min; the default 0.1 h = 6 min.
+    assert app.number_input(key="plan_restart_min").value == 6.0
+    said = [m.value for m in app.markdown if "was refused" in m.value]
+    assert said == [":red[Restart R (min): 525600 min was refused (the most is 1440 min); 6 min is "
+                    "in use.]"]
+    assert not app.error  # the plan goes on with 6 min
+    app.run()  # later reruns keep the value in use and the words
+    assert app.number_input(key="plan_restart_min").value == 6.0
+    app.number_input(key="plan_restart_min").set_value(10.0).run()
+    assert not [m for m in app.markdown if "was refused" in m.value]
+
+
+def test_a_refused_sidebar_number_is_said_in_words(app: AppTest) -> None:
+    app.run()
+    app.number_input(key="sb_pw").set_value(5000.0).run()
+    assert app.number_input(key="sb_pw").value == 3.0  # the default, still in use
+    assert any(m.value == ":red[PW: pricing willingness (USD/hour): 5000 was refused (the most "
+                          "is 1000); 3 is in use.]" for m in app.markdown)

@@ -16,13 +16,29 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import charts, compute, job_frames, job_view, keys, state, url, widgets
+from dashboard import (
+    charts,
+    compute,
+    job_frames,
+    job_view,
+    keys,
+    state,
+    typed_inputs,
+    url,
+    widgets,
+)
 from dashboard.glossary import GLOSSARY
 from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
+from deepvm_core.job.workload import (
+    MAX_CHECKPOINT_FIXED_SECONDS,
+    MAX_RESTART_HOURS,
+    MAX_WAIT_HOURS,
+)
 from deepvm_core.model import Scenario
+from deepvm_core.units import MINUTES_PER_HOUR
 
 MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",
@@ -33,17 +49,26 @@ GOAL_LABELS = {"cheapest": "Cheapest job", "fastest": "Fastest job"}
 # ----------------------------------------------------------------------------- inputs
 
 
+#: The core's bounds on R, W and δ0 (:mod:`deepvm_core.job.workload`) in the inputs' units: a
+#: typed value past them is refused next to the input (a URL's value is kept, and the plan's
+#: error names the bound, issue 16).
+TYPED_HIGH = {"restart_min": MAX_RESTART_HOURS * MINUTES_PER_HOUR,
+              "wait_min": MAX_WAIT_HOURS * MINUTES_PER_HOUR,
+              "ckpt_fixed_s": MAX_CHECKPOINT_FIXED_SECONDS}
+
+
 def _number(column: DeltaGenerator, name: str, label: str, *, step: float, fmt: str = "%g",
-            help: str | None = None) -> None:
-    """The number input of the job's input ``name`` (its key is ``keys.PLAN[name]``)."""
+            help: str | None = None, unit: str = "") -> None:
+    """The number input of the job's input ``name`` (its key is ``keys.PLAN[name]``); a typed
+    value outside its bounds is refused in words (:mod:`dashboard.typed_inputs`)."""
     p = url.PLAN_PARAM_BY_NAME[name]
+    high = min(p.high, TYPED_HIGH.get(name, math.inf))
     if p.kind == "int":
-        column.number_input(label, min_value=int(p.low), max_value=int(p.high), step=int(step),
-                            key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
+        typed_inputs.number(column, label, keys.PLAN[name], p.low, high, unit=unit, whole=True,
+                            step=int(step), help=help)
     else:
-        column.number_input(label, min_value=p.low,
-                            max_value=None if math.isinf(p.high) else p.high, step=step, format=fmt,
-                            key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
+        typed_inputs.number(column, label, keys.PLAN[name], p.low, high, unit=unit, step=step,
+                            format=fmt, help=help)
 
 
 def job_inputs(catalog: Catalog) -> None:
@@ -91,13 +116,13 @@ def assumptions(catalog: Catalog) -> None:
         st.caption("These are assumptions, not measurements: change them to see how much the "
                    "answer depends on them. " + GLOSSARY["MTBI"])
         a, b, c, d = st.columns(4)
-        _number(a, "restart_min", "Restart R (min)", step=1.0,
+        _number(a, "restart_min", "Restart R (min)", step=1.0, unit=" min",
                 help="Relaunch, rejoin and restore after an interruption (billed).")
-        _number(b, "wait_min", "Capacity wait W (min)", step=1.0,
+        _number(b, "wait_min", "Capacity wait W (min)", step=1.0, unit=" min",
                 help="Until spot VMs are back after an interruption (spot VMs not billed).")
-        _number(c, "disk_gbps", "Anchor disk D (GB/s)", step=0.05, fmt="%.3f",
+        _number(c, "disk_gbps", "Anchor disk D (GB/s)", step=0.05, fmt="%.3f", unit=" GB/s",
                 help="Single Anchor: the anchor writes each checkpoint to its disk.")
-        _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0)
+        _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0, unit=" s")
         if float(scale.get()) not in MTBI_SCALES:
             scale.set(scale.default)
         st.select_slider("MTBI scale (sensitivity)", MTBI_SCALES, key=scale.name,
