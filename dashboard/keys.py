@@ -137,6 +137,10 @@ PLAN: dict[str, Key[Any]] = {p.name: _kept(p.key, p.default) for p in url.PLAN_P
 PLAN_ACTIVE: Key[bool] = Key("plan_active", False)
 #: GPU type name -> MTBI hours the user typed (before the scale).
 PLAN_MTBI: Key[dict[str, float]] = Key("plan_mtbi", {})
+#: Why the MTBI table's last refused cells were refused (shown until the next edit).
+PLAN_MTBI_REFUSED: Key[list[str]] = Key("plan_mtbi_refused", [])
+#: The MTBI table's widget version: bumped to show the values in use after a refusal.
+PLAN_MTBI_VERSION: Key[int] = Key("plan_mtbi_version", 0)
 #: The uploaded measurements CSV: (file name, text), or None for the bundled one.
 PLAN_MEASUREMENTS: Key[tuple[str, str] | None] = Key("plan_measurements", None)
 #: Calibrate relative eFLOPS from the one-node times too.

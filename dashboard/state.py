@@ -65,6 +65,8 @@ def wanted_params(page: str) -> dict[str, str]:
             value = keys.PLAN[p.name].get()
             if value != p.default:
                 texts[p.name] = url.format_plan_param(p.name, value)
+        if keys.PLAN_MTBI.get():
+            texts[url.MTBI_PARAM] = url.format_mtbi(keys.PLAN_MTBI.get())
     return texts
 
 
@@ -102,7 +104,11 @@ def init_state() -> None:
         seeded, warnings = url.parse_query_params(params, ids)
         plan_seeded, plan_warnings = url.parse_plan_params(params)
         keys.URL_PAGE.set(seeded.get("page"))
-        keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS))
+        keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS)
+                             or url.MTBI_PARAM in params)
+        mtbi, mtbi_warnings = url.parse_mtbi(params.get(url.MTBI_PARAM, ""))
+        keys.PLAN_MTBI.set(mtbi)
+        plan_warnings += mtbi_warnings
         for name, value in plan_seeded.items():
             keys.PLAN[name].set(value)
         if "catalog" in seeded:

@@ -22,6 +22,7 @@ from typing import Any
 
 from deepvm_core.cli.common import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
+from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_GOAL
 from deepvm_core.job.planner import DEFAULT_SEED
@@ -317,6 +318,51 @@ PLAN_PARAMS = (
     PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
 )
 PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
+#: The user's MTBI per GPU type (``name:hours,name:hours``, hours before the scale); like the
+#: job's inputs, in the URL once a job is set and when not empty.
+MTBI_PARAM = "mtbi"
+
+
+def format_mtbi_hours(hours: float) -> str:
+    """An MTBI as the table and the URL write it: the shortest text that reads back as the
+    same float (``19``, ``1e-09``, ``0.35``)."""
+    text = repr(float(hours))
+    return text.removesuffix(".0") if "e" not in text else text
+
+
+def mtbi_refusal(name: str, text: str) -> str | None:
+    """Why ``text`` cannot be the MTBI of GPU type ``name`` (``None``: it can): not a number,
+    or refused by the core's rule for ``Workload.mtbi_hours_by_gpu`` (its message)."""
+    try:
+        hours = float(str(text).strip())
+    except ValueError:
+        return f"MTBI of {name}: {echo(str(text))} is not a number of hours"
+    try:
+        Workload(epochs=1.0, reference_epoch_seconds=1.0, mtbi_hours_by_gpu={name: hours})
+    except WorkloadError as exc:
+        return f"MTBI of {name}: {str(text).strip()} h {exc.problems[0].message}"
+    return None
+
+
+def format_mtbi(overrides: Mapping[str, float]) -> str:
+    """The ``mtbi`` parameter of ``overrides`` (GPU type -> hours), by name."""
+    return ",".join(f"{name}:{format_mtbi_hours(h)}" for name, h in sorted(overrides.items()))
+
+
+def parse_mtbi(text: str) -> tuple[dict[str, float], list[UrlWarning]]:
+    """The MTBI overrides of an ``mtbi`` parameter, and a warning per entry refused."""
+    values: dict[str, float] = {}
+    warnings: list[UrlWarning] = []
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, sep, hours = entry.rpartition(":")
+        why = (mtbi_refusal(name.strip(), hours) if sep and name.strip() else
+               f"{echo(entry)} is not name:hours")
+        if why is None:
+            values[name.strip()] = float(hours)
+        else:
+            warnings.append(UrlWarning(MTBI_PARAM, f"URL parameter {MTBI_PARAM}: {why}; using "
+                                                   "the default MTBI for it."))
+    return values, warnings
 
 
 def parse_plan_params(params: Mapping[str, str | list[str]]
@@ -376,11 +422,13 @@ def format_plan_param(name: str, value: Any) -> str:
 
 #: Every parameter the app reads (the scenario's, the Simulate sweep's, the job's).
 KNOWN_PARAMS: frozenset[str] = frozenset(
-    [*DEFAULTS, *(p.name for p in PLAN_PARAMS)])
+    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM])
 
 
 def usable(key: str, text: str, catalog_ids: Collection[str]) -> bool:
     """Whether ``key=text`` alone is a value the app takes."""
+    if key == MTBI_PARAM:
+        return not parse_mtbi(text)[1]
     if key in PLAN_PARAM_BY_NAME:
         return not parse_plan_params({key: text})[1]
     return not parse_query_params({key: text}, catalog_ids)[1]

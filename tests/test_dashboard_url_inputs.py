@@ -113,3 +113,27 @@ def test_a_refused_sidebar_number_is_said_in_words(app: AppTest) -> None:
     assert app.number_input(key="sb_pw").value == 3.0  # the default, still in use
     assert any(m.value == ":red[PW: pricing willingness (USD/hour): 5000 was refused (the most "
                           "is 1000); 3 is in use.]" for m in app.markdown)
+
+
+# ----------------------------------------------------------------------------- item 4
+
+
+def test_mtbi_overrides_are_in_the_url(app: AppTest) -> None:
+    app.query_params.update({"page": "plan", "trials": "200",
+                             "mtbi": "g4dn.xlarge:1e-09,g3s.xlarge:0.005,g5.xlarge:abc"})
+    app.run()
+    assert app.session_state["plan_mtbi"] == {"g3s.xlarge": 0.005, "g4dn.xlarge": 1e-9}
+    assert app.query_params["mtbi"] == "g3s.xlarge:0.005,g4dn.xlarge:1e-09"
+    assert ("URL parameter mtbi: MTBI of g5.xlarge: 'abc' is not a number of hours; using the "
+            "default MTBI for it.") in warnings(app)
+    table = next(d.value for d in app.dataframe if "Source" in d.value.columns)
+    rows = table.set_index("GPU type")
+    assert rows.loc["g4dn.xlarge", "MTBI (h, before the scale)"] == "1e-09"
+    assert rows.loc["g4dn.xlarge", "Source"] == "user"
+
+
+def test_mtbi_url_round_trips() -> None:
+    overrides = {"g4dn.xlarge": 1e-9, "p3.2xlarge": 19.0, "g5.xlarge": 0.35}
+    text = url.format_mtbi(overrides)
+    assert text == "g4dn.xlarge:1e-09,g5.xlarge:0.35,p3.2xlarge:19"
+    assert url.parse_mtbi(text) == (overrides, [])

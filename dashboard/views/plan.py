@@ -129,16 +129,30 @@ def assumptions(catalog: Catalog) -> None:
                          persist_state=keys.PERSIST, format_func=lambda x: f"× {x:g}",
                          help="Multiplies every MTBI: × 0.25 is four times as many "
                               "interruptions.")
-        frame = job_frames.mtbi_frame(catalog, keys.PLAN_MTBI.get())
-        edited = st.data_editor(
-            frame, hide_index=True, key="plan_mtbi_editor",
-            disabled=[c for c in frame.columns if c != job_frames.MTBI_COLUMN],
-            column_config={job_frames.MTBI_COLUMN: st.column_config.NumberColumn(
-                min_value=0.01, max_value=100_000.0, step=0.5, format="%.2f")})
-        overrides = job_frames.mtbi_overrides(catalog, edited)
-        if overrides != keys.PLAN_MTBI.get():
-            keys.PLAN_MTBI.set(overrides)
-            st.rerun()
+        mtbi_table(catalog)
+
+
+def mtbi_table(catalog: Catalog) -> None:
+    """The MTBI per GPU type, editable as text (``1e-9`` is read as typed; the bound is the
+    core's); a refused cell goes back to the value in use, and the page says why."""
+    frame = job_frames.mtbi_frame(catalog, keys.PLAN_MTBI.get())
+    edited = st.data_editor(
+        frame, hide_index=True, key=f"plan_mtbi_editor_{keys.PLAN_MTBI_VERSION.get()}",
+        disabled=[c for c in frame.columns if c != job_frames.MTBI_COLUMN],
+        column_config={job_frames.MTBI_COLUMN: st.column_config.TextColumn(
+            help="Hours between interruptions of one spot VM, before the scale: any number "
+                 "> 0 (1e-9 and 0.005 are read as typed).")})
+    for why in keys.PLAN_MTBI_REFUSED.get():
+        st.markdown(f":red[{why}; the value in use is kept.]")
+    overrides, refused = job_frames.mtbi_overrides(catalog, edited, keys.PLAN_MTBI.get())
+    if refused:
+        keys.PLAN_MTBI_REFUSED.set(refused)
+        keys.PLAN_MTBI_VERSION.set(keys.PLAN_MTBI_VERSION.get() + 1)  # show the value in use
+    elif overrides != keys.PLAN_MTBI.get():
+        keys.PLAN_MTBI_REFUSED.set([])
+    if refused or overrides != keys.PLAN_MTBI.get():
+        keys.PLAN_MTBI.set(overrides)
+        st.rerun()
 
 
 # ----------------------------------------------------------------------------- results

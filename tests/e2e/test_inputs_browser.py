@@ -47,3 +47,33 @@ def test_the_path_beats_the_page_parameter(page: Page, streamlit_server: str) ->
     # At the root the parameter names the page.
     page.goto(f"{streamlit_server}/?page=simulate")
     expect(heading(page, "Simulate")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+
+
+def _mtbi_cell(page: Page, row: int) -> None:
+    """Select the MTBI cell of ``row`` (0-based) of the Assumptions' MTBI grid."""
+    grid = page.locator("[class*='st-key-plan_mtbi_editor_'] [data-testid=stDataFrame]")
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 30, box["y"] + 35 + 17 + 35 * row)  # the GPU type cell
+    for _ in range(3):  # bucket, source, MTBI
+        page.keyboard.press("ArrowRight")
+
+
+def test_the_mtbi_grid_reads_what_a_person_types(page: Page, streamlit_server: str) -> None:
+    """Item 4: 1e-9 is read as 1e-9 h (the old grid dropped 'e' and '-': 19 h), it reaches the
+    URL, and a refused value is said in words while the value in use stays."""
+    page.goto(f"{streamlit_server}/plan?trials=200&catalog=aws-us-east-1-2023-10")
+    expect(page.locator(".st-key-plan_card h3")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    page.get_by_text("Assumptions: interruptions, restarts, checkpoints").click()
+    _mtbi_cell(page, 0)  # g3s.xlarge
+    page.keyboard.type("1e-9", delay=50)
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]mtbi=g3s.xlarge%3A1e-09(&|$)"),
+                             timeout=UPDATE_TIMEOUT_MS)
+    _mtbi_cell(page, 1)  # g4dn.xlarge
+    page.keyboard.type("abc", delay=50)
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("MTBI of g4dn.xlarge: 'abc' is not a number of hours")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    assert query(page)["mtbi"] == ["g3s.xlarge:1e-09"]  # the refused value changed nothing
