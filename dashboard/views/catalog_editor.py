@@ -13,11 +13,11 @@ from typing import Any
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import editor_frames, keys, state, widgets
+from dashboard import editor_frames, keys, state, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
 
 
@@ -158,7 +158,9 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
     with st.container(border=True):
         up, down, keep = st.columns([0.36, 0.3, 0.34], gap="medium")
         up.file_uploader("Upload a catalog (JSON: ours or the research artifact's)",
-                         type=["json"], key="ce_upload", on_change=on_upload)
+                         type=["json"], key="ce_upload", on_change=on_upload,
+                         max_upload_size=uploads.TRANSPORT_MB,
+                         help=f"At most {MAX_CATALOG_BYTES / 2**20:g} MiB.")
         with down:
             st.markdown("**Download** the catalog in use")
             stem = catalog.name + ("-edited" if active.edited else "")

@@ -24,6 +24,7 @@ from dashboard import (
     keys,
     state,
     typed_inputs,
+    uploads,
     url,
     widgets,
 )
@@ -271,7 +272,8 @@ def calibrate(active: state.ActiveCatalog) -> None:
         st.caption("A CSV with the columns instance,nodes,epoch_seconds (seconds per epoch of "
                    "one job on 1..N VMs of each GPU type). The bundled file is the paper's "
                    "ResNet-50 measurements.")
-        upload = st.file_uploader("Measurements CSV", type=["csv"], key="plan_csv")
+        upload = st.file_uploader("Measurements CSV", type=["csv"], key="plan_csv",
+                                  max_upload_size=uploads.TRANSPORT_MB)
         if upload is not None:
             text = upload.getvalue().decode("utf-8", errors="replace")
             try:

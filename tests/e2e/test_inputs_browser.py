@@ -6,11 +6,16 @@ Every check waits on visible text with Playwright's ``expect``, never on sleeps.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.store import load_catalog
 
 pytestmark = pytest.mark.e2e
 
@@ -77,3 +82,24 @@ def test_the_mtbi_grid_reads_what_a_person_types(page: Page, streamlit_server: s
     expect(page.get_by_text("MTBI of g4dn.xlarge: 'abc' is not a number of hours")).to_be_visible(
         timeout=UPDATE_TIMEOUT_MS)
     assert query(page)["mtbi"] == ["g3s.xlarge:1e-09"]  # the refused value changed nothing
+
+
+def test_the_upload_limit_is_the_documented_8_mib(page: Page, streamlit_server: str,
+                                                   tmp_path: Path) -> None:
+    """Item 6: a 3 MiB catalog (over the old 2 MB cap) loads; a 9 MiB one reaches the page and
+    is refused there with the core's limit in words."""
+    text = json.dumps(catalog_to_dict(load_catalog("aws-us-east-1-2023-10")))
+    small, large = tmp_path / "padded-3mib.json", tmp_path / "padded-9mib.json"
+    small.write_text(text + " " * (3 * 2**20))  # JSON allows trailing whitespace
+    large.write_text(text + " " * (9 * 2**20))
+    page.goto(f"{streamlit_server}/catalog")
+    expect(heading(page, "Catalog editor")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    uploader = page.locator(".st-key-ce_upload input[type=file]")
+    uploader.set_input_files(str(small))
+    expect(page.get_by_text("Loaded padded-3mib.json as catalog")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    uploader.set_input_files(str(large))
+    expect(page.get_by_text("padded-9mib.json was not loaded")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    # The core's limit, MAX_CATALOG_BYTES = 8 * 2**20 = 8,388,608 bytes, named in the table.
+    expect(page.get_by_test_id("stMain")).to_contain_text("8,388,608", timeout=UPDATE_TIMEOUT_MS)
