@@ -160,48 +160,55 @@ def mtbi_table(catalog: Catalog) -> None:
 
 
 def card(result: JobPlanResult) -> None:
-    """The budget holder's card: cost, finish time, how sure, and why this cluster."""
-    chosen = result.chosen
+    """The budget holder's card: cost, finish time, how sure, and why this cluster; the plan's
+    warnings (measurements not used, implausible measured speedups) at its foot."""
     with st.container(border=True, key="plan_card"):
-        if chosen is None:
-            st.markdown("#### No cluster fits this job")
-            if result.explanation is not None:
-                st.error(result.explanation.summary, icon=":material/block:")
-            return
-        mc = chosen.monte_carlo
-        epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
-        cost = f"about **{chosen.expected_cost_usd:,.2f} USD**"
-        hours = f"done in about **{format_hours(chosen.expected_makespan_hours)}**"
-        if mc is not None:
-            cost += f" (P90 {mc.cost_usd_p90:,.2f} USD)"
-            hours += f" (P90 {format_hours(mc.makespan_hours_p90)})"
-        events = chosen.expected_interruptions
-        st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
-        st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
-                    f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
-        config = chosen.configuration
-        left, right = st.columns([0.55, 0.45], gap="large")
-        left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
-        a, b = right.columns(2)
-        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD")
-        b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
-                 help="Seconds per epoch on this cluster under the speedup model.")
-        if mc is not None and mc.deadline_probability is not None:
-            right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
-                           f"**{mc.deadline_probability:.0%}**")
-        why = [f"Checkpoints every {chosen.checkpoint_interval_seconds:,.0f} s of compute "
-               f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
-               "each)."]
-        deepvm = result.policies.deepvm[0] if result.policies.deepvm else None
-        if deepvm is not None and deepvm.does_not_finish is not None:
-            why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) "
-                          f"{deepvm.does_not_finish}.")
-        elif deepvm is not None and deepvm.index != chosen.index:
-            ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
-            why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
-                          f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
-                          f"take {format_hours(deepvm.expected_makespan_hours)}.")
-        st.markdown(" ".join(why))
+        _card_body(result)
+        for warning in result.warnings:
+            st.warning(warning, icon=":material/warning:")
+
+
+def _card_body(result: JobPlanResult) -> None:
+    chosen = result.chosen
+    if chosen is None:
+        st.markdown("#### No cluster fits this job")
+        if result.explanation is not None:
+            st.error(result.explanation.summary, icon=":material/block:")
+        return
+    mc = chosen.monte_carlo
+    epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
+    cost = f"about **{chosen.expected_cost_usd:,.2f} USD**"
+    hours = f"done in about **{format_hours(chosen.expected_makespan_hours)}**"
+    if mc is not None:
+        cost += f" (P90 {mc.cost_usd_p90:,.2f} USD)"
+        hours += f" (P90 {format_hours(mc.makespan_hours_p90)})"
+    events = chosen.expected_interruptions
+    st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
+    st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
+                f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
+    config = chosen.configuration
+    left, right = st.columns([0.55, 0.45], gap="large")
+    left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
+    a, b = right.columns(2)
+    a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD")
+    b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
+             help="Seconds per epoch on this cluster under the speedup model.")
+    if mc is not None and mc.deadline_probability is not None:
+        right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
+                       f"**{mc.deadline_probability:.0%}**")
+    why = [f"Checkpoints every {chosen.checkpoint_interval_seconds:,.0f} s of compute "
+           f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
+           "each)."]
+    deepvm = result.policies.deepvm[0] if result.policies.deepvm else None
+    if deepvm is not None and deepvm.does_not_finish is not None:
+        why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) "
+                      f"{deepvm.does_not_finish}.")
+    elif deepvm is not None and deepvm.index != chosen.index:
+        ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
+        why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
+                      f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
+                      f"take {format_hours(deepvm.expected_makespan_hours)}.")
+    st.markdown(" ".join(why))
 
 
 def comparison(result: JobPlanResult) -> None:
@@ -333,8 +340,6 @@ def main() -> None:
         calibrate(active)
         return
     card(result)
-    for warning in result.warnings:
-        st.warning(warning, icon=":material/warning:")
     for note in result.notes:
         st.info(note, icon=":material/info:")
     text = compute.plan_text(result, active.catalog, datetime.now(UTC))
