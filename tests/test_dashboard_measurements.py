@@ -54,3 +54,30 @@ def test_implausible_measured_speedups_warn_on_the_card(plan_page: AppTest) -> N
     assert ("Measured speedups of g4dn.xlarge look implausible: it falls as VMs are added "
             "(S(2) = 0.17 after S(1) = 1.00). Check the epoch times: the measured model "
             "follows them as given.") in card_texts(at, "warning")
+
+
+UNKNOWN_ONLY = ("instance,nodes,epoch_seconds\n"
+                "zz9.mega,1,60\nzz9.mega,2,35\nzz9.mega,4,20\n"
+                "g4dn.xlarg,1,60\ng4dn.xlarg,2,35\ng4dn.xlarg,4,20\n")
+
+
+def test_the_eflops_calibration_speaks_of_the_file_not_of_a_type(plan_page: AppTest) -> None:
+    at = upload(plan_page, "unknown.csv", UNKNOWN_ONLY)
+    at.toggle(key="plan_cal_eflops").set_value(True).run()
+    errors = [e.value for e in at.error]
+    # The plan's reference is the top spot-FLOPP type of aws-us-east-1-2023-10, g4dn.xlarge,
+    # never the catalog's first type g3s.xlarge.
+    assert ("Cannot calibrate from unknown.csv: unknown.csv: no row names a GPU type of "
+            "catalog aws-us-east-1-2023-10 (it measures zz9.mega, g4dn.xlarg (did you mean "
+            "g4dn.xlarge?)); the eFLOPS calibration needs the one-node time of the reference "
+            "type g4dn.xlarge") in errors
+    assert not any("g3s.xlarge" in e for e in errors)
+
+
+def test_the_eflops_reference_is_the_plans(plan_page: AppTest) -> None:
+    plan_page.query_params["ref"] = "g5.xlarge"
+    at = upload(plan_page, "g4dn.csv", "instance,nodes,epoch_seconds\n"
+                "g4dn.xlarge,1,60\ng4dn.xlarge,2,35\ng4dn.xlarge,4,20\ng4dn.xlarge,8,12\n")
+    at.toggle(key="plan_cal_eflops").set_value(True).run()
+    assert ("Cannot calibrate from g4dn.csv: g5.xlarge: the eFLOPS reference needs eFLOPS in "
+            "the catalog and a measured one-node time in g4dn.csv") in [e.value for e in at.error]

@@ -293,9 +293,11 @@ def calibrate(active: state.ActiveCatalog) -> None:
                     st.rerun()
         name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
         st.markdown(f"Measurements in use: **{name}**")
+        ref = job_view.reference_type(active.catalog)  # the plan's reference type
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
-                           key=keys.PLAN_CALIBRATE_EFLOPS.name)
-        ref = next((g.name for g in active.catalog.solvable_gpu_types), None)
+                           key=keys.PLAN_CALIBRATE_EFLOPS.name,
+                           help=f"Relative to the plan's reference type ({ref})." if ref else
+                           None)
         try:
             cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
