@@ -18,6 +18,7 @@ from deepvm_core.job import (
     fitted_speedup,
     paper_speedup,
 )
+from deepvm_core.job.coverage import TypeTable
 from deepvm_core.job.mtbi import default_mtbi
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
 
@@ -163,3 +164,17 @@ def fits_frame(calibration: Calibration) -> pd.DataFrame:
         "GPU type": f.instance, "a": f.params.a, "b": f.params.b, "c": f.params.c,
         "R²": round(f.r_squared, 4) + 0.0, "RMSE": f.rmse, "points": f.points,
         "Trusted?": "no" if f.warnings else "yes"} for f in calibration.fits])
+
+
+def measurements_in_use_frame(catalog: Catalog, tables: tuple[TypeTable, ...]) -> pd.DataFrame:
+    """Per GPU type of ``catalog``: the measurements table it uses (``none`` without rows) and
+    why the uploaded rows of it are not used, if they are not."""
+    by_type = {t.instance: t for t in tables}
+    rows = []
+    for g in catalog.gpu_types:
+        t = by_type.get(g.name)
+        rows.append({"GPU type": g.name,
+                     "Measurements used": (t.source if t is not None and t.source else "none"),
+                     "Uploaded rows not used because": (t.refused or "") if t else ""})
+    return pd.DataFrame(rows, columns=["GPU type", "Measurements used",
+                                       "Uploaded rows not used because"])

@@ -37,9 +37,10 @@ class JobInputs:
 
 
 def speedup_model(name: SpeedupModelName) -> SpeedupModel:
-    """The session's speedup model, with the uploaded (else the bundled) measurements."""
-    file_name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
-    return SpeedupModel(name, compute.measurements_table(file_name, text))
+    """The session's speedup model, with the measurements in use: the uploaded rows of the
+    types the upload measures well, the bundled rows of the others
+    (:func:`dashboard.compute.measurements_in_use`)."""
+    return SpeedupModel(name, compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())[0])
 
 
 def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:

@@ -81,3 +81,53 @@ def test_the_eflops_reference_is_the_plans(plan_page: AppTest) -> None:
     at.toggle(key="plan_cal_eflops").set_value(True).run()
     assert ("Cannot calibrate from g4dn.csv: g5.xlarge: the eFLOPS reference needs eFLOPS in "
             "the catalog and a measured one-node time in g4dn.csv") in [e.value for e in at.error]
+
+
+def epoch_metric(at: AppTest) -> str:
+    return next(m.value for m in at.metric if m.label == "Epoch time")
+
+
+def measurements_used(at: AppTest) -> dict[str, tuple[str, str]]:
+    frame = next(d.value for d in at.dataframe if "Measurements used" in d.value.columns)
+    return {row["GPU type"]: (row["Measurements used"], row["Uploaded rows not used because"])
+            for _, row in frame.iterrows()}
+
+
+BUNDLED = "deepvm-scaling"
+
+
+@pytest.mark.parametrize("name, text, why", [
+    ("one.csv", "instance,nodes,epoch_seconds\ng4dn.xlarge,1,66\ng4dn.xlarge,4,20\n",
+     "1 distinct node count(s) >= 2 (4); the logistic has 3 parameters (a, b, c), so a fit "
+     "needs at least 3"),
+    ("no-one.csv", "instance,nodes,epoch_seconds\ng4dn.xlarge,2,40\ng4dn.xlarge,4,20\n"
+                   "g4dn.xlarge,8,12\ng4dn.xlarge,16,8\n",
+     "no one-node time (a row with nodes 1): the speedups t(1)/t(n) cannot be computed"),
+])
+def test_a_file_the_calibration_rejects_does_not_change_the_plan(
+        plan_page: AppTest, name: str, text: str, why: str) -> None:
+    before = plan_page.run()
+    epoch = epoch_metric(before)
+    at = upload(plan_page, name, text)
+    assert epoch_metric(at) == epoch  # the bundled one-node times still in use
+    used = measurements_used(at)
+    assert used["g4dn.xlarge"] == (BUNDLED, why)
+    assert used["g5.xlarge"] == (BUNDLED, "")
+
+
+def test_a_file_is_in_use_for_the_types_it_measures_well(plan_page: AppTest) -> None:
+    at = upload(plan_page, "g4dn.csv", "instance,nodes,epoch_seconds\n"
+                "g4dn.xlarge,1,60\ng4dn.xlarge,2,35\ng4dn.xlarge,4,20\ng4dn.xlarge,8,12\n"
+                "g5.xlarge,1,30\n")
+    used = measurements_used(at)
+    assert used["g4dn.xlarge"] == ("g4dn.csv", "")
+    assert used["g3s.xlarge"] == (BUNDLED, "")
+    assert used["g5.xlarge"] == (BUNDLED, "0 distinct node count(s) >= 2 (none); the logistic "
+                                            "has 3 parameters (a, b, c), so a fit needs at least 3")
+
+
+def test_use_these_fits_is_disabled_without_fits(plan_page: AppTest) -> None:
+    at = upload(plan_page, "zz.csv", "instance,nodes,epoch_seconds\n"
+                "zz9.mega,1,60\nzz9.mega,2,35\nzz9.mega,4,20\nzz9.mega,8,12\n")
+    assert at.button(key="plan_use_fits").disabled
+    assert "(edited)" not in " ".join(m.value for m in at.sidebar.markdown)

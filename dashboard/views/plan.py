@@ -273,6 +273,15 @@ def speedups(catalog: Catalog, speedup: SpeedupModel) -> None:
     st.plotly_chart(charts.speedup_chart(curves, points), key="plan_speedups")
 
 
+def measurements_in_use(catalog: Catalog) -> None:
+    """Which measurements the plan uses for each GPU type of ``catalog``: the upload's rows
+    only for the types it measures well, the bundled rows for the others (and why)."""
+    _, tables = compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())
+    st.markdown("**Measurements in use**, per GPU type:")
+    st.dataframe(job_frames.measurements_in_use_frame(catalog, tables), hide_index=True,
+                 key="plan_measurements_in_use")
+
+
 def calibrate(active: state.ActiveCatalog) -> None:
     """Fit (a, b, c) per GPU type to a measurements CSV and use the fits in the catalog."""
     with st.expander("Calibrate: fit the scaling curves to your measurements"):
@@ -292,7 +301,7 @@ def calibrate(active: state.ActiveCatalog) -> None:
                     keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
                     st.rerun()
         name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
-        st.markdown(f"Measurements in use: **{name}**")
+        measurements_in_use(active.catalog)
         ref = job_view.reference_type(active.catalog)  # the plan's reference type
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
                            key=keys.PLAN_CALIBRATE_EFLOPS.name,
@@ -308,6 +317,8 @@ def calibrate(active: state.ActiveCatalog) -> None:
         if not cal.fits:
             st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
                     icon=":material/info:")
+            st.button("Use these fits in the working catalog", key="plan_use_fits",
+                      icon=":material/check:", disabled=True, help="There are no fits.")
             return
         st.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
         confirmed = True
