@@ -15,6 +15,7 @@ is the active catalog of every page.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,9 @@ def wanted_params(page: str) -> dict[str, str]:
     for key in url.OPTIONAL_PARAMS:
         if key in optional and optional[key] != url.DEFAULTS[key]:
             texts[key] = url.format_param(key, optional[key])
+    edited = edit_key(keys.CATALOG.get())
+    if edited is not None:
+        texts[url.EDITED_PARAM] = edited
     if keys.PLAN_ACTIVE.get():
         for p in url.PLAN_PARAMS:
             value = keys.PLAN[p.name].get()
@@ -113,6 +117,14 @@ def init_state() -> None:
             keys.PLAN[name].set(value)
         if "catalog" in seeded:
             keys.CATALOG.set(seeded["catalog"])
+        if url.EDITED_PARAM in params:
+            keys.EDITS.set(keys.EDITS.initial())
+            text, cid = params[url.EDITED_PARAM], seeded.get("catalog", keys.CATALOG.default)
+            why = recall_edit(cid, str(text))
+            if why is not None:
+                warnings.append(url.UrlWarning(
+                    url.EDITED_PARAM, f"URL parameter {url.EDITED_PARAM}={url.echo(str(text))} "
+                                      f"{why}; using {cid} unedited."))
         for c in url.CONTROLS:
             value = float(seeded.get(c.name, c.default))
             keys.NUMBERS[c.name].set(value)
@@ -319,4 +331,39 @@ def use_edited_catalog(active: ActiveCatalog, catalog: Catalog) -> None:
     if catalog.sha256 == active.source.sha256:
         keys.EDITS.get().pop(active.id, None)
     else:
-        keys.EDITS.get()[active.id] = catalog
+        keep_edit(active.id, catalog)
+
+
+def keep_edit(cid: str, catalog: Catalog) -> None:
+    """Make ``catalog`` the edit of catalog ``cid``, and keep it on the server the way uploads
+    are kept (by sha256, :func:`deepvm_core.catalog.store.save_upload`), so that the URL's
+    ``edited`` parameter (its key) restores it; when the server cannot store it, the edit lasts
+    this session only."""
+    edits = keys.EDITS.get()
+    if cid in edits and edits[cid].sha256 == catalog.sha256:
+        return
+    edits[cid] = catalog
+    with contextlib.suppress(OSError):
+        store.save_upload(catalog)
+
+
+def edit_key(cid: str) -> str | None:
+    """The URL key of the edit of catalog ``cid`` (``None``: not edited)."""
+    edited = keys.EDITS.get().get(cid)
+    return None if edited is None else edited.sha256[:store.UPLOAD_KEY_HEX]
+
+
+def recall_edit(cid: str, key: str) -> str | None:
+    """Make the kept edit ``key`` (URL ``edited``) the edit of catalog ``cid``; returns why it
+    cannot be (``None``: done)."""
+    try:
+        catalog = store.load_upload(key)
+    except DeepVMError:
+        catalog = None
+    if catalog is None:
+        return "names no edited catalog kept on this server"
+    choice = catalog_choices().get(cid)
+    if choice is None or catalog.name != choice.name:
+        return f"is an edit of catalog {catalog.name!r}, not of {cid!r}"
+    keys.EDITS.get()[cid] = catalog
+    return None

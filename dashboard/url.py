@@ -318,6 +318,9 @@ PLAN_PARAMS = (
     PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
 )
 PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
+#: The key of the active catalog's edit (kept on the server by sha256, like an upload); in the
+#: URL whenever the active catalog is edited.
+EDITED_PARAM = "edited"
 #: The user's MTBI per GPU type (``name:hours,name:hours``, hours before the scale); like the
 #: job's inputs, in the URL once a job is set and when not empty.
 MTBI_PARAM = "mtbi"
@@ -422,13 +425,15 @@ def format_plan_param(name: str, value: Any) -> str:
 
 #: Every parameter the app reads (the scenario's, the Simulate sweep's, the job's).
 KNOWN_PARAMS: frozenset[str] = frozenset(
-    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM])
+    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM, EDITED_PARAM])
 
 
 def usable(key: str, text: str, catalog_ids: Collection[str]) -> bool:
     """Whether ``key=text`` alone is a value the app takes."""
     if key == MTBI_PARAM:
         return not parse_mtbi(text)[1]
+    if key == EDITED_PARAM:
+        return bool(text)
     if key in PLAN_PARAM_BY_NAME:
         return not parse_plan_params({key: text})[1]
     return not parse_query_params({key: text}, catalog_ids)[1]

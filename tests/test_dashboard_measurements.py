@@ -131,3 +131,33 @@ def test_use_these_fits_is_disabled_without_fits(plan_page: AppTest) -> None:
                 "zz9.mega,1,60\nzz9.mega,2,35\nzz9.mega,4,20\nzz9.mega,8,12\n")
     assert at.button(key="plan_use_fits").disabled
     assert "(edited)" not in " ".join(m.value for m in at.sidebar.markdown)
+
+
+# ----------------------------------------------------------------------------- item 7 (URL)
+
+GOOD = ("instance,nodes,epoch_seconds\n"
+        "g4dn.xlarge,1,60\ng4dn.xlarge,2,35\ng4dn.xlarge,4,20\ng4dn.xlarge,8,12\n"
+        "g4dn.xlarge,16,8\n")
+
+
+def test_an_edited_catalog_is_in_a_shared_link(plan_page: AppTest, tmp_path,
+                                               monkeypatch) -> None:
+    monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(tmp_path / "uploads"))
+    at = upload(plan_page, "good.csv", GOOD)
+    at.button(key="plan_use_fits").click().run()
+    assert "(edited)" in " ".join(m.value for m in at.sidebar.markdown)
+    key = at.query_params["edited"]
+    assert len(key) == 16
+    shared = AppTest.from_file(str(APP), default_timeout=90)
+    shared.query_params.update({"page": "plan", "trials": "200", "edited": key,
+                                "catalog": "aws-us-east-1-2023-10"})
+    shared.run()
+    assert "(edited)" in " ".join(m.value for m in shared.sidebar.markdown)
+    assert shared.query_params["edited"] == key
+    # A key the server does not have: said, and the catalog is used unedited.
+    gone = AppTest.from_file(str(APP), default_timeout=90)
+    gone.query_params.update({"edited": "0123456789abcdef"})
+    gone.run()
+    assert ("URL parameter edited='0123456789abcdef' names no edited catalog kept on this "
+            "server; using aws-us-east-1-2023-10 unedited.") in [w.value for w in gone.warning]
+    assert "edited" not in gone.query_params

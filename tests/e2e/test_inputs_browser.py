@@ -103,3 +103,37 @@ def test_the_upload_limit_is_the_documented_8_mib(page: Page, streamlit_server: 
         timeout=UPDATE_TIMEOUT_MS)
     # The core's limit, MAX_CATALOG_BYTES = 8 * 2**20 = 8,388,608 bytes, named in the table.
     expect(page.get_by_test_id("stMain")).to_contain_text("8,388,608", timeout=UPDATE_TIMEOUT_MS)
+
+
+def test_a_typed_price_typo_is_warned_and_the_edit_is_in_the_link(
+        page: Page, streamlit_server: str) -> None:
+    """Item 7: a spot price typed as 45 (0.526 on demand, 0.1578 in the catalog) is kept but
+    warned about, and the link holds the edit."""
+    page.goto(f"{streamlit_server}/catalog?catalog=aws-us-east-1-2023-10")
+    expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
+    grid.scroll_into_view_if_needed()
+    page.wait_for_function(
+        "document.querySelector('[data-testid=stDataFrame]').offsetWidth > 600")
+    box = grid.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 110, box["y"] + 35 + 17)  # row 1's Name cell
+    for _ in range(3):  # Family, OD, Spot
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
+    page.keyboard.type("45", delay=50)
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("look like typos (still in use)")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    expect(page.get_by_text("is above the on-demand price 0.526 USD/hour")).to_be_visible()
+    expect(page.get_by_text("is 285x the 0.1578 USD/hour of aws-us-east-1-2023-10")
+           ).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]edited=[0-9a-f]{16}(&|$)"),
+                             timeout=UPDATE_TIMEOUT_MS)
+    link = page.url
+    shared = page.context.new_page()
+    shared.goto(link)
+    expect(shared.get_by_test_id("stSidebar")).to_contain_text("(edited)",
+                                                               timeout=LOAD_TIMEOUT_MS)
+    expect(shared.get_by_text("is above the on-demand price 0.526 USD/hour")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
