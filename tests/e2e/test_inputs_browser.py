@@ -137,3 +137,17 @@ def test_a_typed_price_typo_is_warned_and_the_edit_is_in_the_link(
                                                                timeout=LOAD_TIMEOUT_MS)
     expect(shared.get_by_text("is above the on-demand price 0.526 USD/hour")).to_be_visible(
         timeout=UPDATE_TIMEOUT_MS)
+
+
+def test_a_refused_restart_is_said_next_to_the_input(page: Page, streamlit_server: str) -> None:
+    """Item 5: 525600 min typed as Restart R (the core's bound is 24 h = 1440 min) is refused in
+    words next to the input, which shows the 6 min in use, not 525600 in red."""
+    page.goto(f"{streamlit_server}/plan?trials=200")
+    expect(page.locator(".st-key-plan_card h3")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    page.get_by_text("Assumptions: interruptions, restarts, checkpoints").click()
+    restart = page.get_by_role("spinbutton", name="Restart R (min)")
+    restart.fill("525600")
+    restart.press("Enter")
+    expect(page.get_by_text("Restart R (min): 525600 min was refused (the most is 1440 min); "
+                            "6 min is in use.")).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
+    expect(restart).to_have_value("6")
