@@ -137,3 +137,12 @@ def test_mtbi_url_round_trips() -> None:
     text = url.format_mtbi(overrides)
     assert text == "g4dn.xlarge:1e-09,g5.xlarge:0.35,p3.2xlarge:19"
     assert url.parse_mtbi(text) == (overrides, [])
+
+
+def test_a_refused_sweep_step_is_said_in_words(app: AppTest) -> None:
+    app.query_params["page"] = "simulate"
+    app.run()
+    app.number_input(key="sim_pw_step").set_value(50.0).run()
+    assert app.number_input(key="sim_pw_step").value == 0.1  # FIG3_PW_GRID step, in use
+    assert any(m.value == ":red[PW step (USD/hour): 50 USD/hour was refused (the most is 10 "
+                          "USD/hour); 0.1 USD/hour is in use.]" for m in app.markdown)
