@@ -17,9 +17,9 @@ from dashboard.formatting import job_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.io.recommend_job import PlanVsRecommend, RecommendJob
-from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload
+from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload, top_spot_flopp_gpu
 from deepvm_core.job.speedup import SpeedupModelName, reference_epoch_seconds_from_table
-from deepvm_core.job.workload import example_workload, top_spot_flopp_gpu
+from deepvm_core.job.workload import example_workload
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.units import MINUTES_PER_HOUR
 
@@ -40,9 +40,10 @@ class JobInputs:
 
 
 def speedup_model(name: SpeedupModelName) -> SpeedupModel:
-    """The session's speedup model, with the uploaded (else the bundled) measurements."""
-    file_name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
-    return SpeedupModel(name, compute.measurements_table(file_name, text))
+    """The session's speedup model, with the measurements in use: the uploaded rows of the
+    types the upload measures well, the bundled rows of the others
+    (:func:`dashboard.compute.measurements_in_use`)."""
+    return SpeedupModel(name, compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())[0])
 
 
 def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
@@ -66,6 +67,18 @@ def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
         pw=None if job["pw_off"] else scenario.pw_usd_per_hour, goal=job["goal"],
         deadline=float(job["deadline_h"]) or None, budget=float(job["budget_usd"]) or None,
         trials=int(job["trials"]), seed=int(job["seed"]), top_k=top_k)
+
+
+def reference_type(catalog: Catalog) -> str | None:
+    """The plan's reference GPU type g_ref: the one the user picked, else the core's default
+    (:func:`deepvm_core.job.top_spot_flopp_gpu`); ``None`` when the catalog has none."""
+    picked = keys.PLAN["ref"].get()
+    if picked:
+        return str(picked)
+    try:
+        return top_spot_flopp_gpu(catalog).name
+    except DeepVMError:
+        return None
 
 
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
@@ -228,9 +241,8 @@ class EpochTimeOffer:
 def epoch_time_offer(catalog: Catalog, name: str, text: str) -> EpochTimeOffer | None:
     """The offer for the measurements CSV ``(name, text)``; ``None`` when the catalog has no
     reference type."""
-    try:
-        reference = keys.PLAN["ref"].get() or top_spot_flopp_gpu(catalog).name
-    except DeepVMError:
+    reference = reference_type(catalog)
+    if reference is None:
         return None
     seconds = reference_epoch_seconds_from_table(compute.measurements_table(name, text),
                                                  reference)

@@ -43,8 +43,9 @@ def escape_md(text: str) -> str:
 
 
 def url_warnings() -> None:
-    """Warnings about URL parameters that could not be used, until dismissed."""
-    warnings = keys.URL_WARNINGS.get()
+    """Warnings about URL parameters that could not be used, until dismissed or until the
+    value they are about changes."""
+    warnings = state.current_url_warnings()
     box = st.container()  # always there, so the page below keeps its place when dismissed
     if not warnings:
         return
@@ -66,6 +67,16 @@ def presentation_lead(slug: str) -> None:
     with st.container(key="presentation_lead"):
         st.info(f"{lead} The answer for your job is on **Recommend** and **Plan a job**.",
                 icon=":material/lightbulb:")
+
+
+def unknown_path_note(path: str | None) -> None:
+    """That the URL's ``path`` names no page, and which page is shown instead."""
+    if path is None:
+        return
+    names = ", ".join(f"/{p.slug}" for p in url.PAGES)
+    st.warning(f"No such page: {url.echo(path)}. Showing "
+               f"{url.PAGE_BY_SLUG[url.DEFAULT_PAGE].title} instead; the pages are {names}.",
+               icon=":material/link_off:")
 
 
 def catalog_summary(active: state.ActiveCatalog) -> str:

@@ -227,8 +227,8 @@ def test_epoch_time_times_ten_makes_every_time_on_the_card_ten_times(app: AppTes
     """t_ref drives every time (the bundled table gives only relative speeds). Interruptions
     are taken away (MTBI 100,000 h x 4) so that the job's times scale linearly: what remains
     is the checkpoint stall, 0.5 s per epoch-long segment, under 0.2 % of it."""
-    app.query_params.update({"page": "plan", "mtbi_scale": "4"})
-    app.session_state["plan_mtbi"] = {g.name: 100_000.0 for g in load_catalog(AWS).gpu_types}
+    mtbi = ",".join(f"{g.name}:100000" for g in load_catalog(AWS).gpu_types)
+    app.query_params.update({"page": "plan", "mtbi_scale": "4", "mtbi": mtbi})
     app.run()
     no_errors(app)
     before, cluster = card_times(app), markdown(app).split("\n")[1]
