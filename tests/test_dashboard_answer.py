@@ -448,3 +448,16 @@ def test_confidence_in_words_says_when_the_mean_is_above_the_p90() -> None:
     # more expensive than on demand: said so, not as a negative saving
     assert on_demand_line(estimate(expected_cost_usd=15.0)).endswith(
         "The spot plan costs 3.00 USD (25.0 %) more than it.")  # 3 / 12 = 25 %
+
+
+def test_a_job_that_cannot_be_used_is_named_and_kept(app: AppTest) -> None:
+    """Recommend with a job the core refuses (R = 10^8 min): the message names the field, the
+    example job answers meanwhile, and the value stays in the URL to fix on Plan a job."""
+    app.query_params["restart_min"] = "100000000"
+    app.run()
+    no_errors(app)
+    warnings = " ".join(w.value for w in app.warning)
+    assert "Your job cannot be used here" in warnings and "restart_hours" in warnings
+    assert "The example job is used instead." in warnings
+    assert "The example job (90 epochs) on this cluster" in markdown(app)
+    assert app.query_params["restart_min"] == "1e+08"
