@@ -207,8 +207,8 @@ def top_k(rec: Recommendation, scenario: Scenario) -> None:
 
 
 def show_notes(where: DeltaGenerator, rec: Recommendation) -> None:
-    for note in rec.notes:
-        where.info(note, icon=":material/info:")
+    for note in rec.notes:  # the core's notes read as sentences here
+        where.info(note[:1].upper() + note[1:], icon=":material/info:")
 
 
 def main() -> None:
