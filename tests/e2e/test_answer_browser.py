@@ -105,3 +105,16 @@ def test_presentation_answer_is_above_the_fold(page: Page, streamlit_server: str
     box = target.bounding_box()
     assert box is not None
     assert box["y"] + box["height"] <= 720, box
+
+
+def test_done_by_is_in_the_browsers_time_zone(browser, streamlit_server: str) -> None:
+    """A browser in Europe/Berlin reads the finish time in its zone, named."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000},
+                                  timezone_id="Europe/Berlin")
+    try:
+        page = context.new_page()
+        page.goto(f"{streamlit_server}/plan")
+        expect(plan_card(page)).to_contain_text("(Europe/Berlin) if started now",
+                                                timeout=LOAD_TIMEOUT_MS)
+    finally:
+        context.close()
