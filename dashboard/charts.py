@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
+from dashboard import chart_axes
 from dashboard.columns import Col
 from deepvm_core.recommend.recommendation import POLICY_LABELS
 
@@ -33,18 +35,21 @@ GPU_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
 
 def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool = False,
             **axes: str) -> go.Figure:
-    legend = ({"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": None}
-              if legend_below else
-              {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None})
+    """Title at the top left, legend under the plot (below the x-axis title: the legend sits at
+    the bottom of the figure, and plotly.js widens the bottom margin to fit it), axis titles.
+    ``legend_below`` is kept for the callers; every legend goes below."""
+    del legend_below
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
         height=height,
-        margin={"l": 10, "r": 10, "t": 50 if legend_below else 70, "b": 10},
-        legend=legend,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
+                "x": 0, "title": None},
         hoverlabel={"align": "left"},
-        xaxis_title=axes.get("x"),
-        yaxis_title=axes.get("y"),
     )
+    for axis in ("x", "y"):
+        if axis in axes:
+            fig.update_layout({f"{axis}axis_title": axes[axis]})
     return fig
 
 
@@ -244,11 +249,32 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
             customdata=[labels.loc[index]],
             hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>" + name
                           + "</extra>"))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+    log_duration_axis(fig, "x", hours)
+    log_number_axis(fig, "y", cost)
     return _layout(fig, "Expected makespan vs expected cost of every feasible cluster",
-                   height=460, legend_below=True, x="expected makespan (hours, log)",
+                   height=460, legend_below=True, x="expected makespan (log)",
                    y="expected job cost (USD, log)")
+
+
+def _positive_span(values: pd.Series) -> tuple[float, float]:
+    finite = values[(values > 0) & values.lt(float("inf"))]
+    return (float(finite.min()), float(finite.max())) if len(finite) else (1.0, 10.0)
+
+
+def log_number_axis(fig: go.Figure, axis: str, values: pd.Series) -> None:
+    """Make ``axis`` ("x" or "y") of ``fig`` a log axis of numbers labelled with full values
+    (:func:`chart_axes.number_ticks`)."""
+    ticks, labels = chart_axes.number_ticks(*_positive_span(values))
+    fig.update_layout({f"{axis}axis": {"type": "log", "tickmode": "array", "tickvals": ticks,
+                                       "ticktext": labels}})
+
+
+def log_duration_axis(fig: go.Figure, axis: str, hours: pd.Series) -> None:
+    """Make ``axis`` of ``fig`` a log axis of durations given in hours, labelled in minutes,
+    hours or days (:func:`chart_axes.duration_ticks`)."""
+    ticks, labels = chart_axes.duration_ticks(*_positive_span(hours))
+    fig.update_layout({f"{axis}axis": {"type": "log", "tickmode": "array", "tickvals": ticks,
+                                       "ticktext": labels}})
 
 
 def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Figure:
@@ -267,21 +293,49 @@ def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Fig
                    height=320, x="makespan (hours)", y="runs done")
 
 
+#: The speedup models of the Plan page's chart: legend label and line style, the same in every
+#: panel; the measured points are open circles.
+SPEEDUP_STYLES: dict[str, tuple[str, dict[str, object]]] = {
+    "fitted": ("fitted logistic", {"color": "#0072B2", "width": 2.5}),
+    "paper": ("paper's n·K(n)", {"color": "#999999", "width": 2, "dash": "dot"}),
+    "measured": ("measured, interpolated", {"color": "#D55E00", "width": 2, "dash": "dash"}),
+}
+MEASURED_POINTS = "measured points"
+#: Panels per row of the speedup chart (one panel per GPU type).
+SPEEDUP_COLUMNS = 3
+
+
 def speedup_chart(curves: pd.DataFrame, points: pd.DataFrame) -> go.Figure:
     """Speedup S(n) per GPU type and model (``curves``: type, model, n, speedup) against the
-    measured points (``points``: type, n, speedup)."""
-    fig = go.Figure()
-    dash = {"paper": "dot", "fitted": "solid", "measured": "dash"}
-    for i, gpu in enumerate(sorted(curves["type"].unique())):
-        color = GPU_PALETTE[i % len(GPU_PALETTE)]
+    measured points (``points``: type, n, speedup): one panel per GPU type (small multiples,
+    shared axes), one legend entry per model, styled alike in every panel."""
+    types = sorted(curves["type"].unique())
+    cols = min(len(types), SPEEDUP_COLUMNS) or 1
+    rows = max(1, -(-len(types) // cols))
+    fig = make_subplots(rows=rows, cols=cols, shared_xaxes=True, shared_yaxes=True,
+                        subplot_titles=types, horizontal_spacing=0.04,
+                        vertical_spacing=0.12 if rows > 1 else 0.0)
+    shown: set[str] = set()
+    for i, gpu in enumerate(types):
+        row, col = divmod(i, cols)
         for model, frame in curves[curves["type"] == gpu].groupby("model", sort=False):
-            fig.add_trace(go.Scatter(x=frame["n"], y=frame["speedup"], mode="lines",
-                                     name=f"{gpu} · {model}", legendgroup=gpu,
-                                     line={"color": color, "dash": dash.get(str(model))}))
+            label, line = SPEEDUP_STYLES.get(str(model), (str(model), {}))
+            fig.add_trace(go.Scatter(
+                x=frame["n"], y=frame["speedup"], mode="lines", name=label, legendgroup=label,
+                showlegend=label not in shown, line=line,
+                hovertemplate=f"{gpu} · {label}<br>n %{{x}}<br>S(n) %{{y:.2f}}<extra></extra>"),
+                row=row + 1, col=col + 1)
+            shown.add(label)
         measured = points[points["type"] == gpu]
         if len(measured):
-            fig.add_trace(go.Scatter(x=measured["n"], y=measured["speedup"], mode="markers",
-                                     name=f"{gpu} · measured points", legendgroup=gpu,
-                                     marker={"color": color, "size": 8, "symbol": "circle-open"}))
+            fig.add_trace(go.Scatter(
+                x=measured["n"], y=measured["speedup"], mode="markers", name=MEASURED_POINTS,
+                legendgroup=MEASURED_POINTS, showlegend=MEASURED_POINTS not in shown,
+                marker={"color": "#000000", "size": 8, "symbol": "circle-open"},
+                hovertemplate=f"{gpu} · measured<br>n %{{x}}<br>S(n) %{{y:.2f}}"
+                              "<extra></extra>"), row=row + 1, col=col + 1)
+            shown.add(MEASURED_POINTS)
+    fig.update_xaxes(title_text="GPU VMs n", row=rows)
+    fig.update_yaxes(title_text="speedup", col=1)
     return _layout(fig, "Speedup S(n) = t(1) / t(n): the three models against the measurements",
-                   height=380, legend_below=True, x="GPU VMs n", y="speedup")
+                   height=320 + 220 * (rows - 1))

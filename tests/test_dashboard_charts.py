@@ -1,0 +1,77 @@
+"""Unit tests of the chart builders' figures and the log-axis ticks (issue 20, items 12-15).
+
+The rendered layout (titles clear of legends, tick labels read back) is checked in the
+browser by tests/e2e/test_charts_browser.py.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from dashboard import chart_axes, charts
+
+
+def test_number_ticks_are_the_1_2_5_series_with_full_labels() -> None:
+    # 0.3 .. 90 USD: the decades 0.1, 1, 10 and the first value beyond each end (0.2, 100).
+    values, labels = chart_axes.number_ticks(0.3, 90)
+    assert values == [0.2, 0.5, 1, 2, 5, 10, 20, 50, 100]
+    assert labels == ["0.2", "0.5", "1", "2", "5", "10", "20", "50", "100"]
+    # 900 .. 9,000: 1,000, 2,000 and 5,000 inside, 500 and 10,000 around, with separators.
+    assert chart_axes.number_ticks(900, 9000)[1] == ["500", "1,000", "2,000", "5,000", "10,000"]
+    # 900 .. 4,000: only 1,000 and 2,000 inside, so the fine series 1, 1.5, 2, 3, 5, 7.
+    assert chart_axes.number_ticks(900, 4000)[1] == ["700", "1,000", "1,500", "2,000", "3,000",
+                                                     "5,000"]
+
+
+def test_a_short_span_gets_the_fine_series() -> None:
+    # 3..6: the coarse series has only 5 inside; the fine one 3, 5 and ... 2 and 7 around.
+    values, labels = chart_axes.number_ticks(2.5, 6.5)
+    assert values == [2, 3, 5, 7]
+    assert labels == ["2", "3", "5", "7"]
+
+
+def test_duration_ticks_use_minutes_hours_and_days() -> None:
+    # 5 min .. 100 h: 2 min (the one below), minutes to 30, hours 1..20 and 48, then 5 days
+    # (120 h, the one above).
+    values, labels = chart_axes.duration_ticks(5 / 60, 100)
+    assert labels == ["2 min", "5 min", "10 min", "20 min", "30 min", "1 h", "2 h", "5 h",
+                      "10 h", "20 h", "48 h", "5 days"]
+    assert values[labels.index("5 days")] == 120.0  # 5 × 24
+    assert values[labels.index("20 min")] == pytest.approx(1 / 3)
+
+
+def test_no_ticks_without_a_positive_span() -> None:
+    assert chart_axes.number_ticks(0.0, 5.0) == ([], [])
+
+
+def speedup_frames() -> tuple[pd.DataFrame, pd.DataFrame]:
+    curves = pd.DataFrame([{"type": t, "model": m, "n": n, "speedup": float(n)}
+                           for t in ("a.x", "b.x", "c.x")
+                           for m in ("paper", "fitted", "measured") for n in (1, 2, 4)])
+    points = pd.DataFrame([{"type": t, "n": n, "speedup": float(n)}
+                           for t in ("a.x", "b.x", "c.x") for n in (1, 2, 4)])
+    return curves, points
+
+
+def test_speedup_chart_has_one_panel_per_type_and_one_legend_entry_per_model() -> None:
+    fig = charts.speedup_chart(*speedup_frames())
+    legend = [t.name for t in fig.data if t.showlegend is not False]
+    assert sorted(legend) == sorted(["paper's n·K(n)", "fitted logistic",
+                                     "measured, interpolated", "measured points"])
+    panels = {}
+    for trace in fig.data:
+        panels.setdefault(trace.xaxis, set()).add(trace.hovertemplate.split(" · ")[0])
+    assert sorted(map(sorted, panels.values())) == [["a.x"], ["b.x"], ["c.x"]]
+    assert [a.text for a in fig.layout.annotations] == ["a.x", "b.x", "c.x"]
+    styles = {t.name: (t.line.dash, t.line.color) for t in fig.data if t.mode == "lines"}
+    assert len(set(styles.values())) == 3  # the three models look different
+
+
+def test_frontier_axes_are_log_with_full_labels() -> None:
+    points = pd.DataFrame({"cost": [0.3, 2.0, 90.0], "hours": [0.2, 2.0, 20.0],
+                           "label": ["a", "b", "c"]})
+    fig = charts.frontier_chart(points, [0, 1], {0: "best"}, 3)
+    assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
+    assert "20 h" in fig.layout.xaxis.ticktext and "12 min" not in fig.layout.xaxis.ticktext
+    assert {"20", "50", "100"} <= set(fig.layout.yaxis.ticktext)
