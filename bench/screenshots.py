@@ -31,7 +31,7 @@ CATALOG = "catalog=aws-us-east-1-2023-10"
 SHOTS = (
     ("plan-frontier", f"plan?{CATALOG}&pw=3", "plan_frontier"),
     ("plan-speedup", f"plan?{CATALOG}&pw=3", "plan_speedups"),
-    ("simulate", "simulate?quotas=0", "sim_perf_chart"),
+    ("simulate", f"simulate?{CATALOG}&pw=3", "sim_perf_chart"),
 )
 LOAD_TIMEOUT_MS = 90_000
 #: Scroll the chart to the top of the window, below Streamlit's header (its page links).

@@ -18,15 +18,6 @@ POLICY_COLORS = {
     "performance_first": "#D55E00",
     "deepvm_performance": "#009E73",
 }
-#: One line style per policy on the sweep charts, so that overlapping step lines stay apart:
-#: the widest is drawn first, and each line above it is thinner or dashed.
-POLICY_LINES: dict[str, dict[str, object]] = {
-    "deepvm": {"width": 6},
-    "deepvm_noscale": {"width": 3, "dash": "dash"},
-    "cost_first": {"width": 3, "dash": "dot"},
-    "performance_first": {"width": 3, "dash": "dashdot"},
-    "deepvm_performance": {"width": 2},
-}
 _POLICY_BY_LABEL = {label: key for key, label in POLICY_LABELS.items()}
 SPOT_COLOR, ON_DEMAND_COLOR = "#0072B2", "#E69F00"
 GPU_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
@@ -110,56 +101,6 @@ def scaling_chart(curves: pd.DataFrame, inflections: pd.DataFrame, column: str,
                 name=f"b of {gpu}", legendgroup=str(gpu), showlegend=False,
                 hovertemplate=f"{gpu}: inflection b = {b_value:.2f}<extra></extra>"))
     return _layout(fig, title, height=420, legend_below=True, x="n (GPU VMs)", y=column)
-
-
-def _policy_line(policy: str) -> dict[str, object]:
-    return {"color": POLICY_COLORS[policy], **POLICY_LINES[policy]}
-
-
-def _mark_pw(fig: go.Figure, frame: pd.DataFrame, pw: float | None) -> None:
-    """A vertical line at the sidebar's ``pw`` when it lies within the sweep."""
-    pws = frame["pw_usd_per_hour"]
-    if pw is not None and len(pws) and pws.min() <= pw <= pws.max():
-        fig.add_vline(x=pw, line_dash="dash", line_color="#444", line_width=1,
-                      annotation_text=f"PW {pw:g} (sidebar)", annotation_position="bottom right")
-
-
-def sweep_chart(frame: pd.DataFrame, *, normalised: bool, pw: float | None = None) -> go.Figure:
-    """Performance of every policy against PW as step lines (the paper's Fig. 3), each in its
-    own style (:data:`POLICY_LINES`); ``pw`` is marked by a vertical line."""
-    column = "normalised_performance" if normalised else "performance"
-    label = "Performance / DeepVM's at the largest PW" if normalised else "Performance"
-    fig = go.Figure()
-    for policy, part in frame.groupby("policy", sort=False):
-        fig.add_trace(go.Scatter(
-            x=part["pw_usd_per_hour"], y=part[column], mode="lines", line_shape="hv",
-            name=POLICY_LABELS[policy], line=_policy_line(policy),
-            customdata=part["configuration"],
-            hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>" + label
-                           + " %{y:,.3f}<br>%{customdata}<extra></extra>")))
-    _mark_pw(fig, frame, pw)
-    return _layout(fig, f"{label} vs PW", height=440, x="PW (USD/hour)", y=label)
-
-
-def sweep_price_chart(frame: pd.DataFrame, pw: float | None = None) -> go.Figure:
-    """Hourly price of every policy's choice against PW, with the budget line price = PW;
-    ``pw`` is marked by a vertical line."""
-    fig = go.Figure()
-    pws = frame["pw_usd_per_hour"]
-    if len(pws):
-        fig.add_trace(go.Scatter(x=[pws.min(), pws.max()], y=[pws.min(), pws.max()],
-                                 mode="lines", name="price = PW", hoverinfo="skip",
-                                 line={"dash": "dot", "color": "#999"}))
-    for policy, part in frame.groupby("policy", sort=False):
-        fig.add_trace(go.Scatter(
-            x=part["pw_usd_per_hour"], y=part["hourly_price_usd"], mode="lines",
-            line_shape="hv", name=POLICY_LABELS[policy],
-            line=_policy_line(policy), customdata=part["configuration"],
-            hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>price %{y:.4f}"
-                           " USD/h<br>%{customdata}<extra></extra>")))
-    _mark_pw(fig, frame, pw)
-    return _layout(fig, "Hourly price of the chosen cluster vs PW", height=380,
-                   x="PW (USD/hour)", y="USD/hour")
 
 
 def price_change_bars(diff: pd.DataFrame) -> go.Figure:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from dashboard import chart_axes, charts
+from dashboard import chart_axes, charts, sweep_charts
+from deepvm_core.recommend.recommendation import POLICY_LABELS
 
 
 def test_number_ticks_are_the_1_2_5_series_with_full_labels() -> None:
@@ -75,3 +76,51 @@ def test_frontier_axes_are_log_with_full_labels() -> None:
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
     assert "20 h" in fig.layout.xaxis.ticktext and "12 min" not in fig.layout.xaxis.ticktext
     assert {"20", "50", "100"} <= set(fig.layout.yaxis.ticktext)
+
+
+def sweep_rows() -> pd.DataFrame:
+    """Three PWs of the five policies, DeepVM-NoScale and Cost-First exactly under DeepVM (as
+    on the bundled catalogs), one quota-bound row of DeepVM at PW 2."""
+    rows = []
+    for policy in ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
+                   "deepvm_performance"):
+        for pw, perf in ((1.0, 10.0), (2.0, 20.0), (3.0, 20.0)):
+            rows.append({"pw_usd_per_hour": pw, "policy": policy, "performance": perf,
+                         "normalised_performance": perf / 20, "hourly_price_usd": pw * 0.9,
+                         "configuration": f"{policy} at {pw}"})
+    return pd.DataFrame(rows)
+
+
+def test_sweep_chart_gives_every_policy_its_own_panel_and_marks_binding_quotas() -> None:
+    frame = sweep_rows()
+    binds = pd.Series("", index=frame.index, dtype=object)
+    binds.iloc[1] = "spot vCPUs of G (128)"  # deepvm at PW 2
+    for fig in (sweep_charts.sweep_chart(frame, normalised=False, binds=binds),
+                sweep_charts.sweep_price_chart(frame, binds=binds)):
+        own = [t for t in fig.data if t.name in POLICY_LABELS.values()]  # the policies' lines
+        assert len(own) == 5
+        assert len({(t.xaxis, t.yaxis) for t in own}) == 5  # no two share a plot
+        assert [a.text for a in fig.layout.annotations][:5] == [
+            "DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
+            "DeepVM (performance objective)"]
+        crosses = [t for t in fig.data if t.name == sweep_charts.QUOTA_NAME]
+        assert len(crosses) == 1 and list(crosses[0].x) == [2.0]
+        assert crosses[0].xaxis == own[0].xaxis  # on DeepVM's panel
+
+
+def test_quota_binds_names_the_spot_quota_of_the_gpu_family() -> None:
+    from dashboard.sweep_quotas import quota_binds
+    from deepvm_core.catalog.store import load_catalog
+    from deepvm_core.model import Scenario
+
+    catalog = load_catalog("aws-us-east-1-2023-10")  # quota G: 128 spot vCPUs
+    gpu = next(g for g in catalog.gpu_types if g.family == "G" and g.vcpus == 4)
+    # 31 spot VMs of 4 vCPUs use 124 of 128: a 32nd (128) still fits -> no bind; 32 use 128:
+    # a 33rd (132) does not -> binds. Quotas off -> never.
+    frame = pd.DataFrame([
+        {"gpu": gpu.name, "gpu_spot": 31, "gpu_on_demand": 0, "cpu": None, "cpu_on_demand": 0},
+        {"gpu": gpu.name, "gpu_spot": 32, "gpu_on_demand": 0, "cpu": None, "cpu_on_demand": 0},
+        {"gpu": None, "gpu_spot": 0, "gpu_on_demand": 0, "cpu": None, "cpu_on_demand": 0}])
+    assert list(quota_binds(frame, catalog, Scenario(3.0))) == [
+        "", "spot vCPUs of G (128)", ""]
+    assert list(quota_binds(frame, catalog, Scenario(3.0, use_quotas=False))) == ["", "", ""]

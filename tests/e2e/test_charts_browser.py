@@ -28,7 +28,8 @@ PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
 #: (page, URL parameters) whose charts are drawn; the AWS catalog of 2023 keeps the numbers.
 PAGES = (("plan", {"catalog": "aws-us-east-1-2023-10"}),
          ("plan", {"catalog": "aws-us-east-1-2023-10", "epochs": "3000"}),
-         ("simulate", {}), ("recommend", {"catalog": "aws-us-east-1-2023-10"}),
+         ("simulate", {"catalog": "aws-us-east-1-2023-10"}), ("simulate", {"quotas": "0"}),
+         ("recommend", {"catalog": "aws-us-east-1-2023-10"}),
          ("instances", {}))
 #: Widths (px) a chart gets: a half column and the main column at a 1440 px wide window.
 WIDTHS = (520, 1040)
