@@ -32,6 +32,7 @@ SHOTS = (
     ("plan-frontier", f"plan?{CATALOG}&pw=3", "plan_frontier"),
     ("plan-speedup", f"plan?{CATALOG}&pw=3", "plan_speedups"),
     ("simulate", f"simulate?{CATALOG}&pw=3", "sim_perf_chart"),
+    ("recommend-prices", f"?{CATALOG}&pw=3", "rec_perf_chart"),
 )
 LOAD_TIMEOUT_MS = 90_000
 #: Scroll the chart to the top of the window, below Streamlit's header (its page links).

@@ -64,6 +64,42 @@ def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
     return fig
 
 
+#: Part of the axis the spread of the prices takes at least on the price dot plot (the rest is
+#: padding on both sides).
+PRICE_SPREAD_SHARE = 0.7
+
+
+def price_dots(frame: pd.DataFrame, pw: float | None = None) -> go.Figure:
+    """Hourly price per policy (``result_frames.policy_frame``) as a dot plot zoomed to the
+    prices' range, so that 2.82 and 2.89 USD/h stand apart; each dot is labelled with its price
+    and its difference to the cheapest. ``pw`` is drawn when it falls in the zoomed range and
+    named in the title otherwise."""
+    data = frame.dropna(subset=[Col.PRICE]).iloc[::-1]
+    prices = data[Col.PRICE]
+    colors = [POLICY_COLORS.get(_POLICY_BY_LABEL.get(p, ""), "#777") for p in data[Col.POLICY]]
+    low, high = (float(prices.min()), float(prices.max())) if len(prices) else (0.0, 1.0)
+    pad = max((high - low) * (1 - PRICE_SPREAD_SHARE) / (2 * PRICE_SPREAD_SHARE),
+              0.005 * max(high, 0.01))
+    span = (low - pad, high + pad)
+    text = [f"{p:.4f}" + (f" (+{p - low:.4f})" if p > low else " (cheapest)") for p in prices]
+    fig = go.Figure(go.Scatter(
+        x=prices, y=data[Col.POLICY], mode="markers+text", text=text,
+        textposition="top center", marker={"size": 13, "color": colors},
+        customdata=data[Col.CONFIG], cliponaxis=False,
+        hovertemplate="%{y}<br>%{customdata}<br>%{x:.4f} USD/h<extra></extra>"))
+    axis = "USD/hour"
+    if pw is not None and span[0] <= pw <= span[1]:
+        fig.add_vline(x=pw, line_dash="dash", line_color="#444",
+                      annotation_text=f"PW {pw:g}", annotation_position="top")
+    elif pw is not None:
+        axis += f" (PW {pw:g} is {'above' if pw > span[1] else 'below'} this range)"
+    fig.update_xaxes(range=list(span), tickformat=".3f", nticks=6)
+    _layout(fig, "Hourly price (USD/h), zoomed in", height=80 + 56 * max(len(data), 1),
+            x=axis)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
 def flopp_bars(frame: pd.DataFrame) -> go.Figure:
     """Stage 2: spot and on-demand FLOPP per GPU type, best spot FLOPP first."""
     fig = go.Figure([

@@ -124,3 +124,18 @@ def test_quota_binds_names_the_spot_quota_of_the_gpu_family() -> None:
     assert list(quota_binds(frame, catalog, Scenario(3.0))) == [
         "", "spot vCPUs of G (128)", ""]
     assert list(quota_binds(frame, catalog, Scenario(3.0, use_quotas=False))) == ["", "", ""]
+
+
+def test_price_dots_zoom_to_the_prices_and_label_the_differences() -> None:
+    from dashboard.columns import Col
+
+    frame = pd.DataFrame({Col.POLICY: ["DeepVM", "Cost-First", "Performance-First"],
+                          Col.CONFIG: ["a", "b", "c"], Col.PRICE: [2.89, 2.82, 2.85]})
+    fig = charts.price_dots(frame, pw=3.0)
+    low, high = fig.layout.xaxis.range
+    # the spread 2.82..2.89 (0.07) takes 70 % of the axis: 0.1 wide, 2.805..2.905
+    assert low == pytest.approx(2.805) and high == pytest.approx(2.905)
+    assert fig.data[0].mode == "markers+text"
+    assert sorted(fig.data[0].text) == ["2.8200 (cheapest)", "2.8500 (+0.0300)",
+                                        "2.8900 (+0.0700)"]
+    assert "PW 3 is above this range" in fig.layout.xaxis.title.text

@@ -142,8 +142,7 @@ def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenari
     left, right = st.columns(2)
     left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
                                          "(eFLOPS × n × K)"), key="rec_perf_chart")
-    right.plotly_chart(charts.policy_bars(frame, Col.PRICE, "Hourly price (USD)",
-                                          pw=scenario.pw_usd_per_hour, fmt=".4f"),
+    right.plotly_chart(charts.price_dots(frame, pw=scenario.pw_usd_per_hour),
                        key="rec_price_chart")
 
 
