@@ -245,13 +245,14 @@ def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppT
     assert "m6i.xlarge" in headline(app)
 
 
-def test_export_when_nothing_is_feasible(app: AppTest) -> None:
+def test_no_export_when_nothing_is_feasible(app: AppTest) -> None:
+    """Issue 20 item 18: nothing feasible, nothing to download (the CLI's JSON still carries
+    the explanation); the page names the binding constraint instead."""
     app.query_params["pw"] = "0"
     app.run()
     no_errors(app)
-    doc = export_doc(app)
-    assert doc["chosen"] is None and doc["deepvm"] == []
-    assert doc["explanation"]["binding"] == ["budget"]
+    assert not app.get("download_button")
+    assert ":red-badge[budget]" in " ".join(m.value for m in app.main.markdown)
 
 
 # ----------------------------------------------------------------------------- pages' content

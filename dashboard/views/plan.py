@@ -16,7 +16,17 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import charts, compute, job_frames, job_view, keys, state, url, widgets
+from dashboard import (
+    charts,
+    compute,
+    job_frames,
+    job_view,
+    keys,
+    nearest,
+    state,
+    url,
+    widgets,
+)
 from dashboard.glossary import GLOSSARY
 from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
@@ -127,6 +137,10 @@ def card(result: JobPlanResult) -> None:
             st.markdown("#### No cluster fits this job")
             if result.explanation is not None:
                 st.error(result.explanation.summary, icon=":material/block:")
+                if {"deadline", "job_budget"} & set(result.explanation.binding):
+                    st.markdown("**The nearest clusters** (expected to finish):")
+                    st.dataframe(nearest.nearest_frame(result), hide_index=True,
+                                 key="plan_nearest")
             return
         mc = chosen.monte_carlo
         epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
@@ -296,11 +310,14 @@ def main() -> None:
         st.warning(warning, icon=":material/warning:")
     for note in result.notes:
         st.info(note, icon=":material/info:")
-    text = compute.plan_text(result, active.catalog, datetime.now(UTC))
-    st.download_button("Download plan (JSON)", text,
-                       file_name=f"deepvm-plan-{active.catalog.name}.json",
-                       mime="application/json", icon=":material/download:",
-                       key="plan_download")
+    if result.chosen is None:  # issue 20 item 18: no plan to download
+        st.caption("The plan's download appears once a cluster fits the job.")
+    else:
+        text = compute.plan_text(result, active.catalog, datetime.now(UTC))
+        st.download_button("Download plan (JSON)", text,
+                           file_name=f"deepvm-plan-{active.catalog.name}.json",
+                           mime="application/json", icon=":material/download:",
+                           key="plan_download")
     if result.size:
         frontier(result)
         st.subheader("The best clusters and the paper's policies")

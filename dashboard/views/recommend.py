@@ -156,10 +156,10 @@ def main() -> None:
         st.info(note, icon=":material/info:")
 
     pick, action = st.columns([0.7, 0.3], vertical_alignment="bottom")
-    if rec.best is None:
+    if rec.best is None:  # issue 20 item 18: nothing to download, preview or launch
         infeasible(rec)
-        with st.columns([0.7, 0.3])[1]:
-            text = download(rec, active, None)
+        st.caption("Download, preview and Launch on AWS appear once a configuration is "
+                   "feasible.")
     else:
         with pick:
             chosen = choose(rec)
@@ -170,8 +170,8 @@ def main() -> None:
                                    f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
                                    presentation=state.presentation())
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
-    preview(rec, active, text)
-    launch(text, active.catalog)
+        preview(rec, active, text)
+        launch(text, active.catalog)
     if rec.best is not None:
         job_view.recommend_panel(active.catalog, scenario, [chosen, *(
             c for c in rec.deepvm if c != chosen)], keys.TOP_K.get(), {
