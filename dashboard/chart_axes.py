@@ -11,7 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dashboard.formatting import DAYS_FROM_HOURS, HOURS_PER_DAY, duration_tick, number_tick
+from dashboard.formatting import (
+    DAYS_FROM_HOURS,
+    HOURS_PER_DAY,
+    duration_tick,
+    number_tick,
+    si,
+)
 
 #: Mantissas of the tick series within a decade; the fine series is used when the coarse one
 #: puts fewer than :data:`MIN_TICKS` ticks in the data's span.
@@ -68,3 +74,18 @@ def _ticks(low: float, high: float,
     if sum(low <= v <= high for v in values) < MIN_TICKS:
         values = _around(series(low, high, FINE), low, high)
     return values, [label(v) for v in values]
+
+
+#: Most ticks of a linear axis from zero (:func:`si_ticks`).
+LINEAR_TICKS = 6
+
+
+def si_ticks(high: float) -> tuple[list[float], list[str]]:
+    """Ticks of a linear axis from 0 to ``high`` at a 1-2-5 step (at most
+    :data:`LINEAR_TICKS` of them), labelled with :func:`dashboard.formatting.si` (``8.0 M``)."""
+    if not (high > 0 and math.isfinite(high)):
+        return [0.0], ["0"]
+    step = next(s for s in _series(high / LINEAR_TICKS, high, COARSE)
+                if high / s <= LINEAR_TICKS - 1)
+    values = [i * step for i in range(int(high // step) + 2)]
+    return values, [si(v) for v in values]

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from dashboard import chart_axes
+from dashboard import chart_axes, formatting
 from dashboard.columns import Col
 from deepvm_core.recommend.recommendation import POLICY_LABELS
 
@@ -109,7 +109,9 @@ def flopp_bars(frame: pd.DataFrame) -> go.Figure:
                marker_color=ON_DEMAND_COLOR),
     ])
     fig.update_layout(barmode="group")
-    fig.update_yaxes(tickformat=".3s")
+    ticks, labels = chart_axes.si_ticks(float(frame[[Col.SPOT_FLOPP, Col.OD_FLOPP]].max().max())
+                                        if len(frame) else 0.0)
+    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=labels)
     return _layout(fig, "FLOPP: eFLOP per USD", x="GPU type", y="eFLOP per USD")
 
 
@@ -204,18 +206,19 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
     ``points`` (``job_frames.frontier_frame``: cost, hours, label) is indexed by candidate;
     ``marks`` maps a candidate to its mark (``best`` or a policy name, whose label is in
     ``POLICY_LABELS``)."""
-    cost, hours, labels = points["cost"], points["hours"], points["label"]
+    cost, hours = points["cost"], points["hours"]
+    labels = (points["label"] + "<br>" + hours.map(formatting.duration) + " · "
+              + cost.map(formatting.usd))
     fig = go.Figure()
     fig.add_trace(go.Scattergl(
         x=hours, y=cost, mode="markers", name=f"feasible clusters ({len(hours):,} of {total:,})",
         marker={"size": 5, "color": "#9aa5b1", "opacity": 0.45},
-        customdata=labels, hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD"
-                                         "<extra></extra>"))
+        customdata=labels, hovertemplate="%{customdata}<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=hours.loc[frontier], y=cost.loc[frontier], mode="lines+markers",
         name="Pareto frontier", line={"color": "#009E73", "width": 2, "shape": "hv"},
         marker={"size": 7}, customdata=labels.loc[frontier],
-        hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>frontier</extra>"))
+        hovertemplate="%{customdata}<extra>frontier</extra>"))
     for index, mark in marks.items():
         name = "Chosen (best for the goal)" if mark == "best" else POLICY_LABELS.get(mark, mark)
         fig.add_trace(go.Scatter(
@@ -224,8 +227,7 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
                     else "diamond", "color": JOB_MARK_COLORS.get(mark, "#777"),
                     "line": {"width": 1, "color": "white"}},
             customdata=[labels.loc[index]],
-            hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>" + name
-                          + "</extra>"))
+            hovertemplate="%{customdata}<extra>" + name + "</extra>"))
     log_duration_axis(fig, "x", hours)
     log_number_axis(fig, "y", cost)
     return _layout(fig, "Expected makespan vs expected cost of every feasible cluster",
@@ -255,19 +257,22 @@ def log_duration_axis(fig: go.Figure, axis: str, hours: pd.Series) -> None:
 
 
 def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Figure:
-    """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line)."""
+    """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line),
+    the time axis in minutes, hours or days as :func:`formatting.duration` writes them."""
     ordered = hours.sort_values().to_numpy()
     share = (pd.RangeIndex(1, len(ordered) + 1) / len(ordered)).to_numpy()
-    fig = go.Figure(go.Scatter(x=ordered, y=share, mode="lines", name="makespan",
+    largest = max(float(ordered[-1]) if len(ordered) else 1.0, deadline_hours or 0.0)
+    factor, unit = formatting.duration_axis(largest)
+    fig = go.Figure(go.Scatter(x=ordered * factor, y=share, mode="lines", name="makespan",
                                line={"color": SPOT_COLOR, "width": 2, "shape": "hv"},
-                               hovertemplate="%{y:.0%} of runs done within %{x:.3f} h"
-                                             "<extra></extra>"))
+                               hovertemplate="%{y:.0%} of runs done within %{x:.1f} " + unit
+                                             + "<extra></extra>"))
     if deadline_hours:
-        fig.add_vline(x=deadline_hours, line={"color": "#D55E00", "dash": "dash"},
-                      annotation_text=f"deadline {deadline_hours:g} h")
+        fig.add_vline(x=deadline_hours * factor, line={"color": "#D55E00", "dash": "dash"},
+                      annotation_text=f"deadline {formatting.duration(deadline_hours)}")
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     return _layout(fig, "Monte Carlo: share of runs done within a time (chosen cluster)",
-                   height=320, x="makespan (hours)", y="runs done")
+                   height=320, x=f"makespan ({unit})", y="runs done")
 
 
 #: The speedup models of the Plan page's chart: legend label and line style, the same in every

@@ -39,6 +39,14 @@ def usd_per_hour(value: float) -> str:
     return f"{value:,.2f} USD/h"
 
 
+def usd_per_hour_change(value: float) -> str:
+    """A signed difference of hourly prices: ``+0.04 USD/h``, ``-1.20 USD/h``; a difference
+    that rounds to zero but is not zero reads ``+<0.01 USD/h``."""
+    if 0 < abs(value) < 0.005:
+        return f"{'+' if value > 0 else '-'}<0.01 USD/h"
+    return f"{value:+,.2f} USD/h"
+
+
 def _duration_parts(hours: float) -> tuple[float, str]:
     """(value, unit) of :func:`duration`: minutes under 1 h, hours to 48 h, days past."""
     if hours < 1.0:
@@ -54,6 +62,13 @@ def duration(hours: float) -> str:
         return NEVER
     value, unit = _duration_parts(hours)
     return f"{value:,.0f} {unit}" if unit == "min" else f"{value:,.1f} {unit}"
+
+
+def duration_axis(largest_hours: float) -> tuple[float, str]:
+    """(factor from hours, unit) of a linear duration axis whose largest value is
+    ``largest_hours``: minutes under an hour, hours to 48 h, days past (as :func:`duration`)."""
+    _, unit = _duration_parts(largest_hours)
+    return {"min": float(MINUTES_PER_HOUR), "h": 1.0, "days": 1 / HOURS_PER_DAY}[unit], unit
 
 
 def duration_tick(hours: float) -> str:

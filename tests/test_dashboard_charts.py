@@ -139,3 +139,17 @@ def test_price_dots_zoom_to_the_prices_and_label_the_differences() -> None:
     assert sorted(fig.data[0].text) == ["2.8200 (cheapest)", "2.8500 (+0.0300)",
                                         "2.8900 (+0.0700)"]
     assert "PW 3 is above this range" in fig.layout.xaxis.title.text
+
+
+def test_si_ticks_use_the_one_abbreviation_style() -> None:
+    # 0 .. 8.045 M: steps of 2 M (8.045 / 2 = 4.02, at most 5 steps), labelled "8.0 M".
+    values, labels = chart_axes.si_ticks(8_045_000)
+    assert labels == ["0", "2.0 M", "4.0 M", "6.0 M", "8.0 M", "10.0 M"]
+    assert values[-1] == 10_000_000
+
+
+def test_distribution_axis_in_minutes_under_an_hour() -> None:
+    fig = charts.distribution_chart(pd.Series([0.25, 0.5, 0.75]), 0.5)
+    assert fig.layout.xaxis.title.text == "makespan (min)"
+    assert list(fig.data[0].x) == [15.0, 30.0, 45.0]  # hours × 60
+    assert fig.layout.annotations[0].text == "deadline 30 min"

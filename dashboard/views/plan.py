@@ -19,6 +19,7 @@ from streamlit.delta_generator import DeltaGenerator
 from dashboard import (
     charts,
     compute,
+    formatting,
     job_frames,
     job_view,
     keys,
@@ -28,7 +29,6 @@ from dashboard import (
     widgets,
 )
 from dashboard.glossary import GLOSSARY
-from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
@@ -144,11 +144,11 @@ def card(result: JobPlanResult) -> None:
             return
         mc = chosen.monte_carlo
         epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
-        cost = f"about **{chosen.expected_cost_usd:,.2f} USD**"
-        hours = f"done in about **{format_hours(chosen.expected_makespan_hours)}**"
+        cost = f"about **{formatting.usd(chosen.expected_cost_usd)}**"
+        hours = f"done in about **{formatting.duration(chosen.expected_makespan_hours)}**"
         if mc is not None:
-            cost += f" (P90 {mc.cost_usd_p90:,.2f} USD)"
-            hours += f" (P90 {format_hours(mc.makespan_hours_p90)})"
+            cost += f" (P90 {formatting.usd(mc.cost_usd_p90)})"
+            hours += f" (P90 {formatting.duration(mc.makespan_hours_p90)})"
         events = chosen.expected_interruptions
         st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
         st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
@@ -157,7 +157,7 @@ def card(result: JobPlanResult) -> None:
         left, right = st.columns([0.55, 0.45], gap="large")
         left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
         a, b = right.columns(2)
-        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD")
+        a.metric("Hourly price", formatting.usd_per_hour(config.hourly_price_usd))
         b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
                  help="Seconds per epoch on this cluster under the speedup model.")
         if mc is not None and mc.deadline_probability is not None:
@@ -173,8 +173,8 @@ def card(result: JobPlanResult) -> None:
         elif deepvm is not None and deepvm.index != chosen.index:
             ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
             why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
-                          f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
-                          f"take {format_hours(deepvm.expected_makespan_hours)}.")
+                          f"cost {formatting.usd(deepvm.expected_cost_usd)} ({ratio:.1f}× as "
+                          f"much) and take {formatting.duration(deepvm.expected_makespan_hours)}.")
         st.markdown(" ".join(why))
 
 
@@ -186,10 +186,10 @@ def comparison(result: JobPlanResult) -> None:
         st.warning(f"{', '.join(labels)}: {reason}.", icon=":material/hourglass_disabled:")
     st.dataframe(frame, hide_index=True, key="plan_table",
                  column_config={
-                     "USD/h": st.column_config.NumberColumn(format="%.4f"),
+                     "USD/h": st.column_config.NumberColumn(
+                         format=formatting.TABLE_USD_PER_HOUR),
                      "Epoch s": st.column_config.NumberColumn(format="%.1f"),
-                     "Expected h": st.column_config.NumberColumn(format="%.3f"),
-                     "Expected USD": st.column_config.NumberColumn(format="%.2f"),
+                     "Expected USD": st.column_config.NumberColumn(format=formatting.TABLE_USD),
                      "Events": st.column_config.NumberColumn(format="%.2f"),
                      "Checkpoint every (s)": st.column_config.NumberColumn(format="%.0f")})
 
@@ -225,10 +225,12 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
     if mc is not None:
         right.markdown(
             f"**{mc.trials:,} simulated runs** of the chosen cluster (seed {result.seed}):\n\n"
-            f"- makespan P10 / P50 / P90: {format_hours(mc.makespan_hours_p10)} / "
-            f"{format_hours(mc.makespan_hours_p50)} / {format_hours(mc.makespan_hours_p90)}\n"
-            f"- cost P10 / P50 / P90: {mc.cost_usd_p10:,.2f} / {mc.cost_usd_p50:,.2f} / "
-            f"{mc.cost_usd_p90:,.2f} USD\n- interruptions per run: "
+            f"- makespan P10 / P50 / P90: {formatting.duration(mc.makespan_hours_p10)} / "
+            f"{formatting.duration(mc.makespan_hours_p50)} / "
+            f"{formatting.duration(mc.makespan_hours_p90)}\n"
+            f"- cost P10 / P50 / P90: {formatting.usd(mc.cost_usd_p10)} / "
+            f"{formatting.usd(mc.cost_usd_p50)} / {formatting.usd(mc.cost_usd_p90)}\n"
+            "- interruptions per run: "
             f"{mc.mean_interruptions:.2f} on average")
 
 

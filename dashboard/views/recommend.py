@@ -38,7 +38,7 @@ def infeasible(rec: Recommendation) -> None:
         price = explanation.cheapest_feasible_usd_per_hour
         if price is not None:
             pw = math.ceil(price * 100) / 100
-            st.markdown(f"Cheapest feasible cluster: **{price:.4f} USD/h**")
+            st.markdown(f"Cheapest feasible cluster: **{formatting.usd_per_hour(price)}**")
             st.button(f"Raise PW to {pw:.2f} USD/h", key="rec_raise_pw", icon=":material/north:",
                       on_click=state.set_number, args=("pw", pw))
         elif explanation.cheapest_configuration is not None:
@@ -53,7 +53,8 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
             st.warning(note.summary if note else "None feasible.", icon=":material/block:")
             return
         st.markdown(widgets.cluster_lines(best))
-        line = f"{best.hourly_price_usd:.4f} USD/h · performance {best.performance:,.0f}"
+        line = (f"{formatting.usd_per_hour(best.hourly_price_usd)} · performance "
+                f"{best.performance:,.0f}")
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "
                      f"{formatting.si(best.objective_value(scenario.objective))}")
