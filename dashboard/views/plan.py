@@ -178,20 +178,38 @@ def card(result: JobPlanResult) -> None:
         st.markdown(" ".join(why))
 
 
+#: The comparison table's columns: short headers and fixed widths (px) so that all of it fits
+#: the main column at a 1440 px wide window (issue 20 item 17); the help says the rest.
+COMPARISON_COLUMNS = {
+    "": st.column_config.TextColumn(width=195),
+    "Configuration": st.column_config.TextColumn(width=245),
+    "USD/h": st.column_config.NumberColumn(format=formatting.TABLE_USD_PER_HOUR, width=58),
+    "Epoch s": st.column_config.NumberColumn(format="%.1f", width=62,
+                                             help="Seconds per epoch on this cluster"),
+    "Expected makespan": st.column_config.TextColumn("Time", width=62,
+                                                     help="Expected makespan"),
+    "P10–P90 makespan": st.column_config.TextColumn(
+        "Time P10–P90", width=100, help="Makespan of the Monte Carlo runs, P10 to P90"),
+    "Expected USD": st.column_config.NumberColumn("USD", format=formatting.TABLE_USD, width=55,
+                                                  help="Expected job cost, USD"),
+    "P10–P90 USD": st.column_config.TextColumn(
+        width=90, help="Job cost of the Monte Carlo runs, P10 to P90"),
+    "Events": st.column_config.NumberColumn(format="%.2f", width=52,
+                                            help="Expected interruptions"),
+    "Checkpoint every (s)": st.column_config.NumberColumn(
+        "Ckpt s", format="%.0f", width=55, help="Seconds of compute between checkpoints"),
+}
+
+
 def comparison(result: JobPlanResult) -> None:
     """The top-k and the paper's policies side by side, as ``sky bench show`` does; a warning
     names those not expected to finish."""
     frame = job_frames.plan_comparison_frame(result)
     for reason, labels in job_frames.unfinished(frame).items():
         st.warning(f"{', '.join(labels)}: {reason}.", icon=":material/hourglass_disabled:")
-    st.dataframe(frame, hide_index=True, key="plan_table",
-                 column_config={
-                     "USD/h": st.column_config.NumberColumn(
-                         format=formatting.TABLE_USD_PER_HOUR),
-                     "Epoch s": st.column_config.NumberColumn(format="%.1f"),
-                     "Expected USD": st.column_config.NumberColumn(format=formatting.TABLE_USD),
-                     "Events": st.column_config.NumberColumn(format="%.2f"),
-                     "Checkpoint every (s)": st.column_config.NumberColumn(format="%.0f")})
+    if (frame["Finishes?"] == "yes").all():  # else the warnings above say which do not
+        frame = frame.drop(columns="Finishes?")
+    st.dataframe(frame, hide_index=True, key="plan_table", column_config=COMPARISON_COLUMNS)
 
 
 def frontier(result: JobPlanResult) -> None:

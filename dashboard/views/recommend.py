@@ -95,6 +95,11 @@ def download(rec: Recommendation, active: state.ActiveCatalog,
     return text
 
 
+#: Height of the JSON preview (px): it scrolls inside instead of growing the page by 7,000 px
+#: (issue 20 item 17).
+PREVIEW_HEIGHT_PX = 420
+
+
 def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None:
     """The export's text, drawn only while its expander is open: st.code's highlighter is 1.5 MB
     of JavaScript that would otherwise load and compile with the page (issue 9, first load)."""
@@ -106,7 +111,7 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
                    f"`{rec.catalog_sha256[:16]}…`), the chosen configuration with its price and "
                    "performance, every policy's choice, tool version and time: the schema of "
                    "`deepvm recommend --format json`.")
-        st.code(text, language="json")
+        st.code(text, language="json", height=PREVIEW_HEIGHT_PX)
 
 
 def launch(text: str, catalog: Catalog) -> None:
