@@ -99,9 +99,13 @@ def default_offers() -> dict[str, RegionOffers]:
 # ----------------------------------------------------------------------------- fixture data
 
 
-#: Prices of types the base catalog lacks (name: on-demand, spot USD/h, vCPUs): a GPU type
-#: that will need eFLOPS. Other g5 sizes have no offers in the fake (left out, with a note).
-EXTRA_TYPES = {"g5.2xlarge": (1.212, 0.3636, 8)}
+#: Prices of types the base catalog lacks (name: on-demand, spot USD/h, vCPUs): GPU types whose
+#: eFLOPS is estimated (g5.2xlarge: 1 A10G; p4d.24xlarge: 8 A100, 400 Gbps), a Trainium type
+#: (kept, needs eFLOPS) and an Inferentia type (left out). Prices: the bundled
+#: aws-us-east-1-2025-h1 catalog (g5.2xlarge: made up); inf1.xlarge: SkyPilot's us-east-1 rows.
+#: Other g5 sizes have no offers in the fake (left out, with a note).
+EXTRA_TYPES = {"g5.2xlarge": (1.212, 0.3636, 8), "p4d.24xlarge": (32.7726, 5.0933, 96),
+               "trn1.2xlarge": (1.34375, 0.3409, 8), "inf1.xlarge": (0.228, 0.0622, 4)}
 
 
 @dataclass(frozen=True)

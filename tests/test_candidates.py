@@ -125,7 +125,12 @@ def test_domain_under_a_budget_keeps_only_rows_that_can_be_afforded() -> None:
 @st.composite
 def catalogs_with_many_memory_nodes(draw: st.DrawFn) -> Catalog:
     """1-3 GPU types and up to 14 CPU types from few bandwidths, prices and families, so that
-    many memory-node types share n_sat and node limit with a GPU type (and prices tie)."""
+    many memory-node types share n_sat and node limit with a GPU type (and prices tie).
+
+    Prices are whole hundredths of a cent (catalog prices have 4 decimals), so two prices
+    either tie exactly or differ by at least 1e-4 USD/h: the solver treats prices within
+    ``PRICE_TOLERANCE_USD`` as equal, which an exact (price, m, name) sort would not (a
+    float 0.05000000000000001 against 0.05 was such a pair)."""
     gpus = [gpu_row(f"g{i}", family=draw(st.sampled_from(["G", "X"])),
                     spot_usd_per_hour=draw(st.sampled_from([0.1, 0.3, 0.45])),
                     network_gbps=draw(st.sampled_from([1.0, 5.0, 10.0, 25.0])),
@@ -133,7 +138,8 @@ def catalogs_with_many_memory_nodes(draw: st.DrawFn) -> Catalog:
             for i in range(draw(st.integers(1, 3)))]
     cpus = [cpu_row(f"w{i:02d}", family=draw(st.sampled_from(["C", "M", "X"])),
                     on_demand_usd_per_hour=draw(st.one_of(
-                        st.sampled_from([0.1, 0.2, 0.25]), st.floats(0.05, 0.5))),
+                        st.sampled_from([0.1, 0.2, 0.25]),
+                        st.floats(0.05, 0.5).map(lambda p: round(p, 4)))),
                     vcpus=draw(st.sampled_from([1, 2, 4])),
                     memory_gib=draw(st.sampled_from([0.5, 4.0, 16.0])),
                     network_gbps=draw(st.sampled_from([0.3, 1.7, 5.0, 10.0, 25.0, 40.0])))

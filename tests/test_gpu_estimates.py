@@ -68,6 +68,44 @@ def test_every_training_number_has_a_known_source():
     assert accelerator_for_family("trn2").name == "Trainium2"
 
 
+#: Number column -> its source column in data/accelerators.csv (typed here).
+NUMBER_SOURCES = {"peak_fp32_tflops": "source_fp32", "tensor_fp16_tflops": "source_tensor",
+                  "memory_gb": "source_memory", "memory_bandwidth_gb_per_s": "source_bandwidth",
+                  "link_gb_per_s": "source_link"}
+
+
+def test_every_number_of_the_csv_names_a_known_source():
+    import csv
+    import io
+
+    from deepvm_core.bundled import read_bundled_file
+
+    text = read_bundled_file("accelerators.csv").decode("utf-8")
+    checked = 0
+    for row in csv.DictReader(io.StringIO(text)):  # plain read, not parse_accelerators
+        for number, source in NUMBER_SOURCES.items():
+            if row[number].strip():
+                refs = [r.strip() for r in row[source].split(",")]
+                assert refs and all(r in SOURCES for r in refs), (row["accelerator"], number)
+                checked += 1
+    # 12 GPUs (T4 .. B200) with all five numbers; K80 and M60 without a tensor peak and
+    # Trainium 1/2 without a link figure, four each: 12 x 5 + 4 x 4 = 76
+    assert checked == 12 * 5 + 4 * 4
+
+
+def test_a_number_without_a_source_does_not_load():
+    header = "accelerator,trains,peak_fp32_tflops,source_fp32,memory_gb,source_memory\n"
+    with pytest.raises(ValueError, match=r"line 2 \(X\): peak_fp32_tflops = 10 has no source "
+                       r"\(source_fp32 is empty\)"):
+        parse_accelerators(header + "X,yes,10,,16,W\n")
+    with pytest.raises(ValueError, match="memory_gb = 16: source Q is not one of SOURCES"):
+        parse_accelerators(header + "X,yes,10,W,16,\"W, Q\"\n")
+    with pytest.raises(ValueError, match="peak_fp32_tflops = 10 has no source"):
+        parse_accelerators("accelerator,peak_fp32_tflops\nX,10\n")  # no source column at all
+    assert parse_accelerators(header + "X,yes,10,W,16,\"W, G\"\n")["X"].memory_gb == 16.0
+    assert parse_accelerators(header + "X,no,,,,\n")["X"].trains is False  # no numbers
+
+
 def test_bad_accelerator_rows_are_named():
     with pytest.raises(ValueError, match="line 2 .*X"):
         parse_accelerators("accelerator,peak_fp32_tflops\nX,fast\n")

@@ -11,7 +11,8 @@ name SkyPilot's catalog gives it: ``T4``, ``A100-80GB``, ...). Columns, per chip
   per-GPU, per-direction bandwidth, GB/s;
 * ``trains``: ``yes`` for a training chip; ``no`` rows (Inferentia, FPGAs, ...) are listed only
   so that an importer can say why their instance types are left out (``note``);
-* ``source_*``: the source of each number, keys of :data:`SOURCES`.
+* ``source_*``: the source of each number, keys of :data:`SOURCES` (comma-separated); a number
+  without one does not load (:func:`parse_accelerators` raises).
 
 The file is read through :func:`deepvm_core.bundled.read_bundled_file`, the one place that
 knows where bundled tables live.
@@ -84,15 +85,41 @@ class Accelerator:
             self.peak_fp32_tflops)
 
 
+#: The source column of each number column: a row with a number must name its source.
+SOURCE_OF: Mapping[str, str] = {
+    "peak_fp32_tflops": "source_fp32",
+    "tensor_fp16_tflops": "source_tensor",
+    "memory_gb": "source_memory",
+    "memory_bandwidth_gb_per_s": "source_bandwidth",
+    "link_gb_per_s": "source_link",
+}
+
+
 def _number(text: str) -> float | None:
     return float(text) if text.strip() else None
+
+
+def source_problem(column: str, value: float | None, source: str) -> str | None:
+    """Why a number of ``column`` lacks a known source (``None`` when it has one, or when there
+    is no number): its source cell must list keys of :data:`SOURCES`, comma-separated."""
+    if value is None:
+        return None
+    refs = [r.strip() for r in source.split(",") if r.strip()]
+    if not refs:
+        return f"{column} = {value:g} has no source ({SOURCE_OF[column]} is empty)"
+    unknown = [r for r in refs if r not in SOURCES]
+    if unknown:
+        return (f"{column} = {value:g}: source {', '.join(unknown)} is not one of SOURCES "
+                f"({SOURCE_OF[column]})")
+    return None
 
 
 def parse_accelerators(text: str) -> dict[str, Accelerator]:
     """The accelerators of a CSV in the format of ``data/accelerators.csv``, by name.
 
     Raises:
-        ValueError: a row with a missing name or a number that does not parse.
+        ValueError: a row with a missing name, a number that does not parse, or a number
+            without a known source (:func:`source_problem`).
     """
     out: dict[str, Accelerator] = {}
     for line, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
@@ -105,6 +132,10 @@ def parse_accelerators(text: str) -> dict[str, Accelerator]:
                 "memory_bandwidth_gb_per_s", "link_gb_per_s")}
         except ValueError as exc:
             raise ValueError(f"accelerators line {line} ({name}): {exc}") from None
+        for column, value in numbers.items():
+            problem = source_problem(column, value, row.get(SOURCE_OF[column]) or "")
+            if problem is not None:
+                raise ValueError(f"accelerators line {line} ({name}): {problem}")
         out[name] = Accelerator(
             name=name,
             aws_families=tuple((row.get("aws_families") or "").split()),
@@ -134,3 +165,11 @@ def accelerator_for_family(family: str) -> Accelerator | None:
         if family in acc.aws_families:
             return acc
     return None
+
+
+def accelerator_of_instance(instance_type: str) -> Accelerator | None:
+    """The accelerator of an AWS instance type, by its family (the name before the first
+    ``.``: ``p4d.24xlarge`` -> A100), or ``None`` (a family the table does not list, or a
+    name that is not an AWS instance type, such as the simulated catalog's ``A``)."""
+    family, dot, _ = instance_type.partition(".")
+    return accelerator_for_family(family) if dot else None

@@ -37,6 +37,8 @@ class DiffStatus:
 #: Note on a GPU type of the new catalog without eFLOPS (the solvers leave it out until eFLOPS
 #: is given).
 NEEDS_EFLOPS = "needs eFLOPS"
+#: Note on a GPU type of the new catalog whose eFLOPS is an estimate, not a measurement.
+ESTIMATED_EFLOPS = "eFLOPS estimated"
 #: Note on a type of the old catalog the new one lacks (the fetch notes say why).
 NOT_FETCHED = "not fetched (see the notes)"
 
@@ -52,7 +54,8 @@ class PriceChange:
             tolerance), ``unchanged``, ``added`` (only in the new catalog) or ``missing`` (only
             in the old one).
         note: :data:`NEEDS_EFLOPS` for a GPU type of the new catalog without eFLOPS,
-            :data:`NOT_FETCHED` for a missing type, else empty.
+            :data:`ESTIMATED_EFLOPS` for one whose eFLOPS is estimated, :data:`NOT_FETCHED` for
+            a missing type, else empty.
         on_demand_old, on_demand_new: on-demand price, USD per hour, or ``None`` where the
             catalog lacks the type.
         spot_old, spot_new: spot price, USD per hour, or ``None`` likewise.
@@ -129,7 +132,9 @@ def price_diff(old: Catalog, new: Catalog, requested: Sequence[str] | None = Non
         if after is None:
             status, note = DiffStatus.MISSING, NOT_FETCHED
         else:
-            note = NEEDS_EFLOPS if isinstance(after, GpuType) and after.eflops is None else ""
+            note = "" if not isinstance(after, GpuType) else (
+                NEEDS_EFLOPS if after.eflops is None else
+                ESTIMATED_EFLOPS if after.eflops_source.startswith("estimated") else "")
             if before is None:
                 status = DiffStatus.ADDED
             elif (abs(after.on_demand_usd_per_hour - before.on_demand_usd_per_hour) > tolerance

@@ -51,8 +51,10 @@ DESCRIPTION = (
     "Fetch instance specs (EC2 DescribeInstanceTypes), spot prices (EC2 "
     "DescribeSpotPriceHistory, Linux/UNIX, latest per availability zone) and on-demand prices "
     "(AWS Price List API) for one or more regions, and write one catalog per region to the "
-    "per-user fetched-catalog folder (see --out; never the package). eFLOPS, scaling "
-    "parameters and quotas carry over from the base catalog; --spot-advisor adds the Spot "
+    "per-user fetched-catalog folder (see --out; never the package). Measured eFLOPS, scaling "
+    "parameters and quotas carry over from the base catalog; other GPU types get an eFLOPS "
+    "estimated from data/accelerators.csv and the step-model scaling prior (marked "
+    "eflops_source and scaling_source); --spot-advisor adds the Spot "
     "Instance Advisor's interruption buckets. Credentials come from the standard AWS chain "
     "(environment, profile, SSO); endpoint settings such as AWS_ENDPOINT_URL_EC2 are honoured. "
     "Nothing is written when any part fails.")

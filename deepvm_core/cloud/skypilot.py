@@ -19,12 +19,12 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   ``data/accelerators.csv`` (found by name, else by the instance family: trn2 has no name);
   inference chips, graphics GPUs and FPGAs are left out with the table's reason. A row without
   an accelerator is a CPU type (a memory-node candidate).
-* **eFLOPS.** The base catalog's measured value when it has the type (``eflops_source``
-  ``measured``), else :func:`deepvm_core.job.eflops_estimate.vm_eflops`
-  (``estimated: ...``); a training chip without an estimate (Trainium) has ``null`` ("needs
+* **eFLOPS and scaling** (:mod:`deepvm_core.cloud.unmeasured`, the rule ``deepvm fetch``
+  follows too): the base catalog's measured (or edited) value when it has the type, else
+  the estimate :func:`deepvm_core.job.eflops_estimate.vm_eflops` (``estimated: ...``) and
+  the step-model prior of :mod:`deepvm_core.job.scaling_prior` (``scaling_source``
+  ``prior: ...``); a training chip without an estimate (Trainium) has ``null`` ("needs
   eFLOPS").
-* **Scaling.** The base catalog's measured (a, b, c) when it has them, else the step-model
-  prior of :mod:`deepvm_core.job.scaling_prior` (``scaling_source`` ``prior: ...``).
 * **Network, quotas, saturation.** Network bandwidth from the base catalog, else the bundled
   table ``data/instance-network.csv`` (EC2 DescribeInstanceTypes data); a type in neither is
   left out. Quotas and the saturation table are the base catalog's.
@@ -49,17 +49,12 @@ from deepvm_core.catalog.accelerators import (
     bundled_accelerators,
 )
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
-from deepvm_core.catalog.types import DEFAULT_SATURATION, MEASURED, Catalog, GpuType
+from deepvm_core.catalog.types import DEFAULT_SATURATION, Catalog, GpuType
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
+from deepvm_core.cloud.unmeasured import gpu_throughput_fields
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job.eflops_estimate import ESTIMATE_LABEL, vm_eflops
-from deepvm_core.job.scaling_prior import (
-    DEFAULT_STEP_MODEL,
-    PRIOR_LABEL,
-    StepModel,
-    prior_scaling,
-)
+from deepvm_core.job.scaling_prior import DEFAULT_STEP_MODEL, StepModel
 
 #: The columns an importer needs (read by name).
 REQUIRED_COLUMNS: tuple[str, ...] = (
@@ -216,28 +211,10 @@ def catalog_name(region: str, date: str) -> str:
 
 def _gpu_fields(t: _Type, acc: Accelerator, base_row: GpuType | None, network: float,
                 step: StepModel, notes: dict[str, list[str]]) -> dict[str, Any]:
-    row: dict[str, Any] = {}
-    if base_row is not None and base_row.eflops is not None and (
-            base_row.eflops_source == MEASURED):
-        row["eflops"] = base_row.eflops
-    else:
-        estimate = vm_eflops(acc, t.first.count, step=step)
-        row["eflops"] = None if estimate is None else round(estimate, 1)
-        if estimate is None:
-            notes.setdefault(f"needs eFLOPS, no estimate for {acc.name} (see its note in "
-                             "data/accelerators.csv)", []).append(t.first.instance)
-        else:
-            row["eflops_source"] = f"{ESTIMATE_LABEL} ({t.first.count} x {acc.name})"
-    if base_row is not None and base_row.scaling is not None and (
-            base_row.scaling_source == MEASURED):
-        s = base_row.scaling
-        row["scaling"] = {"a": s.a, "b": s.b, "c": s.c}
-    elif row["eflops"] is not None:
-        s = prior_scaling(step, row["eflops"], t.first.count, network)
-        row["scaling"] = {"a": round(s.a, 6), "b": round(s.b, 6), "c": round(s.c, 6)}
-        row["scaling_source"] = f"{PRIOR_LABEL}, G {step.gradient_gb:g} GB"
-    else:
-        row["scaling"] = None
+    row, missing = gpu_throughput_fields(acc, t.first.count, base_row, network,
+                                         t.first.instance.split(".")[0], step)
+    if missing is not None:
+        notes.setdefault(f"needs eFLOPS, {missing}", []).append(t.first.instance)
     return row
 
 

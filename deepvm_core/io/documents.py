@@ -43,6 +43,8 @@ class ConfigurationDoc(TypedDict):
     scaling_factor: float
     cluster_flopp: float
     summary: str
+    speed_epochs_per_hour: float | None
+    speed_vs_one_ref_vm: float | None
 
 
 class ExplanationDoc(TypedDict):
@@ -52,6 +54,22 @@ class ExplanationDoc(TypedDict):
     binding: list[str]
     cheapest_feasible_usd_per_hour: float | None
     cheapest_configuration: ConfigurationDoc | None
+
+
+class AcceleratorBestDoc(TypedDict):
+    """One row of the export's ``by_accelerator`` (:mod:`deepvm_core.recommend.by_accelerator`):
+    the best configuration of one accelerator model within PW and its rank (``None`` without),
+    else the cheapest one beyond PW, the sources of its GPU type's eFLOPS and scaling, and why
+    there is none."""
+
+    accelerator: str
+    rank: int | None
+    gpu_types: list[str]
+    configuration: ConfigurationDoc | None
+    cheapest: ConfigurationDoc | None
+    eflops_source: str | None
+    scaling_source: str | None
+    note: str
 
 
 class InputsDoc(TypedDict):
@@ -67,10 +85,19 @@ class InputsDoc(TypedDict):
     solver: str
 
 
+class OnDemandDoc(TypedDict):
+    """The same cluster with every VM on demand, no interruptions: USD and hours."""
+
+    cost_usd: float | None
+    makespan_hours: float | None
+
+
 class EstimateDoc(TypedDict):
     """A configuration's job estimate in the plan JSON; ``null`` for a value that is not finite.
     ``does_not_finish`` (the reason, with T, C and N null) only for a cluster not expected to
-    finish; the Monte Carlo keys only when the configuration was simulated."""
+    finish; the Monte Carlo keys only when the configuration was simulated (or backtested:
+    ``evaluated_by`` ``backtest``, its ``pools`` in failover order and its ``recovery``
+    policy; ``closed_form``, ``[]`` and ``null`` otherwise)."""
 
     epoch_seconds: float
     compute_hours: float
@@ -81,6 +108,13 @@ class EstimateDoc(TypedDict):
     expected_cost_usd: float | None
     expected_interruptions: float | None
     within_limits: bool
+    evaluated_by: str
+    pools: list[str]
+    recovery: str | None
+    on_demand_same_cluster: OnDemandDoc
+    savings_vs_on_demand_usd: float | None
+    savings_vs_on_demand_percent: float | None
+    slow_warning: str | None
     does_not_finish: NotRequired[str]
     trials: NotRequired[int]
     makespan_hours_p10: NotRequired[float | None]
@@ -91,6 +125,7 @@ class EstimateDoc(TypedDict):
     cost_usd_p90: NotRequired[float | None]
     mean_interruptions: NotRequired[float | None]
     deadline_probability: NotRequired[float]
+    confidence: NotRequired[str]
 
 
 class PlanConfigurationDoc(ConfigurationDoc):
@@ -108,6 +143,9 @@ class GpuAssumptionDoc(TypedDict):
     speedup_source: str
     one_vm_epoch_seconds: float | None
     one_vm_source: str | None
+    relative_speed_source: str | None
+    relative_speed_table: str | None
+    relative_one_vm_time: float | None
 
 
 class AssumptionsDoc(TypedDict):

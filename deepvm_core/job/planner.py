@@ -41,6 +41,7 @@ export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launc
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
@@ -83,10 +84,12 @@ from deepvm_core.job.result import (
     PlanAssumptions,
     PlanEstimate,
     PolicyEstimates,
+    ReplayEstimates,
     _estimate,
     _Parts,
     unfinished_reason_of,
 )
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.job.speedup import (
     SpeedupModel,
     one_vm_epoch_seconds,
@@ -104,6 +107,7 @@ from deepvm_core.recommend.recommendation import (
 )
 from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.ranking import rank_positions
+from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.search.tables import CandidateTable
 
 #: The Monte Carlo seed of a plan unless told.
@@ -165,19 +169,20 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
-def _plan_candidates(catalog: Catalog, scenario: Scenario,
+def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
                      pw: float | None) -> tuple[CandidateTable, tuple[str, ...]]:
     """Every feasible configuration, with every memory-node type per (v, n); past
     :data:`MAX_PLAN_CONFIGURATIONS` (a catalog near the size limit), the cheapest memory-node
     types per (v, n) only, so the plan stays interactive, and a note that says so."""
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw)
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=speed)
     tiering_rows = int(np.count_nonzero(domain.architecture == Arch.TIERING))
     pairs = tiering_rows * len(domain.cpus)
     if pairs <= MAX_PLAN_CONFIGURATIONS:
         return build_candidates(catalog, scenario, pw_usd_per_hour=pw,
-                                memory_node_choices=None), ()
+                                memory_node_choices=None, speed=speed), ()
     keep = max(1, MAX_PLAN_CONFIGURATIONS // max(tiering_rows, 1))
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep,
+                             speed=speed)
     return table, (
         f"This catalog allows up to {pairs:,} (GPU type, memory-node type, n) Tiering "
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
@@ -243,7 +248,8 @@ def _assumptions(catalog: Catalog, workload: Workload,
         GpuAssumption(
             gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
-            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source)
+            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
+            relative_one_vm_time=t.relative_time, one_vm_table=t.table)
         for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), one_vm,
                            strict=True))
     return PlanAssumptions(
@@ -352,6 +358,7 @@ def plan_job(
     trials: int = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
     top_k: int = DEFAULT_TOP_K,
+    replay: Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None = None,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 
@@ -366,6 +373,10 @@ def plan_job(
         budget_usd: keep configurations whose expected cost is at most this (> 0).
         trials: Monte Carlo runs per simulated configuration, 0 for none.
         seed: seed of the Monte Carlo generator.
+        replay: backtests on spot traces (:func:`deepvm_core.traces.planning.replay_hook`):
+            the candidates it evaluates take the backtest's mean makespan, cost and events
+            (goal, limits and frontier then use them) and its percentiles instead of Monte
+            Carlo; the others keep the closed form.
         top_k: how many best configurations, and DeepVM's top-k (:data:`TOP_K_RANGE`).
 
     Raises:
@@ -384,9 +395,22 @@ def plan_job(
         pw_usd_per_hour)
 
     assumptions = _assumptions(catalog, workload, speedup)
-    table, shortlist_note = _plan_candidates(catalog, scenario, pw)
-    plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    table, shortlist_note = _plan_candidates(catalog, scenario,
+                                             speed_basis(catalog, workload, speedup), pw)
+    clusters = cluster_arrays(catalog, table)
+    plan = job_inputs(workload, catalog, clusters, speedup)
     estimates = expected_jobs(plan)
+    replayed = None if replay is None else replay(clusters, plan)
+    if replayed is not None:  # backtested candidates: the backtest's means (traces.md)
+        hit = replayed.evaluated
+        estimates = replace(
+            estimates,
+            expected_makespan_hours=np.where(hit, replayed.mean_makespan_hours,
+                                             estimates.expected_makespan_hours),
+            expected_cost_usd=np.where(hit, replayed.mean_cost_usd,
+                                       estimates.expected_cost_usd),
+            expected_interruptions=np.where(hit, replayed.mean_interruptions,
+                                            estimates.expected_interruptions))
     rank = rank_positions(table.rank_order(scenario.objective))
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     done = np.flatnonzero(finishes(time))
@@ -395,7 +419,7 @@ def plan_job(
     eligible = finishes(time) & np.isfinite(cost)
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
                            eligible=eligible)
-    parts = _Parts(estimates, table, deadline, budget, within, plan)
+    parts = _Parts(estimates, table, deadline, budget, within, plan, replayed)
     best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
                           rank=rank, eligible=eligible)[:top_k]
 
@@ -421,6 +445,8 @@ def plan_job(
         summary = simulate_jobs(_subplan(plan, where), np.random.default_rng(seed),
                                 trials=trials, deadline_hours=deadline)
         mc = dict(zip(simulated, _mc_estimates(summary), strict=True))
+    if replayed is not None:
+        mc.update({i: replayed.monte_carlo(i) for i in simulated if replayed.evaluated[i]})
 
     def estimate(i: int) -> PlanEstimate:
         return _estimate(parts, int(i), mc.get(int(i)))
@@ -450,6 +476,7 @@ def plan_job(
         explanation=explanation,
         warnings=unused_measurements_warnings(catalog, speedup.measurements),
         job_plan=plan,
+        replay=replayed,
     )
 
 

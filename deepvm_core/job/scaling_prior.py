@@ -37,6 +37,19 @@ inflection is kept at b >= 1 node, so that the paper's K(1) = 1. Caveat of the p
 the inflection ``n K(n)`` tends to ``4 / a`` nodes' worth,
 so a shallow fit (small ``a``) still promises near-linear growth under ``--model paper``.
 :func:`prior_errors` reports the prior's leave-one-curve-out error beside K = 1 (S(n) = n).
+
+**EFA families (p4d, p4de, p5, p5e, p5en: EFA with GPUDirect RDMA) keep alpha.** alpha is not
+the wire's latency: fitted on the artifact's ResNet/CIFAR-10 curves over 10-25 Gbit/s TCP, it
+takes each hop's synchronisation and straggler cost too, and at 5 ms it is some 30 times the
+whole small-message all-reduce time that nccl-tests report on two p3dn.24xlarge with EFA
+(about 0.16 ms at 8 bytes, github gist jacobkahn/a92f4425abf831ac0799fabe9079263d, 2019).
+No source the project has measures what remains of alpha on an EFA family (the per-step
+overhead of a framework on those VMs), so a smaller alpha for them would be a number tuned to
+an answer: the prior keeps one alpha for every type, uses the bandwidth each type's catalog row
+gives (400-3200 Gbit/s for these families), and says so in the README. The consequence: for
+fast 8-GPU VMs the prior predicts little gain from a second VM (p4d.24xlarge: S(32) about 1.6;
+p5.48xlarge: none, :data:`NO_GAIN_SCALING`), which is pessimistic if that overhead is smaller
+on EFA; a measured curve (``deepvm calibrate``) replaces the prior.
 """
 
 from __future__ import annotations

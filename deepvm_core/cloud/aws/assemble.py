@@ -1,10 +1,18 @@
 """Assembly: fetched specs and prices -> our catalog format, validated.
 
-Types, families, eFLOPS, scaling fits, quotas and the saturation table carried over from a
-base catalog; interruption buckets from the Spot Instance Advisor when it was read (never
-carried over: they belong to a region and a month); every choice made on the way (types left
-out and why, mapped network values, GPU types that need eFLOPS or have no bucket) is returned
-as a note.
+Types, families, quotas and the saturation table carried over from a base catalog; eFLOPS and
+scaling fits by the rule of :mod:`deepvm_core.cloud.unmeasured` (the base catalog's measured
+values, else the estimate from ``data/accelerators.csv`` and the step-model prior, marked by
+``eflops_source`` and ``scaling_source``); interruption buckets from the Spot Instance Advisor
+when it was read (never carried over: they belong to a region and a month); every choice made
+on the way (types left out and why, mapped network values, estimated types, GPU types that need
+eFLOPS or have no bucket) is returned as a note.
+
+**Kind.** A type with ``GpuInfo`` is a GPU type. A type whose instance family is in
+``data/accelerators.csv`` without ``GpuInfo`` is a GPU type when its chip trains (Trainium: kept
+with eFLOPS ``null``, "needs eFLOPS", so it stays out of the search and is never taken for a
+memory node), and is left out with the table's reason otherwise (Inferentia, FPGAs, ...);
+a GPU type whose chip does not train (the table's ``trains`` ``no``) is left out too.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deepvm_core.catalog import DEFAULT_SATURATION, Catalog, GpuType
+from deepvm_core.catalog.accelerators import accelerator_of_instance
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.client import DEFAULT_PRICING_REGION, DEFAULT_SPOT_WINDOW_HOURS
@@ -25,6 +34,7 @@ from deepvm_core.cloud.aws.parse import (
     SpotAggregate,
     aggregate_spot_usd_per_hour,
 )
+from deepvm_core.cloud.unmeasured import gpu_throughput_fields
 from deepvm_core.errors import CatalogError, FetchError
 
 
@@ -54,9 +64,12 @@ def assemble_catalog_dict(
     """Our catalog format (a dict for :func:`~deepvm_core.catalog.validation.parse_catalog`)
     and notes.
 
-    A type without an on-demand price or without a spot price is left out (noted). A type of
-    ``base`` keeps its family, eFLOPS and scaling fit; a GPU type not in ``base`` has eFLOPS
-    ``null`` ("needs eFLOPS"). Quotas and the saturation table are ``base``'s.
+    A type without an on-demand price or without a spot price is left out (noted), and so is a
+    type of a non-training accelerator (module docstring, "Kind"). A type of ``base`` keeps
+    its family; a GPU type keeps ``base``'s measured eFLOPS and scaling fit, else gets the
+    estimate and the prior (:func:`~deepvm_core.cloud.unmeasured.gpu_throughput_fields`),
+    else eFLOPS ``null`` ("needs eFLOPS", with the reason). Quotas and the saturation table are
+    ``base``'s.
 
     ``spot_advisor`` is :func:`~deepvm_core.cloud.aws.parse.parse_spot_advisor`'s result (``None``:
     not read): each GPU type gets its bucket in ``region``, or ``null`` (noted: the job model
@@ -69,9 +82,17 @@ def assemble_catalog_dict(
     cpu_rows: list[dict[str, Any]] = []
     no_od, no_spot, needs_eflops, mapped, kind_changed = [], [], [], [], []
     no_bucket: list[str] = []
+    estimated: list[str] = []
+    prior: list[str] = []
+    not_training: dict[str, list[str]] = {}
     buckets = None if spot_advisor is None else spot_advisor.get(region, {})
     kept: list[InstanceSpec] = []
     for spec in specs:
+        acc = accelerator_of_instance(spec.name)
+        if acc is not None and not acc.trains:
+            not_training.setdefault(acc.note or acc.name, []).append(spec.name)
+            continue
+        is_gpu = spec.is_gpu or acc is not None
         if spec.name not in on_demand_by_type:
             no_od.append(spec.name)
             continue
@@ -93,18 +114,19 @@ def assemble_catalog_dict(
         }
         if spec.network_mapped:
             mapped.append(f"{spec.name} '{spec.network_text}' -> {_fmt_gbps(spec.network_gbps)}")
-        if base_row is not None and isinstance(base_row, GpuType) != spec.is_gpu:
+        if base_row is not None and isinstance(base_row, GpuType) != is_gpu:
             kind_changed.append(spec.name)
-        if spec.is_gpu:
-            if isinstance(base_row, GpuType):
-                row["eflops"] = base_row.eflops
-                row["scaling"] = (None if base_row.scaling is None else {
-                    "a": base_row.scaling.a, "b": base_row.scaling.b, "c": base_row.scaling.c})
-            else:
-                row["eflops"] = None
-                row["scaling"] = None
-            if row["eflops"] is None:
-                needs_eflops.append(spec.name)
+        if is_gpu:
+            fields, missing = gpu_throughput_fields(
+                acc, spec.gpu_count, base_row if isinstance(base_row, GpuType) else None,
+                spec.network_gbps, spec.name.partition(".")[0])
+            row.update(fields)
+            if missing is not None:
+                needs_eflops.append(f"{spec.name} ({missing})")
+            if "eflops_source" in fields and acc is not None:
+                estimated.append(f"{spec.name} ({spec.gpu_count} x {acc.name})")
+            if "scaling_source" in fields:
+                prior.append(spec.name)
             if buckets is not None:
                 row["interruption_bucket"] = buckets.get(spec.name)
                 if row["interruption_bucket"] is None:
@@ -119,6 +141,13 @@ def assemble_catalog_dict(
     if no_spot:
         notes.append(f"left out, no {SPOT_PRODUCT_DESCRIPTION} spot price in the last {window} "
                      "(DescribeSpotPriceHistory): " + ", ".join(no_spot))
+    notes.extend(f"left out, {why}: {', '.join(names)}" for why, names in not_training.items())
+    if estimated:
+        notes.append("eFLOPS estimated from the accelerator model (data/accelerators.csv), not "
+                     "measured (eflops_source 'estimated: ...'): " + ", ".join(estimated))
+    if prior:
+        notes.append("scaling (a, b, c) from the step-model prior, not a measured curve "
+                     "(scaling_source 'prior: ...'): " + ", ".join(prior))
     if needs_eflops:
         notes.append("needs eFLOPS (kept, left out of solving until you give it): "
                      + ", ".join(needs_eflops))
@@ -151,9 +180,10 @@ def assemble_catalog_dict(
         "shared tenancy, no pre-installed software, capacity status Used). Network: "
         "'Up to N Gigabit' taken as N Gbps; levels in words mapped ("
         + ", ".join(f"{k} {v:g}" for k, v in QUALITATIVE_NETWORK_GBPS.items()) + " Gbps). "
-        + (f"eFLOPS, scaling parameters, quotas and the network-saturation table from base "
-           f"catalog {base.name}. " if base else
-           "No base catalog: every GPU type needs eFLOPS; no quotas. ")
+        + (f"Measured eFLOPS and scaling parameters, quotas and the network-saturation table "
+           f"from base catalog {base.name}; " if base else "No base catalog: no quotas; ")
+        + "eFLOPS of other GPU types estimated from data/accelerators.csv (eflops_source), "
+        "scaling from the step-model prior (scaling_source). "
         + (f"Interruption buckets: AWS Spot Instance Advisor ({spot_advisor_source}; "
            f"{SPOT_ADVISOR_OS}). " if spot_advisor is not None else
            "Interruption buckets: not read (deepvm fetch --spot-advisor reads them). ")
