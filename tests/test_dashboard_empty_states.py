@@ -34,8 +34,8 @@ def test_recommend_offers_no_download_or_launch_when_nothing_is_feasible(app: Ap
 
 def test_plan_quotes_the_fastest_and_the_cheapest_when_deadline_and_budget_fail(
         app: AppTest) -> None:
-    # 0.05 h and 0.01 USD: no cluster of the catalog comes near either (the fastest needs
-    # 0.134 h, the cheapest 0.13 USD for the default 30-epoch job).
+    # 0.05 h (3 min) and 0.01 USD: no cluster of the catalog meets either for the page's
+    # example job, so the page names both ends: the fastest and the cheapest.
     app.query_params.update({"page": "plan", "catalog": CATALOG, "deadline_h": "0.05",
                              "budget_usd": "0.01"})
     app.run()
