@@ -145,3 +145,17 @@ def test_instances_page_ranks_flopp(app: AppTest) -> None:
     # g3s 100 / 0.225 = 444.
     assert list(frame["GPU type"]) == ["g4dn.xlarge", "g5.xlarge", "g3s.xlarge"]
     assert len(app.get("plotly_chart")) == 3
+
+
+def test_simulate_names_where_a_quota_binds(app: AppTest) -> None:
+    """Issue 20 item 14: with quotas on, the page says where the G family's 128 spot vCPUs
+    (32 g4dn.xlarge of 4 vCPUs) stop a policy from growing; with quotas off it says nothing."""
+    app.query_params.update({"page": "simulate", "catalog": "aws-us-east-1-2023-10"})
+    app.run()
+    notes = [c.value for c in app.caption if c.value.startswith("Red crosses")]
+    assert len(notes) == 1 and "- **DeepVM**: at PW " in notes[0]
+    assert "quota on spot vCPUs of G (128)" in notes[0]
+    crosses = [t for t in chart_spec(app, 0)["data"] if t.get("name") == "a vCPU quota binds"]
+    assert crosses
+    app.toggle(key="sb_quotas").set_value(False).run()
+    assert not [c.value for c in app.caption if c.value.startswith("Red crosses")]
