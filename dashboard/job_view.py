@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, keys
+from dashboard import compute, formatting, keys
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload, top_spot_flopp_gpu
@@ -109,15 +109,8 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
         return reason
     cost = float(result.expected_cost_usd[index])
     hours = float(result.expected_makespan_hours[index])
-    return (f"about {cost:,.2f} USD and {format_hours(hours)} for "
+    return (f"about {formatting.usd(cost)} and {formatting.duration(hours)} for "
             f"{result.workload.epochs:g} epochs")
-
-
-def format_hours(hours: float) -> str:
-    """``2.4 h`` or ``25 min``."""
-    if not np.isfinite(hours):
-        return "never"
-    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:,.1f} h"
 
 
 def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configuration],
@@ -148,14 +141,14 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
                      "USD/h": config.hourly_price_usd,
                      "Expected job cost (USD)": float(result.expected_cost_usd[index])
                      if done else None,
-                     "Expected makespan (h)": float(result.expected_makespan_hours[index])
-                     if done else None,
+                     "Expected makespan": formatting.duration(
+                         float(result.expected_makespan_hours[index])) if done else None,
                      "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):
         st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*) "
                     "on the recommended cluster: "
                     + (job_summary(result, configs[0]) or "not estimated") + ".")
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
-            "USD/h": st.column_config.NumberColumn(format="%.4f"),
-            "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),
-            "Expected makespan (h)": st.column_config.NumberColumn(format="%.3f")})
+            "USD/h": st.column_config.NumberColumn(format=formatting.TABLE_USD_PER_HOUR),
+            "Expected job cost (USD)": st.column_config.NumberColumn(
+                format=formatting.TABLE_USD)})
