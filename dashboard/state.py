@@ -77,6 +77,23 @@ def sync_query_params(page: str) -> None:
                 st.query_params[p.name] = text
         elif p.name in st.query_params:
             del st.query_params[p.name]
+    sync_spot_params()
+
+
+def sync_spot_params() -> None:
+    """The Spot markets page's values in the URL (:data:`dashboard.url.SPOT_PARAMS`): pools
+    and recovery once pools are set, the page's deadline and starts when not at defaults."""
+    pools = url.format_spot_pools(keys.SPOT_POOLS.get())
+    wanted = {"pools": pools, "recovery": keys.SPOT_RECOVERY.get() if pools else None,
+              "spot_deadline": keys.SPOT_DEADLINE.get(), "starts": keys.SPOT_STARTS.get()}
+    for name, value in wanted.items():
+        keep = bool(value) if name in ("pools", "recovery") else (
+            value != url.SPOT_DEFAULTS[name])
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if keep and st.query_params.get(name) != text:
+            st.query_params[name] = text
+        elif not keep and name in st.query_params:
+            del st.query_params[name]
 
 
 # ----------------------------------------------------------------------------- session
@@ -108,6 +125,13 @@ def init_state() -> None:
                           ("solver", keys.SOLVER), ("presentation", keys.PRESENTATION)):
             if name in seeded:
                 key.set(seeded[name])
+        spot, spot_warnings = url.parse_spot_params(params)
+        keys.URL_WARNINGS.set(keys.URL_WARNINGS.get() + spot_warnings)
+        spot_keys: dict[str, keys.Key[Any]] = {
+            "pools": keys.SPOT_POOLS, "recovery": keys.SPOT_RECOVERY,
+            "spot_deadline": keys.SPOT_DEADLINE, "starts": keys.SPOT_STARTS}
+        for name, value in spot.items():
+            spot_keys[name].set(value)
         sweep = {k: float(seeded.get(k, url.DEFAULTS[k])) for k in url.SWEEP_PARAMS}
         keys.SWEEP_RANGE.set((sweep["sweep_from"], sweep["sweep_to"]))
         keys.SWEEP_STEP.set(sweep["sweep_step"])

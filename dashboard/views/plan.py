@@ -119,8 +119,9 @@ def assumptions(catalog: Catalog) -> None:
 # ----------------------------------------------------------------------------- results
 
 
-def card(result: JobPlanResult) -> None:
-    """The budget holder's card: cost, finish time, how sure, and why this cluster."""
+def card(result: JobPlanResult, trace_note: str | None = None) -> None:
+    """The budget holder's card: cost, finish time, how sure, and why this cluster (and, when
+    spot traces gave the figures, ``trace_note``)."""
     chosen = result.chosen
     with st.container(border=True, key="plan_card"):
         if chosen is None:
@@ -162,6 +163,8 @@ def card(result: JobPlanResult) -> None:
                           f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
                           f"take {format_hours(deepvm.expected_makespan_hours)}.")
         st.markdown(" ".join(why))
+        if trace_note:
+            st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
 
 
 def comparison(result: JobPlanResult) -> None:
@@ -291,7 +294,7 @@ def main() -> None:
         st.error(f"Cannot plan this job: {exc}", icon=":material/error:")
         calibrate(active)
         return
-    card(result)
+    card(result, job_view.trace_note(result, active.catalog))
     for warning in result.warnings:
         st.warning(warning, icon=":material/warning:")
     for note in result.notes:
