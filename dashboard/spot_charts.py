@@ -43,7 +43,7 @@ def makespan_cdf(runs: Mapping[Policy, BacktestRuns], deadline_hours: float) -> 
             hovertemplate=f"{policy}: %{{y:.0%}} of starts done within %{{x:.2f}} h"
                           "<extra></extra>"))
     fig.add_vline(x=deadline_hours, line={"color": DEADLINE_COLOR, "dash": "dash"},
-                  annotation_text=f"deadline {deadline_hours:g} h")
+                  annotation_text=f"deadline {deadline_hours:,.1f} h")
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     fig.update_layout(title={"text": "Backtest: share of start times done within a time",
                              "x": 0, "font": {"size": 15}},
