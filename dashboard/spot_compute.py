@@ -57,7 +57,7 @@ DEFAULT_DEADLINE_FACTOR = 1.5
 #: The GPU types of the public traces' file names (``us-west-2a_v100_1.json``: AWS types).
 TRACE_GPUS = {"v100_1": "p3.2xlarge", "v100_8": "p3.16xlarge", "k80_1": "p2.xlarge",
               "k80_8": "p2.8xlarge"}
-_ZONE = re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d+[a-z]")
+_ZONE = re.compile(r"(?<![A-Za-z0-9])[a-z]{2}(?:-[a-z]+)+-\d+[a-z](?![a-z0-9])")
 
 
 def trace_root() -> Path:
@@ -166,14 +166,17 @@ def availability_strip(pools: Sequence[Pool], spot_vms: int,
                        bins: int = STRIP_BINS) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Per pool, the share of up ticks in each of at most ``bins`` equal time bins (the
     strip's z, pools x bins), the bins' start in hours since the trace's start (x) and the
-    pool names (y). Ticks of a pool are up as in the statistics (``traces.md``)."""
+    pool names (y). Ticks of a pool are up as in the statistics (``traces.md``); a count trace
+    whose largest count is below ``spot_vms`` is never up (the statistics name it)."""
     if not pools:
         return np.zeros(0), [], np.zeros((0, 0))
     length = max(p.trace.ticks for p in pools)
     width = min(bins, length)
     rows = []
     for p in pools:
-        up = up_ticks(p.trace, min(spot_vms, max(p.trace.max_count, 1)))
+        top = p.trace.max_count
+        up = (np.zeros(p.trace.ticks, dtype=bool) if 1 < top < spot_vms  # never fits
+              else up_ticks(p.trace, spot_vms))
         edges = (np.arange(width + 1) * up.size) // width
         sums = np.add.reduceat(up.astype(np.float64), edges[:-1])
         counts = np.diff(edges).astype(np.float64)

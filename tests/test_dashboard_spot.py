@@ -144,3 +144,57 @@ def test_plan_card_says_the_figures_come_from_a_replay(traces: Path) -> None:
     assert note == ("Figures from a replay on 2 days of real availability in us-east-1c, "
                     "us-east-1a (failover, 200 starts); the 100 h deadline was met in 200 of "
                     "200 starts.")
+
+
+# ----------------------------------------------------------------------------- pure helpers
+
+
+def test_availability_strip_bins_by_hand() -> None:
+    from dashboard.spot_compute import availability_strip
+    from deepvm_core.traces import Pool, SpotTrace
+
+    def pool(zone: str, data: list[int]) -> Pool:
+        counts = np.array(data, dtype=np.int64)
+        return Pool("g5.xlarge", zone, SpotTrace(zone, 600.0, counts), 0.5, 1.0)
+
+    state = pool("a", [1, 1, 0, 0, 1, 0])
+    count = pool("b", [3, 1, 3, 3, 0, 3])
+    x, names, z = availability_strip([state, count], 2, bins=3)
+    # 6 ticks in 3 bins of 2 ticks (1/3 h each): the state trace is up on >= 1 whatever n;
+    # the count trace needs 2 VMs: up, down | up, up | down, up
+    assert names == ["g5.xlarge@a", "g5.xlarge@b"]
+    assert x.tolist() == pytest.approx([0.0, 2 / 6, 4 / 6])
+    assert z.tolist() == [[1.0, 0.0, 0.5], [0.5, 1.0, 0.5]]
+    _, _, z4 = availability_strip([count], 4, bins=3)
+    assert z4.tolist() == [[0.0, 0.0, 0.0]]  # 4 VMs never fit a market of at most 3
+
+
+@pytest.mark.parametrize(("name", "pool"), [
+    ("availability-1node-aws-10-26-2022/us-west-2a_v100_1.json", "p3.2xlarge@us-west-2a"),
+    ("us-east-1f_k80_8.json", "p2.8xlarge@us-east-1f"),
+    ("uploads/0123456789ab-us-west-2c_v100_8.json", "p3.16xlarge@us-west-2c"),
+    ("mine.json", ""), ("us-west-2a_a100_1.json", ""),
+])
+def test_pools_guessed_from_public_file_names(name: str, pool: str) -> None:
+    from dashboard.spot_compute import guess_pool
+
+    assert guess_pool(name) == pool
+
+
+def test_url_spot_params_round_trip_and_warn() -> None:
+    from dashboard import url
+
+    pools = {"s/up.json": "g5.xlarge@us-east-1c", "s/flaky.json": "g5.xlarge@us-east-1a",
+             "s/unused.json": ""}
+    text = url.format_spot_pools(pools)
+    assert text == POOLS
+    values, warnings = url.parse_spot_params({"pools": text, "recovery": "deadline",
+                                              "spot_deadline": "31.5", "starts": "500"})
+    assert warnings == []
+    assert values == {"pools": {k: v for k, v in pools.items() if v}, "recovery": "deadline",
+                      "spot_deadline": 31.5, "starts": 500}
+    values, warnings = url.parse_spot_params({"pools": "x=y|g5.xlarge@z=f.json",
+                                              "recovery": "pray", "starts": "0",
+                                              "spot_deadline": "inf"})
+    assert values == {"pools": {"f.json": "g5.xlarge@z"}}
+    assert len(warnings) == 4 and "'x=y' is not TYPE@ZONE=FILE" in warnings[0]
