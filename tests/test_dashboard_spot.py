@@ -197,4 +197,5 @@ def test_url_spot_params_round_trip_and_warn() -> None:
                                               "recovery": "pray", "starts": "0",
                                               "spot_deadline": "inf"})
     assert values == {"pools": {"f.json": "g5.xlarge@z"}}
-    assert len(warnings) == 4 and "'x=y' is not TYPE@ZONE=FILE" in warnings[0]
+    assert len(warnings) == 4 and "'x=y' is not TYPE@ZONE=FILE" in warnings[0].text
+    assert [w.param for w in warnings] == ["pools", "recovery", "spot_deadline", "starts"]
