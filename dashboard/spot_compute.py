@@ -113,8 +113,11 @@ def _trace(path: str, mtime_ns: int) -> SpotTrace:
 
 
 def read_trace(root: Path, rel: str) -> SpotTrace:
-    """The trace ``rel`` under ``root``, cached (raises :class:`TraceError` naming it)."""
-    path = root / rel
+    """The trace ``rel`` under ``root``, cached (raises :class:`TraceError` naming it). Only
+    files inside ``root`` are read (a URL names them: no absolute path, no ``..``)."""
+    path = (root / rel).resolve()
+    if not path.is_relative_to(root.resolve()):
+        raise TraceError(rel, f"not a file of the traces folder {root}")
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
@@ -158,7 +161,7 @@ def build_pools(catalog: Catalog, root: Path,
             errors.append(f"{rel}: {exc}" if rel not in str(exc) else str(exc))
             continue
         pools.append(pool)
-        key.append((pool.name, rel, (root / rel).stat().st_mtime_ns))
+        key.append((pool.name, rel, (root / rel).resolve().stat().st_mtime_ns))
     return PoolSet(tuple(key), tuple(pools)), errors
 
 

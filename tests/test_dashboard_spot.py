@@ -123,14 +123,22 @@ def test_upload_keeps_good_files_and_names_the_bad_one(traces: Path) -> None:
 
 def test_bad_pool_names_and_files_are_named_and_the_good_pools_kept(traces: Path) -> None:
     _write(traces / "s" / "short.json", [1] * 10)
+    outside = traces.parent / "outside.json"
+    _write(outside, [1] * 300)
     at = page(pools=POOLS + "|g5.xlarge@us-east-1b=s/short.json|nonsense@=s/up.json"
-              "|g5.xlarge@us-east-1d=s/gone.json")
+              "|g5.xlarge@us-east-1d=s/gone.json|g5.xlarge@us-east-1e=../outside.json"
+              f"|g5.xlarge@us-east-1f={outside}")
     at.run()
     assert not at.exception
     messages = [e.value for e in at.error] + [w.value for w in at.warning]
     assert any("short.json" in m and "same length" in m for m in messages), messages
     assert any("nonsense@" in m for m in messages), messages
     assert any("s/gone.json" in m for m in messages), messages
+    # a URL reads no file outside the traces folder
+    assert any("../outside.json" in m and "not a file of the traces folder" in m
+               for m in messages), messages
+    assert any(str(outside) in m and "not a file of the traces folder" in m
+               for m in messages), messages
     stats = at.dataframe[0].value
     assert set(stats["Pool"]) == {"g5.xlarge@us-east-1c", "g5.xlarge@us-east-1a"}
 
