@@ -8,6 +8,7 @@ turns the session's ``plan_*`` values into core objects and looks estimates up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
@@ -19,6 +20,9 @@ from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload, t
 from deepvm_core.job.speedup import SpeedupModelName
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.units import MINUTES_PER_HOUR
+
+if TYPE_CHECKING:
+    from dashboard.spot_compute import PoolSet
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,18 @@ def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
         trials=int(job["trials"]), seed=int(job["seed"]), top_k=top_k)
 
 
+def session_pools(catalog: Catalog) -> PoolSet | None:
+    """The pools mapped on the Spot markets page that can be used with ``catalog`` (that
+    page lists the others), or ``None``."""
+    mapping = keys.SPOT_POOLS.get()
+    if not any(name.strip() for name in mapping.values()):
+        return None
+    from dashboard import spot_compute
+
+    pools, _ = spot_compute.build_pools(catalog, spot_compute.trace_root(), mapping)
+    return pools if pools.pools else None
+
+
 def reference_type(catalog: Catalog) -> str | None:
     """The plan's reference GPU type g_ref: the one the user picked, else the core's default
     (:func:`deepvm_core.job.top_spot_flopp_gpu`); ``None`` when the catalog has none."""
@@ -79,11 +95,23 @@ def reference_type(catalog: Catalog) -> str | None:
 
 
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
-    """The cached plan of ``inputs``."""
+    """The cached plan of ``inputs``; the configurations of types with pools (Spot markets
+    page) are evaluated by a backtest."""
     return compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
                             speedup=inputs.speedup, goal=inputs.goal, deadline=inputs.deadline,
                             budget=inputs.budget, trials=inputs.trials, seed=inputs.seed,
-                            top_k=inputs.top_k)
+                            top_k=inputs.top_k, pools=session_pools(catalog),
+                            recovery=keys.SPOT_RECOVERY.get())
+
+
+def trace_note(result: JobPlanResult, catalog: Catalog) -> str | None:
+    """The budget holder's line when spot traces gave the chosen figures, or ``None``."""
+    pools = session_pools(catalog)
+    if pools is None:
+        return None
+    from dashboard import spot_compute
+
+    return spot_compute.card_note(result, pools)
 
 
 def candidate_index(result: JobPlanResult, config: Configuration) -> int | None:

@@ -160,11 +160,14 @@ def mtbi_table(catalog: Catalog) -> None:
 # ----------------------------------------------------------------------------- results
 
 
-def card(result: JobPlanResult) -> None:
-    """The budget holder's card: cost, finish time, how sure, and why this cluster; the plan's
-    warnings (measurements not used, implausible measured speedups) at its foot."""
+def card(result: JobPlanResult, trace_note: str | None = None) -> None:
+    """The budget holder's card: cost, finish time, how sure, and why this cluster (and, when
+    spot traces gave the figures, ``trace_note``); the plan's warnings (measurements not used,
+    implausible measured speedups) at its foot."""
     with st.container(border=True, key="plan_card"):
         _card_body(result)
+        if trace_note and result.chosen is not None:
+            st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
         for warning in result.warnings:
             st.warning(warning, icon=":material/warning:")
 
@@ -377,7 +380,7 @@ def main() -> None:
         st.error(f"Cannot plan this job: {exc}", icon=":material/error:")
         calibrate(active)
         return
-    card(result)
+    card(result, job_view.trace_note(result, active.catalog))
     for note in result.notes:
         st.info(note, icon=":material/info:")
     if result.chosen is None:  # issue 20 item 18: no plan to download
