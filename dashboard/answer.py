@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from dashboard.formatting import job_hours, usd
+from dashboard.formatting import duration as job_hours
+from dashboard.formatting import usd
 from deepvm_core.job import PlanEstimate
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.model import Configuration

@@ -10,7 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from dashboard import glossary, keys, state, url
-from dashboard.formatting import si
+from dashboard.formatting import si, usd_per_hour
 from dashboard.glossary import GLOSSARY
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
@@ -153,7 +153,7 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         left.markdown(cluster_lines(config))
         share = config.hourly_price_usd / pw if pw > 0 else 1.0
         cap = "hourly spending cap" if presentation else "PW"
-        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.4f}** of "
+        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.2f}** of "
                        f"{'the ' if presentation else ''}**{pw:g}** USD/h {cap} ({share:.0%})")
         speed = speed_text(config)
         if speed is not None and config.speed_epochs_per_hour is not None:
@@ -164,8 +164,8 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
                 below()
             return
         a, b, c, d = st.columns(4)
-        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
-                 delta=f"{pw - config.hourly_price_usd:.4f} under PW", delta_color="off",
+        a.metric("Hourly price", usd_per_hour(config.hourly_price_usd),
+                 delta=f"{usd_per_hour(pw - config.hourly_price_usd)} under PW", delta_color="off",
                  delta_arrow="off")
         z = objective == "paper"
         b.metric("Performance", f"{config.performance:,.0f}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, compute, keys, result_frames, state, widgets
+from dashboard import charts, compute, formatting, keys, result_frames, state, widgets
 from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -78,7 +78,7 @@ def best_card(feasible: list[RegionComparison]) -> None:
         st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
         st.caption(f"catalog {best.catalog_name}")
         a, b, c = st.columns(3)
-        a.metric("Hourly price", f"{best.hourly_price_usd:.4f} USD")
+        a.metric("Hourly price", formatting.usd_per_hour(best.best.hourly_price_usd))
         b.metric("Performance", f"{best.performance:,.0f}",
                  help="eFLOPS × n × K(n), relative units")
         runner = feasible[1] if len(feasible) > 1 else None
