@@ -219,6 +219,26 @@ def select_catalog(cid: str) -> None:
     keys.CATALOG.set(cid)
 
 
+def paper_scenario() -> None:
+    """The sidebar's "Paper's scenario (Table IV)": :data:`dashboard.url.PAPER_SCENARIO`'s
+    catalog, PW and objective (from a callback only; the URL follows at the end of the run)."""
+    paper = url.PAPER_SCENARIO
+    select_catalog(paper["catalog"])
+    set_number("pw", paper["pw"])
+    keys.OBJECTIVE.set(paper["objective"])
+
+
+def choice_label(choice: CatalogChoice) -> str:
+    """The catalog picker's label: the choice's, and how old its prices are (none when the
+    catalog cannot be read: the page then says why)."""
+    from dashboard.provenance import prices_age
+
+    try:
+        return f"{choice.label} · {prices_age(source_catalog(choice))}"
+    except (DeepVMError, OSError, KeyError):
+        return choice.label
+
+
 def keep_upload(catalog: Catalog) -> str:
     """Store an uploaded catalog on the server (content-addressed, see
     :func:`deepvm_core.catalog.store.save_upload`) and in this session; returns its id,

@@ -15,6 +15,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deepvm_core.catalog import store
 from deepvm_core.cli.common import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
@@ -27,7 +28,7 @@ from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
 from deepvm_core.units import MINUTES_PER_HOUR
 
-DEFAULT_CATALOG = "aws-us-east-1-2023-10"
+DEFAULT_CATALOG = store.DEFAULT_CATALOG
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,11 @@ class NumberControl:
         return min(max(value, low), high)
 
 
+#: The paper's Table IV asks at PW 3 USD/hour.
+TABLE_IV_PW_USD_PER_HOUR = 3.0
 #: The sidebar's scenario numbers. PW has no core default (it is the user's question); the
 #: sidebar starts at Table IV's 3 USD/hour.
-DEFAULT_PW_USD_PER_HOUR = 3.0
+DEFAULT_PW_USD_PER_HOUR = TABLE_IV_PW_USD_PER_HOUR
 CONTROLS = (
     NumberControl(name="pw", label="PW: pricing willingness (USD/hour)",
                   help="The most you pay per hour for the whole cluster.",
@@ -118,6 +121,10 @@ CONTROLS = (
                   fmt="%.1f"),
 )
 CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
+#: The paper's scenario (Table IV): its catalog, PW 3 USD/hour and its objective Z. The
+#: sidebar's "Paper's scenario" button sets these (the other controls keep their values).
+PAPER_SCENARIO: dict[str, Any] = {"catalog": store.PAPER_CATALOG,
+                                  "pw": TABLE_IV_PW_USD_PER_HOUR, "objective": "paper"}
 TOP_K_RANGE = CORE_TOP_K_RANGE  # what recommend accepts (deepvm_core.recommend.recommendation)
 NODE_CAP_RANGE = (1, MAX_NODES)  # the core's cap (deepvm_core.model)
 

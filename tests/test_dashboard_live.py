@@ -24,6 +24,7 @@ from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud import aws
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 LIVE = "views/live_prices.py"
@@ -120,7 +121,7 @@ def fake_fetch(fetched_dir, monkeypatch) -> FakeFetch:
 
 @pytest.fixture
 def app(fetched_dir) -> AppTest:
-    return AppTest.from_file(str(APP), default_timeout=60)
+    return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
 def open_live(at: AppTest) -> AppTest:

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from dashboard import charts, compute, keys, result_frames, state, widgets
+from dashboard import charts, compute, keys, provenance, result_frames, state, widgets
 from dashboard.columns import Col
 from deepvm_core.recommend.recommendation import catalog_notes
 
@@ -92,8 +92,8 @@ def saturation(active: state.ActiveCatalog) -> None:
 def main() -> None:
     active = state.active_catalog()
     st.title("Instances")
-    st.caption(f"Catalog **{active.label}** ({active.catalog.region}, prices "
-               f"{active.catalog.prices_date})")
+    st.caption(f"Catalog **{active.label}** ({active.catalog.region}, "
+               f"{provenance.prices_age(active.catalog)})")
     for note in catalog_notes(active.catalog):
         st.info(note, icon=":material/info:")
     flopp(active)
