@@ -15,6 +15,7 @@ from dashboard import (
     job_view,
     keys,
     launch_panel,
+    provenance,
     state,
     widgets,
 )
@@ -170,6 +171,9 @@ def main() -> None:
         widgets.configuration_card(chosen, scenario.pw_usd_per_hour, scenario.objective,
                                    f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
                                    presentation=state.presentation())
+        gpu = provenance.gpu_of(active.catalog, chosen.gpu)
+        if gpu is not None:
+            provenance.gpu_sources_caption(gpu)
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
     preview(rec, active, text)
     launch(text, active.catalog)

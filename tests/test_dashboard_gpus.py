@@ -1,0 +1,89 @@
+"""Issue 19's dashboard: the default catalog is today's us-east-1, the paper's scenario is one
+click away, ages and eFLOPS sources are shown, the Method page shows the estimator's errors.
+
+Expected figures come from the model.md oracle (``tests/app_expectations.py``) or by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests import app_expectations as expect
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+TODAY_CATALOG = "aws-us-east-1-2025-h1"
+
+
+@pytest.fixture
+def app(tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    return AppTest.from_file(str(APP), default_timeout=90)
+
+
+def no_errors(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def headline(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("### "))
+
+
+def test_the_oracle_agrees_with_the_literals() -> None:
+    best = expect.best(TODAY_CATALOG, 3.0)
+    # 19 x 0.1422 (g5g.xlarge spot) + 0.085 (c5.large on demand) = 2.7018 + 0.085 = 2.7868
+    assert (best.architecture, best.gpu, best.n, best.cpu, best.m) == (
+        "tiering", "g5g.xlarge", 19, "c5.large", 1)
+    assert best.price == pytest.approx(2.7868)
+    paper = expect.best(expect.AWS, 3.0)
+    assert (paper.gpu, paper.n, paper.cpu, paper.m) == ("g4dn.xlarge", 17, "c5.xlarge", 1)
+
+
+def test_default_page_is_todays_catalog(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    assert app.query_params["catalog"] == TODAY_CATALOG
+    assert headline(app) == "### Tiering · 19 × g5g.xlarge spot + 1 × c5.large memory node"
+    assert any("2.7868" in m.value for m in app.markdown)
+    captions = " ".join(c.value for c in app.caption)
+    # prices of 2025-H1 (to 2025-06-30): their age in months depends on today, so only the form
+    assert f"Catalog **{TODAY_CATALOG}** (us-east-1, prices of 2025-H1, " in captions
+    assert any(o.startswith(f"{TODAY_CATALOG} · prices of 2025-H1, ") and o.endswith(" old")
+               for o in app.selectbox(key="sb_catalog").options)
+    # the card says where the winner's eFLOPS come from: g5g.xlarge (1 x T4g) is estimated
+    source = next(c for c in app.caption if c.value.startswith("g5g.xlarge: eFLOPS 376"))
+    assert "estimated" in source.value and "scaling curve estimated" in source.value
+
+
+def test_papers_scenario_is_one_click_away(app: AppTest) -> None:
+    app.query_params.update({"pw": "7", "objective": "performance"})
+    app.run()
+    app.button(key="sb_paper_scenario").click().run()
+    no_errors(app)
+    assert (app.query_params["catalog"], app.query_params["pw"],
+            app.query_params["objective"]) == (expect.AWS, "3", "paper")
+    # Table IV's first choice: 17 g4dn.xlarge spot + 1 c5.xlarge
+    assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
+    assert any("prices of 2023-10-01, " in c.value for c in app.caption)
+    source = next(c for c in app.caption if c.value.startswith("g4dn.xlarge: eFLOPS 377"))
+    assert "measured" in source.value and "estimated" not in source.value
+
+
+def test_method_page_shows_the_estimators_errors(app: AppTest) -> None:
+    app.query_params["page"] = "method"
+    app.run()
+    no_errors(app)
+    frames = [d.value for d in app.dataframe]
+    loo = next(f for f in frames if "measured eFLOPS" in f.columns)
+    # the three measured types of the paper's Table III: 100, 377 and 696 eFLOPS
+    assert list(loo["measured eFLOPS"]) == [100.0, 377.0, 696.0]
+    # the error column is (estimate - measured) / measured in %
+    for _, row in loo.iterrows():
+        assert row["error (%)"] == pytest.approx(
+            100 * (row["estimate"] - row["measured eFLOPS"]) / row["measured eFLOPS"])
+    prior = next(f for f in frames if "K = 1 (S(n) = n)" in f.columns)
+    assert list(prior["curve"]) == ["g3s.xlarge", "g4dn.xlarge", "g5.xlarge"]
+    assert (prior["prior"] < prior["K = 1 (S(n) = n)"]).all()  # the prior beats K = 1
+    assert any(f.columns[0] == "chip (benchmark row)" for f in frames)
+    assert any("prior" in str(c.proto) for c in app.get("plotly_chart"))
