@@ -87,3 +87,25 @@ def test_method_page_shows_the_estimators_errors(app: AppTest) -> None:
     assert (prior["prior"] < prior["K = 1 (S(n) = n)"]).all()  # the prior beats K = 1
     assert any(f.columns[0] == "chip (benchmark row)" for f in frames)
     assert any("prior" in str(c.proto) for c in app.get("plotly_chart"))
+
+
+REGIONAL = ("aws-eu-central-1-2025-h1", "aws-us-east-1-2025-h1", "aws-us-east-2-2025-h1",
+            "aws-us-west-2-2025-h1")
+
+
+def test_regions_compares_the_bundled_regions_without_a_fetch(app: AppTest) -> None:
+    app.query_params.update({"page": "regions", "objective": "paper"})
+    app.run()
+    no_errors(app)
+    frame = next(d.value for d in app.dataframe if "Region" in d.value.columns)
+    by_region = {row["Region"]: row for _, row in frame.iterrows()}
+    assert set(by_region) == {"eu-central-1", "us-east-1", "us-east-2", "us-west-2"}
+    for name in REGIONAL:
+        found = expect.best(name, 3.0, objective="paper")  # the oracle: that region, PW 3
+        row = by_region[name.removeprefix("aws-").removesuffix("-2025-h1")]
+        assert found.gpu in row["Configuration"] and f"{found.n}" in row["Configuration"]
+        assert row["USD/hour"] == pytest.approx(found.price, abs=1e-4)
+    # ranked by the objective (the paper's Z by default): the first region has the highest
+    ranked = sorted(REGIONAL, key=lambda n: expect.best(n, 3.0, objective="paper").z, reverse=True)
+    assert frame["Region"].iloc[0] == ranked[0].removeprefix("aws-").removesuffix("-2025-h1")
+    assert any("prices of 2025-H1" in c.value for c in app.caption)

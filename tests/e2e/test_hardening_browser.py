@@ -24,7 +24,7 @@ NO_SIGNAL = ("instance,nodes,epoch_seconds\n"
 def test_untrusted_calibration_needs_a_confirmation(page: Page, streamlit_server: str,
                                                     artifacts_dir: Path,
                                                     tmp_path: Path) -> None:
-    page.goto(f"{streamlit_server}/plan?trials=200")
+    page.goto(f"{streamlit_server}/plan?trials=200&catalog=aws-us-east-1-2023-10")
     expect(page.locator(".st-key-plan_card h3")).to_contain_text("30 epochs of your job",
                                                                  timeout=LOAD_TIMEOUT_MS)
     page.get_by_text("Calibrate: fit the scaling curves to your measurements").click()
