@@ -21,7 +21,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import compute, keys, url
+from dashboard import compute, instance_filters, keys, url
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.cloud.aws import FetchResult
 from deepvm_core.errors import DeepVMError
@@ -67,6 +67,7 @@ def sync_query_params(page: str) -> None:
                 st.query_params[key] = text
         elif key in st.query_params:
             del st.query_params[key]
+    instance_filters.sync(page)
     # The job (Plan a job page) once set, on every page: Recommend shows its cost and time.
     active = keys.PLAN_ACTIVE.get()
     for p in url.PLAN_PARAMS:
@@ -92,7 +93,7 @@ def init_state() -> None:
         params = st.query_params.to_dict()
         seeded, warnings = url.parse_query_params(params, catalog_choices())
         plan_seeded, plan_warnings = url.parse_plan_params(params)
-        keys.URL_WARNINGS.set(warnings + plan_warnings)
+        keys.URL_WARNINGS.set(warnings + plan_warnings + instance_filters.seed(params))
         keys.URL_PAGE.set(seeded.get("page"))
         keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS))
         for name, value in plan_seeded.items():

@@ -5,6 +5,7 @@ Expected figures come from the model.md oracle (``tests/app_expectations.py``) o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,76 @@ def test_regions_compares_the_bundled_regions_without_a_fetch(app: AppTest) -> N
     ranked = sorted(REGIONAL, key=lambda n: expect.best(n, 3.0, objective="paper").z, reverse=True)
     assert frame["Region"].iloc[0] == ranked[0].removeprefix("aws-").removesuffix("-2025-h1")
     assert any("prices of 2025-H1" in c.value for c in app.caption)
+
+
+# ----------------------------------------------------------------------------- Instances
+
+
+def raw_gpu_rows(name: str) -> list[dict]:
+    """The catalog file's GPU rows, read as plain JSON (not through deepvm_core)."""
+    path = Path(__file__).resolve().parent.parent / "data" / "catalogs" / f"{name}.json"
+    return json.loads(path.read_text())["gpu_types"]
+
+
+def best_spot_flopp(rows: list[dict]) -> list[str]:
+    """Names of the rows with eFLOPS, best spot FLOPP (eFLOPS / spot price x 3600) first."""
+    scored = [(-r["eflops"] / r["spot_usd_per_hour"] * 3600, r["name"]) for r in rows
+              if r.get("eflops") is not None]
+    return [name for _, name in sorted(scored)]
+
+
+def flopp_table(at: AppTest):
+    return next(d.value for d in at.dataframe if "Spot FLOPP" in d.value.columns)
+
+
+def test_instances_show_the_best_12_with_their_sources(app: AppTest) -> None:
+    app.query_params["page"] = "instances"
+    app.run()
+    no_errors(app)
+    rows = raw_gpu_rows(TODAY_CATALOG)
+    ranked = best_spot_flopp(rows)
+    table = flopp_table(app)
+    assert list(table["GPU type"]) == ranked[:12]
+    assert any(c.value == f"Showing 12 of {len(ranked)} GPU types in the table: 'Show all' "
+               "lists them all." for c in app.caption)
+    measured = {r["name"] for r in rows if "eflops_source" not in r}  # files omit 'measured'
+    for _, row in table.iterrows():
+        assert row["eFLOPS source"] == ("measured" if row["GPU type"] in measured
+                                        else "estimated")
+        assert (row["How estimated"] == "") == (row["GPU type"] in measured)
+
+    app.toggle(key="inst_all").set_value(True).run()
+    assert list(flopp_table(app)["GPU type"]) == ranked
+    assert app.query_params["show_all"] == "on"
+
+
+def test_instances_filters_come_from_the_url(app: AppTest) -> None:
+    app.query_params.update({"page": "instances", "gpu_models": "T4,nope", "shown": "3"})
+    app.run()
+    no_errors(app)
+    ranked = best_spot_flopp(raw_gpu_rows(TODAY_CATALOG))
+    t4 = [n for n in ranked if n.startswith("g4dn.")]  # the T4 family (data/accelerators.csv)
+    assert list(flopp_table(app)["GPU type"]) == t4[:3]
+    assert app.query_params["gpu_models"] == "T4" and app.query_params["shown"] == "3"
+    app.multiselect(key="inst_models").set_value([])
+    app.multiselect(key="inst_families").set_value(["p5", "p4d"]).run()
+    assert list(flopp_table(app)["GPU type"]) == [
+        n for n in ranked if n.split(".")[0] in ("p5", "p4d")][:3]
+    assert app.query_params["families"] == "p5,p4d" and "gpu_models" not in app.query_params
+    app.switch_page("views/recommend.py").run()
+    assert "families" not in app.query_params  # the filters are the Instances page's
+
+
+def test_editing_eflops_marks_them_edited(app: AppTest) -> None:
+    expect.pinned(app).run()
+    app.switch_page("views/catalog_editor.py").run()
+    key = app.data_editor[0].key  # GPU VMs: g3s.xlarge, g4dn.xlarge, g5.xlarge
+    app.session_state[key] = {"edited_rows": {1: {"eflops": 400.0}}, "added_rows": [],
+                              "deleted_rows": []}
+    app.run()
+    no_errors(app)
+    app.switch_page("views/instances.py").run()
+    table = flopp_table(app).set_index("GPU type")
+    assert table.loc["g4dn.xlarge", "eFLOPS"] == 400.0
+    assert table.loc["g4dn.xlarge", "eFLOPS source"] == "edited"
+    assert table.loc["g5.xlarge", "eFLOPS source"] == "measured"  # unchanged rows keep theirs
