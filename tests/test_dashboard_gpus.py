@@ -183,3 +183,16 @@ def test_editing_eflops_marks_them_edited(app: AppTest) -> None:
     assert table.loc["g4dn.xlarge", "eFLOPS"] == 400.0
     assert table.loc["g4dn.xlarge", "eFLOPS source"] == "edited"
     assert table.loc["g5.xlarge", "eFLOPS source"] == "measured"  # unchanged rows keep theirs
+
+
+def test_plan_names_the_chosen_types_sources(app: AppTest) -> None:
+    app.query_params.update({"page": "plan", "trials": "200"})
+    app.run()
+    no_errors(app)
+    gpu = next(m.value for m in app.markdown if m.value.startswith("**") and " × " in m.value)
+    name = next(r["name"] for r in raw_gpu_rows(TODAY_CATALOG) if f" × {r['name']}" in gpu)
+    row = next(r for r in raw_gpu_rows(TODAY_CATALOG) if r["name"] == name)
+    line = next(c for c in app.caption if c.value.startswith(f"{name}: eFLOPS "))
+    word = "measured" if "eflops_source" not in row else row["eflops_source"].split(":")[0]
+    assert f"eFLOPS {row['eflops']:,.0f}, {word}" in line.value
+    assert row.get("eflops_source", "measured") in line.proto.help or word == "measured"

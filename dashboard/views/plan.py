@@ -16,7 +16,17 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import charts, compute, job_frames, job_view, keys, state, url, widgets
+from dashboard import (
+    charts,
+    compute,
+    job_frames,
+    job_view,
+    keys,
+    provenance,
+    state,
+    url,
+    widgets,
+)
 from dashboard.glossary import GLOSSARY
 from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
@@ -292,6 +302,10 @@ def main() -> None:
         calibrate(active)
         return
     card(result)
+    if result.chosen is not None:  # its epoch time scales with eFLOPS and the scaling curve
+        gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
+        if gpu is not None:
+            provenance.gpu_sources_caption(gpu)
     for warning in result.warnings:
         st.warning(warning, icon=":material/warning:")
     for note in result.notes:
