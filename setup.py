@@ -14,5 +14,7 @@ setup(
                                       "dashboard.*"]), BUNDLED_PACKAGE],
     package_dir={BUNDLED_PACKAGE: "data"},
     # Every data file under data/ (any folder depth), never Python caches.
-    package_data={BUNDLED_PACKAGE: ["*.md", "**/*.json", "**/*.csv", "**/*.md", "**/*.txt"]},
+    # The exports' JSON Schemas (deepvm_core.io.schemas.load_schema reads them).
+    package_data={BUNDLED_PACKAGE: ["*.md", "**/*.json", "**/*.csv", "**/*.md", "**/*.txt"],
+                  "deepvm_core.io.schemas": ["*.json"]},
 )

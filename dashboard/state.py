@@ -28,7 +28,7 @@ from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Scenario
 
 SIMULATED_CATALOG = "paper-simulated"
-OBJECTIVE_LABELS = {"paper": "Paper's Z", "performance": "Performance"}
+OBJECTIVE_LABELS = {"paper": "Paper's Z", "performance": "Performance", "speed": "Speed (epochs/h)"}
 KIND_LABELS = {"bundled": "bundled", "user": "saved", "fetched": "fetched", "upload": "uploaded"}
 KIND_NOTES = {"bundled": "bundled with the app", "user": "your saved copy",
               "fetched": "fetched from the provider", "upload": "uploaded, kept on this server"}

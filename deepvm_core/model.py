@@ -48,20 +48,28 @@ DEFAULT_CHECKPOINT_GB = 0.3
 MAX_NODES = 10_000
 
 Architecture = Literal["single_anchor", "tiering"]
-Objective = Literal["paper", "performance"]
+Objective = Literal["speed", "paper", "performance"]
 ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
-OBJECTIVES: tuple[Objective, ...] = ("paper", "performance")
+OBJECTIVES: tuple[Objective, ...] = ("speed", "paper", "performance")
+#: The tools' default objective (the CLI, and the dashboard and URL when they read it): the
+#: job's training speed, epochs per hour (``job-model.md``, "Training speed"). ``paper`` (Z)
+#: and ``performance`` reproduce the paper. :class:`Scenario` itself keeps ``paper`` as its
+#: default, so that library calls and the paper's reproductions stay as they were.
+DEFAULT_OBJECTIVE: Objective = "speed"
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
 
 
 def objective_attribute(objective: Objective, *, noscale: bool = False) -> str:
     """The attribute that holds a configuration's value under ``objective`` (K = 1 if
-    ``noscale``): ``z_paper``, ``z_noscale``, ``performance`` or ``performance_noscale``. The
-    one home of that choice: :class:`Configuration` and the candidate arrays
-    (:mod:`deepvm_core.search.candidates`) carry all four under these names."""
+    ``noscale``): ``z_paper``, ``z_noscale``, ``performance``, ``performance_noscale``,
+    ``speed_epochs_per_hour`` or ``speed_noscale_epochs_per_hour`` (S(n) = n). The one home of
+    that choice: :class:`Configuration` and the candidate arrays
+    (:mod:`deepvm_core.search.candidates`) carry all six under these names."""
     if objective == "paper":
         return "z_noscale" if noscale else "z_paper"
+    if objective == "speed":
+        return "speed_noscale_epochs_per_hour" if noscale else "speed_epochs_per_hour"
     return "performance_noscale" if noscale else "performance"
 
 
@@ -146,6 +154,16 @@ def logistic(n: npt.ArrayLike, a: float, b: float, c: float) -> FloatArray:
     return np.asarray(c / (1.0 + np.exp(-a * (x - b))), dtype=np.float64)
 
 
+def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatArray:
+    """The job model's ``fitted`` speedup: ``S(n) = c / (1 + exp(-a (n - b)))`` for n >= 2,
+    ``S(1) = 1``; ``S(n) = n`` without a fit (``job-model.md``; here, below the search, because
+    the candidates' training speed uses it too)."""
+    x = np.asarray(nodes, dtype=np.float64)
+    if scaling is None:
+        return x.copy()
+    return np.where(x >= 2.0, logistic_speedup(scaling, x), 1.0)
+
+
 def logistic_speedup(params: ScalingParams, n: npt.ArrayLike) -> FloatArray:
     """S(n) = c / (1 + exp(-a (n - b))): the fitted speedup on n nodes (:func:`logistic`)."""
     return logistic(n, params.a, params.b, params.c)
@@ -222,8 +240,10 @@ class Scenario:
         pw_usd_per_hour: pricing willingness PW, USD per hour (>= 0).
         checkpoint_gb: checkpoint size f, GB (> 0).
         buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
-        objective: ``paper`` (maximise Z, reproduces the paper) or ``performance``
-            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
+        objective: ``paper`` (maximise Z, reproduces the paper), ``performance``
+            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives") or ``speed`` (maximise
+            the job's epochs per hour, :mod:`deepvm_core.search.speed`; the tools' default,
+            :data:`DEFAULT_OBJECTIVE`).
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
             1 to :data:`MAX_NODES`.
@@ -284,6 +304,12 @@ class Configuration:
         performance: eFLOPS * n * K(n), relative throughput units.
         scaling_factor: K(n).
         eflops_per_gpu: eFLOPS of one GPU VM.
+        speed_epochs_per_hour: the job's training speed, epochs per hour
+            (:mod:`deepvm_core.search.speed`), or ``None`` when unknown.
+        speed_noscale_epochs_per_hour: the same with S(n) = n (DeepVM-NoScale under speed).
+        speed_vs_one_ref_vm: speed divided by the speed of one VM of the reference type
+            (dimensionless), or ``None``.
+        reference_gpu: the reference type that ``speed_vs_one_ref_vm`` compares with.
     """
 
     architecture: Architecture
@@ -298,6 +324,10 @@ class Configuration:
     performance: float
     scaling_factor: float
     eflops_per_gpu: float
+    speed_epochs_per_hour: float | None = None
+    speed_noscale_epochs_per_hour: float | None = None
+    speed_vs_one_ref_vm: float | None = None
+    reference_gpu: str | None = None
 
     @property
     def gpu_vms(self) -> int:
@@ -321,7 +351,10 @@ class Configuration:
 
     def objective_value(self, objective: Objective, *, noscale: bool = False) -> float:
         """The value this configuration scores under ``objective`` (K = 1 if ``noscale``)."""
-        value: float = getattr(self, objective_attribute(objective, noscale=noscale))
+        value: float | None = getattr(self, objective_attribute(objective, noscale=noscale))
+        if value is None:  # speed, unknown without a one-VM epoch time
+            raise InputError("objective", objective, f"the speed of {self.gpu} is unknown "
+                             "(no one-VM epoch time)")
         return value
 
     def describe(self) -> str:

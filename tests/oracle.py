@@ -35,6 +35,8 @@ class OracleConfiguration:
     z_noscale: float
     performance: float
     performance_noscale: float
+    speed: float = math.nan  # the example job's epochs per hour (job-model.md)
+    speed_noscale: float = math.nan
 
     @property
     def identity(self) -> tuple[str, str, int, str | None, int]:
@@ -43,7 +45,49 @@ class OracleConfiguration:
     def value(self, objective: str, noscale: bool = False) -> float:
         if objective == "paper":
             return self.z_noscale if noscale else self.z
+        if objective == "speed":
+            return self.speed_noscale if noscale else self.speed
         return self.performance_noscale if noscale else self.performance
+
+
+#: t_ref of the example job (job-model.md: "without a job, speed uses the default workload's
+#: t_ref"), seconds per epoch on one VM of g_ref: 960 s, an input, not computed.
+EXAMPLE_T_REF_SECONDS = 960.0
+
+
+def reference_gpu(catalog: Catalog) -> GpuType:
+    """g_ref's default: the most eFLOP per spot USD (ties: the first name)."""
+    best: GpuType | None = None
+    for g in catalog.gpu_types:
+        if g.eflops is None:
+            continue
+        if best is None or (g.eflops / g.spot_usd_per_hour, _neg(g.name)) > (
+                (best.eflops or 0.0) / best.spot_usd_per_hour, _neg(best.name)):
+            best = g
+    assert best is not None
+    return best
+
+
+def _neg(name: str) -> tuple[int, ...]:
+    return tuple(-ord(ch) for ch in name) + (0,)
+
+
+def speed(catalog: Catalog, gpu: GpuType, n: int, *, noscale: bool = False,
+          t_ref_seconds: float = EXAMPLE_T_REF_SECONDS) -> float:
+    """job-model.md, "Training speed", written out: 3600 / t_g(n) epochs per hour with
+    t_g(n) = t_ref1 rho_g / S_g(n), rho_g = eFLOPS(g_ref) / eFLOPS(g) (no measurements),
+    t_ref1 = t_ref (n_ref = 1), and the fitted S: 1 at n = 1, the logistic from 2 on, n without
+    a fit (noscale: n)."""
+    ref = reference_gpu(catalog)
+    one_vm = t_ref_seconds * ((ref.eflops or 0.0) / (gpu.eflops or 0.0))
+    if noscale or gpu.scaling is None:
+        s = float(n)
+    elif n == 1:
+        s = 1.0
+    else:
+        a, b, c = gpu.scaling.a, gpu.scaling.b, gpu.scaling.c
+        s = c / (1.0 + math.exp(-a * (n - b)))
+    return 3600.0 * s / one_vm
 
 
 def n_sat(catalog: Catalog, bandwidth_gbps: float) -> int:
@@ -87,7 +131,9 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
                 k = k_factor(v, n)
                 z = (n - 1) * spfp + odfp
                 out.append(OracleConfiguration("single_anchor", v.name, n, None, 0, price,
-                                               z * k, z, v.eflops * n * k, v.eflops * n))
+                                               z * k, z, v.eflops * n * k, v.eflops * n,
+                                               speed(catalog, v, n),
+                                               speed(catalog, v, n, noscale=True)))
         for w in catalog.cpu_types:  # Tiering: n spot + m on-demand memory nodes
             if w.memory_gib is None or w.memory_gib * GB_PER_GIB < need_gb:
                 continue
@@ -106,7 +152,9 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
                         k = k_factor(v, n)
                         z = n * spfp
                         out.append(OracleConfiguration("tiering", v.name, n, w.name, m, price,
-                                                       z * k, z, v.eflops * n * k, v.eflops * n))
+                                                       z * k, z, v.eflops * n * k, v.eflops * n,
+                                                       speed(catalog, v, n),
+                                                       speed(catalog, v, n, noscale=True)))
                     break
     return out
 

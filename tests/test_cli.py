@@ -26,7 +26,8 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_recommend_json_schema(capsys):
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3",
-                       "--buffer", "2", "--solver", "enumerate", "--format", "json")
+                       "--buffer", "2", "--solver", "enumerate", "--objective", "paper",
+                       "--format", "json")
     assert code == 0
     doc = json.loads(out)
     assert {"inputs", "catalog", "deepvm", "deepvm_noscale", "cost_first", "performance_first",
@@ -55,7 +56,7 @@ def test_recommend_infeasible_has_explanation(capsys):
 
 def test_recommend_table(capsys):
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "3", "--solver",
-                       "enumerate")
+                       "enumerate", "--objective", "paper")
     assert code == 0
     assert "TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h" in out
     assert "Cost-First: SA: 16 x g4dn.xlarge" in out
@@ -64,7 +65,7 @@ def test_recommend_table(capsys):
 def test_recommend_artifact_format_catalog(capsys):
     path = str(SHARED_DATA / "artifact_simul_data.json")
     code, out, _ = run(capsys, "recommend", "--catalog", path, "--pw", "1", "--no-quotas",
-                       "--solver", "enumerate", "--format", "json")
+                       "--solver", "enumerate", "--objective", "paper", "--format", "json")
     assert code == 0
     assert json.loads(out)["deepvm"][0]["gpu"]["name"] == "H"
 
@@ -129,7 +130,7 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
     (["recommend", "--catalog", AWS, "--pw", "nan"], "not a finite number"),
     (["recommend", "--catalog", "nowhere.json", "--pw", "3"], "not found"),
     (["recommend", "--catalog", "paper-simulatd", "--pw", "3"], "Did you mean paper-simulated"),
-    (["recommend", "--catalog", AWS, "--pw", "3", "--objective", "speed"], "invalid choice"),
+    (["recommend", "--catalog", AWS, "--pw", "3", "--objective", "velocity"], "invalid choice"),
     (["recommend", "--pw", "3"], "--catalog"),
     (["sweep", "--catalog", AWS, "--pw-start", "5", "--pw-stop", "1"], "pw_stop"),
     (["frobnicate"], "invalid choice"),

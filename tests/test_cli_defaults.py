@@ -10,7 +10,7 @@ from deepvm_core.cli import build_parser
 from deepvm_core.cli.common import scenario_from_args
 from deepvm_core.cli.job import workload_from_args
 from deepvm_core.job import SpeedupModel, Workload, plan_job
-from deepvm_core.model import DEFAULT_MAX_NODES, Scenario
+from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, Scenario
 from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
@@ -48,7 +48,8 @@ def test_plan_minutes_become_the_workload_hours() -> None:
 
 def test_recommend_without_options_is_the_scenario_and_recommend_defaults() -> None:
     args = _parse("recommend", "--catalog", CATALOG, "--pw", "3")
-    assert scenario_from_args(args, args.pw) == Scenario(3.0)
+    # recommend's objective is the tools' default (speed, issue 18); the rest the Scenario's
+    assert scenario_from_args(args, args.pw) == Scenario(3.0, objective=DEFAULT_OBJECTIVE)
     assert args.max_nodes == DEFAULT_MAX_NODES
     assert args.top == inspect.signature(recommend).parameters["top_k"].default
     assert args.time_limit == ILP_TIME_LIMIT_S

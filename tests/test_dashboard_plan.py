@@ -25,8 +25,10 @@ from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
+from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
 
-CARD = re.compile(r"^### 30 epochs of your job: about \*\*([\d.,]+) USD\*\* \(P90 ([\d.,]+) USD\), "
+CARD = re.compile(rf"^### {EXAMPLE_EPOCHS:g} epochs of your job: about \*\*([\d.,]+) USD\*\* "
+                  r"\(P90 ([\d.,]+) USD\), "
                   r"done in about \*\*(.+?)\*\* \(P90 (.+?)\), ([\d.]+) interruptions? expected$")
 
 
@@ -47,22 +49,24 @@ def no_errors(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def oracle_job() -> job_oracle.Job:
-    """The page's default job for the oracle: 30 epochs of 61.16 s on one VM of the top
+def oracle_job(epochs: float = EXAMPLE_EPOCHS) -> job_oracle.Job:
+    """The page's default job for the oracle: the example job (``EXAMPLE_EPOCHS`` epochs, or
+    ``epochs``, of ``EXAMPLE_EPOCH_SECONDS`` s) on one VM of the top
     spot-FLOPP type, fitted speedups, one-node times from the bundled measurements (read here
     with the csv module), the contract's other defaults."""
     rows: dict[str, dict[int, float]] = {}
     with open(bundled_measurements_paths()["deepvm-scaling"], newline="") as handle:
         for row in csv.DictReader(handle):
             rows.setdefault(row["instance"], {})[int(row["nodes"])] = float(row["epoch_seconds"])
-    return job_oracle.Job(epochs=30.0, t_ref=61.16, f_gb=0.3, speedup="fitted",
+    return job_oracle.Job(epochs=epochs, t_ref=EXAMPLE_EPOCH_SECONDS, f_gb=0.3, speedup="fitted",
                           measurements=rows)
 
 
-def oracle_cost(config: oracle.OracleConfiguration | None) -> float:
+def oracle_cost(config: oracle.OracleConfiguration | None,
+                epochs: float = EXAMPLE_EPOCHS) -> float:
     """The oracle's expected cost of the job on ``config`` (aws-us-east-1-2023-10), USD."""
     assert config is not None
-    job = job_oracle.evaluate(load_catalog("aws-us-east-1-2023-10"), oracle_job(), config)
+    job = job_oracle.evaluate(load_catalog("aws-us-east-1-2023-10"), oracle_job(epochs), config)
     return job.expectation.cost_usd
 
 
@@ -70,7 +74,8 @@ def reference_plan(**workload: object) -> object:
     """The planner's answer for the page's defaults (fitted model, bundled measurements): an
     input of the JSON schema test, never an expected value."""
     catalog = load_catalog("aws-us-east-1-2023-10")
-    fields = {"epochs": 30.0, "reference_epoch_seconds": 61.16, "checkpoint_gb": 0.3}
+    fields = {"epochs": EXAMPLE_EPOCHS, "reference_epoch_seconds": EXAMPLE_EPOCH_SECONDS,
+              "checkpoint_gb": 0.3}
     fields.update(workload)
     table = load_measurements(next(iter(bundled_measurements_paths().values())))
     return plan_job(catalog, Scenario(3.0), Workload(**fields),  # type: ignore[arg-type]
@@ -127,7 +132,7 @@ def test_bad_url_values_warn_and_fall_back(plan_page: AppTest, param: str, value
     no_errors(plan_page)
     warnings = " ".join(w.value for w in plan_page.warning)
     assert f"URL parameter {param}={value!r} {why}" in warnings
-    assert card_text(plan_page).startswith("### 30 epochs of your job")
+    assert card_text(plan_page).startswith(f"### {EXAMPLE_EPOCHS:g} epochs of your job")
 
 
 def test_unknown_reference_type_warns(plan_page: AppTest) -> None:
@@ -201,14 +206,15 @@ def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
     # job oracle (Table IV's 17 x g4dn.xlarge + 1 x c5.xlarge, about 0.39 USD).
     catalog = load_catalog("aws-us-east-1-2023-10")
     (deepvm,) = oracle.top_k(catalog, Scenario(3.0), 1)
-    assert f"about {oracle_cost(deepvm):,.2f} USD" in line
+    assert f"about {oracle_cost(deepvm, 30.0):,.2f} USD" in line
     frame = next(d.value for d in at.dataframe if "Expected job cost (USD)" in d.value.columns)
     assert {"#1", "Cost-First", "Performance-First"} <= set(frame[""])
     cost_first, _ = oracle.baselines(catalog, Scenario(3.0))
     row = frame.set_index("").loc["Cost-First"]
     # rel 1e-3: on main the core takes the table's one-node times as absolute t_g(1) where the
     # contract scales t_ref = 61.16 s by their ratios (7.5e-5 apart here; issue 18).
-    assert row["Expected job cost (USD)"] == pytest.approx(oracle_cost(cost_first), rel=1e-3)
+    assert row["Expected job cost (USD)"] == pytest.approx(oracle_cost(cost_first, 30.0),
+                                                          rel=1e-3)
 
 
 def test_plan_params_round_trip() -> None:

@@ -40,7 +40,7 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
     ("top", "2.5", "is not a whole number"),
     ("top", "101", "is outside 1..100"),  # recommend takes top_k 1..100
     ("quotas", "perhaps", "is not on or off"),
-    ("objective", "cost", "is not one of paper, performance"),
+    ("objective", "cost", "is not one of speed, paper, performance"),
     ("catalog", "gone", "is not a catalog available here"),
     ("page", "pages", "is not one of recommend"),
 ])

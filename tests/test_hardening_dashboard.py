@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from deepvm_core.job.workload import EXAMPLE_EPOCHS
 from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
@@ -35,7 +36,7 @@ def texts(at: AppTest, kind: str) -> list[str]:
 def page_works(at: AppTest) -> None:
     """No exception; the job's inputs and the calibration are still on the page."""
     assert not at.exception, [e.value for e in at.exception]
-    assert at.number_input(key="plan_epochs").value == 30
+    assert at.number_input(key="plan_epochs").value == EXAMPLE_EPOCHS
     assert at.get("file_uploader"), "the calibration section is gone"
 
 
@@ -71,7 +72,8 @@ def test_one_node_count_says_why(plan_page: AppTest) -> None:
     assert ("Cannot calibrate from one.csv: g4dn.xlarge: 1 distinct node count(s) >= 2 (4); "
             "the logistic has 3 parameters (a, b, c), so a fit needs at least 3") in texts(
                 at, "error")
-    assert card_heads(at)[0].startswith("### 30 epochs of your job")  # the plan still works
+    # the plan still works
+    assert card_heads(at)[0].startswith(f"### {EXAMPLE_EPOCHS:g} epochs of your job")
 
 
 def test_unknown_types_are_named_with_close_matches(plan_page: AppTest) -> None:
@@ -96,7 +98,8 @@ def test_mtbi_of_a_nanosecond_scaled_by_a_quarter(plan_page: AppTest) -> None:
     reasons = [w for w in texts(at, "warning") if "does not finish" in w]
     assert reasons and all("an interruption every 0.9 µs" in w for w in reasons)
     assert any(w.startswith("DeepVM #1") for w in reasons)
-    assert card_heads(at)[0].startswith("### 30 epochs of your job")  # a type that finishes
+    # a type that finishes
+    assert card_heads(at)[0].startswith(f"### {EXAMPLE_EPOCHS:g} epochs of your job")
     frame = next(d.value for d in at.dataframe if "Finishes?" in d.value.columns)
     unfinished = frame[frame["Finishes?"] != "yes"]
     assert len(unfinished) and unfinished["Expected h"].isna().all()
@@ -125,7 +128,7 @@ def test_a_restart_of_a_year_names_the_bound_and_stays_in_the_url(plan_page: App
                for e in texts(at, "error"))
     assert at.query_params["restart_min"] == "525600"
     at.number_input(key="plan_restart_min").set_value(6.0).run()  # fixing it plans again
-    assert card_heads(at)[0].startswith("### 30 epochs of your job")
+    assert card_heads(at)[0].startswith(f"### {EXAMPLE_EPOCHS:g} epochs of your job")
 
 
 def test_deadline_and_budget_both_too_low(plan_page: AppTest) -> None:

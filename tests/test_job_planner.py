@@ -31,6 +31,7 @@ from deepvm_core.job.planner import (
     PlanEstimate,
     plan_job,
 )
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import recommend
 from tests import oracle
@@ -278,8 +279,11 @@ def table_iv(aws_catalog: Catalog) -> JobPlanResult:
 
 
 def test_policies_are_recommends(aws_catalog: Catalog, table_iv: JobPlanResult) -> None:
-    """The paper's policies in the plan are exactly what ``recommend`` picks (Table IV)."""
-    rec = recommend(aws_catalog, Scenario(3.0), "enumerate", top_k=3)
+    """The paper's policies in the plan are exactly what ``recommend`` picks (Table IV), with
+    the job's speed (the plan's configurations carry it)."""
+    speed = speed_basis(aws_catalog, table_iv.workload, SpeedupModel(
+        "measured", load_measurements(bundled_measurements_paths()["deepvm-scaling"])))
+    rec = recommend(aws_catalog, Scenario(3.0), "enumerate", top_k=3, speed=speed)
     pol = table_iv.policies
     assert [e.configuration for e in pol.deepvm] == list(rec.deepvm)
     assert pol.deepvm_noscale is not None and pol.deepvm_noscale.configuration == (
@@ -287,7 +291,8 @@ def test_policies_are_recommends(aws_catalog: Catalog, table_iv: JobPlanResult) 
     assert pol.cost_first is not None and pol.cost_first.configuration == rec.cost_first
     assert pol.performance_first is not None
     assert pol.performance_first.configuration == rec.performance_first
-    perf = recommend(aws_catalog, Scenario(3.0, objective="performance"), "enumerate", top_k=1)
+    perf = recommend(aws_catalog, Scenario(3.0, objective="performance"), "enumerate", top_k=1,
+                     speed=speed)
     assert pol.deepvm_performance is not None
     assert pol.deepvm_performance.configuration == perf.deepvm[0]
     assert pol.deepvm[0].describe().startswith("TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge")

@@ -21,6 +21,7 @@ from deepvm_core.job import (
     one_vm_epoch_seconds,
     paper_speedup,
     parse_measurements_csv,
+    reference_epoch_seconds_from_table,
 )
 from tests import job_oracle
 from tests.factories import gpu_row, make_catalog
@@ -93,17 +94,48 @@ def test_measured_rows_without_one_node_are_refused():
 
 
 def test_one_vm_time_measured_reference_or_eflops():
-    catalog = make_catalog(gpus=[gpu_row("g1", eflops=100.0), gpu_row("g2", eflops=400.0),
+    catalog = make_catalog(gpus=[gpu_row("g1", eflops=200.0), gpu_row("g2", eflops=400.0),
                                  gpu_row("g3", eflops=None), gpu_row("g4", eflops=50.0)])
     # reference: 40 s per epoch on 4 VMs of g2; fitted S(4) = 10 / (1 + e^{-0.1 (4 - 15)}).
     w = Workload(epochs=1, reference_epoch_seconds=40.0, reference_gpu="g2", reference_nodes=4)
     s4 = 10.0 / (1.0 + np.exp(-0.1 * (4 - 15)))
     t_ref1 = 40.0 * s4
-    times = one_vm_epoch_seconds(w, catalog, SpeedupModel("measured", TABLE))
-    assert [(t.gpu, t.source) for t in times] == [
-        ("g1", "measured"), ("g2", "reference"), ("g3", None), ("g4", "eflops")]
-    assert times[0].epoch_seconds == 100.0
+    # the table has one-node rows of g1 (100 s) and of g_ref g2 (25 s): rho_g1 = 100 / 25 = 4
+    table = parse_measurements_csv("instance,nodes,epoch_seconds\ng1,1,100\ng1,2,60\n"
+                                   "g2,1,25\n", source="mine.csv")
+    times = one_vm_epoch_seconds(w, catalog, SpeedupModel("fitted", table))
+    assert [(t.gpu, t.source, t.table) for t in times] == [
+        ("g1", "measured", "mine.csv"), ("g2", "reference", None), ("g3", None, None),
+        ("g4", "eflops", None)]
+    assert times[0].relative_time == 4.0
+    assert times[0].epoch_seconds == pytest.approx(t_ref1 * 4.0, rel=1e-14)  # never 100 s
     assert times[1].epoch_seconds == pytest.approx(t_ref1, rel=1e-14)
     assert times[2].epoch_seconds is None
-    assert times[3].epoch_seconds == pytest.approx(t_ref1 * 400.0 / 50.0, rel=1e-14)
+    # rho_g4 = eFLOPS(g2) / eFLOPS(g4) = 400 / 50 = 8
+    assert times[3].epoch_seconds == pytest.approx(t_ref1 * 8.0, rel=1e-14)
+    # TABLE has no row of g_ref: its g1 row cannot give a relative time, eFLOPS does (400/200)
+    without_ref = one_vm_epoch_seconds(w, catalog, SpeedupModel("measured", TABLE))
+    assert (without_ref[0].source, without_ref[0].relative_time) == ("eflops", 2.0)
+    assert without_ref[0].epoch_seconds == pytest.approx(t_ref1 * 2.0, rel=1e-14)
 
+
+def test_reference_time_scales_every_one_vm_time():
+    """t_ref is the only absolute time: x10 on it is x10 on every t_g(1), with a table."""
+    catalog = make_catalog(gpus=[gpu_row("g1", eflops=200.0), gpu_row("g2", eflops=400.0)])
+    table = parse_measurements_csv("instance,nodes,epoch_seconds\ng1,1,100\ng2,1,25\n")
+    for model in (SpeedupModel("measured", table), SpeedupModel("fitted", table)):
+        one = one_vm_epoch_seconds(Workload(epochs=1, reference_epoch_seconds=3.0,
+                                            reference_gpu="g2"), catalog, model)
+        ten = one_vm_epoch_seconds(Workload(epochs=1, reference_epoch_seconds=30.0,
+                                            reference_gpu="g2"), catalog, model)
+        # g2 (n_ref 1): 3 s and 30 s; g1: 3 x 100/25 = 12 s and 120 s
+        assert [t.epoch_seconds for t in one] == pytest.approx([12.0, 3.0], rel=1e-14)
+        assert [t.epoch_seconds for t in ten] == pytest.approx([120.0, 30.0], rel=1e-14)
+
+
+def test_reference_epoch_seconds_from_table():
+    table = parse_measurements_csv("instance,nodes,epoch_seconds\ng1,1,100\ng1,1,110\n"
+                                   "g2,2,25\n")
+    assert reference_epoch_seconds_from_table(table, "g1") == 105.0  # mean of the repeats
+    assert reference_epoch_seconds_from_table(table, "g2") is None  # no one-node row
+    assert reference_epoch_seconds_from_table(table, "g9") is None

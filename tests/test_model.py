@@ -92,7 +92,7 @@ def test_architecture_codes() -> None:
 
 @pytest.mark.parametrize("field,value", [
     ("pw_usd_per_hour", -1), ("pw_usd_per_hour", math.nan), ("checkpoint_gb", 0),
-    ("buffer_checkpoints", -2), ("objective", "speed"), ("max_nodes", 0), ("max_nodes", 2.5)])
+    ("buffer_checkpoints", -2), ("objective", "velocity"), ("max_nodes", 0), ("max_nodes", 2.5)])
 def test_scenario_validation_names_field(field: str, value: object) -> None:
     kwargs = {"pw_usd_per_hour": 3.0, field: value}
     with pytest.raises(InputError) as info:

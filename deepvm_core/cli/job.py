@@ -27,6 +27,7 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -39,20 +40,17 @@ from deepvm_core.cli.common import (
     number,
     scenario_from_args,
 )
+from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
-from deepvm_core.io.plan_json import plan_to_dict
+from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
+from deepvm_core.io.recommend_job import compare_plan_with_recommendation, recommend_job
 from deepvm_core.job import (
     AUTO,
     GOALS,
-    SPEEDUP_MODELS,
     JobPlanResult,
-    MeasurementTable,
     PlanEstimate,
-    SpeedupModel,
     Workload,
-    bundled_measurements_paths,
     calibrate_catalog,
-    load_measurements,
     plan_job,
 )
 from deepvm_core.job.calibrate import MIN_TRUSTED_R_SQUARED
@@ -66,8 +64,8 @@ from deepvm_core.job.workload import (
     MAX_RESTART_HOURS,
     MAX_WAIT_HOURS,
 )
-from deepvm_core.model import Configuration
-from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE
+from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
+from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE, recommend
 from deepvm_core.units import MINUTES_PER_HOUR
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
@@ -111,23 +109,7 @@ def add_plan_parsers(subparsers: Any) -> None:
                                      "default) or performance")
     w = _WORKLOAD_DEFAULTS
     job = p.add_argument_group("the job")
-    job.add_argument("--epochs", type=number(float, 0.0, strict=True), required=True,
-                     help="epochs E of the job (> 0)")
-    job.add_argument("--epoch-seconds", type=number(float, 0.0, strict=True),
-                     required=True, help="measured seconds per epoch t_ref on --ref-nodes VMs "
-                                         "of --ref-type")
-    job.add_argument("--ref-type", metavar="TYPE",
-                     help="GPU type of that measurement (default: the top spot-FLOPP type)")
-    job.add_argument("--ref-nodes", type=number(int, 1), default=w["reference_nodes"],
-                     help=f"VMs of that measurement (default {w['reference_nodes']})")
-    job.add_argument("--speedup", choices=SPEEDUP_MODELS,
-                     default=field_default(SpeedupModel, "name"),
-                     help="speedup model S(n): fitted (default, the logistic), paper (n K(n)) "
-                          "or measured (needs --measurements)")
-    job.add_argument("--measurements", metavar="FILE.csv",
-                     help="measured epoch times (instance,nodes,epoch_seconds), a path or a "
-                          "bundled name (" + ", ".join(bundled_measurements_paths()) + "); "
-                          "one-node rows also give t_g(1) in every model")
+    add_job_arguments(job)
     ckpt = job.add_mutually_exclusive_group()
     ckpt.add_argument("--ckpt-every-epochs", type=number(int, 1), metavar="K",
                       help=f"a checkpoint every K epochs (default "
@@ -247,17 +229,6 @@ def _load_catalog(name: str) -> Catalog:
         raise DeepVMError(f"catalog {name!r} is invalid: {_one_line(exc)}") from None
 
 
-def _measurements(name: str) -> MeasurementTable:
-    bundled = bundled_measurements_paths()
-    path = Path(name)
-    if not path.exists() and name in bundled:
-        path = bundled[name]
-    if not path.exists():
-        raise DeepVMError(f"measurements {name!r}: no such file or bundled name (bundled: "
-                          f"{', '.join(bundled) or 'none'})")
-    return load_measurements(path)
-
-
 def _short(c: Configuration) -> str:
     """``TR 17 x g4dn.xlarge + 1 x c5.xlarge`` / ``SA 1+15 x g4dn.xlarge``."""
     if c.architecture == "single_anchor":
@@ -357,6 +328,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
             out.append(f"No configuration for: {', '.join(missing)}\n")
     if result.chosen is not None:
         out.append(f"\nChosen: {result.chosen.describe()}\n")
+        out.extend(f"  {line}\n" for line in estimate_in_words(result.chosen))
     source = f" ({a.measurements_source})" if a.measurements_source else ""
     every = ("Daly's interval" if a.checkpoint_every_epochs == AUTO
              else f"every {a.checkpoint_every_epochs} epoch(s)")
@@ -370,7 +342,8 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
                   else f"bucket {INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]}")
         one = _fmt(g.one_vm_epoch_seconds, ".2f")
         out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}); speedup "
-                   f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'})\n")
+                   f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'}"
+                   f"{' ' + g.one_vm_table if g.one_vm_table else ''})\n")
     for note in result.notes:
         out.append(f"Note: {note}\n")
     for warning in result.warnings:
@@ -383,12 +356,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
 
 def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     catalog = _load_catalog(args.catalog)
-    measurements = None if args.measurements is None else _measurements(args.measurements)
-    if args.speedup == "measured" and measurements is None:
-        bundled = ", ".join(bundled_measurements_paths())
-        raise DeepVMError(f"--speedup measured needs --measurements FILE.csv (bundled: "
-                          f"{bundled})")
-    speedup = SpeedupModel(args.speedup, measurements)
+    speedup = speedup_from_args(args)
     mtbi: dict[str, float] = {}
     for name, hours in args.mtbi:
         if name in mtbi:
@@ -400,19 +368,31 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
                       top_k=args.top)
+    comparison = None
+    if args.pw is not None:  # Recommend needs a PW
+        job = recommend_job(catalog, workload, speedup)
+        rec = recommend(catalog, replace(scenario, objective=DEFAULT_OBJECTIVE), top_k=1,
+                        speed=job.speed)
+        comparison = compare_plan_with_recommendation(result, rec, catalog, job)
     if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
-        out.write(json.dumps(plan_to_dict(result, catalog), indent=2) + "\n")
+        doc = plan_to_dict(result, catalog)
+        if comparison is not None:
+            doc["recommend_comparison"] = {"same_cluster": comparison.same,
+                                           "sentence": comparison.sentence}
+        out.write(json.dumps(doc, indent=2) + "\n")
         for warning in result.warnings:
             err.write(f"deepvm plan: warning: {warning}\n")
     else:
         out.write(render_plan_table(result, catalog))
+        if comparison is not None:
+            out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
     return 0
 
 
 def _cmd_calibrate(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     force = bool(getattr(args, "force", False))
     catalog = _load_catalog(args.catalog)
-    table = _measurements(args.measurements)
+    table = load_measurements_arg(args.measurements)
     if Path(args.out).exists() and Path(args.out).resolve() == Path(args.catalog).resolve():
         raise DeepVMError("--out must differ from --catalog (the input is never overwritten)")
     reference: str | None = args.eflops

@@ -15,19 +15,21 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
 from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
+from deepvm_core.cli.job_args import add_job_arguments
+from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.files import write_json_atomic
 from deepvm_core.io.export import recommendation_to_dict
+from deepvm_core.io.recommend_job import with_job_estimate
 from deepvm_core.io.replay import read_export, replay
 from deepvm_core.model import (
-    ARCHITECTURE_LABELS,
+    DEFAULT_OBJECTIVE,
     Configuration,
     flopp_ranking,
 )
 from deepvm_core.recommend.recommendation import (
     DEFAULT_SOLVER,
     DEFAULT_TOP_K,
-    POLICY_LABELS,
     SOLVERS,
     TOP_K_RANGE,
     recommend,
@@ -45,7 +47,10 @@ def add_recommend_parsers(sub: Any) -> None:
     """Add ``recommend``, ``sweep``, ``flopp`` and ``catalog`` to ``deepvm``'s subparsers."""
     rec = sub.add_parser("recommend", help="recommend configurations for one scenario")
     add_scenario_args(rec, with_pw=True, replayable=True,
-                      objective_help="paper: the paper's Z; performance: eFLOPS * n * K(n)")
+                      objective_help=f"speed: the job's epochs per hour (default "
+                      f"{DEFAULT_OBJECTIVE}); paper: the paper's Z; performance: eFLOPS * n * "
+                      "K(n)")
+    rec.set_defaults(objective=DEFAULT_OBJECTIVE)  # the tools' default (model.py)
     rec.add_argument("--replay", metavar="EXPORT.json",
                      help="run the recommendation of an export (this command's JSON) again, "
                      "with its inputs and catalog (found unchanged by name and sha256, else "
@@ -64,6 +69,9 @@ def add_recommend_parsers(sub: Any) -> None:
                      "when it proves no optimum within it, the exact enumeration answers and a "
                      "note says so")
     rec.add_argument("--format", choices=("table", "json"), default="table")
+    add_job_arguments(rec.add_argument_group(
+        "the job (optional: speed then uses its epoch time, and the JSON holds its estimate)"),
+        example_by_default=False)
 
     sw = sub.add_parser("sweep", help="every policy over a PW range (the paper's Fig. 3)")
     add_scenario_args(sw, with_pw=False)
@@ -162,41 +170,20 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
         return _cmd_replay(args, out)
     catalog = _load(args.catalog)
     scenario = scenario_from_args(args, args.pw)
+    job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
-                    time_limit_s=args.time_limit)
+                    time_limit_s=args.time_limit, speed=None if job is None else job.speed)
     if args.format == "json":
-        out.write(json.dumps(recommendation_to_dict(rec, catalog), indent=2) + "\n")
+        doc = recommendation_to_dict(rec, catalog)
+        if job is not None:
+            doc = with_job_estimate(doc, rec, catalog, job)
+        out.write(json.dumps(doc, indent=2) + "\n")
         return 0
-    out.write(f"Catalog {catalog.name} ({catalog.region}, prices {catalog.prices_date}); "
-              f"PW {args.pw:g} USD/h, checkpoint {args.ckpt_gb:g} GB x buffer {args.buffer:g}; "
-              f"objective {args.objective}; quotas {'off' if args.no_quotas else 'on'}\n\n")
-    if rec.explanation:
-        out.write(f"Nothing is feasible. {rec.explanation.summary}\n")
-    else:
-        width = max(len(_marked(catalog, c)) for c in rec.deepvm)
-        out.write(f"{'#':>2}  {'configuration':<{width}}  {'objective':>14}  {'performance':>11}\n")
-        for i, c in enumerate(rec.deepvm, 1):
-            out.write(f"{i:>2}  {_marked(catalog, c):<{width}}  "
-                      f"{c.objective_value(args.objective):>14.6g}  {c.performance:>11.1f}\n")
-    out.write("\n")
-    for arch, arch_best in (("single_anchor", rec.best_single_anchor),
-                            ("tiering", rec.best_tiering)):
-        arch_note = rec.architecture_notes.get(arch)
-        why = "none. " + (arch_note.summary if arch_note else "")
-        out.write(f"Best {ARCHITECTURE_LABELS[arch]}: "
-                  f"{_marked(catalog, arch_best) if arch_best else why}\n")
-    for policy in ("deepvm_noscale", "cost_first", "performance_first"):
-        baseline = rec.policy(policy)
-        perf = f" (performance {baseline.performance:.1f})" if baseline else ""
-        out.write(f"{POLICY_LABELS[policy]}: {_marked(catalog, baseline)}{perf}\n")
-    for text in rec.notes:
-        out.write(f"Note: {text}\n")
-    footnote = _estimate_footnote(catalog, [*rec.deepvm, rec.best_single_anchor,
-                                            rec.best_tiering, *(rec.policy(p) for p in (
-                                                "deepvm_noscale", "cost_first",
-                                                "performance_first"))])
-    if footnote:
-        out.write(footnote + "\n")
+    shown = [*rec.deepvm, rec.best_single_anchor, rec.best_tiering,
+             *(rec.policy(p) for p in ("deepvm_noscale", "cost_first", "performance_first"))]
+    out.write(render_recommendation(rec, catalog, job,
+                                    mark=lambda c: ESTIMATED_MARK if _estimated(catalog, c)
+                                    else "", footnote=_estimate_footnote(catalog, shown)))
     section = accelerator_section(rec)
     if section:
         out.write("\n" + section)

@@ -43,6 +43,8 @@ class ConfigurationDoc(TypedDict):
     scaling_factor: float
     cluster_flopp: float
     summary: str
+    speed_epochs_per_hour: float | None
+    speed_vs_one_ref_vm: float | None
 
 
 class ExplanationDoc(TypedDict):
@@ -83,6 +85,13 @@ class InputsDoc(TypedDict):
     solver: str
 
 
+class OnDemandDoc(TypedDict):
+    """The same cluster with every VM on demand, no interruptions: USD and hours."""
+
+    cost_usd: float | None
+    makespan_hours: float | None
+
+
 class EstimateDoc(TypedDict):
     """A configuration's job estimate in the plan JSON; ``null`` for a value that is not finite.
     ``does_not_finish`` (the reason, with T, C and N null) only for a cluster not expected to
@@ -97,6 +106,10 @@ class EstimateDoc(TypedDict):
     expected_cost_usd: float | None
     expected_interruptions: float | None
     within_limits: bool
+    on_demand_same_cluster: OnDemandDoc
+    savings_vs_on_demand_usd: float | None
+    savings_vs_on_demand_percent: float | None
+    slow_warning: str | None
     does_not_finish: NotRequired[str]
     trials: NotRequired[int]
     makespan_hours_p10: NotRequired[float | None]
@@ -107,6 +120,7 @@ class EstimateDoc(TypedDict):
     cost_usd_p90: NotRequired[float | None]
     mean_interruptions: NotRequired[float | None]
     deadline_probability: NotRequired[float]
+    confidence: NotRequired[str]
 
 
 class PlanConfigurationDoc(ConfigurationDoc):
@@ -124,6 +138,9 @@ class GpuAssumptionDoc(TypedDict):
     speedup_source: str
     one_vm_epoch_seconds: float | None
     one_vm_source: str | None
+    relative_speed_source: str | None
+    relative_speed_table: str | None
+    relative_one_vm_time: float | None
 
 
 class AssumptionsDoc(TypedDict):

@@ -22,6 +22,11 @@ Schema (``EXPORT_SCHEMA_VERSION`` 1)::
       "best_per_architecture": {"single_anchor": configuration | null,
                                 "tiering": configuration | null},
       "chosen": configuration | null,                     # the one picked (default: deepvm[0])
+      "distinct": [{"configuration", "memory_node_types",
+                    "variants": [{"cpu", "hourly_price", "summary"}, ...]}, ...],
+                                        # the first top-k distinct clusters, variants folded
+      "speed_basis": {"reference_gpu", "reference_one_vm_epoch_seconds",
+                      "reference_one_vm_epochs_per_hour", "speedup", "job_given"} | null,
       "explanation": {...},                               # only when nothing is feasible
       "architecture_notes": {"tiering": {...}},           # architectures with no configuration
       "notes": ["..."],
@@ -39,7 +44,9 @@ A configuration is ``{"architecture", "gpu": {"name", "spot", "on_demand"}, "cpu
 "on_demand"} | null, "hourly_price", "objective", "performance", ...}``: ``gpu.spot`` and
 ``gpu.on_demand`` count GPU VMs, ``cpu.on_demand`` memory nodes, ``objective`` is the value of
 the chosen objective; the rest (``z_paper``, ``scaling_factor``, ``cluster_flopp``,
-``summary``) are extras.
+``summary``) are extras; ``speed_epochs_per_hour`` is the job's training speed (epochs per hour,
+:mod:`deepvm_core.search.speed`) and ``speed_vs_one_ref_vm`` that speed divided by one
+reference-type VM's.
 
 **Reproducible.** ``catalog.instance_types`` holds, in our catalog format (``data/README.md``),
 every instance type a configuration of the document uses, each with a ``source`` (the catalog
@@ -71,7 +78,9 @@ from deepvm_core.io.documents import (
     InputsDoc,
 )
 from deepvm_core.model import Configuration, Objective
+from deepvm_core.recommend.distinct import DistinctCluster
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
+from deepvm_core.search.speed import SpeedBasis
 
 EXPORT_SCHEMA_VERSION = 1
 
@@ -102,6 +111,34 @@ def configuration_to_dict(
         "scaling_factor": config.scaling_factor,
         "cluster_flopp": config.cluster_flopp,
         "summary": config.describe(),
+        "speed_epochs_per_hour": config.speed_epochs_per_hour,
+        "speed_vs_one_ref_vm": config.speed_vs_one_ref_vm,
+    }
+
+
+def distinct_to_dict(cluster: DistinctCluster, objective: Objective) -> dict[str, Any]:
+    """One entry of the export's ``distinct``: the cluster's best variant, the memory-node
+    types of its variants, and per variant what differs (memory nodes, price)."""
+    return {
+        "configuration": configuration_to_dict(cluster.configuration, objective),
+        "memory_node_types": list(cluster.memory_node_types),
+        "variants": [{"cpu": None if c.cpu is None else {"name": c.cpu,
+                                                         "on_demand": c.memory_nodes},
+                      "hourly_price": round(c.hourly_price_usd, 10),
+                      "summary": c.describe()} for c in cluster.variants],
+    }
+
+
+def speed_basis_to_dict(basis: SpeedBasis | None) -> dict[str, Any] | None:
+    """The export's ``speed_basis``: what every ``speed_epochs_per_hour`` is computed from."""
+    if basis is None:
+        return None
+    return {
+        "reference_gpu": basis.reference_gpu,
+        "reference_one_vm_epoch_seconds": basis.reference_one_vm_epoch_seconds,
+        "reference_one_vm_epochs_per_hour": basis.reference_epochs_per_hour,
+        "speedup": basis.speedup.name,
+        "job_given": basis.job_given,
     }
 
 
@@ -198,6 +235,23 @@ def export_file_name(catalog: Catalog, *, base: Catalog | None = None,
     return f"deepvm-{name}.json"
 
 
+def recommendation_summary(rec: Recommendation, catalog: Catalog) -> str:
+    """The export's first line, for a person: what is recommended, how many VMs, the price and
+    the speed (or why nothing is)."""
+    s = rec.scenario
+    where = f"on {catalog.name} within PW {s.pw_usd_per_hour:g} USD/h (objective {s.objective})"
+    best = rec.best
+    if best is None:
+        why = rec.explanation.summary if rec.explanation else "nothing is feasible"
+        return f"No cluster {where}: {why}"
+    speed = ""
+    if best.speed_vs_one_ref_vm is not None and best.reference_gpu is not None:
+        speed = (f", training {best.speed_vs_one_ref_vm:.2f} x as fast as one "
+                 f"{best.reference_gpu}")
+    return (f"DeepVM recommends {best.describe()} {where}: {best.total_vms} VMs at "
+            f"{best.hourly_price_usd:.4f} USD per hour{speed}.")
+
+
 def recommendation_to_dict(
     rec: Recommendation,
     catalog: Catalog,
@@ -227,6 +281,7 @@ def recommendation_to_dict(
     obj = s.objective
     chosen = chosen if chosen is not None else rec.best
     doc: dict[str, Any] = {
+        "summary": recommendation_summary(rec, catalog),
         "schema_version": EXPORT_SCHEMA_VERSION,
         "tool": "deepvm-studio",
         "tool_version": tool_version(),
@@ -254,6 +309,8 @@ def recommendation_to_dict(
             "tiering": configuration_to_dict(rec.best_tiering, obj),
         },
         "chosen": configuration_to_dict(chosen, obj),
+        "distinct": [distinct_to_dict(d, obj) for d in rec.distinct],
+        "speed_basis": speed_basis_to_dict(rec.speed_basis),
     })
     if rec.explanation is not None:
         doc["explanation"] = explanation_to_dict(rec.explanation, obj)

@@ -17,6 +17,7 @@ from deepvm_core.io.export import (
     explanation_to_dict,
     tool_version,
 )
+from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.job.result import (
     PLAN_KIND,
     JobPlanResult,
@@ -33,6 +34,8 @@ def _finite(x: float) -> float | None:
 
 def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
     """The ``estimate`` object of one configuration (see :func:`plan_to_dict`)."""
+    finishes = e.does_not_finish is None
+    saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
     doc: EstimateDoc = {
         "epoch_seconds": e.epoch_seconds,
         "compute_hours": e.compute_hours,
@@ -43,6 +46,13 @@ def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
         "expected_cost_usd": _finite(e.expected_cost_usd),
         "expected_interruptions": _finite(e.expected_interruptions),
         "within_limits": e.within_limits,
+        "on_demand_same_cluster": {"cost_usd": _finite(e.on_demand_cost_usd),
+                                   "makespan_hours": _finite(e.on_demand_makespan_hours)},
+        "savings_vs_on_demand_usd": _finite(saved_usd) if finishes else None,
+        "savings_vs_on_demand_percent": (None if saved_percent is None or not finishes
+                                         else _finite(saved_percent)),
+        "slow_warning": slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
+                                     e.on_demand_cost_usd) if finishes else None,
     }
     if e.does_not_finish is not None:  # T, C and N are null: the reason says why
         doc.update({"expected_makespan_hours": None, "expected_cost_usd": None,
@@ -61,7 +71,47 @@ def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
         })
         if mc.deadline_probability is not None:
             doc["deadline_probability"] = mc.deadline_probability
+        doc["confidence"] = confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,
+                                                mc.mean_makespan_hours, mc.mean_cost_usd)
     return doc
+
+
+def estimate_in_words(e: PlanEstimate) -> tuple[str, ...]:
+    """What a budget holder reads about one estimate: expected time and cost against the same
+    cluster on demand, the Monte Carlo confidence (when simulated) and the 1.5x warning."""
+    if e.does_not_finish is not None:
+        return (f"Not expected to finish: {e.does_not_finish}. The same cluster on demand: "
+                f"{e.on_demand_makespan_hours:.1f} h and {e.on_demand_cost_usd:,.2f} USD.",)
+    saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
+    share = "" if saved_percent is None else f", {saved_percent:.0f} %"
+    lines = [f"Expected {e.expected_makespan_hours:.1f} h and {e.expected_cost_usd:,.2f} USD; "
+             f"the same cluster on demand: {e.on_demand_makespan_hours:.1f} h and "
+             f"{e.on_demand_cost_usd:,.2f} USD ({'saves' if saved_usd >= 0 else 'costs'} "
+             f"{abs(saved_usd):,.2f} USD{share})."]
+    mc = e.monte_carlo
+    if mc is not None:
+        lines.append(confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,
+                                         mc.mean_makespan_hours, mc.mean_cost_usd))
+    warning = slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
+                           e.on_demand_cost_usd)
+    if warning is not None:
+        lines.append(f"Warning: {warning}")
+    return tuple(lines)
+
+
+def plan_summary(result: JobPlanResult, catalog: Catalog) -> str:
+    """The plan JSON's first line, for a person: the job, the chosen cluster (how many VMs),
+    its expected cost and time, and against the same cluster on demand."""
+    w = result.workload
+    what = (f"{w.epochs:g} epochs of {w.reference_epoch_seconds:g} s on "
+            f"{w.reference_nodes} x {result.assumptions.reference_gpu}")
+    e = result.chosen
+    if e is None:
+        why = result.explanation.summary if result.explanation else "nothing qualifies"
+        return f"Job plan for {what} on {catalog.name}: no cluster. {why}"
+    c = e.configuration
+    return (f"Job plan for {what} on {catalog.name}, goal {result.goal}: {c.describe()} "
+            f"({c.total_vms} VMs). " + " ".join(estimate_in_words(e)))
 
 
 def plan_configuration_to_dict(e: PlanEstimate | None, objective: Objective, *,
@@ -93,6 +143,9 @@ def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
             "speedup_source": g.speedup_source,
             "one_vm_epoch_seconds": g.one_vm_epoch_seconds,
             "one_vm_source": g.one_vm_source,
+            "relative_speed_source": g.one_vm_source,
+            "relative_speed_table": g.one_vm_table,
+            "relative_one_vm_time": g.relative_one_vm_time,
         } for g in a.gpu_types},
     }
 
@@ -115,6 +168,7 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     s, w = result.scenario, result.workload
     obj = s.objective
     doc: dict[str, Any] = {
+        "summary": plan_summary(result, catalog),
         "schema_version": EXPORT_SCHEMA_VERSION,
         "tool": "deepvm-studio",
         "tool_version": tool_version(),

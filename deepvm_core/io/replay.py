@@ -30,8 +30,10 @@ from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, SCHEMA_VERSION
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.io.export import configuration_to_dict, recommendation_to_dict
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.model import OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, Solver, recommend
+from deepvm_core.search.speed import SpeedBasis
 
 #: The largest export file read, bytes (its rows are a subset of one catalog).
 MAX_EXPORT_BYTES = MAX_CATALOG_BYTES
@@ -228,6 +230,35 @@ def compare_exports(exported: Mapping[str, Any], replayed: Mapping[str, Any]) ->
     return out
 
 
+def _job_speed(doc: Mapping[str, Any], catalog: Catalog,
+               scenario: Scenario) -> SpeedBasis | None:
+    """The speed basis of the export's job (``job.inputs``), or ``None`` (the example job's).
+    A measurement table is found again by its bundled name only."""
+    job = doc.get("job")
+    if not isinstance(job, Mapping) or not isinstance(job.get("inputs"), Mapping):
+        return None
+    inputs = job["inputs"]
+    from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
+    from deepvm_core.job.speedup import SpeedupModel
+    from deepvm_core.job.workload import example_workload
+
+    table = None
+    bundled = bundled_measurements_paths()
+    if inputs.get("measurements") is not None:
+        if inputs["measurements"] not in bundled:
+            raise ExportError(f"job.inputs.measurements {inputs['measurements']!r}: only a "
+                              "bundled measurement table can be found again")
+        table = load_measurements(bundled[inputs["measurements"]])
+    try:
+        workload = example_workload(
+            epochs=inputs["epochs"], reference_epoch_seconds=inputs["reference_epoch_seconds"],
+            reference_gpu=inputs["reference_gpu"], reference_nodes=inputs["reference_nodes"],
+            checkpoint_gb=scenario.checkpoint_gb)
+        return speed_basis(catalog, workload, SpeedupModel(inputs["speedup"], table))
+    except (KeyError, DeepVMError) as exc:
+        raise ExportError(f"the export's job cannot be read: {exc}") from None
+
+
 def replay(doc: Mapping[str, Any]) -> ReplayResult:
     """Run the recommendation of an export again and compare (module doc).
 
@@ -238,7 +269,8 @@ def replay(doc: Mapping[str, Any]) -> ReplayResult:
     scenario, top_k, solver = scenario_of(doc)
     catalog, origin = catalog_of(doc)
     try:
-        rec = recommend(catalog, scenario, solver, top_k=top_k)
+        rec = recommend(catalog, scenario, solver, top_k=top_k,
+                        speed=_job_speed(doc, catalog, scenario))
     except DeepVMError as exc:
         raise ExportError(f"the export's recommendation cannot be run again: {exc}") from None
     wanted = _identity(doc.get("chosen"))

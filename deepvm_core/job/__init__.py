@@ -89,6 +89,7 @@ from deepvm_core.job.speedup import (
     measured_speedup,
     one_vm_epoch_seconds,
     paper_speedup,
+    reference_epoch_seconds_from_table,
 )
 from deepvm_core.job.workload import AUTO, Workload, check_workload, top_spot_flopp_gpu
 
@@ -106,7 +107,8 @@ __all__ = [
     "cluster_epoch_seconds", "daly_interval_seconds", "estimate_jobs", "expected_jobs",
     "fastest", "fit_scaling", "fitted_speedup", "load_measurements", "measured_speedup",
     "measurements_to_csv", "mtbi_estimate", "mtbi_estimates", "one_vm_epoch_seconds",
-    "paper_speedup", "pareto_frontier", "parse_measurements_csv", "job_inputs", "sample_jobs",
+    "paper_speedup", "pareto_frontier", "reference_epoch_seconds_from_table",
+    "parse_measurements_csv", "job_inputs", "sample_jobs",
     "segment_expectations", "segment_plan", "simulate_jobs", "single_anchor_stall_seconds",
     "tiering_stall_seconds", "top_spot_flopp_gpu",
 ]

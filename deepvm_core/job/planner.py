@@ -87,6 +87,7 @@ from deepvm_core.job.result import (
     _Parts,
     unfinished_reason_of,
 )
+from deepvm_core.job.speed import speed_basis
 from deepvm_core.job.speedup import (
     SpeedupModel,
     one_vm_epoch_seconds,
@@ -104,6 +105,7 @@ from deepvm_core.recommend.recommendation import (
 )
 from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.ranking import rank_positions
+from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.search.tables import CandidateTable
 
 #: The Monte Carlo seed of a plan unless told.
@@ -165,19 +167,20 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
-def _plan_candidates(catalog: Catalog, scenario: Scenario,
+def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
                      pw: float | None) -> tuple[CandidateTable, tuple[str, ...]]:
     """Every feasible configuration, with every memory-node type per (v, n); past
     :data:`MAX_PLAN_CONFIGURATIONS` (a catalog near the size limit), the cheapest memory-node
     types per (v, n) only, so the plan stays interactive, and a note that says so."""
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw)
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=speed)
     tiering_rows = int(np.count_nonzero(domain.architecture == Arch.TIERING))
     pairs = tiering_rows * len(domain.cpus)
     if pairs <= MAX_PLAN_CONFIGURATIONS:
         return build_candidates(catalog, scenario, pw_usd_per_hour=pw,
-                                memory_node_choices=None), ()
+                                memory_node_choices=None, speed=speed), ()
     keep = max(1, MAX_PLAN_CONFIGURATIONS // max(tiering_rows, 1))
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep,
+                             speed=speed)
     return table, (
         f"This catalog allows up to {pairs:,} (GPU type, memory-node type, n) Tiering "
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
@@ -243,7 +246,8 @@ def _assumptions(catalog: Catalog, workload: Workload,
         GpuAssumption(
             gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
-            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source)
+            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
+            relative_one_vm_time=t.relative_time, one_vm_table=t.table)
         for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), one_vm,
                            strict=True))
     return PlanAssumptions(
@@ -384,7 +388,8 @@ def plan_job(
         pw_usd_per_hour)
 
     assumptions = _assumptions(catalog, workload, speedup)
-    table, shortlist_note = _plan_candidates(catalog, scenario, pw)
+    table, shortlist_note = _plan_candidates(catalog, scenario,
+                                             speed_basis(catalog, workload, speedup), pw)
     plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
     estimates = expected_jobs(plan)
     rank = rank_positions(table.rank_order(scenario.objective))

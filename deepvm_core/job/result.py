@@ -13,6 +13,7 @@ import numpy as np
 
 from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.errors import InputError
+from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.finish import finishes, unfinished_reason
 from deepvm_core.job.inputs import JobInputs
@@ -81,6 +82,9 @@ class PlanEstimate:
         within_limits: T <= the deadline and C <= the budget (True when none is given);
             False when the cluster does not finish.
         monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
+        on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
+            interruptions), hours (:mod:`deepvm_core.job.baseline`).
+        on_demand_cost_usd: C_od, its cost, USD.
         does_not_finish: ``None``, or why the cluster is not expected to finish
             (:mod:`deepvm_core.job.finish`); its T, C and N are then not meaningful numbers
             and are never shown as such.
@@ -98,6 +102,8 @@ class PlanEstimate:
     expected_interruptions: float
     within_limits: bool
     monte_carlo: MonteCarloEstimate | None
+    on_demand_makespan_hours: float = float("nan")
+    on_demand_cost_usd: float = float("nan")
     does_not_finish: str | None = None
 
     def describe(self) -> str:
@@ -153,7 +159,11 @@ class GpuAssumption:
         speedup_source: where S_g(n) comes from: ``paper``, ``fitted``, ``measured`` or
             ``linear`` (no fit: S(n) = n, flagged).
         one_vm_epoch_seconds: t_g(1), seconds per epoch on one VM, or ``None`` (unknown).
-        one_vm_source: ``measured``, ``reference``, ``eflops`` or ``None``.
+        one_vm_source: where t_g(1)'s relative speed ρ_g comes from: ``measured`` (a
+            table's one-node rows of g and g_ref), ``reference`` (g is g_ref), ``eflops`` or
+            ``None``.
+        relative_one_vm_time: ρ_g = t_g(1) / t_ref(1) (dimensionless), or ``None``.
+        one_vm_table: the measurement table's name when ``one_vm_source`` is ``measured``.
     """
 
     gpu: str
@@ -163,6 +173,8 @@ class GpuAssumption:
     speedup_source: SpeedupSource
     one_vm_epoch_seconds: float | None
     one_vm_source: OneVmSource | None
+    relative_one_vm_time: float | None = None
+    one_vm_table: str | None = None
 
 
 @dataclass(frozen=True)
@@ -342,6 +354,7 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
               monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
     """The estimate of candidate ``index`` from the per-candidate arrays."""
     est, table = result.estimates, result.candidates
+    od_hours, od_cost = on_demand_baseline_at(table, est, index)
     reason = unfinished_reason_of(est, result.job_plan, index)
     return PlanEstimate(
         index=index,
@@ -357,6 +370,8 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
         within_limits=bool(result.within_limits[index]),
         monte_carlo=None if reason else monte_carlo,
         does_not_finish=reason,
+        on_demand_makespan_hours=od_hours,
+        on_demand_cost_usd=od_cost,
     )
 
 

@@ -13,9 +13,15 @@ each with ``S_g(1) = 1``:
   fall back to ``fitted``. The speedup is relative to t(1), so a type with rows but no row for
   one node is refused when the model is built (:class:`SpeedupModel`).
 
-One VM: ``t_g(1)`` is the user's measured one-node time when the measurements have one (in any
-model); otherwise ``t_ref1 eFLOPS(g_ref) / eFLOPS(g)`` with ``t_ref1 = t_ref S_ref(n_ref)``
-(speed across types follows eFLOPS, the paper's assumption).
+One VM: ``t_g(1) = t_ref1 ρ_g`` with ``t_ref1 = t_ref S_ref(n_ref)``. **t_ref is the only
+absolute time** (``job-model.md``): a measurement table describes some workload (the bundled one
+is the paper's ResNet on CIFAR-10), so it gives speedup shapes and relative one-VM times, never
+the job's epoch time, and scaling t_ref by x scales every t_g(n) by x. The relative one-VM time
+``ρ_g`` is ``t^m_g(1) / t^m_ref(1)`` when the table has one-node rows for both g and g_ref
+(source ``measured``, with the table's name); otherwise ``eFLOPS(g_ref) / eFLOPS(g)`` (source
+``eflops``, the paper's assumption); ``ρ_ref = 1`` (source ``reference``).
+:func:`reference_epoch_seconds_from_table` reads g_ref's one-node time from a table, for a user
+whose table holds their own job ("use this as my epoch time").
 """
 
 from __future__ import annotations
@@ -32,7 +38,8 @@ from deepvm_core.errors import InputError, Problem
 from deepvm_core.job.errors import MeasurementsError, WorkloadError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
 from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.model import logistic_speedup, scaling_factor
+from deepvm_core.model import fitted_speedup as fitted_speedup
+from deepvm_core.model import scaling_factor
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
@@ -50,15 +57,6 @@ def paper_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatA
     """``paper``: ``S(n) = n K(n)`` (``S(1) = 1``; K = 1 without a fit)."""
     x = np.asarray(nodes, dtype=np.float64)
     return _one_is_one(x, x * scaling_factor(scaling, x))
-
-
-def fitted_speedup(scaling: ScalingParams | None, nodes: npt.ArrayLike) -> FloatArray:
-    """``fitted``: ``S(n) = c / (1 + exp(-a (n - b)))`` for n >= 2, ``S(1) = 1``;
-    ``S(n) = n`` without a fit."""
-    x = np.asarray(nodes, dtype=np.float64)
-    if scaling is None:
-        return x.copy()
-    return np.where(x >= 2.0, logistic_speedup(scaling, x), 1.0)
 
 
 def measured_speedup(rows: InstanceMeasurements, nodes: npt.ArrayLike) -> FloatArray:
@@ -88,8 +86,8 @@ class SpeedupModel:
 
     Attributes:
         name: ``paper``, ``fitted`` (default) or ``measured``.
-        measurements: the user's measured epoch times; they also give t_g(1) for every type
-            with a one-node row, whatever ``name`` is.
+        measurements: measured epoch times of some workload; their one-node rows also give the
+            relative one-VM times ρ_g (:func:`one_vm_epoch_seconds`), whatever ``name`` is.
 
     Raises:
         MeasurementsError: ``measured`` with a type whose rows lack one node (every such type
@@ -131,32 +129,49 @@ class SpeedupModel:
         return fitted_speedup(gpu.scaling, nodes)
 
     def one_node_epoch_seconds(self, gpu: GpuType) -> float | None:
-        """The user's measured t_g(1), or ``None``."""
+        """The table's measured one-node time t^m_g(1) (of the table's workload), or ``None``."""
         rows = self._rows(gpu)
         return None if rows is None else rows.one_node_epoch_seconds
 
 
+def reference_epoch_seconds_from_table(table: MeasurementTable,
+                                       reference_gpu: str) -> float | None:
+    """g_ref's one-node epoch time in ``table``, seconds, or ``None`` when it has no such row.
+
+    For a user whose table holds epoch times of their own job: this is the value to take as
+    t_ref (with n_ref = 1). The planner never does it by itself (t_ref is the only absolute
+    time, module doc).
+    """
+    rows = table.get(reference_gpu)
+    return None if rows is None else rows.one_node_epoch_seconds
+
+
 @dataclass(frozen=True)
 class OneVmTime:
-    """t_g(1) of one GPU type and where it comes from.
+    """t_g(1) of one GPU type and where its relative speed comes from.
 
     Attributes:
         gpu: GPU type name.
-        epoch_seconds: seconds per epoch on one VM, or ``None`` when unknown (no measured
-            one-node time and no eFLOPS for g or g_ref).
-        source: ``measured`` (the user's one-node row), ``reference`` (g is g_ref:
-            ``t_ref S_ref(n_ref)``), ``eflops`` (``t_ref1 eFLOPS(g_ref) / eFLOPS(g)``), or
+        epoch_seconds: t_g(1) = t_ref1 ρ_g, seconds per epoch on one VM, or ``None`` when
+            unknown (no measured ρ_g and no eFLOPS for g or g_ref).
+        source: where ρ_g comes from: ``measured`` (one-node rows of g and g_ref in one table),
+            ``reference`` (g is g_ref: ρ = 1), ``eflops`` (``eFLOPS(g_ref) / eFLOPS(g)``), or
             ``None``.
+        relative_time: ρ_g, t_g(1) / t_ref(1) (dimensionless), or ``None``.
+        table: the measurement table's name (its source) when ``source`` is ``measured``.
     """
 
     gpu: str
     epoch_seconds: float | None
     source: OneVmSource | None
+    relative_time: float | None = None
+    table: str | None = None
 
 
 def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
                          model: SpeedupModel) -> tuple[OneVmTime, ...]:
-    """t_g(1) of every GPU type of ``catalog`` (catalog order).
+    """t_g(1) = t_ref1 ρ_g of every GPU type of ``catalog`` (catalog order; rule in the module
+    docstring: a table's one-node times only give ρ_g, never the absolute time).
 
     Raises:
         WorkloadError: the workload does not fit the catalog (:func:`check_workload`).
@@ -168,15 +183,19 @@ def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
                                      f"the speedup of {reference.name} there is {s_ref!r}; "
                                      "t_ref1 = t_ref S_ref(n_ref) needs it > 0")])
     t_ref1 = workload.reference_epoch_seconds * s_ref
+    measured_ref = model.one_node_epoch_seconds(reference)
+    table = None if model.measurements is None else model.measurements.source
     times: list[OneVmTime] = []
     for g in catalog.gpu_types:
         measured = model.one_node_epoch_seconds(g)
-        if measured is not None:
-            times.append(OneVmTime(g.name, measured, "measured"))
-        elif g.name == reference.name:
-            times.append(OneVmTime(g.name, t_ref1, "reference"))
+        if g.name == reference.name:
+            times.append(OneVmTime(g.name, t_ref1, "reference", 1.0))
+        elif measured is not None and measured_ref is not None:
+            rho = measured / measured_ref
+            times.append(OneVmTime(g.name, t_ref1 * rho, "measured", rho, table))
         elif g.eflops is not None and reference.eflops is not None:
-            times.append(OneVmTime(g.name, t_ref1 * reference.eflops / g.eflops, "eflops"))
+            rho = reference.eflops / g.eflops
+            times.append(OneVmTime(g.name, t_ref1 * rho, "eflops", rho))
         else:
             times.append(OneVmTime(g.name, None, None))
     return tuple(times)

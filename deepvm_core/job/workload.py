@@ -18,19 +18,16 @@ import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem
 from deepvm_core.job.errors import WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
 
-#: The example job of the README, the dashboard's Plan page and the benchmarks: 30 epochs of
-#: 61.16 s on one g4dn.xlarge (its one-node epoch time in the bundled ``deepvm-scaling``
-#: measurements, 61.155439 s, to 0.01 s).
-EXAMPLE_EPOCHS = 30.0
-EXAMPLE_EPOCH_SECONDS = 61.16
-EXAMPLE_REFERENCE_GPU = "g4dn.xlarge"
+# the example job's one home is search/speed.py (speed without a job uses it); re-exported
+from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS as EXAMPLE_EPOCH_SECONDS
+from deepvm_core.search.speed import EXAMPLE_EPOCHS as EXAMPLE_EPOCHS
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
@@ -203,3 +200,12 @@ def check_workload(workload: Workload, catalog: Catalog) -> GpuType:
     if problems or reference is None:
         raise WorkloadError(problems)
     return reference
+
+
+def example_workload(**changes: Any) -> Workload:
+    """The example job (:data:`EXAMPLE_EPOCHS` epochs of :data:`EXAMPLE_EPOCH_SECONDS` s on one
+    VM of the reference type), with ``changes`` to any :class:`Workload` field."""
+    fields: dict[str, Any] = {"epochs": EXAMPLE_EPOCHS,
+                              "reference_epoch_seconds": EXAMPLE_EPOCH_SECONDS}
+    fields.update(changes)
+    return Workload(**fields)

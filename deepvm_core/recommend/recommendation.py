@@ -41,10 +41,12 @@ from deepvm_core.model import (
     max_spot_vms,
 )
 from deepvm_core.recommend.by_accelerator import AcceleratorBest, best_by_accelerator
+from deepvm_core.recommend.distinct import DistinctCluster, distinct_clusters
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.search.ranking import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
+from deepvm_core.search.speed import SpeedBasis, example_speed_note
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import GB_PER_GIB
 
@@ -110,6 +112,12 @@ class Recommendation:
             (:func:`ilp_fallback_note`).
         solved_by: the solver whose results these are: ``solver``, or ``enumerate`` when the
             integer program did not prove an optimum within its time budget.
+        distinct: the first ``top_k`` distinct clusters (architecture, GPU type, GPU VMs),
+            each with its memory-node variants of ``deepvm`` folded in
+            (:mod:`deepvm_core.recommend.distinct`; found by the exact enumeration, which ranks
+            as the integer program does).
+        speed_basis: what every configuration's training speed was computed from (the job's,
+            or the example job's when ``speed_basis.job_given`` is False), or ``None``.
         by_accelerator: the best cluster of each accelerator model within PW, ranked
             (:mod:`deepvm_core.recommend.by_accelerator`); ``()`` when no GPU type of the
             catalog has an accelerator model.
@@ -130,6 +138,8 @@ class Recommendation:
     architecture_notes: dict[str, Explanation]
     notes: tuple[str, ...]
     solved_by: Solver
+    distinct: tuple[DistinctCluster, ...] = ()
+    speed_basis: SpeedBasis | None = None
     by_accelerator: tuple[AcceleratorBest, ...] = ()
 
     @property
@@ -359,7 +369,8 @@ def _cheapest_candidates(catalog: Catalog, scenario: Scenario) -> CandidateTable
 
 
 def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOLVER, *,
-              top_k: int = DEFAULT_TOP_K, time_limit_s: float = ILP_TIME_LIMIT_S) -> Recommendation:
+              top_k: int = DEFAULT_TOP_K, time_limit_s: float = ILP_TIME_LIMIT_S,
+              speed: SpeedBasis | None = None) -> Recommendation:
     """Run DeepVM and the baselines on ``catalog`` for ``scenario``.
 
     Args:
@@ -370,6 +381,9 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
             When it does not prove an optimum within it (or its program is too large for it),
             the exact enumeration answers instead: ``solved_by`` is ``enumerate`` and a note
             (:func:`ilp_fallback_note`) says so.
+        speed: what the training speed (every configuration's, and the ``speed`` objective)
+            is computed from: the user's job (:func:`~deepvm_core.search.speed.speed_basis`), or
+            ``None`` for the example job's.
 
     Raises:
         InputError: an unknown solver, ``top_k`` or ``time_limit_s`` out of range, or a search
@@ -386,7 +400,8 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
         raise InputError("time_limit_s", time_limit_s, "must be a finite number of seconds > 0")
     start = time.monotonic()
     pw = scenario.pw_usd_per_hour
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=1)
+    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=1,
+                             speed=speed)
     beyond_pw: list[CandidateTable] = []
 
     def every_price() -> CandidateTable:
@@ -400,7 +415,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
                                   architecture=arch)
 
     solved_by: Solver = solver
-    notes = catalog_notes(catalog)
+    notes = catalog_notes(catalog) + _speed_notes(scenario, table.domain.speed_basis)
     if solver == "enumerate":
         deepvm, noscale, best = _deepvm_picks(enumerated, top_k)
     else:
@@ -415,7 +430,8 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
                 raise SolverTimeoutError("time budget spent", time_limit_s=time_limit_s,
                                          started=True, binaries=0)
             found = ilp.solve_top_k(catalog, scenario, count, noscale=noscale,
-                                    architecture=arch, time_limit_s=left)
+                                    architecture=arch, time_limit_s=left,
+                                    speed=table.domain.speed_basis)
             solved.append(len(found))
             return found
 
@@ -449,5 +465,14 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
         architecture_notes=arch_notes,
         notes=notes,
         solved_by=solved_by,
+        distinct=distinct_clusters(table, pw, scenario.objective, top_k, deepvm),
+        speed_basis=table.domain.speed_basis,
         by_accelerator=best_by_accelerator(catalog, scenario, table, every_price),
     )
+
+
+def _speed_notes(scenario: Scenario, basis: SpeedBasis | None) -> tuple[str, ...]:
+    """What the speed objective assumed, when it is the objective."""
+    if scenario.objective != "speed" or basis is None or basis.job_given:
+        return ()
+    return (example_speed_note(basis),)

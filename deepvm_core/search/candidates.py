@@ -17,6 +17,9 @@ Two levels
   K_v(n)``.
 * Tiering: ``1 <= n <=`` the spot limit of v. GPU price ``n SP(v)``, ``Z = n SPFP(v) K_v(n)``.
 * Both: performance ``eFLOPS(v) n K_v(n)`` (n counts the anchor); "noscale" values take K = 1.
+* Both: the job's training speed ``3600 S_v(n) / t_v(1)`` epochs per hour
+  (:mod:`deepvm_core.search.speed`, from a :class:`~deepvm_core.search.speed.SpeedBasis`: the
+  job's, or the example job's); "noscale" takes S(n) = n. NaN when unknown.
 
 Next to the rows, the memory-node types W (CPU types that hold ``f * s`` and may have at least
 one node), each one's node limit, and ``n_sat(min(BW(v), BW(w)))`` per (v, w).
@@ -80,6 +83,7 @@ from deepvm_core.model import (
     spot_flopp,
 )
 from deepvm_core.search.ranking import name_ranks
+from deepvm_core.search.speed import SpeedBasis, default_speed_basis
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
 
@@ -95,7 +99,8 @@ ALL_ARCHITECTURES: tuple[Arch, ...] = (Arch.SINGLE_ANCHOR, Arch.TIERING)
 #: The per-row columns of a domain (:func:`_gpu_rows`); the first three hold integers.
 _ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_per_hour",
                 "gpu_price_usd_per_hour", "z_paper", "z_noscale", "performance",
-                "performance_noscale", "scaling_factor")
+                "performance_noscale", "scaling_factor", "speed_epochs_per_hour",
+                "speed_noscale_epochs_per_hour")
 #: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
 _CHUNK_ROWS = 1024
 #: The most GPU rows (architecture, GPU type, n) a domain may have: :func:`build_domain` refuses
@@ -109,7 +114,8 @@ MAX_SEARCH_ROWS = 1_000_000
 # ----------------------------------------------------------------------------- builders
 
 
-def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray) -> dict[str, npt.NDArray[Any]]:
+def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray,
+              speed: SpeedBasis | None) -> dict[str, npt.NDArray[Any]]:
     """The rows ``(arch, gpu, n)`` with their prices, Z, performance and K: the model's
     formulas (``gi``: the GPU type's index)."""
     eflops = float(gpu.eflops)  # type: ignore[arg-type]  # solvable types have eFLOPS
@@ -131,6 +137,10 @@ def _gpu_rows(gpu: GpuType, gi: int, arch: Arch, n: IntArray) -> dict[str, npt.N
         "on_demand_usd_per_hour": od_part, "gpu_price_usd_per_hour": price,
         "z_paper": z_noscale * k, "z_noscale": z_noscale, "performance": eflops * n * k,
         "performance_noscale": eflops * n.astype(np.float64), "scaling_factor": k,
+        "speed_epochs_per_hour": np.full(n.shape, np.nan) if speed is None
+        else speed.epochs_per_hour(gpu, n),
+        "speed_noscale_epochs_per_hour": np.full(n.shape, np.nan) if speed is None
+        else speed.epochs_per_hour(gpu, n, noscale=True),
     }
 
 
@@ -148,6 +158,7 @@ def build_domain(
     *,
     pw_usd_per_hour: float | None = None,
     architectures: Iterable[Arch] = ALL_ARCHITECTURES,
+    speed: SpeedBasis | None = None,
 ) -> CandidateDomain:
     """The GPU rows of the candidate domain (module doc) for ``scenario``'s f, s, quotas and
     node cap.
@@ -159,6 +170,8 @@ def build_domain(
             with some Tiering row. ``None`` or ``math.inf``: no budget. The scenario's own PW is
             not read.
         architectures: which architectures to build rows for.
+        speed: what the training speed is computed from; ``None``: the example job's
+            (:func:`~deepvm_core.search.speed.default_speed_basis`).
 
     Raises:
         InputError: a negative or NaN ``pw_usd_per_hour``, or a search space of more than
@@ -216,7 +229,8 @@ def build_domain(
         blocks = [b for b in blocks if b[0] == Arch.SINGLE_ANCHOR]
     blocks = [b for b in blocks if b[2].size]
 
-    rows = [_gpu_rows(gpus[gi], gi, arch, n) for arch, gi, n in blocks]
+    basis = speed if speed is not None or not blocks else default_speed_basis(catalog)
+    rows = [_gpu_rows(gpus[gi], gi, arch, n, basis) for arch, gi, n in blocks]
 
     def column(key: str) -> npt.NDArray[Any]:
         if rows:
@@ -224,7 +238,7 @@ def build_domain(
         return np.zeros(0, dtype=np.int64 if key in _ROW_COLUMNS[:3] else np.float64)
 
     return CandidateDomain(
-        gpus=gpus, cpus=tuple(cpus), pw_usd_per_hour=pw,
+        gpus=gpus, cpus=tuple(cpus), pw_usd_per_hour=pw, speed_basis=basis,
         **{key: column(key) for key in _ROW_COLUMNS},
         memory_node_price_usd_per_hour=np.array([w.on_demand_usd_per_hour for w in cpus],
                                                 dtype=np.float64),
@@ -245,6 +259,7 @@ def build_candidates(
     pw_usd_per_hour: float | None = None,
     memory_node_choices: int | None = 1,
     architectures: Iterable[Arch] = ALL_ARCHITECTURES,
+    speed: SpeedBasis | None = None,
 ) -> CandidateTable:
     """Every configuration of the candidate domain (module doc).
 
@@ -255,6 +270,7 @@ def build_candidates(
             (by price, then m, then CPU name); ``None`` keeps every (v, w, n) with its
             cheapest valid m.
         architectures: which architectures to enumerate.
+        speed: what the training speed is computed from (:func:`build_domain`).
 
     Raises:
         InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``, or a search space of
@@ -266,7 +282,7 @@ def build_candidates(
         raise InputError("memory_node_choices", memory_node_choices,
                          "must be a whole number >= 1 or None (every memory-node type)")
     domain = build_domain(catalog, scenario, pw_usd_per_hour=pw_usd_per_hour,
-                          architectures=architectures)
+                          architectures=architectures, speed=speed)
     single = np.flatnonzero(domain.architecture == Arch.SINGLE_ANCHOR)
     tiering = np.flatnonzero(domain.architecture == Arch.TIERING)
     width = len(domain.cpus)

@@ -17,6 +17,7 @@ import numpy as np
 
 from deepvm_core.arrays import BoolArray, FloatArray, IntArray, SignedArray
 from deepvm_core.catalog import CpuType, GpuType
+from deepvm_core.errors import InputError
 from deepvm_core.model import (
     Arch,
     Configuration,
@@ -25,9 +26,25 @@ from deepvm_core.model import (
     objective_attribute,
 )
 from deepvm_core.search.ranking import combined_name_rank, rank_order
+from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.units import PRICE_TOLERANCE_USD
 
 __all__ = ["CandidateDomain", "CandidateTable"]
+
+
+def _objective_values(arrays: CandidateDomain | CandidateTable, objective: Objective,
+                      noscale: bool) -> FloatArray:
+    """The objective column of a domain or a table (K = 1, or S(n) = n, if ``noscale``).
+
+    Raises:
+        InputError: ``speed`` while the speed is unknown (no reference type).
+    """
+    values: FloatArray = getattr(arrays, objective_attribute(objective, noscale=noscale))
+    if objective == "speed" and np.any(np.isnan(values)):
+        raise InputError("objective", objective, "the training speed is unknown for some GPU "
+                         "type (no one-VM epoch time: give the reference type eFLOPS or a "
+                         "measured one-node time)")
+    return values
 
 
 # ----------------------------------------------------------------------------- GPU rows
@@ -55,6 +72,10 @@ class CandidateDomain:
         z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
         performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
         scaling_factor: K(n).
+        speed_epochs_per_hour, speed_noscale_epochs_per_hour: the job's epochs per hour,
+            ``3600 S(n) / t(1)``, and with S(n) = n (NaN when unknown).
+        speed_basis: what speed was computed from, or ``None`` (unknown: no GPU type to take
+            as the reference).
         memory_node_price_usd_per_hour: per CPU type, its on-demand price OD(w).
         memory_node_limit: per CPU type, the most memory nodes (node cap, on-demand quota).
         saturation_limit: per (GPU type, CPU type), ``n_sat(min(BW(v), BW(w)))``; shape (V, W).
@@ -75,6 +96,9 @@ class CandidateDomain:
     performance: FloatArray
     performance_noscale: FloatArray
     scaling_factor: FloatArray
+    speed_epochs_per_hour: FloatArray
+    speed_noscale_epochs_per_hour: FloatArray
+    speed_basis: SpeedBasis | None
     memory_node_price_usd_per_hour: FloatArray
     memory_node_limit: IntArray
     saturation_limit: IntArray
@@ -93,8 +117,7 @@ class CandidateDomain:
 
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
         """The value of every row under ``objective`` (K = 1 if ``noscale``)."""
-        values: FloatArray = getattr(self, objective_attribute(objective, noscale=noscale))
-        return values
+        return _objective_values(self, objective, noscale)
 
     @property
     def cpu_name_rank(self) -> IntArray:
@@ -198,7 +221,10 @@ class CandidateDomain:
             z_paper=self.z_paper[row], z_noscale=self.z_noscale[row],
             performance=self.performance[row],
             performance_noscale=self.performance_noscale[row],
-            scaling_factor=self.scaling_factor[row], name_rank=self.name_rank(row, cpu),
+            scaling_factor=self.scaling_factor[row],
+            speed_epochs_per_hour=self.speed_epochs_per_hour[row],
+            speed_noscale_epochs_per_hour=self.speed_noscale_epochs_per_hour[row],
+            name_rank=self.name_rank(row, cpu),
         )
 
 
@@ -222,6 +248,8 @@ class CandidateTable:
         z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
         performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
         scaling_factor: K(n).
+        speed_epochs_per_hour, speed_noscale_epochs_per_hour: the job's epochs per hour, and
+            with S(n) = n (NaN: unknown).
         name_rank: the tie-break on names (:func:`combined_name_rank`).
     """
 
@@ -240,6 +268,8 @@ class CandidateTable:
     performance: FloatArray
     performance_noscale: FloatArray
     scaling_factor: FloatArray
+    speed_epochs_per_hour: FloatArray
+    speed_noscale_epochs_per_hour: FloatArray
     name_rank: IntArray
 
     def __len__(self) -> int:
@@ -262,8 +292,7 @@ class CandidateTable:
 
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
         """The value of every configuration under ``objective`` (K = 1 if ``noscale``)."""
-        values: FloatArray = getattr(self, objective_attribute(objective, noscale=noscale))
-        return values
+        return _objective_values(self, objective, noscale)
 
     def rank_order(self, objective: Objective, *, noscale: bool = False,
                    indices: IntArray | None = None) -> IntArray:
@@ -281,6 +310,9 @@ class CandidateTable:
         arch = Arch(int(self.architecture[i]))
         gpu = self.gpus[int(self.gpu[i])]
         is_sa = arch == Arch.SINGLE_ANCHOR
+        basis = self.domain.speed_basis
+        speed = float(self.speed_epochs_per_hour[i])
+        known = basis is not None and math.isfinite(speed)
         return Configuration(
             architecture=arch.key,
             gpu=gpu.name,
@@ -294,4 +326,10 @@ class CandidateTable:
             performance=float(self.performance[i]),
             scaling_factor=float(self.scaling_factor[i]),
             eflops_per_gpu=float(gpu.eflops),  # type: ignore[arg-type]  # solvable
+            speed_epochs_per_hour=speed if known else None,
+            speed_noscale_epochs_per_hour=float(self.speed_noscale_epochs_per_hour[i])
+            if known else None,
+            speed_vs_one_ref_vm=(speed / basis.reference_epochs_per_hour
+                                 if known and basis is not None else None),
+            reference_gpu=None if basis is None else basis.reference_gpu,
         )

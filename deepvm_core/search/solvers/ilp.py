@@ -14,7 +14,12 @@ The ranking (objective descending, then lower hourly price, fewer VMs, architect
 CPU name) is solved stage by stage, each stage a CBC solve:
 
 1. **Objective.** Maximise :math:`\sum_r \zeta_r x_r`, coefficients divided by the largest one
-   (order 1). Let :math:`\zeta^\circ` be the coefficient of the chosen row.
+   (order 1). :math:`\zeta_r` is the row's value under the scenario's objective: Z
+   (``paper``), :math:`eFLOPS(v)\, n\, K_v(n)` (``performance``) or the job's training speed
+   :math:`3600\, S_v(n) / t_v(1)` epochs per hour (``speed``, :mod:`deepvm_core.search.speed`); all
+   three are per GPU row (architecture, v, n), independent of the memory-node type, so one
+   program serves them (with ``noscale``: K = 1, or S(n) = n for speed). Let
+   :math:`\zeta^\circ` be the coefficient of the chosen row.
 2. **Price.** Fix the objective *exactly*: every row whose coefficient is not :math:`\zeta^*` is
    fixed to 0 (left out of the program), where :math:`\zeta^*` is :math:`\zeta^\circ`, or a
    coefficient in :math:`(\zeta^\circ, \zeta^\circ + 10^{-6} \zeta_{max}]` if one of those is
@@ -97,6 +102,7 @@ from deepvm_core.model import (
 from deepvm_core.search.candidates import ALL_ARCHITECTURES, build_domain
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
+from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
 __all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
@@ -337,6 +343,7 @@ def solve_top_k(
     noscale: bool = False,
     architecture: Arch | Architecture | None = None,
     time_limit_s: float = ILP_TIME_LIMIT_S,
+    speed: SpeedBasis | None = None,
 ) -> list[Configuration]:
     """The k best configurations affordable at scenario.pw_usd_per_hour under scenario.objective
     (K = 1 in the objective if noscale), best first, in the ranking order of model.md stage 4
@@ -345,7 +352,8 @@ def solve_top_k(
     Fewer than ``k`` (possibly none) are returned when fewer exist. ``architecture`` (an
     :class:`~deepvm_core.model.Arch` or its key) limits the search to one architecture.
     ``time_limit_s`` is the budget of the whole call, seconds, building included (a call makes
-    about two solves per configuration returned; module doc, "Time budget").
+    about two solves per configuration returned; module doc, "Time budget"). ``speed``: what
+    the ``speed`` objective is computed from (default: the example job's).
 
     Raises:
         InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range, or a search space
@@ -371,7 +379,7 @@ def solve_top_k(
     archs = ALL_ARCHITECTURES if architecture is None else (
         architecture if isinstance(architecture, Arch) else Arch.of(architecture),)
     domain = build_domain(catalog, scenario, pw_usd_per_hour=scenario.pw_usd_per_hour,
-                          architectures=archs)
+                          architectures=archs, speed=speed)
     if len(domain) == 0:
         return []
     binaries, constraints = program_size(domain)

@@ -1,0 +1,187 @@
+"""One answer across pages: the user's job next to a recommendation.
+
+* :func:`recommend_job` bundles a job (workload and speedup model) with its speed basis, so
+  ``recommend`` ranks by the job's own speed (``deepvm recommend --epochs ... --epoch-seconds
+  ...``).
+* :func:`estimate_configuration` runs the job model (closed form, on-demand baseline and a
+  seeded Monte Carlo) on one configuration: the recommendation's pick.
+* :func:`with_job_estimate` adds that estimate to a recommend export (key ``job``) and says it
+  in the export's ``summary``.
+* :func:`compare_plan_with_recommendation` says whether the plan's answer (its goal: least
+  expected cost or makespan) differs from Recommend's pick (the most speed, or Z, within PW),
+  and why, in words with both clusters' job cost and time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import InputError
+from deepvm_core.io.plan_json import estimate_to_dict
+from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.inputs import job_inputs
+from deepvm_core.job.montecarlo import simulate_jobs
+from deepvm_core.job.planner import _mc_estimates, cluster_arrays
+from deepvm_core.job.result import JobPlanResult, PlanEstimate, _estimate, _Parts
+from deepvm_core.job.speed import speed_basis
+from deepvm_core.job.speedup import SpeedupModel
+from deepvm_core.job.workload import Workload
+from deepvm_core.model import Arch, Configuration, Scenario
+from deepvm_core.recommend.distinct import cluster_key
+from deepvm_core.recommend.recommendation import Recommendation
+from deepvm_core.search.candidates import build_domain
+from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.units import PRICE_TOLERANCE_USD
+
+#: Monte Carlo runs of a recommendation's job estimate (seeded: the same inputs give the same
+#: numbers).
+JOB_TRIALS = 10_000
+
+
+@dataclass(frozen=True)
+class RecommendJob:
+    """A job given to ``recommend``.
+
+    Attributes:
+        workload: the job.
+        speedup: the speedup model (with its measurement table, if any).
+        speed: the speed basis of the job on the catalog.
+    """
+
+    workload: Workload
+    speedup: SpeedupModel
+    speed: SpeedBasis
+
+
+def recommend_job(catalog: Catalog, workload: Workload,
+                  speedup: SpeedupModel | None = None) -> RecommendJob:
+    """The job and its speed basis on ``catalog`` (speedup default: ``fitted``).
+
+    Raises:
+        WorkloadError: the workload does not fit the catalog.
+    """
+    model = SpeedupModel() if speedup is None else speedup
+    return RecommendJob(workload, model, speed_basis(catalog, workload, model))
+
+
+def estimate_configuration(catalog: Catalog, scenario: Scenario, job: RecommendJob,
+                           config: Configuration, *, trials: int = JOB_TRIALS,
+                           seed: int = 0) -> PlanEstimate:
+    """The job model on one configuration: expected makespan and cost, the on-demand baseline,
+    and Monte Carlo percentiles (``trials`` runs, 0 for none).
+
+    Raises:
+        InputError: ``config`` is not a configuration of ``catalog`` under ``scenario``'s
+            limits (f, s, quotas, node cap).
+    """
+    scenario = Scenario(config.hourly_price_usd, job.workload.checkpoint_gb,
+                        scenario.buffer_checkpoints, scenario.objective, scenario.use_quotas,
+                        scenario.max_nodes)
+    domain = build_domain(catalog, scenario,
+                          pw_usd_per_hour=config.hourly_price_usd + PRICE_TOLERANCE_USD,
+                          speed=job.speed)
+    gpu_names = [g.name for g in domain.gpus]
+    cpu_names = [w.name for w in domain.cpus]
+    arch = Arch.of(config.architecture)
+    rows = np.flatnonzero((domain.architecture == arch) & (domain.n == config.gpu_vms)
+                          & (domain.gpu == (gpu_names.index(config.gpu)
+                                            if config.gpu in gpu_names else -1)))
+    cpu = -1 if config.cpu is None else (cpu_names.index(config.cpu)
+                                          if config.cpu in cpu_names else -2)
+    table = domain.configurations(rows[:1], [cpu] * min(rows.size, 1)) if cpu != -2 else None
+    if table is None or len(table) != 1:
+        raise InputError("configuration", config.describe(),
+                         "is not a configuration of this catalog under these limits")
+    plan = job_inputs(job.workload, catalog, cluster_arrays(catalog, table), job.speedup)
+    estimates = expected_jobs(plan)
+    mc = None
+    if trials:
+        summary = simulate_jobs(plan, np.random.default_rng(seed), trials=trials)
+        mc = _mc_estimates(summary)[0]
+    parts = _Parts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
+    return _estimate(parts, 0, mc)
+
+
+def _expected(e: PlanEstimate) -> str:
+    """``6.3 h and 18.08 USD expected``, or why the cluster is not expected to finish."""
+    if e.does_not_finish is not None or not (math.isfinite(e.expected_makespan_hours)
+                                             and math.isfinite(e.expected_cost_usd)):
+        return f"not expected to finish ({e.does_not_finish or 'no finite expectation'})"
+    return f"{e.expected_makespan_hours:.1f} h and {e.expected_cost_usd:,.2f} USD expected"
+
+
+def job_summary(estimate: PlanEstimate, workload: Workload) -> str:
+    """One sentence: the job on the pick, expected and against the same cluster on demand."""
+    if estimate.does_not_finish is not None or not math.isfinite(estimate.expected_cost_usd):
+        return (f"the job ({workload.epochs:g} epochs) is {_expected(estimate)} on it; the same "
+                f"cluster on demand: {estimate.on_demand_makespan_hours:.1f} h, "
+                f"{estimate.on_demand_cost_usd:,.2f} USD")
+    od = estimate.on_demand_cost_usd
+    saved = od - estimate.expected_cost_usd
+    return (f"the job ({workload.epochs:g} epochs) takes {estimate.expected_makespan_hours:.1f} h "
+            f"and costs {estimate.expected_cost_usd:,.2f} USD expected; the same cluster on "
+            f"demand: {estimate.on_demand_makespan_hours:.1f} h, {od:,.2f} USD "
+            f"({'saves' if saved >= 0 else 'costs'} {abs(saved):,.2f} USD)")
+
+
+def with_job_estimate(doc: dict[str, Any], rec: Recommendation, catalog: Catalog,
+                      job: RecommendJob) -> dict[str, Any]:
+    """A copy of the recommend export ``doc`` with the job's inputs and the estimate of the
+    pick (``job``), its ``summary`` saying it. ``doc`` is not changed."""
+    out = dict(doc)
+    w = job.workload
+    inputs = {"epochs": w.epochs, "reference_epoch_seconds": w.reference_epoch_seconds,
+              "reference_gpu": job.speed.reference_gpu, "reference_nodes": w.reference_nodes,
+              "speedup": job.speedup.name,
+              "measurements": None if job.speedup.measurements is None
+              else job.speedup.measurements.source}
+    estimate = None if rec.best is None else estimate_configuration(catalog, rec.scenario, job,
+                                                                     rec.best)
+    out["job"] = {"inputs": inputs,
+                  "chosen_estimate": None if estimate is None else estimate_to_dict(estimate)}
+    if estimate is not None:
+        out["summary"] = f"{doc['summary'].rstrip('.')}; {job_summary(estimate, w)}."
+    return out
+
+
+@dataclass(frozen=True)
+class PlanVsRecommend:
+    """Whether the plan's answer and Recommend's pick differ, and why.
+
+    Attributes:
+        same: the same cluster (architecture, GPU type and count, memory-node type).
+        sentence: the answer in words, with both clusters' job cost and time.
+        recommend_estimate: the job on Recommend's pick, or ``None`` (no pick).
+    """
+
+    same: bool
+    sentence: str
+    recommend_estimate: PlanEstimate | None
+
+
+def compare_plan_with_recommendation(plan: JobPlanResult, rec: Recommendation,
+                                     catalog: Catalog, job: RecommendJob) -> PlanVsRecommend:
+    """Say whether the plan's chosen cluster differs from Recommend's pick, and why (both
+    clusters' expected job cost and time)."""
+    chosen, pick = plan.chosen, rec.best
+    if chosen is None or pick is None:
+        missing = "the plan has no cluster" if chosen is None else "Recommend has no pick"
+        return PlanVsRecommend(False, f"Nothing to compare: {missing}.", None)
+    c = chosen.configuration
+    if cluster_key(c) == cluster_key(pick) and c.cpu == pick.cpu:
+        return PlanVsRecommend(True, (
+            f"The plan and Recommend agree: {c.describe()} ({_expected(chosen)})."), chosen)
+    other = estimate_configuration(catalog, rec.scenario, job, pick, trials=0)
+    goal = "the least expected cost" if plan.goal == "cheapest" else "the least expected time"
+    objective = {"speed": "the most epochs per hour", "paper": "the paper's Z (eFLOP per USD)",
+                 "performance": "the most eFLOPS"}[rec.scenario.objective]
+    sentence = (
+        f"The plan picks {c.describe()}: {_expected(chosen)}, {goal} for this job with "
+        f"interruptions. Recommend picks {pick.describe()}: {_expected(other)}, {objective} "
+        f"within PW {rec.scenario.pw_usd_per_hour:g} USD/h.")
+    return PlanVsRecommend(False, sentence, other)

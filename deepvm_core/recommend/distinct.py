@@ -1,0 +1,76 @@
+"""Distinct clusters: a ranked list as a person reads it.
+
+Z, performance and speed do not depend on the memory-node type, so a ranked top-k often lists
+one cluster several times, once per memory-node type (``TR: 17 x g4dn.xlarge spot + 1 x
+c5.xlarge``, then ``+ 1 x c5a.xlarge``...). A person compares clusters: (architecture, GPU
+type, GPU VM count). :func:`distinct_clusters` gives the first k distinct clusters, best first,
+each with its variants (the same cluster with other memory-node types) folded into it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deepvm_core.model import Configuration, Objective
+from deepvm_core.search.ranking import top_indices
+from deepvm_core.search.tables import CandidateTable
+
+#: (architecture, GPU type, GPU VMs): what makes two configurations the same cluster for a
+#: person.
+ClusterKey = tuple[str, str, int]
+
+
+def cluster_key(config: Configuration) -> ClusterKey:
+    """The cluster of ``config``: architecture, GPU type and GPU VM count."""
+    return config.architecture, config.gpu, config.gpu_vms
+
+
+@dataclass(frozen=True)
+class DistinctCluster:
+    """One cluster of a ranked list and its memory-node variants.
+
+    Attributes:
+        configuration: its best variant (the cheapest memory node: first in the ranking).
+        variants: every variant of the ranked list, best first (``configuration`` first);
+            variants differ only in the memory-node type (and so in price).
+    """
+
+    configuration: Configuration
+    variants: tuple[Configuration, ...]
+
+    @property
+    def memory_node_types(self) -> tuple[str, ...]:
+        """The memory-node types of the variants, best first (empty for Single Anchor)."""
+        return tuple(c.cpu for c in self.variants if c.cpu is not None)
+
+    def describe(self) -> str:
+        """The best variant in one line, naming the other memory-node types if any."""
+        others = self.memory_node_types[1:]
+        tail = f" (or memory node {', '.join(others)})" if others else ""
+        return self.configuration.describe() + tail
+
+
+def fold_variants(ranked: Sequence[Configuration]) -> tuple[DistinctCluster, ...]:
+    """Fold a ranked list by cluster, in order of first appearance."""
+    groups: dict[ClusterKey, list[Configuration]] = {}
+    for c in ranked:
+        groups.setdefault(cluster_key(c), []).append(c)
+    return tuple(DistinctCluster(v[0], tuple(v)) for v in groups.values())
+
+
+def distinct_clusters(table: CandidateTable, pw_usd_per_hour: float, objective: Objective,
+                      k: int, ranked: Sequence[Configuration] = ()) -> tuple[
+                          DistinctCluster, ...]:
+    """The first ``k`` distinct clusters affordable at PW, best first (exact enumeration).
+
+    ``table`` must hold one configuration per (architecture, GPU type, n), its best memory node
+    (``build_candidates(..., memory_node_choices=1)``): its top k are then k distinct clusters.
+    Each gathers its variants from ``ranked`` (the top-k list of configurations).
+    """
+    folded = {cluster_key(d.configuration): d for d in fold_variants(ranked)}
+    found = []
+    for i in top_indices(table, pw_usd_per_hour, objective, k):
+        config = table.configuration(int(i))
+        found.append(folded.get(cluster_key(config), DistinctCluster(config, (config,))))
+    return tuple(found)
