@@ -6,12 +6,16 @@ Expected figures come from the model.md oracle (``tests/app_expectations.py``) o
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.model import Scenario
 from tests import app_expectations as expect
+from tests import oracle
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 TODAY_CATALOG = "aws-us-east-1-2025-h1"
@@ -196,3 +200,24 @@ def test_plan_names_the_chosen_types_sources(app: AppTest) -> None:
     word = "measured" if "eflops_source" not in row else row["eflops_source"].split(":")[0]
     assert f"eFLOPS {row['eflops']:,.0f}, {word}" in line.value
     assert row.get("eflops_source", "measured") in line.proto.help or word == "measured"
+
+
+def test_instances_best_cluster_per_model(app: AppTest) -> None:
+    app.query_params.update({"page": "instances", "objective": "paper"})
+    app.run()
+    no_errors(app)
+    table = next(d.value for d in app.dataframe if "Best cluster" in d.value.columns)
+    catalog = load_catalog(TODAY_CATALOG)
+    for model, family in (("T4g", "g5g."), ("T4", "g4dn.")):
+        # the oracle on the catalog cut to that model's family (data/accelerators.csv)
+        only = replace(catalog, gpu_types=tuple(
+            g for g in catalog.gpu_types if g.name.startswith(family)))
+        (best,) = oracle.top_k(only, Scenario(3.0, objective="paper"), 1)
+        row = table[table["GPU model"] == model].iloc[0]
+        assert f"{best.n} x {best.gpu} spot + {best.m} x {best.cpu}" in row["Best cluster"]
+        assert row["USD/hour"] == pytest.approx(best.price, abs=1e-4)
+    assert table.iloc[0]["GPU model"] == "T4g"  # the page's #1 is the Recommend page's answer
+    app.multiselect(key="inst_models").set_value(["A100"]).run()
+    table = next(d.value for d in app.dataframe if "Best cluster" in d.value.columns)
+    assert list(table["GPU model"]) == ["A100"]
+    assert table.iloc[0]["Best cluster"].startswith("none within PW 3 USD/h")

@@ -74,6 +74,30 @@ def flopp(active: state.ActiveCatalog, frame: pd.DataFrame, shown: list[str],
                  "bandwidth B, times its GPUs per VM")})
 
 
+def per_model(active: state.ActiveCatalog) -> None:
+    """Recommend's best cluster of each GPU model within the sidebar's PW (``by_accelerator``),
+    for the models the filter keeps."""
+    scenario = state.scenario()
+    rec = compute.recommendation(active.catalog, scenario, keys.SOLVER.get(), keys.TOP_K.get())
+    chosen = set(keys.INSTANCES_MODELS.get())
+    rows = [b for b in rec.by_accelerator if not chosen or b.accelerator in chosen]
+    if not rows:
+        return
+    st.subheader("Best cluster per GPU model")
+    st.caption(f"Within PW {scenario.pw_usd_per_hour:g} USD/h and the sidebar's scenario, "
+               "ranked by its objective: what each model can do for the money (the "
+               "Recommend page's answer is #1).")
+    st.dataframe([{
+        "#": b.rank, MODEL: b.accelerator,
+        "Best cluster": b.configuration.describe() if b.configuration else b.note,
+        "USD/hour": b.configuration.hourly_price_usd if b.configuration else None,
+        "Performance": b.configuration.performance if b.configuration else None,
+        SOURCE: provenance.source_word(b.eflops_source) if b.eflops_source else None,
+    } for b in rows], hide_index=True, key="inst_by_model", column_config={
+        "USD/hour": st.column_config.NumberColumn(format="%.4f"),
+        "Performance": st.column_config.NumberColumn(format="%.0f")})
+
+
 def scaling(active: state.ActiveCatalog, shown: list[str]) -> None:
     st.subheader("Scaling factor")
     st.caption("K(n) = 1 up to the inflection point b of the fitted speedup S(n) = c / (1 + "
@@ -149,6 +173,7 @@ def main() -> None:
             st.info("No GPU type passes these filters.", icon=":material/filter_alt_off:")
         else:
             flopp(active, frame, shown, len(passing))
+            per_model(active)
             scaling(active, shown)
     saturation(active)
 
