@@ -280,3 +280,19 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
     page.screenshot(path=str(artifacts_dir / "demo-card.png"), clip={
         "x": card["x"] - 8, "y": top, "width": card["width"] + 16,
         "height": strip["y"] + strip["height"] - top + 8})
+
+
+def test_default_is_todays_catalog_and_the_paper_is_one_click_away(page: Page,
+                                                                   streamlit_server: str) -> None:
+    """Issue 19: the root URL opens on today's us-east-1 prices (19 g5g.xlarge at PW 3, the
+    oracle's in tests/test_dashboard_gpus.py); the sidebar's button sets the paper's Table IV
+    scenario (17 g4dn.xlarge) and the URL follows."""
+    open_app(page, streamlit_server)
+    expect(headline(page)).to_contain_text("19 × g5g.xlarge", timeout=LOAD_TIMEOUT_MS)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("prices of 2025-H1")
+    sidebar.get_by_role("button", name="Paper's scenario (Table IV)").click()
+    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"catalog=aws-us-east-1-2023-10(&|$)"))
+    expect(sidebar).to_contain_text("prices of 2023-10-01")
+    assert query(page)["objective"] == "paper" and query(page)["pw"] == "3"
