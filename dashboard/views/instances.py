@@ -70,8 +70,9 @@ def flopp(active: state.ActiveCatalog, frame: pd.DataFrame, shown: list[str],
                  "datasheet (the next column; the Method page shows the estimate's error); "
                  "edited: typed in the catalog editor"),
         ESTIMATE: st.column_config.TextColumn(
-            help="The estimate's model: k C^0.34 B^0.66 of the chip's compute C and memory "
-                 "bandwidth B, times its GPUs per VM")})
+            help="The estimate's model: k C^0.34 B^0.66 per GPU (C: the chip's FP16 tensor "
+                 "TFLOPS, B: its memory bandwidth), m GPUs per VM less an intra-node "
+                 "all-reduce (Method page)")})
 
 
 def per_model(active: state.ActiveCatalog) -> None:
@@ -87,13 +88,16 @@ def per_model(active: state.ActiveCatalog) -> None:
     st.caption(f"Within PW {scenario.pw_usd_per_hour:g} USD/h and the sidebar's scenario, "
                "ranked by its objective: what each model can do for the money (the "
                "Recommend page's answer is #1).")
-    st.dataframe([{
+    import pandas as pd  # loaded by the FLOPP table already
+
+    st.dataframe(pd.DataFrame([{
         "#": b.rank, MODEL: b.accelerator,
         "Best cluster": b.configuration.describe() if b.configuration else b.note,
         "USD/hour": b.configuration.hourly_price_usd if b.configuration else None,
         "Performance": b.configuration.performance if b.configuration else None,
         SOURCE: provenance.source_word(b.eflops_source) if b.eflops_source else None,
-    } for b in rows], hide_index=True, key="inst_by_model", column_config={
+    } for b in rows]), hide_index=True, key="inst_by_model", placeholder="–", column_config={
+        "#": st.column_config.NumberColumn(format="%d"),
         "USD/hour": st.column_config.NumberColumn(format="%.4f"),
         "Performance": st.column_config.NumberColumn(format="%.0f")})
 

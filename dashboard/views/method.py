@@ -150,10 +150,12 @@ def todays_gpus() -> None:
     st.markdown("### Today's GPUs: estimated eFLOPS and scaling, and their error")
     st.markdown(
         "The paper measured three GPU types. A catalog of today lists dozens, so a type "
-        "without a measurement gets an **estimated** eFLOPS (a power law in the chip's "
-        "datasheet compute C and memory bandwidth B, k·C^0.34·B^0.66, with k fitted on the "
-        "measured types) and a **prior** scaling curve (a data-parallel step model: compute, "
-        "then a ring all-reduce of the gradients over the VM's network). The Instances, "
+        "without a measurement gets an **estimated** eFLOPS (per GPU k·C^0.34·B^0.66, C the "
+        "chip's dense FP16 tensor TFLOPS and B its memory bandwidth from its datasheet, the "
+        "exponent from a V100/A10 benchmark pair and k fitted on the measured types; a VM of "
+        "m GPUs gets m times that, less an intra-node all-reduce) and a **prior** scaling "
+        "curve (a data-parallel step model: compute, then a ring all-reduce of the gradients "
+        "over the VM's network). The Instances, "
         "Recommend and Plan pages say which numbers are measured, estimated or edited. How "
         "far off the estimates are, computed now from the bundled measurements:")
     for table in compute.method_tables():
