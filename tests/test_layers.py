@@ -11,7 +11,7 @@ import deepvm_core
 
 #: The layers, lowest first (README "Layout").
 LAYERS = ("errors", "units", "arrays", "files", "bundled", "home", "catalog", "model", "search",
-          "recommend", "job", "io", "cloud", "cli")
+          "recommend", "job", "traces", "io", "cloud", "cli")
 BASE = {"errors", "units", "arrays", "files", "bundled", "home"}  # import each other freely
 PACKAGE = Path(deepvm_core.__file__).parent
 

@@ -23,6 +23,7 @@ from deepvm_core.cli.recommend import (
     add_recommend_parsers,
     run_recommend_command,
 )
+from deepvm_core.cli.traces import TRACES_COMMANDS, add_traces_parsers, run_traces_command
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 
 
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_fetch_parser(sub)
     add_launch_parsers(sub)
     add_plan_parsers(sub)
+    add_traces_parsers(sub)
     return parser
 
 
@@ -62,6 +64,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_launch_command(args)
         if args.command in PLAN_COMMANDS:
             return run_plan_command(args)
+        if args.command in TRACES_COMMANDS:
+            return run_traces_command(args)
         raise AssertionError(f"unknown command {args.command!r}")
     except DeepVMError as exc:
         message = " ".join(str(exc).split()) if not isinstance(exc, CatalogError) else str(

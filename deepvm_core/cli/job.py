@@ -41,6 +41,7 @@ from deepvm_core.cli.common import (
     scenario_from_args,
 )
 from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
+from deepvm_core.cli.traces import add_plan_pool_args, plan_replay, replay_note
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
 from deepvm_core.io.recommend_job import compare_plan_with_recommendation, recommend_job
@@ -167,6 +168,7 @@ def add_plan_parsers(subparsers: Any) -> None:
                       default=DEFAULT_TOP_K,
                       help=f"how many best clusters, and DeepVM's top-k (default "
                            f"{DEFAULT_TOP_K})")
+    add_plan_pool_args(p)
     p.add_argument("--format", choices=("table", "json"), default="table")
 
     c = subparsers.add_parser(
@@ -367,7 +369,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
-                      top_k=args.top)
+                      top_k=args.top, replay=plan_replay(args, catalog))
     comparison = None
     if args.pw is not None:  # Recommend needs a PW
         job = recommend_job(catalog, workload, speedup)
@@ -384,6 +386,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"deepvm plan: warning: {warning}\n")
     else:
         out.write(render_plan_table(result, catalog))
+        out.write(replay_note(result))
         if comparison is not None:
             out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
     return 0

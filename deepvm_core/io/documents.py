@@ -95,7 +95,9 @@ class OnDemandDoc(TypedDict):
 class EstimateDoc(TypedDict):
     """A configuration's job estimate in the plan JSON; ``null`` for a value that is not finite.
     ``does_not_finish`` (the reason, with T, C and N null) only for a cluster not expected to
-    finish; the Monte Carlo keys only when the configuration was simulated."""
+    finish; the Monte Carlo keys only when the configuration was simulated (or backtested:
+    ``evaluated_by`` ``backtest``, its ``pools`` in failover order and its ``recovery``
+    policy; ``closed_form``, ``[]`` and ``null`` otherwise)."""
 
     epoch_seconds: float
     compute_hours: float
@@ -106,6 +108,9 @@ class EstimateDoc(TypedDict):
     expected_cost_usd: float | None
     expected_interruptions: float | None
     within_limits: bool
+    evaluated_by: str
+    pools: list[str]
+    recovery: str | None
     on_demand_same_cluster: OnDemandDoc
     savings_vs_on_demand_usd: float | None
     savings_vs_on_demand_percent: float | None

@@ -41,6 +41,7 @@ export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launc
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Final
 
@@ -83,6 +84,7 @@ from deepvm_core.job.result import (
     PlanAssumptions,
     PlanEstimate,
     PolicyEstimates,
+    ReplayEstimates,
     _estimate,
     _Parts,
     unfinished_reason_of,
@@ -356,6 +358,7 @@ def plan_job(
     trials: int = DEFAULT_TRIALS,
     seed: int = DEFAULT_SEED,
     top_k: int = DEFAULT_TOP_K,
+    replay: Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None = None,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 
@@ -370,6 +373,10 @@ def plan_job(
         budget_usd: keep configurations whose expected cost is at most this (> 0).
         trials: Monte Carlo runs per simulated configuration, 0 for none.
         seed: seed of the Monte Carlo generator.
+        replay: backtests on spot traces (:func:`deepvm_core.traces.planning.replay_hook`):
+            the candidates it evaluates take the backtest's mean makespan, cost and events
+            (goal, limits and frontier then use them) and its percentiles instead of Monte
+            Carlo; the others keep the closed form.
         top_k: how many best configurations, and DeepVM's top-k (:data:`TOP_K_RANGE`).
 
     Raises:
@@ -390,8 +397,20 @@ def plan_job(
     assumptions = _assumptions(catalog, workload, speedup)
     table, shortlist_note = _plan_candidates(catalog, scenario,
                                              speed_basis(catalog, workload, speedup), pw)
-    plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), speedup)
+    clusters = cluster_arrays(catalog, table)
+    plan = job_inputs(workload, catalog, clusters, speedup)
     estimates = expected_jobs(plan)
+    replayed = None if replay is None else replay(clusters, plan)
+    if replayed is not None:  # backtested candidates: the backtest's means (traces.md)
+        hit = replayed.evaluated
+        estimates = replace(
+            estimates,
+            expected_makespan_hours=np.where(hit, replayed.mean_makespan_hours,
+                                             estimates.expected_makespan_hours),
+            expected_cost_usd=np.where(hit, replayed.mean_cost_usd,
+                                       estimates.expected_cost_usd),
+            expected_interruptions=np.where(hit, replayed.mean_interruptions,
+                                            estimates.expected_interruptions))
     rank = rank_positions(table.rank_order(scenario.objective))
     cost, time = estimates.expected_cost_usd, estimates.expected_makespan_hours
     done = np.flatnonzero(finishes(time))
@@ -400,7 +419,7 @@ def plan_job(
     eligible = finishes(time) & np.isfinite(cost)
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
                            eligible=eligible)
-    parts = _Parts(estimates, table, deadline, budget, within, plan)
+    parts = _Parts(estimates, table, deadline, budget, within, plan, replayed)
     best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
                           rank=rank, eligible=eligible)[:top_k]
 
@@ -426,6 +445,8 @@ def plan_job(
         summary = simulate_jobs(_subplan(plan, where), np.random.default_rng(seed),
                                 trials=trials, deadline_hours=deadline)
         mc = dict(zip(simulated, _mc_estimates(summary), strict=True))
+    if replayed is not None:
+        mc.update({i: replayed.monte_carlo(i) for i in simulated if replayed.evaluated[i]})
 
     def estimate(i: int) -> PlanEstimate:
         return _estimate(parts, int(i), mc.get(int(i)))
@@ -455,6 +476,7 @@ def plan_job(
         explanation=explanation,
         warnings=unused_measurements_warnings(catalog, speedup.measurements),
         job_plan=plan,
+        replay=replayed,
     )
 
 

@@ -82,6 +82,10 @@ class PlanEstimate:
         within_limits: T <= the deadline and C <= the budget (True when none is given);
             False when the cluster does not finish.
         monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
+        evaluated_by: ``closed_form``, or ``backtest`` when spot traces of its GPU type gave T,
+            C and the percentiles (``traces.md``; :class:`ReplayEstimates`).
+        pools: the pools replayed, in failover order (``TYPE@ZONE``; empty: closed form).
+        recovery: the recovery policy of the backtest (``wait``, ``failover``, ``deadline``).
         on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
             interruptions), hours (:mod:`deepvm_core.job.baseline`).
         on_demand_cost_usd: C_od, its cost, USD.
@@ -105,6 +109,9 @@ class PlanEstimate:
     on_demand_makespan_hours: float = float("nan")
     on_demand_cost_usd: float = float("nan")
     does_not_finish: str | None = None
+    evaluated_by: str = "closed_form"
+    pools: tuple[str, ...] = ()
+    recovery: str | None = None
 
     def describe(self) -> str:
         """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
@@ -261,6 +268,7 @@ class JobPlanResult:
     explanation: Explanation | None
     warnings: tuple[str, ...] = ()
     job_plan: JobInputs | None = None
+    replay: ReplayEstimates | None = None
 
     @property
     def finishes(self) -> BoolArray:
@@ -356,6 +364,8 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
     est, table = result.estimates, result.candidates
     od_hours, od_cost = on_demand_baseline_at(table, est, index)
     reason = unfinished_reason_of(est, result.job_plan, index)
+    replay = result.replay
+    hit = replay is not None and bool(replay.evaluated[index])
     return PlanEstimate(
         index=index,
         configuration=table.configuration(index),
@@ -370,9 +380,59 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
         within_limits=bool(result.within_limits[index]),
         monte_carlo=None if reason else monte_carlo,
         does_not_finish=reason,
+        evaluated_by="backtest" if hit else "closed_form",
+        pools=replay.pools[index] if hit and replay is not None else (),
+        recovery=replay.recovery if hit and replay is not None else None,
         on_demand_makespan_hours=od_hours,
         on_demand_cost_usd=od_cost,
     )
+
+
+@dataclass(frozen=True)
+class ReplayEstimates:
+    """Backtests of some candidates on spot traces (``traces.md``), per candidate (1-D arrays
+    of the candidates' length, NaN where not evaluated); built by
+    :func:`deepvm_core.traces.planning.backtest_candidates`.
+
+    Attributes:
+        recovery: the recovery policy. runs: start times per candidate.
+        evaluated: True where a backtest gave the numbers.
+        pools: per candidate, the pool names in failover order (empty: not evaluated).
+        mean_makespan_hours, makespan_p10_hours, makespan_p50_hours, makespan_p90_hours: hours.
+        mean_cost_usd, cost_p10_usd, cost_p50_usd, cost_p90_usd: USD.
+        mean_interruptions: per run. deadline_met: share of runs within the deadline, or
+            ``None`` without one.
+    """
+
+    recovery: str
+    runs: int
+    evaluated: BoolArray
+    pools: tuple[tuple[str, ...], ...]
+    mean_makespan_hours: FloatArray
+    makespan_p10_hours: FloatArray
+    makespan_p50_hours: FloatArray
+    makespan_p90_hours: FloatArray
+    mean_cost_usd: FloatArray
+    cost_p10_usd: FloatArray
+    cost_p50_usd: FloatArray
+    cost_p90_usd: FloatArray
+    mean_interruptions: FloatArray
+    deadline_met: FloatArray | None
+
+    def monte_carlo(self, index: int) -> MonteCarloEstimate:
+        """Candidate ``index``'s backtest in the form of Monte Carlo statistics."""
+        met = None if self.deadline_met is None else float(self.deadline_met[index])
+        return MonteCarloEstimate(
+            trials=self.runs, mean_makespan_hours=float(self.mean_makespan_hours[index]),
+            makespan_hours_p10=float(self.makespan_p10_hours[index]),
+            makespan_hours_p50=float(self.makespan_p50_hours[index]),
+            makespan_hours_p90=float(self.makespan_p90_hours[index]),
+            mean_cost_usd=float(self.mean_cost_usd[index]),
+            cost_usd_p10=float(self.cost_p10_usd[index]),
+            cost_usd_p50=float(self.cost_p50_usd[index]),
+            cost_usd_p90=float(self.cost_p90_usd[index]),
+            mean_interruptions=float(self.mean_interruptions[index]),
+            deadline_probability=met)
 
 
 @dataclass(frozen=True)
@@ -385,5 +445,6 @@ class _Parts:
     budget_usd: float | None
     within_limits: BoolArray
     job_plan: JobInputs | None = None
+    replay: ReplayEstimates | None = None
 
 

@@ -1,0 +1,343 @@
+"""``deepvm traces stats``, ``deepvm traces fetch`` and ``deepvm backtest``: spot traces from
+the command line (``traces.md``).
+
+Wiring into the main CLI (``deepvm_core/cli.py``)::
+
+    add_traces_parsers(subparsers)                # adds "traces" and "backtest"
+    if args.command in TRACES_COMMANDS:
+        return run_traces_command(args)
+
+``traces stats FILE... --nodes N`` prints each pool's availability, interruptions, MTBI and mean
+wait for a cluster of N spot VMs. ``backtest PLAN.json --pool TYPE@ZONE=FILE ...`` replays the
+plan's ``chosen`` configuration and job (its epoch time, checkpoint interval, stall and
+checkpoint count, as the plan JSON reports them) on the pools, in the order given (the failover
+order; ``wait`` uses the first), and prints the distribution of makespan and cost. Every user
+error ends with one line on stderr and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Callable
+from typing import Any, Final, TextIO
+
+import numpy as np
+
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.errors import DeepVMError
+from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.result import JobPlanResult, ReplayEstimates
+from deepvm_core.traces import (
+    DEFAULT_STARTS,
+    MAX_STARTS,
+    POLICIES,
+    BacktestJob,
+    Pool,
+    TraceError,
+    backtest,
+    check_pools,
+    load_trace,
+    make_pool,
+    pool_gpu,
+    pool_statistics,
+    split_pool_name,
+)
+from deepvm_core.traces.fetch import fetch_traces
+from deepvm_core.traces.planning import replay_hook
+
+TRACES_COMMANDS: Final = ("traces", "backtest")
+EXIT_USAGE: Final = 2
+SECONDS_PER_HOUR: Final = 3600.0
+MINUTES_PER_HOUR: Final = 60.0
+
+
+def _number(kind: Callable[[str], Any], low: float, high: float | None = None,
+            strict: bool = False) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if value < low or (strict and value == low) or (high is not None and value > high):
+            bound = f"{'>' if strict else '>='} {low:g}" + (
+                f" and <= {high:,}" if high is not None else "")
+            raise argparse.ArgumentTypeError(f"{text!r} must be {bound}")
+        return value
+    return parse
+
+
+def _pool_arg(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not path:
+        raise argparse.ArgumentTypeError(f"{text!r} is not TYPE@ZONE=FILE")
+    try:
+        split_pool_name(name)
+    except TraceError as exc:
+        raise argparse.ArgumentTypeError(exc.reason) from None
+    return name.strip(), path
+
+
+def add_traces_parsers(subparsers: Any) -> None:
+    """Add ``traces`` (``stats``) and ``backtest`` to an ``argparse`` sub-parsers object."""
+    tr = subparsers.add_parser("traces", help="spot traces: statistics of pools")
+    sub = tr.add_subparsers(dest="traces_command", required=True,
+                            parser_class=type(tr))
+    st = sub.add_parser("stats", help="availability, interruptions, MTBI and mean wait of "
+                                      "each trace for a cluster of N spot VMs")
+    st.add_argument("files", nargs="+", metavar="FILE", help="trace files (JSON)")
+    st.add_argument("--nodes", type=_number(int, 1), required=True, metavar="N",
+                    help="spot VMs of the cluster (a count trace needs >= N VMs up)")
+    st.add_argument("--format", choices=("table", "json"), default="table")
+
+    fe = sub.add_parser("fetch", help="download the public spot traces (skypilot-org/"
+                                      "spot-traces; $DEEPVM_SPOT_TRACES_URL sets the base address)")
+    fe.add_argument("--out", required=True, metavar="DIR", help="folder to write them under")
+
+    bt = subparsers.add_parser(
+        "backtest", help="replay a plan's chosen cluster and job on spot traces",
+        description="Replay the chosen configuration of a plan (deepvm plan --format json) on "
+                    "spot traces from many start times; --pool order is the failover order.")
+    bt.add_argument("plan", metavar="PLAN.json")
+    bt.add_argument("--pool", type=_pool_arg, action="append", required=True,
+                    metavar="TYPE@ZONE=FILE", help="a pool and its trace (repeat)")
+    bt.add_argument("--policy", choices=POLICIES, default="failover",
+                    help="wait (first pool only), failover (default) or deadline (failover "
+                         "plus an on-demand fallback; needs --deadline-hours)")
+    bt.add_argument("--deadline-hours", type=_number(float, 0.0, strict=True), metavar="H")
+    bt.add_argument("--starts", type=_number(int, 1, MAX_STARTS), default=DEFAULT_STARTS,
+                    help=f"start times (default {DEFAULT_STARTS})")
+    bt.add_argument("--restart-min", type=_number(float, 0.0), metavar="R",
+                    help="restart R, minutes (default: the plan's)")
+    bt.add_argument("--catalog", help="catalog for prices (default: the plan's, by name)")
+    bt.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
+    """``deepvm plan``'s ``--pool`` and ``--recovery`` (``traces.md``)."""
+    g = p.add_argument_group("spot traces")
+    g.add_argument("--pool", type=_pool_arg, action="append", default=[],
+                   metavar="TYPE@ZONE=FILE",
+                   help="a spot market and its trace (repeat): every configuration of TYPE "
+                        "is then evaluated by a backtest over TYPE's pools, ordered per "
+                        "configuration by their single-pool mean makespan")
+    g.add_argument("--recovery", choices=POLICIES, default="failover",
+                   help="recovery policy of those backtests (default failover; deadline needs "
+                        "--deadline-hours)")
+
+
+def plan_replay(args: argparse.Namespace, catalog: Catalog,
+                ) -> Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None:
+    """The backtest hook of ``deepvm plan`` for its ``--pool`` options, or ``None``."""
+    if not args.pool:
+        return None
+    if args.recovery == "deadline" and args.deadline_hours is None:
+        raise DeepVMError("--recovery deadline needs --deadline-hours H")
+    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    return replay_hook(catalog, pools, recovery=args.recovery,
+                       deadline_hours=args.deadline_hours)
+
+
+def replay_note(result: JobPlanResult) -> str:
+    """A line under ``deepvm plan``'s table saying which rows the backtest evaluated."""
+    r = result.replay
+    if r is None or not r.evaluated.any():
+        return ""
+    types = sorted({result.candidates.configuration(int(i)).gpu
+                    for i in np.flatnonzero(r.evaluated)})
+    return (f"Note: {', '.join(types)} evaluated by a backtest on spot traces ({r.recovery}, "
+            f"{r.runs} starts): expected h and $ are its means, the P10-P90 ranges its "
+            "percentiles, events its mean interruptions; the other types by the closed form\n")
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
+    rows = []
+    for path in args.files:
+        t = load_trace(path)
+        s = pool_statistics(t, args.nodes)
+        rows.append({"file": path, "gap_seconds": s.gap_seconds, "ticks": s.ticks,
+                     "days": s.days, "availability": s.availability,
+                     "interruptions": s.interruptions, "mtbi_hours": _finite(s.mtbi_hours),
+                     "mean_wait_hours": s.mean_wait_hours})
+    if args.format == "json":
+        out.write(json.dumps({"pools": rows}, indent=2) + "\n")
+        return 0
+    width = max(len("file"), *(len(r["file"]) for r in rows))
+    out.write(f"{'file':<{width}}  {'gap s':>6} {'ticks':>9} {'days':>7} {'avail.':>7} "
+              f"{'events':>7} {'MTBI h':>8} {'wait h':>7}\n")
+    for r in rows:
+        mtbi = "-" if r["mtbi_hours"] is None else f"{r['mtbi_hours']:.2f}"
+        out.write(f"{r['file']:<{width}}  {r['gap_seconds']:>6g} {r['ticks']:>9,} "
+                  f"{r['days']:>7.2f} {r['availability']:>7.3f} {r['interruptions']:>7} "
+                  f"{mtbi:>8} {r['mean_wait_hours']:>7.2f}\n")
+    return 0
+
+
+def _read_plan(path: str) -> dict[str, Any]:
+    try:
+        doc = parse_json_bounded(read_bytes_bounded(path, max_bytes=MAX_CATALOG_BYTES),
+                                 max_bytes=MAX_CATALOG_BYTES)
+    except JsonInputError as exc:
+        raise DeepVMError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise DeepVMError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "job-plan":
+        raise DeepVMError(f"{path}: not a plan (deepvm plan --format json): kind must be "
+                          "'job-plan'")
+    if not isinstance(doc.get("chosen"), dict):
+        raise DeepVMError(f"{path}: the plan has no chosen configuration to replay")
+    return doc
+
+
+def _field(doc: dict[str, Any], path: str, *keys: str) -> Any:
+    value: Any = doc
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise DeepVMError(f"{path}: {'.'.join(keys)} is missing")
+        value = value[key]
+    return value
+
+
+def _positive(path: str, name: str, value: Any, *, allow_zero: bool = False) -> float:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0 or (value == 0 and not allow_zero)):
+        raise DeepVMError(f"{path}: {name} = {value!r}: must be a finite number "
+                          f"{'>= 0' if allow_zero else '> 0'}")
+    return float(value)
+
+
+def backtest_inputs(plan: dict[str, Any], path: str, catalog: Catalog, pools: list[Pool],
+                    restart_hours: float) -> tuple[dict[str, Any], BacktestJob]:
+    """The ``inputs`` object of ``deepvm backtest`` and the job to replay, from the plan's
+    chosen configuration: full segments ``τ + δ`` hours, the last ``T_c - K τ``; P per pool
+    with its spot VMs at the pool's price; ``P_od`` = the price less its spot VMs;
+    ``P_fallback`` = ``P_od`` + the spot VMs at on-demand price."""
+    chosen = plan["chosen"]
+    est = _field(plan, path, "chosen", "estimate")
+    gpu = _field(plan, path, "chosen", "gpu", "name")
+    spot = _field(plan, path, "chosen", "gpu", "spot")
+    if isinstance(spot, bool) or not isinstance(spot, int) or spot < 0:
+        raise DeepVMError(f"{path}: chosen.gpu.spot = {spot!r}: must be a whole number >= 0")
+    if spot == 0:
+        raise DeepVMError(f"{path}: the chosen configuration has no spot VMs: nothing to replay")
+    price = _positive(path, "chosen.hourly_price", chosen.get("hourly_price"))
+    compute = _positive(path, "chosen.estimate.compute_hours", est.get("compute_hours"))
+    stall = _positive(path, "chosen.estimate.checkpoint_stall_seconds",
+                      est.get("checkpoint_stall_seconds"), allow_zero=True) / SECONDS_PER_HOUR
+    count = est.get("checkpoints")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise DeepVMError(f"{path}: chosen.estimate.checkpoints = {count!r}: must be a whole "
+                          "number >= 0")
+    interval_s = est.get("checkpoint_interval_seconds")
+    interval = compute if interval_s is None else _positive(
+        path, "chosen.estimate.checkpoint_interval_seconds", interval_s) / SECONDS_PER_HOUR
+    last = compute - count * interval if count else compute
+    if last <= 0:
+        raise DeepVMError(f"{path}: the chosen estimate's checkpoints ({count}) and interval do "
+                          "not fit its compute hours")
+    for p in pools:
+        if p.gpu != gpu:
+            raise TraceError("pool", f"{p.name!r}: the plan's chosen configuration runs on "
+                                     f"{gpu}, not {p.gpu}")
+    row = pool_gpu(catalog, gpu, f"{gpu}@*")
+    spot_part = spot * row.spot_usd_per_hour
+    od_part = max(price - spot_part, 0.0)
+    fallback = od_part + spot * row.on_demand_usd_per_hour
+    prices = [od_part + spot * p.spot_usd_per_hour for p in pools]
+    width = len(pools)
+    job = BacktestJob(
+        full_segments=np.array([count]), full_segment_hours=np.full((1, width), interval + stall),
+        last_segment_hours=np.full((1, width), last),
+        restart_hours=np.full((1, width), restart_hours),
+        spot_vms=np.full((1, width), spot, dtype=np.int64),
+        price_usd_per_hour=np.array([prices]), on_demand_usd_per_hour=np.full((1, width), od_part),
+        fallback_usd_per_hour=np.full((1, width), fallback))
+    inputs = {"spot_vms": spot, "compute_hours": compute, "checkpoint_interval_hours":
+              _finite(interval) if count else None, "checkpoint_stall_hours": stall,
+              "restart_hours": restart_hours, "cluster_usd_per_hour": price,
+              "on_demand_part_usd_per_hour": od_part, "fallback_usd_per_hour": fallback}
+    return inputs, job
+
+
+def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
+    if args.policy == "deadline" and args.deadline_hours is None:
+        raise DeepVMError("--policy deadline needs --deadline-hours H")
+    plan = _read_plan(args.plan)
+    catalog = load_catalog(args.catalog or _field(plan, args.plan, "catalog", "name"))
+    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    check_pools(pools)
+    restart = (float(_field(plan, args.plan, "assumptions", "restart_hours"))
+               if args.restart_min is None else args.restart_min / MINUTES_PER_HOUR)
+    inputs, job = backtest_inputs(plan, args.plan, catalog, pools, restart)
+    used = pools[:1] if args.policy == "wait" else pools
+    runs = backtest([p.trace for p in used], job.first_pools(len(used)), policy=args.policy,
+                    deadline_hours=args.deadline_hours, starts=args.starts)
+    s = runs.summary()
+    inputs.update({"policy": args.policy, "deadline_hours": args.deadline_hours,
+                   "starts": int(runs.start_ticks.size),
+                   "pools": [{"name": p.name, "file": path, "gap_seconds": p.trace.gap_seconds,
+                              "spot_usd_per_hour": p.spot_usd_per_hour}
+                             for p, (_, path) in zip(pools, args.pool, strict=True)]})
+    result: dict[str, Any] = {
+        "runs": s.runs,
+        "makespan_hours": {"mean": float(s.mean_makespan_hours[0]),
+                           "p10": float(s.makespan_p10_hours[0]),
+                           "p50": float(s.makespan_p50_hours[0]),
+                           "p90": float(s.makespan_p90_hours[0]),
+                           "max": float(s.max_makespan_hours[0])},
+        "cost_usd": {"mean": float(s.mean_cost_usd[0]), "p90": float(s.cost_p90_usd[0])},
+        "spot_hours_mean": float(s.mean_spot_hours[0]),
+        "interruptions_mean": float(s.mean_interruptions[0]),
+        "fell_back": float(s.fell_back[0]),
+    }
+    if s.deadline_met is not None:
+        result["deadline_met"] = float(s.deadline_met[0])
+    if args.format == "json":
+        out.write(json.dumps({"inputs": inputs, "result": result}, indent=2) + "\n")
+        return 0
+    mk, cost = result["makespan_hours"], result["cost_usd"]
+    out.write(f"Backtest of {_field(plan, args.plan, 'chosen', 'summary')}\n"
+              f"Job: {inputs['compute_hours']:.3f} compute hours, {job.full_segments[0]} "
+              f"checkpoints, restart {restart * MINUTES_PER_HOUR:g} min; policy {args.policy}"
+              + (f", deadline {args.deadline_hours:g} h" if args.deadline_hours else "")
+              + f"; pools {', '.join(p.name for p in used)}; {s.runs} starts\n\n")
+    out.write(f"makespan h: mean {mk['mean']:.2f}, P10 {mk['p10']:.2f}, P50 {mk['p50']:.2f}, "
+              f"P90 {mk['p90']:.2f}, max {mk['max']:.2f}\n"
+              f"cost USD:   mean {cost['mean']:.2f}, P90 {cost['p90']:.2f}\n"
+              f"spot hours {result['spot_hours_mean']:.2f} mean; interruptions "
+              f"{result['interruptions_mean']:.2f} mean; fell back {result['fell_back']:.1%}"
+              + (f"; deadline met {result['deadline_met']:.1%}" if "deadline_met" in result
+                 else "") + "\n")
+    return 0
+
+
+def run_traces_command(args: argparse.Namespace, *, stdout: TextIO | None = None,
+                       stderr: TextIO | None = None) -> int:
+    """Run ``traces ...`` or ``backtest`` with parsed ``args``: 0, or 2 with one line on
+    stderr."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    try:
+        if args.command == "backtest":
+            return _cmd_backtest(args, out)
+        if args.traces_command == "fetch":
+            for path in fetch_traces(args.out):
+                out.write(f"wrote {path}\n")
+            return 0
+        return _cmd_stats(args, out)
+    except DeepVMError as exc:
+        err.write(f"deepvm {args.command}: error: {' '.join(str(exc).split())}\n")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0

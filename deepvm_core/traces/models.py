@@ -1,0 +1,156 @@
+"""Models against backtests (``traces.md``, "Models against backtests"): how well a model that
+only sees the first half of a trace predicts the backtest of the second half.
+
+For one pool and one job (K full segments of ``s = τ + δ`` hours, a last of ``s_last``, restart
+R), the trace is cut at ``L // 2``:
+
+* **closed form:** MTBI and W estimated on the first half
+  (:func:`~deepvm_core.traces.stats.pool_statistics`), then ``job-model.md``'s exact
+  expectation ``T = K E0(s) + E0(s_last)`` with ``λ = 1 / MTBI`` (``E0`` from
+  :func:`~deepvm_core.job.closed_form.segment_expectations`);
+* **empirical renewal:** the market alternates up and down periods drawn (with replacement) from
+  the first half's own maximal up and down runs (hours); a run starts at a random time, so it
+  starts up with probability = the first half's availability, in an up period drawn by length
+  (length-biased) with a uniform residual, else waits the residual of a length-biased down
+  period first; the job then runs as in the backtest (an attempt completes when it fits the
+  rest of the up period; else it is lost and the next attempt restarts). Seeded Monte Carlo,
+  vectorised over trials, one round per up period;
+* **truth:** the ``wait`` backtest of the second half
+  (:func:`~deepvm_core.traces.backtest.backtest`), its mean makespan.
+
+The error of a model is ``(predicted - backtest) / backtest`` (NaN when the second half never
+lets the job run: its backtest is infinite).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from deepvm_core.job.closed_form import segment_expectations
+from deepvm_core.traces.backtest import BacktestJob, backtest
+from deepvm_core.traces.stats import down_run_lengths, pool_statistics, up_run_lengths, up_ticks
+from deepvm_core.traces.trace import SpotTrace, TraceError
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class ReferenceJob:
+    """A job for comparing models: ``full_segments`` segments of ``segment_hours`` (τ + δ),
+    a last one of ``last_segment_hours``, restart ``restart_hours``."""
+
+    full_segments: int
+    segment_hours: float
+    last_segment_hours: float
+    restart_hours: float
+
+
+@dataclass(frozen=True)
+class ModelCheck:
+    """One pool: the first half's MTBI and W (hours), the closed form's and the renewal
+    model's mean makespan from them, and the second half's backtest mean makespan (hours)."""
+
+    mtbi_hours: float
+    wait_hours: float
+    availability: float
+    closed_form_hours: float
+    renewal_hours: float
+    backtest_hours: float
+
+    @property
+    def closed_form_error(self) -> float:
+        """(closed form - backtest) / backtest (NaN when the backtest is infinite)."""
+        if not np.isfinite(self.backtest_hours):
+            return float("nan")
+        return self.closed_form_hours / self.backtest_hours - 1.0
+
+    @property
+    def renewal_error(self) -> float:
+        """(renewal - backtest) / backtest (NaN when the backtest is infinite)."""
+        if not np.isfinite(self.backtest_hours):
+            return float("nan")
+        return self.renewal_hours / self.backtest_hours - 1.0
+
+
+def closed_form_makespan(job: ReferenceJob, mtbi_hours: float, wait_hours: float) -> float:
+    """``K E0(s) + E0(s_last)`` with λ = 1 / MTBI (0 when MTBI is infinite), hours."""
+    lam = 0.0 if not np.isfinite(mtbi_hours) else 1.0 / mtbi_hours
+    full = segment_expectations(job.segment_hours, lam, job.restart_hours, wait_hours)
+    last = segment_expectations(job.last_segment_hours, lam, job.restart_hours, wait_hours)
+    return float(job.full_segments * full.makespan_hours + last.makespan_hours)
+
+
+def renewal_makespans(job: ReferenceJob, ups: FloatArray, downs: FloatArray,
+                      availability: float, rng: np.random.Generator,
+                      trials: int = 4000, max_rounds: int = 100_000) -> FloatArray:
+    """Makespans (hours) of ``trials`` runs of the empirical renewal model (module doc)."""
+    if ups.size == 0:
+        raise TraceError("trace", "no up period in the first half: nothing to resample")
+    if downs.size == 0:
+        return np.full(trials, job.full_segments * job.segment_hours + job.last_segment_hours)
+    t = np.zeros(trials)
+    starts_up = rng.random(trials) < availability
+    biased_up = rng.choice(ups, trials, p=ups / ups.sum()) * rng.random(trials)
+    biased_down = rng.choice(downs, trials, p=downs / downs.sum()) * rng.random(trials)
+    t += np.where(starts_up, 0.0, biased_down)
+    period = np.where(starts_up, biased_up, rng.choice(ups, trials))
+    seg = np.zeros(trials, dtype=np.int64)
+    restart = np.zeros(trials, dtype=bool)
+    done = np.zeros(trials, dtype=bool)
+    k, s, sl, r = job.full_segments, job.segment_hours, job.last_segment_hours, job.restart_hours
+    for _ in range(max_rounds):
+        live = ~done
+        if not live.any():
+            return t
+        i, u = seg[live], period[live]
+        first = np.where(restart[live], r, 0.0) + np.where(i < k, s, sl)
+        fits = first <= u
+        left = np.maximum(k - i - 1, 0)
+        fit = np.where(fits & (i < k), np.floor((u - first) / s), 0).astype(np.int64)
+        m = np.minimum(left, fit)
+        end = first + m * s + np.where(i < k, sl, 0.0)
+        finish = fits & ((i >= k) | ((m == left) & (end <= u)))
+        finish_at = np.where(i >= k, first, end)
+        idx = np.flatnonzero(live)
+        t[idx[finish]] += finish_at[finish]
+        done[idx[finish]] = True
+        rest = idx[~finish]
+        seg[rest] = np.where(fits[~finish], i[~finish] + 1 + m[~finish], i[~finish])
+        restart[rest] = True
+        t[rest] += u[~finish] + rng.choice(downs, rest.size)
+        period[rest] = rng.choice(ups, rest.size)
+    raise TraceError("renewal", f"runs did not end within {max_rounds:,} up periods")
+
+
+def check_models(trace: SpotTrace, job: ReferenceJob, *, seed: int = 0,
+                 starts: int = 200) -> ModelCheck:
+    """The closed form and the renewal model from the first half of ``trace`` against the
+    ``wait`` backtest of its second half (a cluster of one spot VM)."""
+    half = trace.ticks // 2
+    first = SpotTrace(trace.source + " (first half)", trace.gap_seconds, trace.counts[:half])
+    second = SpotTrace(trace.source + " (second half)", trace.gap_seconds, trace.counts[half:])
+    stats = pool_statistics(first, 1)
+    up = up_ticks(first, 1)
+    g = first.gap_hours
+    ups = up_run_lengths(up).astype(np.float64) * g
+    downs = down_run_lengths(up).astype(np.float64) * g
+    renewal = renewal_makespans(job, ups, downs, stats.availability,
+                                np.random.default_rng(seed))
+    bt_job = BacktestJob(np.array([job.full_segments]), np.array([[job.segment_hours]]),
+                         np.array([[job.last_segment_hours]]), np.array([[job.restart_hours]]),
+                         np.array([[1]]), np.array([[1.0]]), np.array([[0.0]]),
+                         np.array([[1.0]]))
+    try:
+        truth = float(backtest([second], bt_job, policy="wait", starts=starts)
+                      .makespan_hours.mean())
+    except TraceError:  # the second half is never up (or never holds a segment)
+        truth = float("inf")
+    return ModelCheck(mtbi_hours=stats.mtbi_hours, wait_hours=stats.mean_wait_hours,
+                      availability=stats.availability,
+                      closed_form_hours=closed_form_makespan(job, stats.mtbi_hours,
+                                                             stats.mean_wait_hours),
+                      renewal_hours=float(renewal.mean()),
+                      backtest_hours=truth)

@@ -1,0 +1,110 @@
+"""Pools (``traces.md``, "A pool"): one spot market, a GPU type in one availability zone, with
+its trace and its spot price.
+
+A pool is named ``TYPE@ZONE`` (``g5.xlarge@us-east-1a``). Its spot price is the catalog's
+``spot_by_zone_usd_per_hour[zone]`` when present, else the type's ``spot_usd_per_hour``
+(USD per hour, one VM). A list of pools is the failover order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.errors import InstanceNotFoundError
+from deepvm_core.traces.trace import SpotTrace, TraceError
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """One spot market with its trace.
+
+    Attributes:
+        gpu: the GPU instance type (a catalog GPU type).
+        zone: the availability zone.
+        trace: the market's trace.
+        spot_usd_per_hour: one spot VM of ``gpu`` in ``zone``, USD per hour.
+        on_demand_usd_per_hour: one on-demand VM of ``gpu``, USD per hour (the fallback).
+    """
+
+    gpu: str
+    zone: str
+    trace: SpotTrace
+    spot_usd_per_hour: float
+    on_demand_usd_per_hour: float
+
+    @property
+    def name(self) -> str:
+        """``TYPE@ZONE``."""
+        return f"{self.gpu}@{self.zone}"
+
+
+def split_pool_name(name: str) -> tuple[str, str]:
+    """``TYPE@ZONE`` -> (TYPE, ZONE).
+
+    Raises:
+        TraceError: no ``@``, or an empty type or zone.
+    """
+    gpu, sep, zone = name.partition("@")
+    if not sep or not gpu.strip() or not zone.strip() or "@" in zone:
+        raise TraceError("pool", f"{name!r} is not TYPE@ZONE (e.g. g5.xlarge@us-east-1a)")
+    return gpu.strip(), zone.strip()
+
+
+def pool_gpu(catalog: Catalog, gpu: str, pool_name: str) -> GpuType:
+    """The catalog's GPU type ``gpu`` of pool ``pool_name``.
+
+    Raises:
+        TraceError: no GPU type of that name in the catalog.
+    """
+    try:
+        found = catalog.instance(gpu)
+    except InstanceNotFoundError as exc:
+        hint = f" Did you mean {', '.join(exc.suggestions)}?" if exc.suggestions else ""
+        raise TraceError("pool", f"{pool_name!r}: no GPU type {gpu!r} in catalog "
+                                 f"{catalog.name!r}.{hint}") from None
+    if not isinstance(found, GpuType):
+        raise TraceError("pool", f"{pool_name!r}: {gpu!r} is not a GPU type of catalog "
+                                 f"{catalog.name!r}")
+    return found
+
+
+def make_pool(catalog: Catalog, name: str, trace: SpotTrace) -> Pool:
+    """The pool ``name`` (``TYPE@ZONE``) with ``trace``, priced from ``catalog``.
+
+    Raises:
+        TraceError: a bad name or a type not in the catalog.
+    """
+    gpu, zone = split_pool_name(name)
+    row = pool_gpu(catalog, gpu, name)
+    zones = row.spot_by_zone_usd_per_hour or {}
+    return Pool(gpu=gpu, zone=zone, trace=trace,
+                spot_usd_per_hour=float(zones.get(zone, row.spot_usd_per_hour)),
+                on_demand_usd_per_hour=float(row.on_demand_usd_per_hour))
+
+
+def check_pools(pools: Sequence[Pool]) -> None:
+    """Pools for one backtest: at least one, no name twice, and traces with the same tick
+    length and number of ticks (ticks must line up).
+
+    Raises:
+        TraceError: what is wrong, naming the pools.
+    """
+    if not pools:
+        raise TraceError("pools", "a backtest needs at least one pool")
+    seen: set[str] = set()
+    for p in pools:
+        if p.name in seen:
+            raise TraceError("pool", f"{p.name!r} is given twice")
+        seen.add(p.name)
+    first = pools[0]
+    for p in pools[1:]:
+        if p.trace.ticks != first.trace.ticks:
+            raise TraceError("pools", f"{p.name} has {p.trace.ticks:,} ticks and {first.name} "
+                                      f"{first.trace.ticks:,}: pools replayed together need "
+                                      "traces of the same length")
+        if p.trace.gap_seconds != first.trace.gap_seconds:
+            raise TraceError("pools", f"{p.name} has {p.trace.gap_seconds:g} s ticks and "
+                                      f"{first.name} {first.trace.gap_seconds:g} s: pools "
+                                      "replayed together need the same tick length")

@@ -1,0 +1,251 @@
+"""``deepvm traces stats`` and ``deepvm backtest`` (``traces.md``) on seeded synthetic traces
+written to a temporary folder; expected values worked by hand."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from deepvm_core.cli import main
+
+AWS = "aws-us-east-1-2023-10"
+JOB = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
+       "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--trials", "0")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write(tmp_path, name: str, data: list[int], gap: float = 600) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"metadata": {"gap_seconds": gap}, "data": data}))
+    return str(path)
+
+
+def test_stats_json_in_the_order_given(tmp_path, capsys):
+    a = write(tmp_path, "a.json", [0, 1, 1, 0, 0, 1, 1, 1, 0])
+    b = write(tmp_path, "b.json", [1, 1, 1], gap=32)
+    code, out, err = run(capsys, "traces", "stats", a, b, "--nodes", "2", "--format", "json")
+    assert code == 0 and err == ""
+    pools = json.loads(out)["pools"]
+    assert [p["file"] for p in pools] == [a, b]
+    assert pools[0]["interruptions"] == 2 and pools[0]["mtbi_hours"] == pytest.approx(5 / 12)
+    assert pools[0]["mean_wait_hours"] == pytest.approx(4 / 18)  # runs 1, 2, 1 ticks of 1/6 h
+    assert pools[1]["mtbi_hours"] is None and pools[1]["availability"] == 1.0
+    assert set(pools[0]) == {"file", "gap_seconds", "ticks", "days", "availability",
+                             "interruptions", "mtbi_hours", "mean_wait_hours"}
+    code, out, _ = run(capsys, "traces", "stats", a, "--nodes", "1")
+    assert code == 0 and "MTBI h" in out
+
+
+def test_stats_errors_exit_2(tmp_path, capsys):
+    bad = write(tmp_path, "bad.json", [1, -1])
+    code, _, err = run(capsys, "traces", "stats", bad, "--nodes", "1")
+    assert code == 2 and "data[1] = -1" in err and bad in err and len(err.splitlines()) == 1
+    counts = write(tmp_path, "c.json", [3, 2])
+    code, _, err = run(capsys, "traces", "stats", counts, "--nodes", "4")
+    assert code == 2 and "largest count (3)" in err
+
+
+@pytest.fixture
+def plan(tmp_path, capsys) -> dict:
+    code, out, _ = run(capsys, "plan", *JOB, "--format", "json")
+    assert code == 0
+    (tmp_path / "plan.json").write_text(out)
+    return json.loads(out)
+
+
+def test_backtest_always_up_runs_the_job_straight(tmp_path, capsys, plan):
+    chosen = plan["chosen"]
+    gpu, est = chosen["gpu"]["name"], chosen["estimate"]
+    up = write(tmp_path, "up.json", [1] * 50)
+    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                         f"{gpu}@us-east-1a={up}", "--starts", "5", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    # never interrupted: makespan = compute + checkpoints x stall; cost = P x makespan
+    hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
+    result = doc["result"]
+    assert result["makespan_hours"]["mean"] == pytest.approx(hours, rel=1e-12)
+    assert result["makespan_hours"]["max"] == pytest.approx(hours, rel=1e-12)
+    assert result["interruptions_mean"] == 0 and result["runs"] == 5
+    assert result["cost_usd"]["mean"] == pytest.approx(
+        doc["inputs"]["cluster_usd_per_hour"] * hours, rel=1e-9)
+    assert "deadline_met" not in result
+    assert set(doc["inputs"]) >= {"spot_vms", "compute_hours", "checkpoint_interval_hours",
+                                  "checkpoint_stall_hours", "restart_hours",
+                                  "cluster_usd_per_hour", "on_demand_part_usd_per_hour",
+                                  "fallback_usd_per_hour", "policy", "deadline_hours",
+                                  "starts", "pools"}
+    assert doc["inputs"]["restart_hours"] == pytest.approx(0.1)  # the plan's R
+
+
+def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
+    gpu, est = plan["chosen"]["gpu"]["name"], plan["chosen"]["estimate"]
+    hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
+    path = str(tmp_path / "plan.json")
+    a = write(tmp_path, "a.json", [1, 1, 0, 1] * 10)
+    b = write(tmp_path, "b.json", [0, 1, 1, 1] * 10)
+    code, out, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+                         f"{gpu}@z2={b}", "--policy", "deadline", "--deadline-hours", str(hours),
+                         "--starts", "4", "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    # D - 0 < rem + R + g: on demand at time 0, done at R + rem > D
+    assert result["fell_back"] == 1.0 and result["deadline_met"] == 0.0
+    assert result["makespan_hours"]["mean"] == pytest.approx(0.1 + hours)
+    short = write(tmp_path, "short.json", [1, 1, 0])
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+                       f"{gpu}@z2={short}")
+    assert code == 2 and "same length" in err
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--policy",
+                       "deadline")
+    assert code == 2 and "--deadline-hours" in err
+    counts = write(tmp_path, "counts.json", [1, 0, 0, 0] * 10)
+    big = write(tmp_path, "big.json", [2, 1] * 20)
+    spot = plan["chosen"]["gpu"]["spot"]
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={big}")
+    assert (code == 2 and "largest count" in err) if spot > 2 else code == 0
+    code, _, err = run(capsys, "backtest", path, "--pool", f"nope.xlarge@z1={counts}")
+    assert code == 2 and "no GPU type 'nope.xlarge'" in err
+    code, _, err = run(capsys, "backtest", path, "--pool", "g4dn.xlarge=x")
+    assert code == 2 and "TYPE@ZONE" in err
+    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+                       f"{gpu}@z1={b}")
+    assert code == 2 and "given twice" in err
+
+
+# ----------------------------------------------------------------------------- fetch
+
+
+class _Server:
+    """Serves a folder over HTTP on 127.0.0.1 (a free port)."""
+
+    def __init__(self, root) -> None:
+        import functools
+        import http.server
+        import threading
+        handler = functools.partial(_QuietHandler, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+
+
+def _quiet_handler():
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+    return Handler
+
+
+_QuietHandler = _quiet_handler()
+
+
+def _serve_synthetic(root) -> list[str]:
+    import numpy as np
+
+    from deepvm_core.traces.fetch import trace_files
+    rng = np.random.default_rng(3)
+    files = list(trace_files())
+    for rel in files:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = (rng.random(100) < 0.7).astype(int).tolist()
+        path.write_text(json.dumps({"metadata": {"gap_seconds": 600}, "data": data}))
+    return files
+
+
+def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
+    served = tmp_path / "served"
+    files = _serve_synthetic(served)
+    server = _Server(served)
+    try:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+        out = tmp_path / "out"
+        code, text, err = run(capsys, "traces", "fetch", "--out", str(out))
+    finally:
+        server.stop()
+    assert code == 0, err
+    assert len(files) == 12 and text.count("wrote ") == len(files)
+    for rel in files:
+        assert (out / rel).read_bytes() == (served / rel).read_bytes()
+
+
+def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys, monkeypatch):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"http://127.0.0.1:{port}")
+    out = tmp_path / "out"
+    code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
+    assert code == 2 and "could not be reached" in err and not out.exists()
+    served = tmp_path / "served"
+    files = _serve_synthetic(served)
+    (served / files[-1]).write_text('{"metadata": {"gap_seconds": 0}, "data": [1]}')
+    server = _Server(served)
+    try:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+        code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
+    finally:
+        server.stop()
+    assert code == 2 and "gap_seconds = 0" in err and not out.exists()
+
+
+# ----------------------------------------------------------------------------- plan --pool
+
+
+def _configs(doc: dict) -> list[dict]:
+    return [c for c in [*doc["best"], *doc["frontier"]] if c]
+
+
+def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
+    up = write(tmp_path, "up.json", [1] * 300)
+    flaky = write(tmp_path, "flaky.json", [1, 1, 1, 0] * 75)
+    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1b={flaky}",
+                         "--pool", f"g4dn.xlarge@us-east-1a={up}", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    seen = set()
+    for c in _configs(doc):
+        e = c["estimate"]
+        if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0:
+            seen.add("backtest")
+            assert e["evaluated_by"] == "backtest" and e["recovery"] == "failover"
+            # the always-up zone has the lower single-pool makespan: it comes first, and a
+            # failover run never leaves it: makespan = compute + checkpoints x stall
+            assert e["pools"] == ["g4dn.xlarge@us-east-1a", "g4dn.xlarge@us-east-1b"]
+            hours = e["compute_hours"] + e["checkpoints"] * e["checkpoint_stall_seconds"] / 3600
+            assert e["expected_makespan_hours"] == pytest.approx(hours, rel=1e-12)
+            assert e["expected_interruptions"] == 0
+        else:
+            assert e["evaluated_by"] == "closed_form" and e["pools"] == []
+            assert e["recovery"] is None
+    assert seen == {"backtest"}
+    code, _, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@z={up}", "--recovery",
+                       "deadline")
+    assert code == 2 and "--deadline-hours" in err
+    code, _, err = run(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
+    assert code == 2 and "no GPU type 'p3.2xlarge'" in err
+
+
+def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
+    up = write(tmp_path, "up.json", [1] * 300)
+    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g5.xlarge@us-east-1a={up}",
+                         "--recovery", "wait")
+    assert code == 0, err
+    assert "Note: g5.xlarge evaluated by a backtest on spot traces (wait, 200 starts)" in out
+    code, out, _ = run(capsys, "plan", *JOB)
+    assert code == 0 and "backtest" not in out
