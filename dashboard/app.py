@@ -8,12 +8,13 @@ shared sidebar (the scenario's controls): the page's content reaches the browser
 from __future__ import annotations
 
 import runpy
+from functools import partial
 from pathlib import Path
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import glossary, keys, state, url, widgets
+from dashboard import glossary, keys, state, typed_inputs, url, widgets
 from deepvm_core.errors import DeepVMError
 
 st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
@@ -38,8 +39,12 @@ page = st.navigation([ROOT, *PAGES.values()], position="top")
 slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
 wanted = keys.URL_PAGE.get()  # a shared link names its page: open it once
 keys.URL_PAGE.set(None)
-if wanted and wanted != slug:
+# The path wins over the page parameter: only the root URL opens the page a link names.
+if wanted and wanted != slug and page is ROOT:
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
+if page is ROOT:
+    widgets.unknown_path_note(url.unknown_path(st.context.url,
+                                               st.get_option("server.baseUrlPath")))
 
 
 def sidebar_catalog() -> DeltaGenerator:
@@ -81,10 +86,10 @@ def sidebar_controls() -> None:
             left.slider(c.label, low, high, step=c.slider_step, key=c.slider_key,
                         persist_state=keys.PERSIST, on_change=state.on_slider, args=(c.name,),
                         label_visibility="collapsed")
-            right.number_input(f"{c.label} value", c.low, c.high, step=c.input_step,
-                               format=c.fmt, key=c.key, persist_state=keys.PERSIST,
-                               on_change=state.on_input, args=(c.name,),
-                               label_visibility="collapsed")
+            typed_inputs.number(right, f"{c.label} value", keys.NUMBERS[c.name], c.low,
+                                c.high, step=c.input_step, format=c.fmt,
+                                then=partial(state.on_input, c.name), note_to=st.container(),
+                                called=c.label, label_visibility="collapsed")
         st.radio("Objective", list(state.OBJECTIVE_LABELS), key=keys.OBJECTIVE.name,
                  persist_state=keys.PERSIST, horizontal=True,
                  format_func=state.OBJECTIVE_LABELS.__getitem__,
@@ -92,14 +97,14 @@ def sidebar_controls() -> None:
                       "most relative training throughput (eFLOPS × n × K(n)) within PW.")
         st.toggle("Apply vCPU quotas", key=keys.QUOTAS.name, persist_state=keys.PERSIST,
                   help="Off is the paper's simulation mode (no account limits).")
-        st.number_input("Top-k recommendations", *url.TOP_K_RANGE, step=1, key=keys.TOP_K.name,
-                        persist_state=keys.PERSIST)
+        typed_inputs.number(st.sidebar, "Top-k recommendations", keys.TOP_K, *url.TOP_K_RANGE,
+                            whole=True, step=1)
         st.toggle("Presentation", key=keys.PRESENTATION.name, persist_state=keys.PERSIST,
                   help=glossary.GLOSSARY["Presentation"])
         with st.expander("Advanced"):
-            st.number_input("Node cap per role", *url.NODE_CAP_RANGE, step=1,
-                            key=keys.NODE_CAP.name, persist_state=keys.PERSIST,
-                            help=glossary.GLOSSARY["Node cap per role"]
+            typed_inputs.number(st.container(), "Node cap per role", keys.NODE_CAP,
+                                *url.NODE_CAP_RANGE, whole=True, step=1,
+                                help=glossary.GLOSSARY["Node cap per role"]
                             + " The CLI's --max-nodes.")
             st.radio("Solver", list(state.SOLVER_LABELS), key=keys.SOLVER.name,
                      persist_state=keys.PERSIST, format_func=state.SOLVER_LABELS.__getitem__,

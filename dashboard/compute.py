@@ -35,6 +35,7 @@ from deepvm_core.job import (
     parse_measurements_csv,
     plan_job,
 )
+from deepvm_core.job.coverage import TypeTable, combine_measurements
 from deepvm_core.job.method_tables import MethodTable, artifact_curves, estimator_error_tables
 from deepvm_core.job.scaling_prior import prior_errors, step_speedup
 from deepvm_core.job.unused import unused_measurements_warnings
@@ -177,6 +178,18 @@ def bundled_measurements() -> tuple[str, str]:
     """The bundled scaling measurements: (file name, CSV text)."""
     name, path = next(iter(sorted(bundled_measurements_paths().items())))
     return name, path.read_text(encoding="utf-8")
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def measurements_in_use(upload: tuple[str, str] | None
+                        ) -> tuple[MeasurementTable, tuple[TypeTable, ...]]:
+    """The measurements the plan uses: the bundled file, with the rows of ``upload`` (file
+    name, CSV text) for the types it measures well
+    (:func:`deepvm_core.job.coverage.combine_measurements`); and which table each type uses."""
+    bundled = measurements_table(*bundled_measurements())
+    if upload is None:
+        return bundled, tuple(TypeTable(m.instance, bundled.source) for m in bundled.instances)
+    return combine_measurements(measurements_table(*upload), bundled)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import keys
+from dashboard import keys, url
 from deepvm_core.catalog.accelerators import accelerator_of_instance
 
 #: Most bars of the FLOPP chart and most curves of the scaling charts (readable at a glance).
@@ -29,7 +29,7 @@ SCALING_LINES = 10
 SHOWN_RANGE = (1, 1000)
 #: The model of a type the accelerator table does not know (the simulated catalog's ``A``).
 OTHER = "other"
-PARAMS = ("gpu_models", "families", "shown", "show_all")
+PARAMS = url.INSTANCE_PARAMS
 _KEYS: dict[str, keys.Key[Any]] = {
     "gpu_models": keys.INSTANCES_MODELS, "families": keys.INSTANCES_FAMILIES,
     "shown": keys.INSTANCES_SHOWN, "show_all": keys.INSTANCES_ALL}
@@ -49,10 +49,10 @@ def family_of(instance_type: str) -> str:
     return instance_type.partition(".")[0]
 
 
-def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[str]]:
+def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[url.UrlWarning]]:
     """The filters a URL asks for, and a warning per value that cannot be used."""
     values: dict[str, Any] = {}
-    warnings: list[str] = []
+    warnings: list[url.UrlWarning] = []
     for name in PARAMS:
         if name not in params:
             continue
@@ -64,8 +64,9 @@ def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[s
             if text.lower() in _TRUE | _FALSE:
                 values[name] = text.lower() in _TRUE
             else:
-                warnings.append(f"URL parameter show_all={text!r} is not on or off; using "
-                                "the default off.")
+                warnings.append(url.UrlWarning(
+                    name, f"URL parameter show_all={url.echo(text)} is not on or off; using "
+                          "the default off."))
         else:
             low, high = SHOWN_RANGE
             try:
@@ -75,8 +76,9 @@ def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[s
             if low <= number <= high:
                 values[name] = number
             else:
-                warnings.append(f"URL parameter shown={text!r} is not a whole number in "
-                                f"{low}..{high}; using the default {DEFAULTS['shown']}.")
+                warnings.append(url.UrlWarning(
+                    name, f"URL parameter shown={url.echo(text)} is not a whole number in "
+                          f"{low}..{high}; using the default {DEFAULTS['shown']}."))
     return values, warnings
 
 
@@ -89,7 +91,7 @@ def format_param(name: str, value: Any) -> str:
     return str(int(value))
 
 
-def seed(params: Mapping[str, str | list[str]]) -> list[str]:
+def seed(params: Mapping[str, str | list[str]]) -> list[url.UrlWarning]:
     """Set the filters' keys from a URL (a session's first run); returns the warnings."""
     values, warnings = parse(params)
     for name, value in values.items():
@@ -97,17 +99,13 @@ def seed(params: Mapping[str, str | list[str]]) -> list[str]:
     return warnings
 
 
-def sync(page: str) -> None:
-    """Write the filters into the URL on the Instances page (when not at their defaults);
-    remove them elsewhere."""
-    for name in PARAMS:
-        value = _KEYS[name].get()
-        if page == "instances" and value != DEFAULTS[name]:
-            text = format_param(name, value)
-            if st.query_params.get(name) != text:
-                st.query_params[name] = text
-        elif name in st.query_params:
-            del st.query_params[name]
+def wanted(page: str) -> dict[str, str]:
+    """The filters' URL parameters: on the Instances page those not at their defaults, none
+    elsewhere (:func:`dashboard.state.wanted_params` adds them)."""
+    if page != "instances":
+        return {}
+    return {name: format_param(name, _KEYS[name].get()) for name in PARAMS
+            if _KEYS[name].get() != DEFAULTS[name]}
 
 
 def select(names: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from dashboard import url
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.job import (
@@ -17,6 +18,7 @@ from deepvm_core.job import (
     fitted_speedup,
     paper_speedup,
 )
+from deepvm_core.job.coverage import TypeTable
 from deepvm_core.job.mtbi import default_mtbi
 from deepvm_core.job.planner import PLAN_POLICY_LABELS
 
@@ -29,7 +31,8 @@ SPEEDUP_NODES = np.arange(1, 33)
 def mtbi_frame(catalog: Catalog, overrides: dict[str, float]) -> pd.DataFrame:
     """Per GPU type: its Spot Advisor bucket, where its MTBI comes from (``user`` for an
     override in ``overrides``, else :func:`deepvm_core.job.mtbi.default_mtbi`'s source) and
-    the MTBI in hours before the scale."""
+    the MTBI in hours before the scale, as text (:func:`dashboard.url.format_mtbi_hours`): a
+    person types it, and :func:`mtbi_overrides` reads it (scientific notation too)."""
     rows = []
     for g in catalog.gpu_types:
         hours, source = default_mtbi(g)
@@ -38,21 +41,34 @@ def mtbi_frame(catalog: Catalog, overrides: dict[str, float]) -> pd.DataFrame:
             "Spot Advisor bucket": (INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]
                                     if g.interruption_bucket is not None else "none"),
             "Source": "user" if g.name in overrides else source,
-            MTBI_COLUMN: float(overrides.get(g.name, hours)),
+            MTBI_COLUMN: url.format_mtbi_hours(overrides.get(g.name, hours)),
         })
     return pd.DataFrame(rows, columns=["GPU type", "Spot Advisor bucket", "Source", MTBI_COLUMN])
 
 
-def mtbi_overrides(catalog: Catalog, edited: pd.DataFrame) -> dict[str, float]:
-    """The MTBI hours of an edited :func:`mtbi_frame` that differ from the defaults (finite
-    and > 0 only): GPU type name -> hours."""
+def mtbi_overrides(catalog: Catalog, edited: pd.DataFrame, in_use: dict[str, float]
+                   ) -> tuple[dict[str, float], list[str]]:
+    """The MTBI hours of an edited :func:`mtbi_frame` that differ from the defaults: GPU type
+    name -> hours (a cleared cell: the default); and why each refused cell was refused (that
+    type keeps its value of ``in_use``, else its default)."""
     defaults = {g.name: default_mtbi(g)[0] for g in catalog.gpu_types}
-    overrides: dict[str, float] = {}
+    # Types of another catalog keep their overrides (for when that catalog is back).
+    overrides = {name: h for name, h in in_use.items() if name not in defaults}
+    refused: list[str] = []
     for name, value in zip(edited["GPU type"], edited[MTBI_COLUMN], strict=True):
-        hours = float(value)
-        if np.isfinite(hours) and hours > 0 and hours != defaults.get(str(name)):
-            overrides[str(name)] = hours
-    return overrides
+        name, text = str(name), "" if value is None or value != value else str(value).strip()
+        if not text:  # a cleared cell: the default
+            continue
+        why = url.mtbi_refusal(name, text)
+        if why is not None:
+            refused.append(why)
+            if name in in_use:
+                overrides[name] = in_use[name]
+            continue
+        hours = float(text)
+        if hours != defaults.get(name):
+            overrides[name] = hours
+    return overrides, refused
 
 
 def _row(label: str, e: PlanEstimate) -> dict[str, object]:
@@ -148,3 +164,17 @@ def fits_frame(calibration: Calibration) -> pd.DataFrame:
         "GPU type": f.instance, "a": f.params.a, "b": f.params.b, "c": f.params.c,
         "R²": round(f.r_squared, 4) + 0.0, "RMSE": f.rmse, "points": f.points,
         "Trusted?": "no" if f.warnings else "yes"} for f in calibration.fits])
+
+
+def measurements_in_use_frame(catalog: Catalog, tables: tuple[TypeTable, ...]) -> pd.DataFrame:
+    """Per GPU type of ``catalog``: the measurements table it uses (``none`` without rows) and
+    why the uploaded rows of it are not used, if they are not."""
+    by_type = {t.instance: t for t in tables}
+    rows = []
+    for g in catalog.gpu_types:
+        t = by_type.get(g.name)
+        rows.append({"GPU type": g.name,
+                     "Measurements used": (t.source if t is not None and t.source else "none"),
+                     "Uploaded rows not used because": (t.refused or "") if t else ""})
+    return pd.DataFrame(rows, columns=["GPU type", "Measurements used",
+                                       "Uploaded rows not used because"])

@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard import compute, keys
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload
+from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload, top_spot_flopp_gpu
 from deepvm_core.job.speedup import SpeedupModelName
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.units import MINUTES_PER_HOUR
@@ -37,9 +37,10 @@ class JobInputs:
 
 
 def speedup_model(name: SpeedupModelName) -> SpeedupModel:
-    """The session's speedup model, with the uploaded (else the bundled) measurements."""
-    file_name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
-    return SpeedupModel(name, compute.measurements_table(file_name, text))
+    """The session's speedup model, with the measurements in use: the uploaded rows of the
+    types the upload measures well, the bundled rows of the others
+    (:func:`dashboard.compute.measurements_in_use`)."""
+    return SpeedupModel(name, compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())[0])
 
 
 def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
@@ -63,6 +64,18 @@ def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
         pw=None if job["pw_off"] else scenario.pw_usd_per_hour, goal=job["goal"],
         deadline=float(job["deadline_h"]) or None, budget=float(job["budget_usd"]) or None,
         trials=int(job["trials"]), seed=int(job["seed"]), top_k=top_k)
+
+
+def reference_type(catalog: Catalog) -> str | None:
+    """The plan's reference GPU type g_ref: the one the user picked, else the core's default
+    (:func:`deepvm_core.job.top_spot_flopp_gpu`); ``None`` when the catalog has none."""
+    picked = keys.PLAN["ref"].get()
+    if picked:
+        return str(picked)
+    try:
+        return top_spot_flopp_gpu(catalog).name
+    except DeepVMError:
+        return None
 
 
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:

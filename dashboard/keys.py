@@ -95,8 +95,17 @@ PRESENTATION: Key[bool] = _kept("sb_presentation", url.DEFAULTS["presentation"])
 
 #: Warnings about URL values that could not be used (shown until dismissed).
 URL_WARNINGS: Key[list[str]] = Key("url_warnings", [])
+#: URL warning text -> (its parameter, the URL text of the value used in its place): the
+#: warning goes when the value changes (:func:`dashboard.state.current_url_warnings`).
+URL_WARNING_VALUES: Key[dict[str, tuple[str, str | None]]] = Key("url_warning_values", {})
 #: The page a shared link names, opened once (then popped).
 URL_PAGE: Key[str | None] = Key("url_page", None)
+
+#: Number input key -> why its last typed value was refused (shown next to it, see
+#: :mod:`dashboard.typed_inputs`).
+TYPED_REFUSED: Key[dict[str, str]] = Key("typed_refused", {})
+#: Number input key -> the value in use (what a refused typed value is put back to).
+TYPED_ACCEPTED: Key[dict[str, Any]] = Key("typed_accepted", {})
 
 # ----------------------------------------------------------------------------- catalogs
 
@@ -128,6 +137,10 @@ PLAN: dict[str, Key[Any]] = {p.name: _kept(p.key, p.default) for p in url.PLAN_P
 PLAN_ACTIVE: Key[bool] = Key("plan_active", False)
 #: GPU type name -> MTBI hours the user typed (before the scale).
 PLAN_MTBI: Key[dict[str, float]] = Key("plan_mtbi", {})
+#: Why the MTBI table's last refused cells were refused (shown until the next edit).
+PLAN_MTBI_REFUSED: Key[list[str]] = Key("plan_mtbi_refused", [])
+#: The MTBI table's widget version: bumped to show the values in use after a refusal.
+PLAN_MTBI_VERSION: Key[int] = Key("plan_mtbi_version", 0)
 #: The uploaded measurements CSV: (file name, text), or None for the bundled one.
 PLAN_MEASUREMENTS: Key[tuple[str, str] | None] = Key("plan_measurements", None)
 #: Calibrate relative eFLOPS from the one-node times too.

@@ -6,6 +6,9 @@ imports a script's modules on the first session only, so without this the first 
 a start waits for them: about 0.3 s more before Recommend's card shows, 0.6 s more before the
 whole page is drawn (``bench/bench_browser.py``, issue 9).
 
+The server's upload limit is :data:`dashboard.uploads.TRANSPORT_MB` (derived from the core's
+catalog limit).
+
 Only modules without Streamlit caches are imported here: the dashboard's own modules (whose
 ``st.cache_data`` must be created inside the Streamlit runtime) load with the first session.
 """
@@ -28,7 +31,10 @@ def main(argv: list[str]) -> int:
         importlib.import_module(name)
     from streamlit.web import cli
 
-    sys.argv = ["streamlit", "run", str(APP), *argv]
+    from dashboard.uploads import TRANSPORT_MB
+
+    sys.argv = ["streamlit", "run", str(APP), "--server.maxUploadSize", str(TRANSPORT_MB),
+                *argv]
     cli.main()  # a click command: it exits with Streamlit's own status
     return 0
 

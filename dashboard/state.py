@@ -15,6 +15,7 @@ is the active catalog of every page.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,11 +39,11 @@ SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP
 # ----------------------------------------------------------------------------- URL
 
 
-def sync_query_params(page: str) -> None:
-    """Write the current scenario (and ``page``) into the URL, touching only changed keys;
-    presentation mode and, on the Simulate page, its sweep only when not at their defaults.
-    Called once per run, after the page and the sidebar."""
-    wanted = {
+def wanted_params(page: str) -> dict[str, str]:
+    """The URL of the session's current scenario on ``page``: parameter -> text. Presentation
+    mode and, on the Simulate page, its sweep only when not at their defaults; the job once
+    set (Plan a job), on every page (Recommend shows its cost and time)."""
+    wanted: dict[str, Any] = {
         "catalog": keys.CATALOG.get(),
         **{name: key.get() for name, key in keys.NUMBERS.items()},
         "objective": keys.OBJECTIVE.get(),
@@ -52,32 +53,44 @@ def sync_query_params(page: str) -> None:
         "solver": keys.SOLVER.get(),
         "page": page,
     }
-    for key, value in wanted.items():
-        text = url.format_param(key, value)
-        if st.query_params.get(key) != text:
-            st.query_params[key] = text
+    texts = {key: url.format_param(key, value) for key, value in wanted.items()}
     optional: dict[str, Any] = {"presentation": keys.PRESENTATION.get()}
     if page == "simulate":
         (start, stop), step = keys.SWEEP_RANGE.get(), keys.SWEEP_STEP.get()
         optional.update(sweep_from=start, sweep_to=stop, sweep_step=step)
     for key in url.OPTIONAL_PARAMS:
         if key in optional and optional[key] != url.DEFAULTS[key]:
-            text = url.format_param(key, optional[key])
-            if st.query_params.get(key) != text:
-                st.query_params[key] = text
-        elif key in st.query_params:
-            del st.query_params[key]
-    instance_filters.sync(page)
-    # The job (Plan a job page) once set, on every page: Recommend shows its cost and time.
-    active = keys.PLAN_ACTIVE.get()
-    for p in url.PLAN_PARAMS:
-        value = keys.PLAN[p.name].get()
-        if active and value != p.default:
-            text = url.format_plan_param(p.name, value)
-            if st.query_params.get(p.name) != text:
-                st.query_params[p.name] = text
-        elif p.name in st.query_params:
-            del st.query_params[p.name]
+            texts[key] = url.format_param(key, optional[key])
+    texts.update(instance_filters.wanted(page))
+    edited = edit_key(keys.CATALOG.get())
+    if edited is not None:
+        texts[url.EDITED_PARAM] = edited
+    if keys.PLAN_ACTIVE.get():
+        for p in url.PLAN_PARAMS:
+            value = keys.PLAN[p.name].get()
+            if value != p.default:
+                texts[p.name] = url.format_plan_param(p.name, value)
+        if keys.PLAN_MTBI.get():
+            texts[url.MTBI_PARAM] = url.format_mtbi(keys.PLAN_MTBI.get())
+    return texts
+
+
+def sync_query_params(page: str) -> None:
+    """Write the current scenario (and ``page``) into the URL (:func:`wanted_params`),
+    touching only changed keys: one value each, and no parameter the app does not read.
+    Called once per run, after the page and the sidebar."""
+    wanted = wanted_params(page)
+    for key, text in wanted.items():
+        if st.query_params.get_all(key) != [text]:
+            st.query_params[key] = text
+    for key in [k for k in st.query_params if k not in wanted]:
+        del st.query_params[key]
+
+
+def param_in_use(name: str) -> str | None:
+    """The URL text of parameter ``name``'s value in use now (``None``: not in the URL); the
+    sweep's whatever the page."""
+    return wanted_params("simulate").get(name)
 
 
 # ----------------------------------------------------------------------------- session
@@ -90,16 +103,30 @@ def init_state() -> None:
     if keys.CATALOG.name not in ss:
         keys.UPLOADS.set(keys.UPLOADS.initial())
         recall_upload(str(st.query_params.get("catalog", "")))
-        params = st.query_params.to_dict()
-        seeded, warnings = url.parse_query_params(params, catalog_choices())
+        ids = catalog_choices()
+        params, cleaning = url.single_values(
+            {k: st.query_params.get_all(k) for k in st.query_params}, ids)
+        seeded, warnings = url.parse_query_params(params, ids)
         plan_seeded, plan_warnings = url.parse_plan_params(params)
-        keys.URL_WARNINGS.set(warnings + plan_warnings + instance_filters.seed(params))
+        plan_warnings += instance_filters.seed(params)
         keys.URL_PAGE.set(seeded.get("page"))
-        keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS))
+        keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS)
+                             or url.MTBI_PARAM in params)
+        mtbi, mtbi_warnings = url.parse_mtbi(params.get(url.MTBI_PARAM, ""))
+        keys.PLAN_MTBI.set(mtbi)
+        plan_warnings += mtbi_warnings
         for name, value in plan_seeded.items():
             keys.PLAN[name].set(value)
         if "catalog" in seeded:
             keys.CATALOG.set(seeded["catalog"])
+        if url.EDITED_PARAM in params:
+            keys.EDITS.set(keys.EDITS.initial())
+            text, cid = params[url.EDITED_PARAM], seeded.get("catalog", keys.CATALOG.default)
+            why = recall_edit(cid, str(text))
+            if why is not None:
+                warnings.append(url.UrlWarning(
+                    url.EDITED_PARAM, f"URL parameter {url.EDITED_PARAM}={url.echo(str(text))} "
+                                      f"{why}; using {cid} unedited."))
         for c in url.CONTROLS:
             value = float(seeded.get(c.name, c.default))
             keys.NUMBERS[c.name].set(value)
@@ -112,7 +139,24 @@ def init_state() -> None:
         sweep = {k: float(seeded.get(k, url.DEFAULTS[k])) for k in url.SWEEP_PARAMS}
         keys.SWEEP_RANGE.set((sweep["sweep_from"], sweep["sweep_to"]))
         keys.SWEEP_STEP.set(sweep["sweep_step"])
+        keys.init()
+        noted = [*cleaning, *warnings, *plan_warnings]
+        keys.URL_WARNINGS.set([w.text for w in noted])
+        keys.URL_WARNING_VALUES.set({w.text: (w.param, param_in_use(w.param))
+                                     for w in noted if w.param is not None})
     keys.init()
+
+
+def current_url_warnings() -> list[str]:
+    """The URL warnings still true: a warning about a parameter goes once its value changes
+    from the one used in its place (the user fixed it)."""
+    warnings = keys.URL_WARNINGS.get()
+    seeded = keys.URL_WARNING_VALUES.get()
+    kept = [w for w in warnings
+            if w not in seeded or param_in_use(seeded[w][0]) == seeded[w][1]]
+    if kept != warnings:
+        keys.URL_WARNINGS.set(kept)
+    return kept
 
 
 def set_number(name: str, value: float) -> None:
@@ -309,4 +353,39 @@ def use_edited_catalog(active: ActiveCatalog, catalog: Catalog) -> None:
     if catalog.sha256 == active.source.sha256:
         keys.EDITS.get().pop(active.id, None)
     else:
-        keys.EDITS.get()[active.id] = catalog
+        keep_edit(active.id, catalog)
+
+
+def keep_edit(cid: str, catalog: Catalog) -> None:
+    """Make ``catalog`` the edit of catalog ``cid``, and keep it on the server the way uploads
+    are kept (by sha256, :func:`deepvm_core.catalog.store.save_upload`), so that the URL's
+    ``edited`` parameter (its key) restores it; when the server cannot store it, the edit lasts
+    this session only."""
+    edits = keys.EDITS.get()
+    if cid in edits and edits[cid].sha256 == catalog.sha256:
+        return
+    edits[cid] = catalog
+    with contextlib.suppress(OSError):
+        store.save_upload(catalog)
+
+
+def edit_key(cid: str) -> str | None:
+    """The URL key of the edit of catalog ``cid`` (``None``: not edited)."""
+    edited = keys.EDITS.get().get(cid)
+    return None if edited is None else edited.sha256[:store.UPLOAD_KEY_HEX]
+
+
+def recall_edit(cid: str, key: str) -> str | None:
+    """Make the kept edit ``key`` (URL ``edited``) the edit of catalog ``cid``; returns why it
+    cannot be (``None``: done)."""
+    try:
+        catalog = store.load_upload(key)
+    except DeepVMError:
+        catalog = None
+    if catalog is None:
+        return "names no edited catalog kept on this server"
+    choice = catalog_choices().get(cid)
+    if choice is None or catalog.name != choice.name:
+        return f"is an edit of catalog {catalog.name!r}, not of {cid!r}"
+    keys.EDITS.get()[cid] = catalog
+    return None

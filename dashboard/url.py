@@ -5,19 +5,25 @@ scenario values, :func:`format_param` writes one value back. :mod:`state` applie
 session.
 
 A page's slug is both its URL path (``/simulate``) and the value of the ``page`` parameter
-(``/?page=simulate``, which the root URL honours).
+(``/?page=simulate``, which the root URL honours). The path wins: ``/simulate?page=plan``
+shows Simulate, and the rewritten URL says ``page=simulate``.
+
+A URL is cleaned before it is read (:func:`single_values`): a parameter the app does not know
+is reported once and dropped, a repeated one keeps its last usable value (the others are
+reported and dropped). A refused value is echoed cut to :data:`ECHO_CHARS` characters.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from deepvm_core.catalog import store
 from deepvm_core.cli.common import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
+from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_GOAL
 from deepvm_core.job.planner import DEFAULT_SEED
@@ -29,6 +35,28 @@ from deepvm_core.recommend.sweep import FIG3_PW_GRID
 from deepvm_core.units import MINUTES_PER_HOUR
 
 DEFAULT_CATALOG = store.DEFAULT_CATALOG
+#: A refused URL value is echoed in a warning up to this many characters.
+ECHO_CHARS = 40
+
+
+def echo(text: str) -> str:
+    """``text`` quoted for a warning, cut to :data:`ECHO_CHARS` characters: ``'abc'``, or
+    ``'aaaa…' (5,000 characters)``."""
+    if len(text) <= ECHO_CHARS:
+        return repr(text)
+    return f"{text[:ECHO_CHARS]!r}… ({len(text):,} characters)"
+
+
+@dataclass(frozen=True)
+class UrlWarning:
+    """A URL value that could not be used: the parameter it is about (``None``: none in
+    particular) and the text shown."""
+
+    param: str | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
 
 
 @dataclass(frozen=True)
@@ -52,6 +80,20 @@ PAGES = (
     PageSpec("method", "Method", "views/method.py", ":material/menu_book:"),
 )
 PAGE_BY_SLUG = {p.slug: p for p in PAGES}
+
+
+def unknown_path(app_url: str | None, base_path: str = "") -> str | None:
+    """The path of ``app_url`` (``st.context.url`` of the root page) when it names no page,
+    else ``None``: ``http://host/nonexistent`` -> ``/nonexistent``; the root URL (under the
+    server's ``base_path``) and the pages' own paths are known."""
+    if not app_url:
+        return None
+    path = "/" + app_url.split("://", 1)[-1].partition("/")[2].strip("/")
+    base = "/" + base_path.strip("/")
+    rest = path.removeprefix(base) if path == base or path.startswith(base.rstrip("/") + "/") \
+        else path
+    rest = rest.strip("/")
+    return None if rest in ("", "root", *PAGE_BY_SLUG) else "/" + rest
 PAGE_SLUGS = tuple(PAGE_BY_SLUG)
 DEFAULT_PAGE = "recommend"
 
@@ -160,17 +202,18 @@ _FALSE = {"0", "false", "off", "no"}
 
 def parse_query_params(
     params: Mapping[str, str | list[str]], catalog_ids: Collection[str]
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[dict[str, Any], list[UrlWarning]]:
     """The scenario values a URL asks for, and a warning per value that cannot be used.
 
-    ``params`` is ``st.query_params.to_dict()``; unknown parameters are ignored.
+    ``params`` is ``st.query_params.to_dict()`` (or :func:`single_values`' first result);
+    unknown parameters are ignored here (:func:`single_values` reports them).
     """
     values: dict[str, Any] = {}
-    warnings: list[str] = []
+    warnings: list[UrlWarning] = []
 
     def reject(key: str, raw: str, why: str) -> None:
-        warnings.append(f"URL parameter {key}={raw!r} {why}; using the default "
-                        f"{format_param(key, DEFAULTS[key])}.")
+        warnings.append(UrlWarning(key, f"URL parameter {key}={echo(raw)} {why}; using the "
+                                        f"default {format_param(key, DEFAULTS[key])}."))
 
     for key, raw in params.items():
         text = (raw[-1] if isinstance(raw, list) and raw else raw) if raw is not None else ""
@@ -282,12 +325,61 @@ PLAN_PARAMS = (
     PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
 )
 PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
+#: The key of the active catalog's edit (kept on the server by sha256, like an upload); in the
+#: URL whenever the active catalog is edited.
+EDITED_PARAM = "edited"
+#: The user's MTBI per GPU type (``name:hours,name:hours``, hours before the scale); like the
+#: job's inputs, in the URL once a job is set and when not empty.
+MTBI_PARAM = "mtbi"
 
 
-def parse_plan_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[str]]:
+def format_mtbi_hours(hours: float) -> str:
+    """An MTBI as the table and the URL write it: the shortest text that reads back as the
+    same float (``19``, ``1e-09``, ``0.35``)."""
+    text = repr(float(hours))
+    return text.removesuffix(".0") if "e" not in text else text
+
+
+def mtbi_refusal(name: str, text: str) -> str | None:
+    """Why ``text`` cannot be the MTBI of GPU type ``name`` (``None``: it can): not a number,
+    or refused by the core's rule for ``Workload.mtbi_hours_by_gpu`` (its message)."""
+    try:
+        hours = float(str(text).strip())
+    except ValueError:
+        return f"MTBI of {name}: {echo(str(text))} is not a number of hours"
+    try:
+        Workload(epochs=1.0, reference_epoch_seconds=1.0, mtbi_hours_by_gpu={name: hours})
+    except WorkloadError as exc:
+        return f"MTBI of {name}: {str(text).strip()} h {exc.problems[0].message}"
+    return None
+
+
+def format_mtbi(overrides: Mapping[str, float]) -> str:
+    """The ``mtbi`` parameter of ``overrides`` (GPU type -> hours), by name."""
+    return ",".join(f"{name}:{format_mtbi_hours(h)}" for name, h in sorted(overrides.items()))
+
+
+def parse_mtbi(text: str) -> tuple[dict[str, float], list[UrlWarning]]:
+    """The MTBI overrides of an ``mtbi`` parameter, and a warning per entry refused."""
+    values: dict[str, float] = {}
+    warnings: list[UrlWarning] = []
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, sep, hours = entry.rpartition(":")
+        why = (mtbi_refusal(name.strip(), hours) if sep and name.strip() else
+               f"{echo(entry)} is not name:hours")
+        if why is None:
+            values[name.strip()] = float(hours)
+        else:
+            warnings.append(UrlWarning(MTBI_PARAM, f"URL parameter {MTBI_PARAM}: {why}; using "
+                                                   "the default MTBI for it."))
+    return values, warnings
+
+
+def parse_plan_params(params: Mapping[str, str | list[str]]
+                      ) -> tuple[dict[str, Any], list[UrlWarning]]:
     """The Plan page's inputs a URL asks for, and a warning per value that cannot be used."""
     values: dict[str, Any] = {}
-    warnings: list[str] = []
+    warnings: list[UrlWarning] = []
     for p in PLAN_PARAMS:
         if p.name not in params:
             continue
@@ -295,8 +387,9 @@ def parse_plan_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str, 
         text = str((raw[-1] if raw else "") if isinstance(raw, list) else raw).strip()
 
         def reject(why: str, p: PlanParam = p, text: str = text) -> None:
-            warnings.append(f"URL parameter {p.name}={text!r} {why}; using the default "
-                            f"{format_plan_param(p.name, p.default) or 'none'}.")
+            warnings.append(UrlWarning(
+                p.name, f"URL parameter {p.name}={echo(text)} {why}; using the default "
+                        f"{format_plan_param(p.name, p.default) or 'none'}."))
 
         if p.kind == "text":
             values[p.name] = text
@@ -333,3 +426,57 @@ def format_plan_param(name: str, value: Any) -> str:
     if p.kind == "float":
         return f"{float(value):g}"
     return str(value)
+
+
+# ----------------------------------------------------------------------------- cleaning
+
+#: Every parameter the app reads (the scenario's, the Simulate sweep's, the job's).
+#: The Instances page's filters (:mod:`dashboard.instance_filters` reads and writes them).
+INSTANCE_PARAMS = ("gpu_models", "families", "shown", "show_all")
+KNOWN_PARAMS: frozenset[str] = frozenset(
+    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM, EDITED_PARAM, *INSTANCE_PARAMS])
+
+
+def usable(key: str, text: str, catalog_ids: Collection[str]) -> bool:
+    """Whether ``key=text`` alone is a value the app takes."""
+    if key == MTBI_PARAM:
+        return not parse_mtbi(text)[1]
+    if key == EDITED_PARAM:
+        return bool(text)
+    if key in PLAN_PARAM_BY_NAME:
+        return not parse_plan_params({key: text})[1]
+    return not parse_query_params({key: text}, catalog_ids)[1]
+
+
+def single_values(params: Mapping[str, list[str]], catalog_ids: Collection[str],
+                  known: Collection[str] = KNOWN_PARAMS,
+                  is_usable: Callable[[str, str], bool] | None = None,
+                  ) -> tuple[dict[str, str], list[UrlWarning]]:
+    """One value per known parameter of a URL (``params``: every value of every parameter,
+    in order), and a warning per unknown parameter and per repeated one.
+
+    A repeated parameter keeps its last usable value (its last value when none is usable, so
+    that the parsers report it); the warning names the values dropped.
+    """
+    check = is_usable or (lambda key, text: usable(key, text, catalog_ids))
+    single: dict[str, str] = {}
+    warnings: list[UrlWarning] = []
+    for key, raw in params.items():
+        given = [str(v).strip() for v in raw] or [""]
+        if key not in known:
+            warnings.append(UrlWarning(None, f"URL parameter {echo(key)} is not one this app "
+                                             "reads; it was ignored and removed."))
+            continue
+        if len(given) == 1:
+            single[key] = given[0]
+            continue
+        good = [i for i, v in enumerate(given) if check(key, v)]
+        kept = good[-1] if good else len(given) - 1
+        single[key] = given[kept]
+        bad = [echo(v) for i, v in enumerate(given) if i not in good]
+        dropped = [echo(v) for i, v in enumerate(given) if i != kept]
+        unusable = f" ({', '.join(bad)} not usable)" if bad and good else ""
+        warnings.append(UrlWarning(
+            key, f"URL parameter {key} is given {len(given)} times{unusable}; using "
+                 f"{echo(given[kept])} and dropping {', '.join(dropped)}."))
+    return single, warnings

@@ -44,8 +44,9 @@ def escape_md(text: str) -> str:
 
 
 def url_warnings() -> None:
-    """Warnings about URL parameters that could not be used, until dismissed."""
-    warnings = keys.URL_WARNINGS.get()
+    """Warnings about URL parameters that could not be used, until dismissed or until the
+    value they are about changes."""
+    warnings = state.current_url_warnings()
     box = st.container()  # always there, so the page below keeps its place when dismissed
     if not warnings:
         return
@@ -54,6 +55,16 @@ def url_warnings() -> None:
             st.warning(text, icon=":material/link_off:")
         st.button("Dismiss", key="sb_dismiss_url_warnings",
                   on_click=keys.URL_WARNINGS.set, args=([],))
+
+
+def unknown_path_note(path: str | None) -> None:
+    """That the URL's ``path`` names no page, and which page is shown instead."""
+    if path is None:
+        return
+    names = ", ".join(f"/{p.slug}" for p in url.PAGES)
+    st.warning(f"No such page: {url.echo(path)}. Showing "
+               f"{url.PAGE_BY_SLUG[url.DEFAULT_PAGE].title} instead; the pages are {names}.",
+               icon=":material/link_off:")
 
 
 def catalog_summary(active: state.ActiveCatalog) -> str:

@@ -28,22 +28,38 @@ def test_mtbi_table_shows_the_bucket_defaults_and_the_overrides(catalog) -> None
     assert list(frame["GPU type"]) == [g.name for g in catalog.gpu_types]
     for g, (_, row) in zip(catalog.gpu_types, frame.iterrows(), strict=True):
         if g.name == first:
-            assert (row["Source"], row[job_frames.MTBI_COLUMN]) == ("user", 3.5)
+            assert (row["Source"], row[job_frames.MTBI_COLUMN]) == ("user", "3.5")
         else:
             expected = "advisor" if g.interruption_bucket is not None else "default"
             assert row["Source"] == expected
-            assert row[job_frames.MTBI_COLUMN] == BUCKET_HOURS[g.interruption_bucket]
+            assert float(row[job_frames.MTBI_COLUMN]) == BUCKET_HOURS[g.interruption_bucket]
 
 
 def test_mtbi_overrides_keep_only_changed_positive_finite_hours(catalog) -> None:
     names = [g.name for g in catalog.gpu_types]
-    defaults = [BUCKET_HOURS[g.interruption_bucket] for g in catalog.gpu_types]
+    defaults = [str(BUCKET_HOURS[g.interruption_bucket]) for g in catalog.gpu_types]
     edited = pd.DataFrame({"GPU type": names, job_frames.MTBI_COLUMN: defaults})
-    assert job_frames.mtbi_overrides(catalog, edited) == {}
-    edited.loc[0, job_frames.MTBI_COLUMN] = 1.25
-    if len(names) > 1:
-        edited.loc[1, job_frames.MTBI_COLUMN] = np.nan  # a cleared cell: the default
-    assert job_frames.mtbi_overrides(catalog, edited) == {names[0]: 1.25}
+    assert job_frames.mtbi_overrides(catalog, edited, {}) == ({}, [])
+    edited.loc[0, job_frames.MTBI_COLUMN] = "1.25"
+    edited.loc[1, job_frames.MTBI_COLUMN] = None  # a cleared cell: the default
+    assert job_frames.mtbi_overrides(catalog, edited, {}) == ({names[0]: 1.25}, [])
+
+
+def test_mtbi_cells_read_what_a_person_types(catalog) -> None:
+    """Item 4: scientific notation and values below the old grid's 0.01 are read as typed; a
+    refused cell keeps the value in use and says why."""
+    names = [g.name for g in catalog.gpu_types]
+    edited = pd.DataFrame({"GPU type": names[:3],
+                           job_frames.MTBI_COLUMN: ["1e-9", "0.005", "abc"]})
+    overrides, refused = job_frames.mtbi_overrides(catalog, edited, {names[2]: 7.0})
+    assert overrides == {names[0]: 1e-9, names[1]: 0.005, names[2]: 7.0}
+    assert refused == [f"MTBI of {names[2]}: 'abc' is not a number of hours"]
+    edited[job_frames.MTBI_COLUMN] = ["0", "-2", "nan"]
+    overrides, refused = job_frames.mtbi_overrides(catalog, edited, {})
+    assert overrides == {}
+    assert refused == [f"MTBI of {names[0]}: 0 h must be greater than 0",
+                       f"MTBI of {names[1]}: -2 h must be greater than 0",
+                       f"MTBI of {names[2]}: nan h must be a finite number"]
 
 
 @pytest.fixture(scope="module")

@@ -47,8 +47,8 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
 def test_parse_query_params_warns_and_keeps_the_default(key: str, raw: str, why: str) -> None:
     values, warnings = url.parse_query_params({key: raw}, CATALOGS)
     assert values == {}
-    assert len(warnings) == 1 and why in warnings[0]
-    assert f"using the default {url.format_param(key, url.DEFAULTS[key])}" in warnings[0]
+    assert len(warnings) == 1 and why in warnings[0].text
+    assert f"using the default {url.format_param(key, url.DEFAULTS[key])}" in warnings[0].text
 
 
 def test_format_param_round_trips() -> None:

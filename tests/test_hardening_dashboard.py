@@ -83,7 +83,9 @@ def test_unknown_types_are_named_with_close_matches(plan_page: AppTest) -> None:
     expected = ("Measurements not used: none of the types in unknown.csv (g4dn.xlarg (did you "
                 "mean g4dn.xlarge?)) is a GPU type of catalog aws-us-east-1-2023-10; every row "
                 "was ignored.")
-    assert texts(at, "warning").count(expected) == 2  # by the plan and by the calibration
+    # By the calibration; the plan does not use these rows at all (three node counts are too
+    # few to measure g4dn.xlarg well, issue 20 item 1), so it has nothing to warn about.
+    assert texts(at, "warning").count(expected) == 1
     assert "Nothing to calibrate: no measured type is a GPU type of this catalog." in texts(
         at, "info")
 

@@ -133,3 +133,16 @@ def test_the_new_catalog_goes_through_catalog_validation(monkeypatch, aws_catalo
                         lambda *a, **k: (np.array([20.0, 10.0, 5.0]), np.zeros((3, 3))))
     with pytest.raises(CatalogError, match="scaling.a"):
         calibrate_catalog(aws_catalog, shipped)
+
+
+def test_eflops_calibration_without_a_catalog_type_names_the_file(aws_catalog):
+    """Issue 20 item 3: the message is about the file (no row names a catalog type, with
+    close matches), not about the reference type."""
+    table = parse_measurements_csv("instance,nodes,epoch_seconds\nzz9.mega,1,60\n"
+                                   "g5.xlarg,1,30\n", source="mine.csv")
+    with pytest.raises(CalibrationError) as caught:
+        calibrate_catalog(aws_catalog, table, eflops_reference="g4dn.xlarge")
+    assert str(caught.value) == (
+        "mine.csv: no row names a GPU type of catalog aws-us-east-1-2023-10 (it measures "
+        "zz9.mega, g5.xlarg (did you mean g5.xlarge?)); the eFLOPS calibration needs the "
+        "one-node time of the reference type g4dn.xlarge")

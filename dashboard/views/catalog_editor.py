@@ -13,12 +13,13 @@ from typing import Any
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import editor_frames, keys, state, widgets
+from dashboard import editor_frames, keys, state, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from dashboard.provenance import prices_age
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.plausibility import plausibility_warnings
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
 
 
@@ -159,7 +160,9 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
     with st.container(border=True):
         up, down, keep = st.columns([0.36, 0.3, 0.34], gap="medium")
         up.file_uploader("Upload a catalog (JSON: ours or the research artifact's)",
-                         type=["json"], key="ce_upload", on_change=on_upload)
+                         type=["json"], key="ce_upload", on_change=on_upload,
+                         max_upload_size=uploads.TRANSPORT_MB,
+                         help=f"At most {MAX_CATALOG_BYTES / 2**20:g} MiB.")
         with down:
             st.markdown("**Download** the catalog in use")
             stem = catalog.name + ("-edited" if active.edited else "")
@@ -223,11 +226,11 @@ def main() -> None:
         if catalog.sha256 == active.source.sha256:
             keys.EDITS.get().pop(active.id, None)
         else:
-            keys.EDITS.get()[active.id] = catalog
+            state.keep_edit(active.id, catalog)
         active = state.active_catalog()
     with status:
         if problems:
-            st.error(f"{len(problems)} problem(s) in the result_frames. The last valid catalog "
+            st.error(f"{len(problems)} problem(s) in the tables. The last valid catalog "
                      f"({active.label}) stays in use on every page until they are fixed.",
                      icon=":material/error:")
             show_problems(problems, frames, "")
@@ -235,6 +238,11 @@ def main() -> None:
             st.success(f"Valid: **{active.label}** is in use on every page "
                        f"(sha256 `{active.catalog.sha256[:12]}…`).",
                        icon=":material/check_circle:")
+            plausible = plausibility_warnings(active.catalog, active.source)
+            if plausible:  # valid, but it looks like a typo: said, never blocking
+                st.warning(f"{len(plausible)} value(s) look like typos (still in use):\n\n"
+                           + "\n".join(f"- {widgets.escape_md(str(p))}" for p in plausible),
+                           icon=":material/warning:")
             if active.catalog.warnings:
                 with st.expander(f"{len(active.catalog.warnings)} warning(s)"):
                     show_problems(active.catalog.warnings, frames)

@@ -24,6 +24,8 @@ from dashboard import (
     keys,
     provenance,
     state,
+    typed_inputs,
+    uploads,
     url,
     widgets,
 )
@@ -32,7 +34,13 @@ from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
+from deepvm_core.job.workload import (
+    MAX_CHECKPOINT_FIXED_SECONDS,
+    MAX_RESTART_HOURS,
+    MAX_WAIT_HOURS,
+)
 from deepvm_core.model import Scenario
+from deepvm_core.units import MINUTES_PER_HOUR
 
 MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",
@@ -43,17 +51,26 @@ GOAL_LABELS = {"cheapest": "Cheapest job", "fastest": "Fastest job"}
 # ----------------------------------------------------------------------------- inputs
 
 
+#: The core's bounds on R, W and δ0 (:mod:`deepvm_core.job.workload`) in the inputs' units: a
+#: typed value past them is refused next to the input (a URL's value is kept, and the plan's
+#: error names the bound, issue 16).
+TYPED_HIGH = {"restart_min": MAX_RESTART_HOURS * MINUTES_PER_HOUR,
+              "wait_min": MAX_WAIT_HOURS * MINUTES_PER_HOUR,
+              "ckpt_fixed_s": MAX_CHECKPOINT_FIXED_SECONDS}
+
+
 def _number(column: DeltaGenerator, name: str, label: str, *, step: float, fmt: str = "%g",
-            help: str | None = None) -> None:
-    """The number input of the job's input ``name`` (its key is ``keys.PLAN[name]``)."""
+            help: str | None = None, unit: str = "") -> None:
+    """The number input of the job's input ``name`` (its key is ``keys.PLAN[name]``); a typed
+    value outside its bounds is refused in words (:mod:`dashboard.typed_inputs`)."""
     p = url.PLAN_PARAM_BY_NAME[name]
+    high = min(p.high, TYPED_HIGH.get(name, math.inf))
     if p.kind == "int":
-        column.number_input(label, min_value=int(p.low), max_value=int(p.high), step=int(step),
-                            key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
+        typed_inputs.number(column, label, keys.PLAN[name], p.low, high, unit=unit, whole=True,
+                            step=int(step), help=help)
     else:
-        column.number_input(label, min_value=p.low,
-                            max_value=None if math.isinf(p.high) else p.high, step=step, format=fmt,
-                            key=keys.PLAN[name].name, persist_state=keys.PERSIST, help=help)
+        typed_inputs.number(column, label, keys.PLAN[name], p.low, high, unit=unit, step=step,
+                            format=fmt, help=help)
 
 
 def job_inputs(catalog: Catalog) -> None:
@@ -101,77 +118,98 @@ def assumptions(catalog: Catalog) -> None:
         st.caption("These are assumptions, not measurements: change them to see how much the "
                    "answer depends on them. " + GLOSSARY["MTBI"])
         a, b, c, d = st.columns(4)
-        _number(a, "restart_min", "Restart R (min)", step=1.0,
+        _number(a, "restart_min", "Restart R (min)", step=1.0, unit=" min",
                 help="Relaunch, rejoin and restore after an interruption (billed).")
-        _number(b, "wait_min", "Capacity wait W (min)", step=1.0,
+        _number(b, "wait_min", "Capacity wait W (min)", step=1.0, unit=" min",
                 help="Until spot VMs are back after an interruption (spot VMs not billed).")
-        _number(c, "disk_gbps", "Anchor disk D (GB/s)", step=0.05, fmt="%.3f",
+        _number(c, "disk_gbps", "Anchor disk D (GB/s)", step=0.05, fmt="%.3f", unit=" GB/s",
                 help="Single Anchor: the anchor writes each checkpoint to its disk.")
-        _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0)
+        _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0, unit=" s")
         if float(scale.get()) not in MTBI_SCALES:
             scale.set(scale.default)
         st.select_slider("MTBI scale (sensitivity)", MTBI_SCALES, key=scale.name,
                          persist_state=keys.PERSIST, format_func=lambda x: f"× {x:g}",
                          help="Multiplies every MTBI: × 0.25 is four times as many "
                               "interruptions.")
-        frame = job_frames.mtbi_frame(catalog, keys.PLAN_MTBI.get())
-        edited = st.data_editor(
-            frame, hide_index=True, key="plan_mtbi_editor",
-            disabled=[c for c in frame.columns if c != job_frames.MTBI_COLUMN],
-            column_config={job_frames.MTBI_COLUMN: st.column_config.NumberColumn(
-                min_value=0.01, max_value=100_000.0, step=0.5, format="%.2f")})
-        overrides = job_frames.mtbi_overrides(catalog, edited)
-        if overrides != keys.PLAN_MTBI.get():
-            keys.PLAN_MTBI.set(overrides)
-            st.rerun()
+        mtbi_table(catalog)
+
+
+def mtbi_table(catalog: Catalog) -> None:
+    """The MTBI per GPU type, editable as text (``1e-9`` is read as typed; the bound is the
+    core's); a refused cell goes back to the value in use, and the page says why."""
+    frame = job_frames.mtbi_frame(catalog, keys.PLAN_MTBI.get())
+    edited = st.data_editor(
+        frame, hide_index=True, key=f"plan_mtbi_editor_{keys.PLAN_MTBI_VERSION.get()}",
+        disabled=[c for c in frame.columns if c != job_frames.MTBI_COLUMN],
+        column_config={job_frames.MTBI_COLUMN: st.column_config.TextColumn(
+            help="Hours between interruptions of one spot VM, before the scale: any number "
+                 "> 0 (1e-9 and 0.005 are read as typed).")})
+    for why in keys.PLAN_MTBI_REFUSED.get():
+        st.markdown(f":red[{why}; the value in use is kept.]")
+    overrides, refused = job_frames.mtbi_overrides(catalog, edited, keys.PLAN_MTBI.get())
+    if refused:
+        keys.PLAN_MTBI_REFUSED.set(refused)
+        keys.PLAN_MTBI_VERSION.set(keys.PLAN_MTBI_VERSION.get() + 1)  # show the value in use
+    elif overrides != keys.PLAN_MTBI.get():
+        keys.PLAN_MTBI_REFUSED.set([])
+    if refused or overrides != keys.PLAN_MTBI.get():
+        keys.PLAN_MTBI.set(overrides)
+        st.rerun()
 
 
 # ----------------------------------------------------------------------------- results
 
 
 def card(result: JobPlanResult) -> None:
-    """The budget holder's card: cost, finish time, how sure, and why this cluster."""
-    chosen = result.chosen
+    """The budget holder's card: cost, finish time, how sure, and why this cluster; the plan's
+    warnings (measurements not used, implausible measured speedups) at its foot."""
     with st.container(border=True, key="plan_card"):
-        if chosen is None:
-            st.markdown("#### No cluster fits this job")
-            if result.explanation is not None:
-                st.error(result.explanation.summary, icon=":material/block:")
-            return
-        mc = chosen.monte_carlo
-        epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
-        cost = f"about **{chosen.expected_cost_usd:,.2f} USD**"
-        hours = f"done in about **{format_hours(chosen.expected_makespan_hours)}**"
-        if mc is not None:
-            cost += f" (P90 {mc.cost_usd_p90:,.2f} USD)"
-            hours += f" (P90 {format_hours(mc.makespan_hours_p90)})"
-        events = chosen.expected_interruptions
-        st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
-        st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
-                    f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
-        config = chosen.configuration
-        left, right = st.columns([0.55, 0.45], gap="large")
-        left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
-        a, b = right.columns(2)
-        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD")
-        b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
-                 help="Seconds per epoch on this cluster under the speedup model.")
-        if mc is not None and mc.deadline_probability is not None:
-            right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
-                           f"**{mc.deadline_probability:.0%}**")
-        why = [f"Checkpoints every {chosen.checkpoint_interval_seconds:,.0f} s of compute "
-               f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
-               "each)."]
-        deepvm = result.policies.deepvm[0] if result.policies.deepvm else None
-        if deepvm is not None and deepvm.does_not_finish is not None:
-            why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) "
-                          f"{deepvm.does_not_finish}.")
-        elif deepvm is not None and deepvm.index != chosen.index:
-            ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
-            why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
-                          f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
-                          f"take {format_hours(deepvm.expected_makespan_hours)}.")
-        st.markdown(" ".join(why))
+        _card_body(result)
+        for warning in result.warnings:
+            st.warning(warning, icon=":material/warning:")
+
+
+def _card_body(result: JobPlanResult) -> None:
+    chosen = result.chosen
+    if chosen is None:
+        st.markdown("#### No cluster fits this job")
+        if result.explanation is not None:
+            st.error(result.explanation.summary, icon=":material/block:")
+        return
+    mc = chosen.monte_carlo
+    epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
+    cost = f"about **{chosen.expected_cost_usd:,.2f} USD**"
+    hours = f"done in about **{format_hours(chosen.expected_makespan_hours)}**"
+    if mc is not None:
+        cost += f" (P90 {mc.cost_usd_p90:,.2f} USD)"
+        hours += f" (P90 {format_hours(mc.makespan_hours_p90)})"
+    events = chosen.expected_interruptions
+    st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
+    st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
+                f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
+    config = chosen.configuration
+    left, right = st.columns([0.55, 0.45], gap="large")
+    left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
+    a, b = right.columns(2)
+    a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD")
+    b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
+             help="Seconds per epoch on this cluster under the speedup model.")
+    if mc is not None and mc.deadline_probability is not None:
+        right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
+                       f"**{mc.deadline_probability:.0%}**")
+    why = [f"Checkpoints every {chosen.checkpoint_interval_seconds:,.0f} s of compute "
+           f"({chosen.checkpoints:,.0f} in all, {chosen.checkpoint_stall_seconds:.1f} s "
+           "each)."]
+    deepvm = result.policies.deepvm[0] if result.policies.deepvm else None
+    if deepvm is not None and deepvm.does_not_finish is not None:
+        why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) "
+                      f"{deepvm.does_not_finish}.")
+    elif deepvm is not None and deepvm.index != chosen.index:
+        ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
+        why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
+                      f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
+                      f"take {format_hours(deepvm.expected_makespan_hours)}.")
+    st.markdown(" ".join(why))
 
 
 def comparison(result: JobPlanResult) -> None:
@@ -236,13 +274,23 @@ def speedups(catalog: Catalog, speedup: SpeedupModel) -> None:
     st.plotly_chart(charts.speedup_chart(curves, points), key="plan_speedups")
 
 
+def measurements_in_use(catalog: Catalog) -> None:
+    """Which measurements the plan uses for each GPU type of ``catalog``: the upload's rows
+    only for the types it measures well, the bundled rows for the others (and why)."""
+    _, tables = compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())
+    st.markdown("**Measurements in use**, per GPU type:")
+    st.dataframe(job_frames.measurements_in_use_frame(catalog, tables), hide_index=True,
+                 key="plan_measurements_in_use")
+
+
 def calibrate(active: state.ActiveCatalog) -> None:
     """Fit (a, b, c) per GPU type to a measurements CSV and use the fits in the catalog."""
     with st.expander("Calibrate: fit the scaling curves to your measurements"):
         st.caption("A CSV with the columns instance,nodes,epoch_seconds (seconds per epoch of "
                    "one job on 1..N VMs of each GPU type). The bundled file is the paper's "
                    "ResNet-50 measurements.")
-        upload = st.file_uploader("Measurements CSV", type=["csv"], key="plan_csv")
+        upload = st.file_uploader("Measurements CSV", type=["csv"], key="plan_csv",
+                                  max_upload_size=uploads.TRANSPORT_MB)
         if upload is not None:
             text = upload.getvalue().decode("utf-8", errors="replace")
             try:
@@ -254,10 +302,12 @@ def calibrate(active: state.ActiveCatalog) -> None:
                     keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
                     st.rerun()
         name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
-        st.markdown(f"Measurements in use: **{name}**")
+        measurements_in_use(active.catalog)
+        ref = job_view.reference_type(active.catalog)  # the plan's reference type
         eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
-                           key=keys.PLAN_CALIBRATE_EFLOPS.name)
-        ref = next((g.name for g in active.catalog.solvable_gpu_types), None)
+                           key=keys.PLAN_CALIBRATE_EFLOPS.name,
+                           help=f"Relative to the plan's reference type ({ref})." if ref else
+                           None)
         try:
             cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
@@ -268,6 +318,8 @@ def calibrate(active: state.ActiveCatalog) -> None:
         if not cal.fits:
             st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
                     icon=":material/info:")
+            st.button("Use these fits in the working catalog", key="plan_use_fits",
+                      icon=":material/check:", disabled=True, help="There are no fits.")
             return
         st.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
         confirmed = True
@@ -306,8 +358,6 @@ def main() -> None:
         gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
         if gpu is not None:
             provenance.gpu_sources_caption(gpu)
-    for warning in result.warnings:
-        st.warning(warning, icon=":material/warning:")
     for note in result.notes:
         st.info(note, icon=":material/info:")
     text = compute.plan_text(result, active.catalog, datetime.now(UTC))

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, compute, formatting, keys, result_frames, state, url, widgets
+from dashboard import (
+    charts,
+    compute,
+    formatting,
+    keys,
+    result_frames,
+    state,
+    typed_inputs,
+    url,
+    widgets,
+)
 from deepvm_core.recommend.sweep import SweepResult
 
 
@@ -60,8 +70,8 @@ def main() -> None:
     left, mid, right = st.columns([0.5, 0.25, 0.25], vertical_alignment="bottom")
     left.slider("PW range (USD/hour)", *url.SWEEP_SPAN, step=0.1, key=keys.SWEEP_RANGE.name,
                 persist_state=keys.PERSIST)
-    mid.number_input("PW step (USD/hour)", *url.SWEEP_STEP_RANGE, step=0.01, format="%.2f",
-                     key=keys.SWEEP_STEP.name, persist_state=keys.PERSIST)
+    typed_inputs.number(mid, "PW step (USD/hour)", keys.SWEEP_STEP, *url.SWEEP_STEP_RANGE,
+                        unit=" USD/hour", step=0.01, format="%.2f", note_to=st.container())
     right.toggle("Normalised", key=keys.SWEEP_NORMALISED.name, persist_state=keys.PERSIST,
                               help="Performance divided by DeepVM's (paper's Z) at the largest "
                                    "PW of the sweep, as in the paper's Fig. 3")

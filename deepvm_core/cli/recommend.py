@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.plausibility import plausibility_warnings
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
@@ -242,7 +243,7 @@ def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
                   f"{catalog.prices_date}): {len(catalog.gpu_types)} GPU types, "
                   f"{len(catalog.cpu_types)} CPU types, {len(catalog.quotas)} quotas, "
                   f"{len(catalog.saturation)} saturation steps; sha256 {catalog.sha256}\n")
-        for w in catalog.warnings:
+        for w in (*catalog.warnings, *plausibility_warnings(catalog)):
             out.write(f"warning: {w}\n")
         return 0
     catalog = _load(args.input)

@@ -42,6 +42,7 @@ from deepvm_core.catalog.types import MEASURED
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.job.errors import CalibrationError
 from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
+from deepvm_core.job.unused import described_type
 from deepvm_core.model import logistic
 
 #: Bounds of the fit: the catalog's ranges for a (0, 10], b [0, 1e5], c (0, 1e6].
@@ -250,11 +251,19 @@ def calibrate_catalog(catalog: Catalog, measurements: MeasurementTable, *,
     changes: list[EflopsCalibration] = []
     if eflops_reference is not None:
         ref = _gpu(catalog, eflops_reference)
+        if not names:  # about the file, not about a type the user may never have chosen
+            measured = ", ".join(described_type(m.instance, catalog)
+                                 for m in measurements.instances)
+            raise CalibrationError(measurements.source, f"no row names a GPU type of catalog "
+                                   f"{catalog.name} (it measures {measured}); the eFLOPS "
+                                   "calibration needs the one-node time of the reference "
+                                   f"type {ref.name}")
         ref_rows = measurements.get(ref.name)
         t_ref1 = None if ref_rows is None else ref_rows.one_node_epoch_seconds
         if ref.eflops is None or t_ref1 is None:
             raise CalibrationError(ref.name, "the eFLOPS reference needs eFLOPS in the catalog "
-                                             "and a measured one-node time")
+                                             f"and a measured one-node time in "
+                                             f"{measurements.source}")
         for name in names:
             t1 = rows[name].one_node_epoch_seconds
             if name == ref.name or t1 is None:

@@ -21,7 +21,7 @@ import csv
 import io
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,11 @@ from deepvm_core import bundled
 from deepvm_core.arrays import FloatArray
 from deepvm_core.errors import DeepVMError, Problem
 from deepvm_core.job.errors import MeasurementsError
+
+#: How far a measured speedup may stray before it is called implausible (a fraction): S(n)
+#: below ``1 - tolerance`` times the best speedup at fewer nodes (it falls with n), or above
+#: ``1 + tolerance`` times n (more than linear). Timing noise of a few percent stays quiet.
+IMPLAUSIBLE_SPEEDUP_TOLERANCE: float = 0.10
 
 #: The columns of a measurements CSV, defined once.
 INSTANCE, NODES, EPOCH_SECONDS = "instance", "nodes", "epoch_seconds"
@@ -213,3 +218,47 @@ def measurements_to_csv(table: MeasurementTable) -> str:
         for n, t in zip(m.nodes, m.epoch_seconds, strict=True):
             writer.writerow((m.instance, n, repr(t)))
     return out.getvalue()
+
+
+def implausible_speedups(rows: InstanceMeasurements,
+                         tolerance: float = IMPLAUSIBLE_SPEEDUP_TOLERANCE) -> str | None:
+    """Why the measured speedups ``S(n) = t(1) / t(n)`` of one type are not plausible, naming
+    the points, or ``None`` (also without a one-node time: there is no S then).
+
+    Implausible: ``S(n) < (1 - tolerance) max_{m < n} S(m)`` (falls with n) or
+    ``S(n) > (1 + tolerance) n`` (more than linear). Example: t(1) = 60 s, t(2) = 360 s gives
+    ``S(2) = 60 / 360 = 0.17 < 0.9 S(1) = 0.9``.
+    """
+    t1 = rows.one_node_epoch_seconds
+    if t1 is None:
+        return None
+    n = rows.nodes_array()
+    s = t1 / rows.epoch_seconds_array()
+    best_before = np.concatenate(([-np.inf], np.maximum.accumulate(s)[:-1]))
+    falls = np.flatnonzero(s < (1.0 - tolerance) * best_before)
+    above = np.flatnonzero(s > (1.0 + tolerance) * n)
+    reasons = []
+    if falls.size:
+        best = int(np.argmax(s[:falls[0]]))
+        points = ", ".join(f"S({int(n[i])}) = {s[i]:.2f}" for i in falls)
+        reasons.append(f"it falls as VMs are added ({points} after S({int(n[best])}) = "
+                       f"{s[best]:.2f})")
+    if above.size:
+        points = ", ".join(f"S({int(n[i])}) = {s[i]:.2f}" for i in above)
+        reasons.append(f"it is more than linear ({points}, above n)")
+    if not reasons:
+        return None
+    return (f"Measured speedups of {rows.instance} look implausible: {'; '.join(reasons)}. "
+            "Check the epoch times: the measured model follows them as given.")
+
+
+def implausible_speedup_warnings(table: MeasurementTable | None,
+                                 instances: Iterable[str] | None = None) -> tuple[str, ...]:
+    """:func:`implausible_speedups` of every type of ``table`` (of ``instances`` only, when
+    given), in table order."""
+    if table is None:
+        return ()
+    wanted = None if instances is None else set(instances)
+    found = (implausible_speedups(m) for m in table.instances
+             if wanted is None or m.instance in wanted)
+    return tuple(w for w in found if w is not None)

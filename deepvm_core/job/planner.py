@@ -57,6 +57,7 @@ from deepvm_core.job.inputs import (
     JobInputs,
     job_inputs,
 )
+from deepvm_core.job.measurements import implausible_speedup_warnings
 from deepvm_core.job.montecarlo import (
     DEFAULT_TRIALS,
     JobSamples,
@@ -474,7 +475,10 @@ def plan_job(
         assumptions=assumptions,
         notes=_notes(catalog, assumptions, solvable, pw) + shortlist_note,
         explanation=explanation,
-        warnings=unused_measurements_warnings(catalog, speedup.measurements),
+        warnings=unused_measurements_warnings(catalog, speedup.measurements)
+        + (implausible_speedup_warnings(speedup.measurements,
+                                        (g.name for g in catalog.gpu_types))
+           if speedup.name == "measured" else ()),
         job_plan=plan,
         replay=replayed,
     )

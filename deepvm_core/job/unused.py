@@ -24,7 +24,7 @@ def unknown_measured_types(catalog: Catalog, measurements: MeasurementTable | No
     return tuple(m.instance for m in measurements.instances if m.instance not in gpus)
 
 
-def _described(name: str, catalog: Catalog) -> str:
+def described_type(name: str, catalog: Catalog) -> str:
     """``c5.xlarge (a CPU type)``, ``g4dn.xlarg (did you mean g4dn.xlarge?)`` or the name."""
     if any(c.name == name for c in catalog.cpu_types):
         return f"{name} (a CPU type)"
@@ -43,7 +43,7 @@ def unused_measurements_warnings(catalog: Catalog, measurements: MeasurementTabl
     unknown = unknown_measured_types(catalog, measurements)
     if not unknown or measurements is None:
         return ()
-    names = ", ".join(_described(n, catalog) for n in unknown)
+    names = ", ".join(described_type(n, catalog) for n in unknown)
     if len(unknown) == len(measurements.instances):
         return (f"Measurements not used: none of the types in {measurements.source} ({names}) "
                 f"is a GPU type of catalog {catalog.name}; every row was ignored.",)
