@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.formatting import usd_per_hour, usd_per_hour_change
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
@@ -30,7 +31,7 @@ def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
     diff = percent_more(chosen.performance, other.performance)
     value = "n/a" if diff is None else f"{diff:+.1f} %"
     column.metric(f"vs {label}", value, help=help_text,
-                  delta=f"{chosen.hourly_price_usd - other.hourly_price_usd:+.4f} USD/h",
+                  delta=usd_per_hour_change(chosen.hourly_price_usd - other.hourly_price_usd),
                   delta_color="inverse")
     column.caption(short(other))
 
@@ -49,7 +50,7 @@ def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
         columns = st.columns(len(names) + 1)
         columns[0].metric("This choice", f"{chosen.performance:,.0f}",
                           help=None if presentation else GLOSSARY["Performance"],
-                          delta=f"{chosen.hourly_price_usd:.4f} USD/h", delta_color="off",
+                          delta=usd_per_hour(chosen.hourly_price_usd), delta_color="off",
                           delta_arrow="off")
         columns[0].caption(short(chosen))
         for column, name in zip(columns[1:], names, strict=True):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
+from dashboard import chart_axes, formatting
 from dashboard.columns import Col
 from deepvm_core.recommend.recommendation import POLICY_LABELS
 
@@ -16,15 +18,6 @@ POLICY_COLORS = {
     "performance_first": "#D55E00",
     "deepvm_performance": "#009E73",
 }
-#: One line style per policy on the sweep charts, so that overlapping step lines stay apart:
-#: the widest is drawn first, and each line above it is thinner or dashed.
-POLICY_LINES: dict[str, dict[str, object]] = {
-    "deepvm": {"width": 6},
-    "deepvm_noscale": {"width": 3, "dash": "dash"},
-    "cost_first": {"width": 3, "dash": "dot"},
-    "performance_first": {"width": 3, "dash": "dashdot"},
-    "deepvm_performance": {"width": 2},
-}
 _POLICY_BY_LABEL = {label: key for key, label in POLICY_LABELS.items()}
 SPOT_COLOR, ON_DEMAND_COLOR = "#0072B2", "#E69F00"
 GPU_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
@@ -33,18 +26,21 @@ GPU_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9",
 
 def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool = False,
             **axes: str) -> go.Figure:
-    legend = ({"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0, "title": None}
-              if legend_below else
-              {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "title": None})
+    """Title at the top left, legend under the plot (below the x-axis title: the legend sits at
+    the bottom of the figure, and plotly.js widens the bottom margin to fit it), axis titles.
+    ``legend_below`` is kept for the callers; every legend goes below."""
+    del legend_below
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 15}},
         height=height,
-        margin={"l": 10, "r": 10, "t": 50 if legend_below else 70, "b": 10},
-        legend=legend,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        legend={"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0,
+                "x": 0, "title": None},
         hoverlabel={"align": "left"},
-        xaxis_title=axes.get("x"),
-        yaxis_title=axes.get("y"),
     )
+    for axis in ("x", "y"):
+        if axis in axes:
+            fig.update_layout({f"{axis}axis_title": axes[axis]})
     return fig
 
 
@@ -68,6 +64,42 @@ def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
     return fig
 
 
+#: Part of the axis the spread of the prices takes at least on the price dot plot (the rest is
+#: padding on both sides).
+PRICE_SPREAD_SHARE = 0.7
+
+
+def price_dots(frame: pd.DataFrame, pw: float | None = None) -> go.Figure:
+    """Hourly price per policy (``result_frames.policy_frame``) as a dot plot zoomed to the
+    prices' range, so that 2.82 and 2.89 USD/h stand apart; each dot is labelled with its price
+    and its difference to the cheapest. ``pw`` is drawn when it falls in the zoomed range and
+    named in the title otherwise."""
+    data = frame.dropna(subset=[Col.PRICE]).iloc[::-1]
+    prices = data[Col.PRICE]
+    colors = [POLICY_COLORS.get(_POLICY_BY_LABEL.get(p, ""), "#777") for p in data[Col.POLICY]]
+    low, high = (float(prices.min()), float(prices.max())) if len(prices) else (0.0, 1.0)
+    pad = max((high - low) * (1 - PRICE_SPREAD_SHARE) / (2 * PRICE_SPREAD_SHARE),
+              0.005 * max(high, 0.01))
+    span = (low - pad, high + pad)
+    text = [f"{p:.4f}" + (f" (+{p - low:.4f})" if p > low else " (cheapest)") for p in prices]
+    fig = go.Figure(go.Scatter(
+        x=prices, y=data[Col.POLICY], mode="markers+text", text=text,
+        textposition="top center", marker={"size": 13, "color": colors},
+        customdata=data[Col.CONFIG], cliponaxis=False,
+        hovertemplate="%{y}<br>%{customdata}<br>%{x:.4f} USD/h<extra></extra>"))
+    axis = "USD/hour"
+    if pw is not None and span[0] <= pw <= span[1]:
+        fig.add_vline(x=pw, line_dash="dash", line_color="#444",
+                      annotation_text=f"PW {pw:g}", annotation_position="top")
+    elif pw is not None:
+        axis += f" (PW {pw:g} is {'above' if pw > span[1] else 'below'} this range)"
+    fig.update_xaxes(range=list(span), tickformat=".3f", nticks=6)
+    _layout(fig, "Hourly price (USD/h), zoomed in", height=80 + 56 * max(len(data), 1),
+            x=axis)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
 def flopp_bars(frame: pd.DataFrame) -> go.Figure:
     """Stage 2: spot and on-demand FLOPP per GPU type, best spot FLOPP first."""
     fig = go.Figure([
@@ -77,7 +109,9 @@ def flopp_bars(frame: pd.DataFrame) -> go.Figure:
                marker_color=ON_DEMAND_COLOR),
     ])
     fig.update_layout(barmode="group")
-    fig.update_yaxes(tickformat=".3s")
+    ticks, labels = chart_axes.si_ticks(float(frame[[Col.SPOT_FLOPP, Col.OD_FLOPP]].max().max())
+                                        if len(frame) else 0.0)
+    fig.update_yaxes(tickmode="array", tickvals=ticks, ticktext=labels)
     return _layout(fig, "FLOPP: eFLOP per USD", x="GPU type", y="eFLOP per USD")
 
 
@@ -105,56 +139,6 @@ def scaling_chart(curves: pd.DataFrame, inflections: pd.DataFrame, column: str,
                 name=f"b of {gpu}", legendgroup=str(gpu), showlegend=False,
                 hovertemplate=f"{gpu}: inflection b = {b_value:.2f}<extra></extra>"))
     return _layout(fig, title, height=420, legend_below=True, x="n (GPU VMs)", y=column)
-
-
-def _policy_line(policy: str) -> dict[str, object]:
-    return {"color": POLICY_COLORS[policy], **POLICY_LINES[policy]}
-
-
-def _mark_pw(fig: go.Figure, frame: pd.DataFrame, pw: float | None) -> None:
-    """A vertical line at the sidebar's ``pw`` when it lies within the sweep."""
-    pws = frame["pw_usd_per_hour"]
-    if pw is not None and len(pws) and pws.min() <= pw <= pws.max():
-        fig.add_vline(x=pw, line_dash="dash", line_color="#444", line_width=1,
-                      annotation_text=f"PW {pw:g} (sidebar)", annotation_position="bottom right")
-
-
-def sweep_chart(frame: pd.DataFrame, *, normalised: bool, pw: float | None = None) -> go.Figure:
-    """Performance of every policy against PW as step lines (the paper's Fig. 3), each in its
-    own style (:data:`POLICY_LINES`); ``pw`` is marked by a vertical line."""
-    column = "normalised_performance" if normalised else "performance"
-    label = "Performance / DeepVM's at the largest PW" if normalised else "Performance"
-    fig = go.Figure()
-    for policy, part in frame.groupby("policy", sort=False):
-        fig.add_trace(go.Scatter(
-            x=part["pw_usd_per_hour"], y=part[column], mode="lines", line_shape="hv",
-            name=POLICY_LABELS[policy], line=_policy_line(policy),
-            customdata=part["configuration"],
-            hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>" + label
-                           + " %{y:,.3f}<br>%{customdata}<extra></extra>")))
-    _mark_pw(fig, frame, pw)
-    return _layout(fig, f"{label} vs PW", height=440, x="PW (USD/hour)", y=label)
-
-
-def sweep_price_chart(frame: pd.DataFrame, pw: float | None = None) -> go.Figure:
-    """Hourly price of every policy's choice against PW, with the budget line price = PW;
-    ``pw`` is marked by a vertical line."""
-    fig = go.Figure()
-    pws = frame["pw_usd_per_hour"]
-    if len(pws):
-        fig.add_trace(go.Scatter(x=[pws.min(), pws.max()], y=[pws.min(), pws.max()],
-                                 mode="lines", name="price = PW", hoverinfo="skip",
-                                 line={"dash": "dot", "color": "#999"}))
-    for policy, part in frame.groupby("policy", sort=False):
-        fig.add_trace(go.Scatter(
-            x=part["pw_usd_per_hour"], y=part["hourly_price_usd"], mode="lines",
-            line_shape="hv", name=POLICY_LABELS[policy],
-            line=_policy_line(policy), customdata=part["configuration"],
-            hovertemplate=(POLICY_LABELS[policy] + "<br>PW %{x:.2f} USD/h<br>price %{y:.4f}"
-                           " USD/h<br>%{customdata}<extra></extra>")))
-    _mark_pw(fig, frame, pw)
-    return _layout(fig, "Hourly price of the chosen cluster vs PW", height=380,
-                   x="PW (USD/hour)", y="USD/hour")
 
 
 def price_change_bars(diff: pd.DataFrame) -> go.Figure:
@@ -222,18 +206,19 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
     ``points`` (``job_frames.frontier_frame``: cost, hours, label) is indexed by candidate;
     ``marks`` maps a candidate to its mark (``best`` or a policy name, whose label is in
     ``POLICY_LABELS``)."""
-    cost, hours, labels = points["cost"], points["hours"], points["label"]
+    cost, hours = points["cost"], points["hours"]
+    labels = (points["label"] + "<br>" + hours.map(formatting.duration) + " · "
+              + cost.map(formatting.usd))
     fig = go.Figure()
     fig.add_trace(go.Scattergl(
         x=hours, y=cost, mode="markers", name=f"feasible clusters ({len(hours):,} of {total:,})",
         marker={"size": 5, "color": "#9aa5b1", "opacity": 0.45},
-        customdata=labels, hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD"
-                                         "<extra></extra>"))
+        customdata=labels, hovertemplate="%{customdata}<extra></extra>"))
     fig.add_trace(go.Scatter(
         x=hours.loc[frontier], y=cost.loc[frontier], mode="lines+markers",
         name="Pareto frontier", line={"color": "#009E73", "width": 2, "shape": "hv"},
         marker={"size": 7}, customdata=labels.loc[frontier],
-        hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>frontier</extra>"))
+        hovertemplate="%{customdata}<extra>frontier</extra>"))
     for index, mark in marks.items():
         name = "Chosen (best for the goal)" if mark == "best" else POLICY_LABELS.get(mark, mark)
         fig.add_trace(go.Scatter(
@@ -242,46 +227,97 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
                     else "diamond", "color": JOB_MARK_COLORS.get(mark, "#777"),
                     "line": {"width": 1, "color": "white"}},
             customdata=[labels.loc[index]],
-            hovertemplate="%{customdata}<br>%{x:.3f} h · %{y:.2f} USD<extra>" + name
-                          + "</extra>"))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
+            hovertemplate="%{customdata}<extra>" + name + "</extra>"))
+    log_duration_axis(fig, "x", hours)
+    log_number_axis(fig, "y", cost)
     return _layout(fig, "Expected makespan vs expected cost of every feasible cluster",
-                   height=460, legend_below=True, x="expected makespan (hours, log)",
+                   height=460, legend_below=True, x="expected makespan (log)",
                    y="expected job cost (USD, log)")
 
 
+def _positive_span(values: pd.Series) -> tuple[float, float]:
+    finite = values[(values > 0) & values.lt(float("inf"))]
+    return (float(finite.min()), float(finite.max())) if len(finite) else (1.0, 10.0)
+
+
+def log_number_axis(fig: go.Figure, axis: str, values: pd.Series) -> None:
+    """Make ``axis`` ("x" or "y") of ``fig`` a log axis of numbers labelled with full values
+    (:func:`chart_axes.number_ticks`)."""
+    ticks, labels = chart_axes.number_ticks(*_positive_span(values))
+    fig.update_layout({f"{axis}axis": {"type": "log", "tickmode": "array", "tickvals": ticks,
+                                       "ticktext": labels}})
+
+
+def log_duration_axis(fig: go.Figure, axis: str, hours: pd.Series) -> None:
+    """Make ``axis`` of ``fig`` a log axis of durations given in hours, labelled in minutes,
+    hours or days (:func:`chart_axes.duration_ticks`)."""
+    ticks, labels = chart_axes.duration_ticks(*_positive_span(hours))
+    fig.update_layout({f"{axis}axis": {"type": "log", "tickmode": "array", "tickvals": ticks,
+                                       "ticktext": labels}})
+
+
 def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Figure:
-    """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line)."""
+    """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line),
+    the time axis in minutes, hours or days as :func:`formatting.duration` writes them."""
     ordered = hours.sort_values().to_numpy()
     share = (pd.RangeIndex(1, len(ordered) + 1) / len(ordered)).to_numpy()
-    fig = go.Figure(go.Scatter(x=ordered, y=share, mode="lines", name="makespan",
+    largest = max(float(ordered[-1]) if len(ordered) else 1.0, deadline_hours or 0.0)
+    factor, unit = formatting.duration_axis(largest)
+    fig = go.Figure(go.Scatter(x=ordered * factor, y=share, mode="lines", name="makespan",
                                line={"color": SPOT_COLOR, "width": 2, "shape": "hv"},
-                               hovertemplate="%{y:.0%} of runs done within %{x:.3f} h"
-                                             "<extra></extra>"))
+                               hovertemplate="%{y:.0%} of runs done within %{x:.1f} " + unit
+                                             + "<extra></extra>"))
     if deadline_hours:
-        fig.add_vline(x=deadline_hours, line={"color": "#D55E00", "dash": "dash"},
-                      annotation_text=f"deadline {deadline_hours:g} h")
+        fig.add_vline(x=deadline_hours * factor, line={"color": "#D55E00", "dash": "dash"},
+                      annotation_text=f"deadline {formatting.duration(deadline_hours)}")
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     return _layout(fig, "Monte Carlo: share of runs done within a time (chosen cluster)",
-                   height=320, x="makespan (hours)", y="runs done")
+                   height=320, x=f"makespan ({unit})", y="runs done")
+
+
+#: The speedup models of the Plan page's chart: legend label and line style, the same in every
+#: panel; the measured points are open circles.
+SPEEDUP_STYLES: dict[str, tuple[str, dict[str, object]]] = {
+    "fitted": ("fitted logistic", {"color": "#0072B2", "width": 2.5}),
+    "paper": ("paper's n·K(n)", {"color": "#999999", "width": 2, "dash": "dot"}),
+    "measured": ("measured, interpolated", {"color": "#D55E00", "width": 2, "dash": "dash"}),
+}
+MEASURED_POINTS = "measured points"
+#: Panels per row of the speedup chart (one panel per GPU type).
+SPEEDUP_COLUMNS = 3
 
 
 def speedup_chart(curves: pd.DataFrame, points: pd.DataFrame) -> go.Figure:
     """Speedup S(n) per GPU type and model (``curves``: type, model, n, speedup) against the
-    measured points (``points``: type, n, speedup)."""
-    fig = go.Figure()
-    dash = {"paper": "dot", "fitted": "solid", "measured": "dash"}
-    for i, gpu in enumerate(sorted(curves["type"].unique())):
-        color = GPU_PALETTE[i % len(GPU_PALETTE)]
+    measured points (``points``: type, n, speedup): one panel per GPU type (small multiples,
+    shared axes), one legend entry per model, styled alike in every panel."""
+    types = sorted(curves["type"].unique())
+    cols = min(len(types), SPEEDUP_COLUMNS) or 1
+    rows = max(1, -(-len(types) // cols))
+    fig = make_subplots(rows=rows, cols=cols, shared_xaxes=True, shared_yaxes=True,
+                        subplot_titles=types, horizontal_spacing=0.04,
+                        vertical_spacing=0.12 if rows > 1 else 0.0)
+    shown: set[str] = set()
+    for i, gpu in enumerate(types):
+        row, col = divmod(i, cols)
         for model, frame in curves[curves["type"] == gpu].groupby("model", sort=False):
-            fig.add_trace(go.Scatter(x=frame["n"], y=frame["speedup"], mode="lines",
-                                     name=f"{gpu} · {model}", legendgroup=gpu,
-                                     line={"color": color, "dash": dash.get(str(model))}))
+            label, line = SPEEDUP_STYLES.get(str(model), (str(model), {}))
+            fig.add_trace(go.Scatter(
+                x=frame["n"], y=frame["speedup"], mode="lines", name=label, legendgroup=label,
+                showlegend=label not in shown, line=line,
+                hovertemplate=f"{gpu} · {label}<br>n %{{x}}<br>S(n) %{{y:.2f}}<extra></extra>"),
+                row=row + 1, col=col + 1)
+            shown.add(label)
         measured = points[points["type"] == gpu]
         if len(measured):
-            fig.add_trace(go.Scatter(x=measured["n"], y=measured["speedup"], mode="markers",
-                                     name=f"{gpu} · measured points", legendgroup=gpu,
-                                     marker={"color": color, "size": 8, "symbol": "circle-open"}))
+            fig.add_trace(go.Scatter(
+                x=measured["n"], y=measured["speedup"], mode="markers", name=MEASURED_POINTS,
+                legendgroup=MEASURED_POINTS, showlegend=MEASURED_POINTS not in shown,
+                marker={"color": "#000000", "size": 8, "symbol": "circle-open"},
+                hovertemplate=f"{gpu} · measured<br>n %{{x}}<br>S(n) %{{y:.2f}}"
+                              "<extra></extra>"), row=row + 1, col=col + 1)
+            shown.add(MEASURED_POINTS)
+    fig.update_xaxes(title_text="GPU VMs n", row=rows)
+    fig.update_yaxes(title_text="speedup", col=1)
     return _layout(fig, "Speedup S(n) = t(1) / t(n): the three models against the measurements",
-                   height=380, legend_below=True, x="GPU VMs n", y="speedup")
+                   height=320 + 220 * (rows - 1))

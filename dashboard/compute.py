@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import streamlit as st
@@ -46,6 +46,9 @@ from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card (issue 9)
     import pandas as pd
+
+    from dashboard.spot_compute import PoolSet
+    from deepvm_core.traces import Policy
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -195,21 +198,34 @@ def measurements_in_use(upload: tuple[str, str] | None
 @st.cache_data(show_spinner=False, max_entries=64)
 def _plan(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
           pw: float | None, speedup: SpeedupModel, goal: Goal, deadline: float | None,
-          budget: float | None, trials: int, seed: int, top_k: int) -> JobPlanResult:
-    del catalog_sha256  # the cache key only
+          budget: float | None, trials: int, seed: int, top_k: int,
+          pools_key: tuple[object, ...] = (), _pools: PoolSet | None = None,
+          recovery: str = "failover") -> JobPlanResult:
+    del catalog_sha256, pools_key  # the cache key only
+    replay = None
+    if _pools is not None and _pools.pools:
+        from deepvm_core.traces.planning import replay_hook
+
+        policy = "failover" if recovery == "deadline" and deadline is None else recovery
+        replay = replay_hook(_catalog, _pools.pools, recovery=cast("Policy", policy),
+                             deadline_hours=deadline)
     return plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
                     goal=goal, deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
-                    top_k=top_k)
+                    top_k=top_k, replay=replay)
 
 
 def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: float | None,
              speedup: SpeedupModel, goal: Goal, deadline: float | None, budget: float | None,
-             trials: int, seed: int, top_k: int) -> JobPlanResult:
+             trials: int, seed: int, top_k: int, pools: PoolSet | None = None,
+             recovery: str = "failover") -> JobPlanResult:
     """:func:`deepvm_core.job.plan_job`, cached by catalog content and every input (the
-    scenario's PW is not read by the planner, so it is normalised away)."""
+    scenario's PW is not read by the planner, so it is normalised away). With ``pools`` (the
+    Spot markets page's), the configurations of their types are evaluated by a backtest
+    (``recovery``; ``deadline`` without a deadline falls back to ``failover``)."""
     key = replace(scenario, pw_usd_per_hour=0.0)
+    pools_key = pools.key if pools is not None else ()
     return _plan(catalog.sha256, catalog, key, workload, pw, speedup, goal, deadline, budget,
-                 trials, seed, top_k)
+                 trials, seed, top_k, pools_key, pools, recovery)
 
 
 @dataclass(frozen=True)

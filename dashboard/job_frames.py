@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard import url
+from dashboard.formatting import duration
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.job import (
@@ -76,7 +77,8 @@ def _row(label: str, e: PlanEstimate) -> dict[str, object]:
     if e.does_not_finish is not None:  # no numbers that mean nothing: the reason instead
         return {"": label, "Configuration": e.configuration.describe().rsplit(",", 1)[0],
                 "USD/h": e.configuration.hourly_price_usd, "Epoch s": e.epoch_seconds,
-                "Expected h": None, "P10–P90 h": "", "Expected USD": None, "P10–P90 USD": "",
+                "Expected makespan": None, "P10–P90 makespan": "", "Expected USD": None,
+                "P10–P90 USD": "",
                 "Events": None, "Checkpoint every (s)": e.checkpoint_interval_seconds,
                 "Finishes?": e.does_not_finish}
     return {
@@ -84,8 +86,9 @@ def _row(label: str, e: PlanEstimate) -> dict[str, object]:
         "Configuration": e.configuration.describe().rsplit(",", 1)[0],
         "USD/h": e.configuration.hourly_price_usd,
         "Epoch s": e.epoch_seconds,
-        "Expected h": e.expected_makespan_hours,
-        "P10–P90 h": f"{mc.makespan_hours_p10:.3f}–{mc.makespan_hours_p90:.3f}" if mc else "",
+        "Expected makespan": duration(e.expected_makespan_hours),
+        "P10–P90 makespan": (f"{duration(mc.makespan_hours_p10)} – "
+                             f"{duration(mc.makespan_hours_p90)}") if mc else "",
         "Expected USD": e.expected_cost_usd,
         "P10–P90 USD": f"{mc.cost_usd_p10:,.2f}–{mc.cost_usd_p90:,.2f}" if mc else "",
         "Events": e.expected_interruptions,

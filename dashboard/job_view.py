@@ -8,17 +8,21 @@ turns the session's ``plan_*`` values into core objects and looks estimates up.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, keys
+from dashboard import compute, formatting, keys
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload, top_spot_flopp_gpu
 from deepvm_core.job.speedup import SpeedupModelName
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.units import MINUTES_PER_HOUR
+
+if TYPE_CHECKING:
+    from dashboard.spot_compute import PoolSet
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,18 @@ def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
         trials=int(job["trials"]), seed=int(job["seed"]), top_k=top_k)
 
 
+def session_pools(catalog: Catalog) -> PoolSet | None:
+    """The pools mapped on the Spot markets page that can be used with ``catalog`` (that
+    page lists the others), or ``None``."""
+    mapping = keys.SPOT_POOLS.get()
+    if not any(name.strip() for name in mapping.values()):
+        return None
+    from dashboard import spot_compute
+
+    pools, _ = spot_compute.build_pools(catalog, spot_compute.trace_root(), mapping)
+    return pools if pools.pools else None
+
+
 def reference_type(catalog: Catalog) -> str | None:
     """The plan's reference GPU type g_ref: the one the user picked, else the core's default
     (:func:`deepvm_core.job.top_spot_flopp_gpu`); ``None`` when the catalog has none."""
@@ -79,11 +95,23 @@ def reference_type(catalog: Catalog) -> str | None:
 
 
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
-    """The cached plan of ``inputs``."""
+    """The cached plan of ``inputs``; the configurations of types with pools (Spot markets
+    page) are evaluated by a backtest."""
     return compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
                             speedup=inputs.speedup, goal=inputs.goal, deadline=inputs.deadline,
                             budget=inputs.budget, trials=inputs.trials, seed=inputs.seed,
-                            top_k=inputs.top_k)
+                            top_k=inputs.top_k, pools=session_pools(catalog),
+                            recovery=keys.SPOT_RECOVERY.get())
+
+
+def trace_note(result: JobPlanResult, catalog: Catalog) -> str | None:
+    """The budget holder's line when spot traces gave the chosen figures, or ``None``."""
+    pools = session_pools(catalog)
+    if pools is None:
+        return None
+    from dashboard import spot_compute
+
+    return spot_compute.card_note(result, pools)
 
 
 def candidate_index(result: JobPlanResult, config: Configuration) -> int | None:
@@ -109,15 +137,8 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
         return reason
     cost = float(result.expected_cost_usd[index])
     hours = float(result.expected_makespan_hours[index])
-    return (f"about {cost:,.2f} USD and {format_hours(hours)} for "
+    return (f"about {formatting.usd(cost)} and {formatting.duration(hours)} for "
             f"{result.workload.epochs:g} epochs")
-
-
-def format_hours(hours: float) -> str:
-    """``2.4 h`` or ``25 min``."""
-    if not np.isfinite(hours):
-        return "never"
-    return f"{hours * 60:.0f} min" if hours < 1 else f"{hours:,.1f} h"
 
 
 def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configuration],
@@ -148,14 +169,14 @@ def recommend_panel(catalog: Catalog, scenario: Scenario, configs: list[Configur
                      "USD/h": config.hourly_price_usd,
                      "Expected job cost (USD)": float(result.expected_cost_usd[index])
                      if done else None,
-                     "Expected makespan (h)": float(result.expected_makespan_hours[index])
-                     if done else None,
+                     "Expected makespan": formatting.duration(
+                         float(result.expected_makespan_hours[index])) if done else None,
                      "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):
         st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*) "
                     "on the recommended cluster: "
                     + (job_summary(result, configs[0]) or "not estimated") + ".")
         st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
-            "USD/h": st.column_config.NumberColumn(format="%.4f"),
-            "Expected job cost (USD)": st.column_config.NumberColumn(format="%.2f"),
-            "Expected makespan (h)": st.column_config.NumberColumn(format="%.3f")})
+            "USD/h": st.column_config.NumberColumn(format=formatting.TABLE_USD_PER_HOUR),
+            "Expected job cost (USD)": st.column_config.NumberColumn(
+                format=formatting.TABLE_USD)})

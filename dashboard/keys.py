@@ -146,6 +146,22 @@ PLAN_MEASUREMENTS: Key[tuple[str, str] | None] = Key("plan_measurements", None)
 #: Calibrate relative eFLOPS from the one-node times too.
 PLAN_CALIBRATE_EFLOPS: Key[bool] = Key("plan_cal_eflops", False)
 
+# ----------------------------------------------------------------------------- Spot markets
+
+#: Trace file (relative to the per-user traces folder) -> its pool ``TYPE@ZONE`` ("" unused);
+#: the pools the planner replays on every page (``pools`` in the URL).
+SPOT_POOLS: Key[dict[str, str]] = Key("spot_pools", {})
+#: The planner's recovery policy on those pools (``recovery`` in the URL).
+SPOT_RECOVERY: Key[str] = _kept("spot_recovery", url.SPOT_DEFAULTS["recovery"])
+#: The page's deadline for the policy backtests, hours; 0: 1.5 x compute hours.
+SPOT_DEADLINE: Key[float] = _kept("spot_deadline_h", url.SPOT_DEFAULTS["spot_deadline"])
+#: Start times of the page's backtests.
+SPOT_STARTS: Key[int] = _kept("spot_starts", url.SPOT_DEFAULTS["starts"])
+#: Messages about uploads and pools that could not be used (shown until the next change).
+SPOT_ERRORS: Key[list[str]] = Key("spot_errors", [])
+#: Upload widget version (bumped after each upload so the widget starts empty).
+SPOT_UPLOAD_VERSION: Key[int] = Key("spot_upload_version", 0)
+
 # ----------------------------------------------------------------------------- Recommend
 
 #: Which of the top-k the card shows and the export marks chosen (0-based).

@@ -72,6 +72,22 @@ def wanted_params(page: str) -> dict[str, str]:
                 texts[p.name] = url.format_plan_param(p.name, value)
         if keys.PLAN_MTBI.get():
             texts[url.MTBI_PARAM] = url.format_mtbi(keys.PLAN_MTBI.get())
+    texts.update(spot_params())
+    return texts
+
+
+def spot_params() -> dict[str, str]:
+    """The Spot markets page's values in the URL (:data:`dashboard.url.SPOT_PARAMS`), on every
+    page: pools and recovery once pools are set (every page plans with them), the page's
+    deadline and starts when not at their defaults."""
+    texts: dict[str, str] = {}
+    pools = url.format_spot_pools(keys.SPOT_POOLS.get())
+    if pools:
+        texts.update(pools=pools, recovery=keys.SPOT_RECOVERY.get())
+    for name, key in (("spot_deadline", keys.SPOT_DEADLINE), ("starts", keys.SPOT_STARTS)):
+        value = key.get()
+        if value != url.SPOT_DEFAULTS[name]:
+            texts[name] = f"{value:g}"
     return texts
 
 
@@ -136,11 +152,17 @@ def init_state() -> None:
                           ("solver", keys.SOLVER), ("presentation", keys.PRESENTATION)):
             if name in seeded:
                 key.set(seeded[name])
+        spot, spot_warnings = url.parse_spot_params(params)
+        spot_keys: dict[str, keys.Key[Any]] = {
+            "pools": keys.SPOT_POOLS, "recovery": keys.SPOT_RECOVERY,
+            "spot_deadline": keys.SPOT_DEADLINE, "starts": keys.SPOT_STARTS}
+        for name, value in spot.items():
+            spot_keys[name].set(value)
         sweep = {k: float(seeded.get(k, url.DEFAULTS[k])) for k in url.SWEEP_PARAMS}
         keys.SWEEP_RANGE.set((sweep["sweep_from"], sweep["sweep_to"]))
         keys.SWEEP_STEP.set(sweep["sweep_step"])
         keys.init()
-        noted = [*cleaning, *warnings, *plan_warnings]
+        noted = [*cleaning, *warnings, *plan_warnings, *spot_warnings]
         keys.URL_WARNINGS.set([w.text for w in noted])
         keys.URL_WARNING_VALUES.set({w.text: (w.param, param_in_use(w.param))
                                      for w in noted if w.param is not None})

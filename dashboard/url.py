@@ -32,6 +32,7 @@ from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
 from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
+from deepvm_core.traces.backtest import DEFAULT_STARTS, MAX_STARTS, POLICIES
 from deepvm_core.units import MINUTES_PER_HOUR
 
 DEFAULT_CATALOG = store.DEFAULT_CATALOG
@@ -77,6 +78,7 @@ PAGES = (
     PageSpec("simulate", "Simulate", "views/simulate.py", ":material/show_chart:"),
     PageSpec("live", "Live prices", "views/live_prices.py", ":material/cloud_download:"),
     PageSpec("regions", "Regions", "views/regions.py", ":material/public:"),
+    PageSpec("spot", "Spot markets", "views/spot_markets.py", ":material/ssid_chart:"),
     PageSpec("method", "Method", "views/method.py", ":material/menu_book:"),
 )
 PAGE_BY_SLUG = {p.slug: p for p in PAGES}
@@ -428,13 +430,75 @@ def format_plan_param(name: str, value: Any) -> str:
     return str(value)
 
 
+# ----------------------------------------------------------------------------- Spot markets
+
+#: The Spot markets page's parameters. ``pools`` (``TYPE@ZONE=FILE`` joined by ``|``, FILE
+#: relative to the per-user traces folder) and ``recovery`` are in the URL on every page once
+#: set (the planner uses them everywhere); ``spot_deadline`` (hours, 0: 1.5 x compute hours)
+#: and ``starts`` on every page when not at their defaults.
+SPOT_DEFAULTS: dict[str, Any] = {"recovery": "failover", "spot_deadline": 0.0,
+                                 "starts": DEFAULT_STARTS}
+SPOT_PARAMS = ("pools", *SPOT_DEFAULTS)
+SPOT_STARTS_RANGE = (1, MAX_STARTS)
+
+
+def parse_spot_params(params: Mapping[str, str | list[str]]
+                      ) -> tuple[dict[str, Any], list[UrlWarning]]:
+    """The Spot markets values a URL asks for (``pools`` as file -> pool name), and a warning
+    per value that cannot be used (files are checked by the page)."""
+    values: dict[str, Any] = {}
+    warnings: list[UrlWarning] = []
+    for name in SPOT_PARAMS:
+        if name not in params:
+            continue
+        raw = params[name]
+        text = str((raw[-1] if raw else "") if isinstance(raw, list) else raw).strip()
+        if name == "pools":
+            pools: dict[str, str] = {}
+            for item in filter(None, text.split("|")):
+                pool, sep, rel = item.partition("=")
+                gpu, at, zone = pool.partition("@")
+                if not sep or not rel.strip() or not at or not gpu.strip() or not zone.strip():
+                    warnings.append(UrlWarning(name, f"URL parameter pools: {echo(item)} is "
+                                                     "not TYPE@ZONE=FILE; left out."))
+                    continue
+                pools[rel.strip()] = pool.strip()
+            values[name] = pools
+        elif name == "recovery":
+            if text in POLICIES:
+                values[name] = text
+            else:
+                warnings.append(UrlWarning(name, f"URL parameter recovery={echo(text)} is not "
+                                                 f"one of {', '.join(POLICIES)}; using the "
+                                                 "default failover."))
+        else:
+            low, high = (0.0, 1e6) if name == "spot_deadline" else SPOT_STARTS_RANGE
+            try:
+                number: float = float(text) if name == "spot_deadline" else int(text)
+            except ValueError:
+                number = math.nan
+            if not math.isfinite(number) or not low <= number <= high:
+                warnings.append(UrlWarning(name, f"URL parameter {name}={echo(text)} is not a "
+                                                 f"number in {low:g}..{high:g}; using the "
+                                                 f"default {SPOT_DEFAULTS[name]:g}."))
+                continue
+            values[name] = number
+    return values, warnings
+
+
+def format_spot_pools(pools: Mapping[str, str]) -> str:
+    """``pools`` (file -> pool name) as the URL writes it; unused files left out."""
+    return "|".join(f"{name}={rel}" for rel, name in pools.items() if name.strip())
+
+
 # ----------------------------------------------------------------------------- cleaning
 
 #: Every parameter the app reads (the scenario's, the Simulate sweep's, the job's).
 #: The Instances page's filters (:mod:`dashboard.instance_filters` reads and writes them).
 INSTANCE_PARAMS = ("gpu_models", "families", "shown", "show_all")
 KNOWN_PARAMS: frozenset[str] = frozenset(
-    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM, EDITED_PARAM, *INSTANCE_PARAMS])
+    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM, EDITED_PARAM, *INSTANCE_PARAMS,
+     *SPOT_PARAMS])
 
 
 def usable(key: str, text: str, catalog_ids: Collection[str]) -> bool:
@@ -445,6 +509,8 @@ def usable(key: str, text: str, catalog_ids: Collection[str]) -> bool:
         return bool(text)
     if key in PLAN_PARAM_BY_NAME:
         return not parse_plan_params({key: text})[1]
+    if key in SPOT_PARAMS:
+        return not parse_spot_params({key: text})[1]
     return not parse_query_params({key: text}, catalog_ids)[1]
 
 

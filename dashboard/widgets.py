@@ -10,7 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from dashboard import glossary, keys, state, url
-from dashboard.formatting import si
+from dashboard.formatting import si, usd_per_hour
 from dashboard.glossary import GLOSSARY
 from dashboard.provenance import prices_age
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -132,11 +132,11 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         left, right = st.columns([0.5, 0.5], gap="large")
         left.markdown(cluster_lines(config))
         share = config.hourly_price_usd / pw if pw > 0 else 1.0
-        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.4f}** of **{pw:g}** "
+        right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.2f}** of **{pw:g}** "
                        f"USD/h PW ({share:.0%})")
         a, b, c, d = st.columns(4)
-        a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD",
-                 delta=f"{pw - config.hourly_price_usd:.4f} under PW", delta_color="off",
+        a.metric("Hourly price", usd_per_hour(config.hourly_price_usd),
+                 delta=f"{usd_per_hour(pw - config.hourly_price_usd)} under PW", delta_color="off",
                  delta_arrow="off")
         z = objective == "paper" and not presentation
         b.metric("Performance", f"{config.performance:,.0f}",

@@ -71,3 +71,18 @@ def describe_catalog_dir(kind: CatalogDir) -> str:
     folder, variable = CATALOG_DIRS[kind]
     return (f"${variable}, else ${HOME_VARIABLE}/catalogs/{folder}, else "
             f"{platformdirs.user_data_path(APP_NAME, appauthor=False)}/catalogs/{folder}")
+
+
+#: The variable that moves the spot traces folder (:func:`spot_traces_dir`).
+SPOT_TRACES_VARIABLE = "DEEPVM_SPOT_TRACES_DIR"
+
+
+def spot_traces_dir() -> Path:
+    """The folder of the user's spot traces (``traces.md``): ``$DEEPVM_SPOT_TRACES_DIR``,
+    else ``<data_home()>/spot-traces``. ``deepvm traces fetch`` writes there by default;
+    the dashboard's Spot markets page reads every ``*.json`` under it and keeps its uploads in
+    its ``uploads`` folder."""
+    override = os.environ.get(SPOT_TRACES_VARIABLE)
+    if override:
+        return Path(override).expanduser()
+    return data_home() / "spot-traces"

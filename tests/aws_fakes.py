@@ -15,16 +15,14 @@
   Every other request (``DescribeInstanceTypes``) is proxied to moto unchanged. Faults (HTTP
   500, throttling, access denied, malformed answers, an error echoing credentials) are
   injected per operation with :meth:`FakeAws.fail`.
-* :class:`FakeSpotAdvisor` is another ``http.server`` on 127.0.0.1 that serves the Spot
-  Instance Advisor excerpt (``tests/fixtures/spot_advisor``) at the URL
-  ``$DEEPVM_SPOT_ADVISOR_URL`` points to; it can answer an HTTP error or a broken body instead.
+* The Spot Instance Advisor's fake is in ``spot_advisor_fake``; the loopback helpers
+  (a closed port, the network guard, folder snapshots) in ``loopback``.
 
 The fixture data derive from the bundled catalog ``aws-us-east-1-2023-10``: on-demand prices
 are its on-demand prices, the cheapest zone's latest spot price is its spot price (other
 regions: times a factor).
 
-Fixtures (import them into a test module): ``moto_url``, ``fake_aws``, ``aws_env``,
-``fake_spot_advisor``, ``spot_advisor``.
+Fixtures (import them into a test module): ``moto_url``, ``fake_aws``, ``aws_env``.
 """
 
 from __future__ import annotations
@@ -34,13 +32,12 @@ import http.server
 import json
 import os
 import re
-import socket
 import threading
 import urllib.parse
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -48,7 +45,8 @@ import pytest
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import bundled_catalog_paths, load_catalog
-from tests.conftest import SPOT_ADVISOR_EXCERPT
+from tests.aws_price_data import price_list, spot_history
+from tests.loopback import guard_loopback_only, snapshot
 
 BASE_CATALOG = "aws-us-east-1-2023-10"
 
@@ -56,14 +54,6 @@ BASE_CATALOG = "aws-us-east-1-2023-10"
 FAKE_ACCESS_KEY_ID = "AKIAFAKEDEEPVM7EXAMPLE"
 FAKE_SECRET_ACCESS_KEY = "fAkE/SeCrEt+DeepVM-never-print-me-0123456789"
 FAKE_SESSION_TOKEN = "FakeSessionToken-DeepVM-never-print-me-abcdef"
-
-#: Latest spot price of each zone, as a multiple of the catalog's spot price (zone a is the
-#: cheapest, so the minimum is the catalog's price; the median is 1.1 times it).
-ZONE_FACTORS = {"a": 1.0, "b": 1.1, "c": 1.25}
-#: Older entries within the window (hours ago, factor): cheaper or dearer, never the latest.
-OLDER_ENTRIES = ((3.0, 0.5), (2.0, 2.0))
-#: An entry older than any reasonable window (hours ago, factor).
-STALE_ENTRY = (30.0, 0.01)
 
 SPOT_PAGE_SIZE = 7  # the fake's page size: several pages per answer
 PRICING_PAGE_SIZE = 2
@@ -94,107 +84,6 @@ def default_offers() -> dict[str, RegionOffers]:
         "eu-west-1": RegionOffers(1.2, 1.2),
         "ap-south-2": RegionOffers(1.0, None),
     }
-
-
-# ----------------------------------------------------------------------------- fixture data
-
-
-#: Prices of types the base catalog lacks (name: on-demand, spot USD/h, vCPUs): GPU types whose
-#: eFLOPS is estimated (g5.2xlarge: 1 A10G; p4d.24xlarge: 8 A100, 400 Gbps), a Trainium type
-#: (kept, needs eFLOPS) and an Inferentia type (left out). Prices: the bundled
-#: aws-us-east-1-2025-h1 catalog (g5.2xlarge: made up); inf1.xlarge: SkyPilot's us-east-1 rows.
-#: Other g5 sizes have no offers in the fake (left out, with a note).
-EXTRA_TYPES = {"g5.2xlarge": (1.212, 0.3636, 8), "p4d.24xlarge": (32.7726, 5.0933, 96),
-               "trn1.2xlarge": (1.34375, 0.3409, 8), "inf1.xlarge": (0.228, 0.0622, 4)}
-
-
-@dataclass(frozen=True)
-class PricedType:
-    name: str
-    on_demand_usd_per_hour: float
-    spot_usd_per_hour: float
-    vcpus: int
-
-
-def _types(catalog: Catalog) -> list[PricedType]:
-    rows = [PricedType(t.name, t.on_demand_usd_per_hour, t.spot_usd_per_hour, t.vcpus)
-            for t in (*catalog.gpu_types, *catalog.cpu_types)]
-    return rows + [PricedType(n, od, sp, v) for n, (od, sp, v) in EXTRA_TYPES.items()]
-
-
-def spot_history(catalog: Catalog, region: str, factor: float, now: datetime) -> list[dict]:
-    """DescribeSpotPriceHistory entries (newest first, as AWS returns them)."""
-    entries = []
-    for t in _types(catalog):
-        base = t.spot_usd_per_hour * factor
-        zones = dict(ZONE_FACTORS)
-        if t.name == "c4.xlarge":
-            zones.pop("c")  # not every type is offered in every zone
-        for zone, zf in zones.items():
-            entries.append((now - timedelta(minutes=5), t.name, f"{region}{zone}", base * zf))
-            for hours, of in OLDER_ENTRIES:
-                entries.append((now - timedelta(hours=hours), t.name, f"{region}{zone}",
-                                base * zf * of))
-            hours, of = STALE_ENTRY
-            entries.append((now - timedelta(hours=hours), t.name, f"{region}{zone}", base * of))
-    entries.sort(key=lambda e: e[0], reverse=True)
-    return [{"Timestamp": when, "InstanceType": name, "AvailabilityZone": zone,
-             "SpotPrice": f"{price:.6f}", "ProductDescription": "Linux/UNIX"}
-            for when, name, zone, price in entries]
-
-
-def _product(sku: str, attributes: dict, on_demand_usd: float | None,
-             reserved_usd: float | None = None) -> str:
-    terms: dict = {}
-    if on_demand_usd is not None:
-        offer = f"{sku}.JRTCKXETXF"
-        terms["OnDemand"] = {offer: {
-            "offerTermCode": "JRTCKXETXF", "sku": sku, "effectiveDate": "2026-11-01T00:00:00Z",
-            "priceDimensions": {f"{offer}.6YS6EN2CT7": {
-                "rateCode": f"{offer}.6YS6EN2CT7", "unit": "Hrs", "beginRange": "0",
-                "endRange": "Inf", "appliesTo": [],
-                "description": f"${on_demand_usd:.4f} per On Demand Linux "
-                               f"{attributes['instanceType']} Instance Hour",
-                "pricePerUnit": {"USD": f"{on_demand_usd:.10f}"}}},
-            "termAttributes": {}}}
-    if reserved_usd is not None:
-        offer = f"{sku}.4NA7Y494T4"
-        terms["Reserved"] = {offer: {
-            "offerTermCode": "4NA7Y494T4", "sku": sku,
-            "priceDimensions": {f"{offer}.6YS6EN2CT7": {
-                "unit": "Hrs", "pricePerUnit": {"USD": f"{reserved_usd:.10f}"}}},
-            "termAttributes": {"LeaseContractLength": "1yr", "PurchaseOption": "No Upfront"}}}
-    return json.dumps({
-        "product": {"productFamily": "Compute Instance", "sku": sku, "attributes": attributes},
-        "serviceCode": "AmazonEC2", "terms": terms, "version": "20261101000000",
-        "publicationDate": "2026-11-01T00:00:00Z"})
-
-
-def price_list(catalog: Catalog, region: str, factor: float) -> list[tuple[dict, str]]:
-    """(attributes, price-list JSON string) per product: the Linux shared on-demand product of
-    every type, and decoys the filters must exclude (Windows, Dedicated, a capacity
-    reservation, SQL Server)."""
-    products = []
-    for i, t in enumerate(_types(catalog)):
-        attrs = {
-            "instanceType": t.name, "regionCode": region, "location": f"Fake location {region}",
-            "operatingSystem": "Linux", "tenancy": "Shared", "preInstalledSw": "NA",
-            "capacitystatus": "Used", "licenseModel": "No License required",
-            "marketoption": "OnDemand", "usagetype": f"BoxUsage:{t.name}",
-            "vcpu": str(t.vcpus), "servicecode": "AmazonEC2",
-        }
-        od = t.on_demand_usd_per_hour * factor
-        sku = f"SKU{i:03d}{region.replace('-', '').upper()}"
-        products.append((attrs, _product(sku, attrs, od, reserved_usd=od * 0.6)))
-        for j, (key, value, mult) in enumerate([("operatingSystem", "Windows", 1.8),
-                                                ("tenancy", "Dedicated", 1.1),
-                                                ("capacitystatus", "UnusedCapacityReservation",
-                                                 0.0),
-                                                ("preInstalledSw", "SQL Std", 2.5)]):
-            decoy = {**attrs, key: value}
-            price = od * mult if mult else 0.0
-            products.append((decoy, _product(f"{sku}D{j}", decoy, price)))
-    return products
 
 
 # ----------------------------------------------------------------------------- the server
@@ -442,126 +331,6 @@ class FakeAws:
         h.wfile.write(payload)
 
 
-# ----------------------------------------------------------------------------- Spot Advisor
-
-SPOT_ADVISOR_PATH = "/spot-advisor-data.json"
-
-
-@dataclass
-class FakeSpotAdvisor:
-    """Serves the Spot Instance Advisor excerpt over HTTP on 127.0.0.1 (GET only).
-
-    ``fail(status, times)`` answers the next ``times`` requests (all, when ``None``) with that
-    HTTP status; ``body`` replaces the excerpt (a malformed answer).
-    """
-
-    body: bytes = b""
-    status: int | None = None
-    remaining: int | None = None
-    requests: list[str] = field(default_factory=list)
-    _server: http.server.ThreadingHTTPServer | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{SPOT_ADVISOR_PATH}"
-
-    def start(self) -> FakeSpotAdvisor:
-        fake = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                fake._answer(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.reset()
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    def reset(self) -> None:
-        with self._lock:
-            self.body = SPOT_ADVISOR_EXCERPT.read_bytes()
-            self.status, self.remaining = None, None
-            self.requests.clear()
-
-    def fail(self, status: int, times: int | None = None) -> None:
-        with self._lock:
-            self.status, self.remaining = status, times
-
-    def _answer(self, h: http.server.BaseHTTPRequestHandler) -> None:
-        with self._lock:
-            self.requests.append(h.path)
-            status, body = 200, self.body
-            if h.path != SPOT_ADVISOR_PATH:
-                status, body = 404, b"not found"
-            elif self.status is not None and self.remaining != 0:
-                status, body = self.status, b"error"
-                if self.remaining is not None:
-                    self.remaining -= 1
-        h.send_response(status)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(body)))
-        h.end_headers()
-        h.wfile.write(body)
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def closed_port_url() -> str:
-    """An http:// URL on 127.0.0.1 where nothing listens (an endpoint that is down)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
-
-
-def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under ``folder`` (hidden temp files included) and its content."""
-    if not folder.exists():
-        return {}
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file()}
-
-
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-
-
-def guard_loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make any connection or name lookup beyond loopback fail loudly (no test reaches AWS,
-    not even its DNS names)."""
-    real_connect = socket.socket.connect
-    real_getaddrinfo = socket.getaddrinfo
-
-    def connect(self: socket.socket, address: object) -> None:
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            host = address[0] if isinstance(address, tuple) else address
-            if host not in _LOOPBACK:
-                raise OSError(f"test network guard: connection to {address!r} refused")
-        return real_connect(self, address)
-
-    def getaddrinfo(host: object, *args: object, **kwargs: object) -> list:
-        if host not in _LOOPBACK and host is not None:
-            raise OSError(f"test network guard: name lookup of {host!r} refused")
-        return real_getaddrinfo(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-
-
 @dataclass
 class AwsEnv:
     """What a test gets from the ``aws_env`` fixture."""
@@ -629,27 +398,3 @@ def aws_env(fake_aws: FakeAws, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
         bundled_catalog_paths()[BASE_CATALOG].read_bytes())
     monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(fetched))
     return AwsEnv(fake_aws, fetched, monkeypatch)
-
-
-@pytest.fixture(scope="module")
-def fake_spot_advisor() -> Iterator[FakeSpotAdvisor]:
-    """The fake Spot Instance Advisor on 127.0.0.1 (a free port)."""
-    fake = FakeSpotAdvisor().start()
-    try:
-        yield fake
-    finally:
-        fake.stop()
-
-
-@pytest.fixture
-def spot_advisor(fake_spot_advisor: FakeSpotAdvisor,
-                 monkeypatch: pytest.MonkeyPatch) -> FakeSpotAdvisor:
-    """The fake Spot Instance Advisor, reset, with ``$DEEPVM_SPOT_ADVISOR_URL`` pointing to it,
-    no proxies, and any connection beyond loopback refused."""
-    fake_spot_advisor.reset()
-    guard_loopback_only(monkeypatch)
-    for key in list(os.environ):
-        if key.lower() in ("http_proxy", "https_proxy", "all_proxy"):
-            monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("DEEPVM_SPOT_ADVISOR_URL", fake_spot_advisor.url)
-    return fake_spot_advisor

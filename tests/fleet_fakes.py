@@ -37,6 +37,7 @@ from typing import Any
 import pytest
 
 from tests import aws_fakes
+from tests.loopback import guard_loopback_only
 
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15"
 REGION = "us-east-1"
@@ -230,7 +231,7 @@ def _drop_instances(payload: bytes, keep: int) -> bytes:
 
 
 # One network guard for every AWS test: the live-price fakes' (no test reaches AWS).
-guard_loopback_only = aws_fakes.guard_loopback_only
+
 
 
 def moto_client(moto_url: str) -> Any:

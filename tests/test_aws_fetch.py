@@ -20,11 +20,11 @@ from aws_fakes import (
     FAKE_ACCESS_KEY_ID,
     FAKE_SECRET_ACCESS_KEY,
     FAKE_SESSION_TOKEN,
-    ZONE_FACTORS,
     AwsEnv,
-    closed_port_url,
     snapshot,
 )
+from aws_price_data import ZONE_FACTORS
+from loopback import closed_port_url
 
 from deepvm_core.catalog.store import bundled_catalog_paths, list_catalogs, load_catalog
 from deepvm_core.cli.fetch import main, run_fetch

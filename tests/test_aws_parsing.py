@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from aws_fakes import BASE_CATALOG, price_list
+from aws_fakes import BASE_CATALOG
+from aws_price_data import price_list
 from hypothesis import given
 from hypothesis import strategies as st
 

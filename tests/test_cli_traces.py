@@ -183,6 +183,25 @@ def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
         assert (out / rel).read_bytes() == (served / rel).read_bytes()
 
 
+def test_fetch_writes_into_the_per_user_traces_folder_by_default(tmp_path, capsys, monkeypatch):
+    served = tmp_path / "served"
+    files = _serve_synthetic(served)
+    server = _Server(served)
+    monkeypatch.delenv("DEEPVM_SPOT_TRACES_DIR", raising=False)
+    monkeypatch.setenv("DEEPVM_HOME", str(tmp_path / "home"))
+    try:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+        code, _, err = run(capsys, "traces", "fetch")
+        assert code == 0, err
+        assert all((tmp_path / "home" / "spot-traces" / rel).is_file() for rel in files)
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_DIR", str(tmp_path / "mine"))
+        code, _, err = run(capsys, "traces", "fetch")
+        assert code == 0, err
+        assert all((tmp_path / "mine" / rel).is_file() for rel in files)
+    finally:
+        server.stop()
+
+
 def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys, monkeypatch):
     import socket
     with socket.socket() as s:

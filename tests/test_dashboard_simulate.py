@@ -110,9 +110,10 @@ def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> N
         spec = chart_spec(app, index)
         lines = [s for s in spec["layout"].get("shapes", []) if s.get("x0") == 4.2]
         assert lines and lines[0]["x1"] == 4.2, index
-        styles = [(t["line"].get("dash", "solid"), t["line"]["width"]) for t in spec["data"]
-                  if t["name"] in POLICY_NAMES]
-        assert len(styles) == 5 and len(set(styles)) == 5, styles
+        panels = [(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]
+                  if t["name"] in POLICY_NAMES]  # issue 20 item 14: one panel per policy
+        assert len(panels) == 5 and len(set(panels)) == 5, panels
+        assert len(lines) == 5  # the PW line in every panel
     app.number_input(key="sb_pw").set_value(40.0).run()  # outside the sweep: no line
     assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]
 
@@ -145,3 +146,17 @@ def test_instances_page_ranks_flopp(app: AppTest) -> None:
     # g3s 100 / 0.225 = 444.
     assert list(frame["GPU type"]) == ["g4dn.xlarge", "g5.xlarge", "g3s.xlarge"]
     assert len(app.get("plotly_chart")) == 3
+
+
+def test_simulate_names_where_a_quota_binds(app: AppTest) -> None:
+    """Issue 20 item 14: with quotas on, the page says where the G family's 128 spot vCPUs
+    (32 g4dn.xlarge of 4 vCPUs) stop a policy from growing; with quotas off it says nothing."""
+    app.query_params.update({"page": "simulate", "catalog": "aws-us-east-1-2023-10"})
+    app.run()
+    notes = [c.value for c in app.caption if c.value.startswith("Red crosses")]
+    assert len(notes) == 1 and "- **DeepVM**: at PW " in notes[0]
+    assert "quota on spot vCPUs of G (128)" in notes[0]
+    crosses = [t for t in chart_spec(app, 0)["data"] if t.get("name") == "a vCPU quota binds"]
+    assert crosses
+    app.toggle(key="sb_quotas").set_value(False).run()
+    assert not [c.value for c in app.caption if c.value.startswith("Red crosses")]

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dashboard import charts, editor_frames, formatting, result_frames, url
+from dashboard import charts, editor_frames, formatting, result_frames, sweep_charts, url
 from deepvm_core.catalog.schema import catalog_sha256
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import CatalogError, Problem
@@ -142,9 +142,9 @@ def test_charts_are_built_from_frames() -> None:
     catalog = load_catalog("paper-simulated")
     result = sweep(catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 2.0, 0.5))
     frame = result_frames.sweep_frame(result)
-    fig = charts.sweep_chart(frame, normalised=True)
-    assert len(fig.data) == 5 and all(t.line.shape == "hv" for t in fig.data)
-    assert "hv" == charts.sweep_price_chart(frame).data[1].line.shape
+    fig = sweep_charts.sweep_chart(frame, normalised=True)
+    assert len(fig.data) == 9 and all(t.line.shape == "hv" for t in fig.data)  # 5 + 4 refs
+    assert "hv" == sweep_charts.sweep_price_chart(frame).data[1].line.shape
     curves = result_frames.scaling_frame(catalog, 32)
     fig = charts.scaling_chart(curves, result_frames.inflection_frame(catalog),
                                result_frames.Col.K, "K")

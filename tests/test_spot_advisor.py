@@ -1,7 +1,7 @@
 """Interruption buckets from the AWS Spot Instance Advisor (issue 8, catalog side): the pure
 parser, the assembly, and ``deepvm fetch --spot-advisor`` against a loopback server that serves
-the excerpt (``aws_fakes.FakeSpotAdvisor``) or is down. No test reaches AWS. The catalog field
-itself is tested in ``test_catalog.py``."""
+the excerpt (``spot_advisor_fake.FakeSpotAdvisor``) or is down. No test reaches AWS. The
+catalog field itself is tested in ``test_catalog.py``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from datetime import UTC, datetime
 
 import aws_fakes
 import pytest
-from aws_fakes import AwsEnv, FakeSpotAdvisor, closed_port_url
+import spot_advisor_fake
+from aws_fakes import AwsEnv
+from loopback import closed_port_url
+from spot_advisor_fake import FakeSpotAdvisor
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.fetch import main
@@ -22,8 +25,8 @@ from tests.conftest import SPOT_ADVISOR_EXCERPT
 moto_url = aws_fakes.moto_url
 fake_aws = aws_fakes.fake_aws
 aws_env = aws_fakes.aws_env
-fake_spot_advisor = aws_fakes.fake_spot_advisor
-spot_advisor = aws_fakes.spot_advisor
+fake_spot_advisor = spot_advisor_fake.fake_spot_advisor
+spot_advisor = spot_advisor_fake.spot_advisor
 
 
 def excerpt() -> dict:

@@ -140,6 +140,14 @@ def session_for(active: state.ActiveCatalog) -> dict[str, Any]:
     return session
 
 
+#: Widths (px) of the editor's columns, so that the GPU grid fits the main column at a 1440 px
+#: wide window (issue 20 item 17); the others take Streamlit's default.
+COLUMN_WIDTHS = {"name": 105, "family": 58, "on_demand_usd_per_hour": 68,
+                 "spot_usd_per_hour": 68, "vcpus": 50, "memory_gib": 50, "network_gbps": 50,
+                 "eflops": 62, "scaling_a": 95, "scaling_b": 95, "scaling_c": 95,
+                 "interruption_bucket": 84}
+
+
 def column_config(spec: TableSpec) -> dict[str, ColumnConfig]:
     """Text cells throughout (see :mod:`editor_frames`), numbers aligned right; the index is
     the row number the problems name."""
@@ -151,7 +159,8 @@ def column_config(spec: TableSpec) -> dict[str, ColumnConfig]:
         if numeric:
             help_text += " (a number: 0.25, 16, 1e308)"
         config[column] = st.column_config.TextColumn(
-            label, help=help_text, alignment="right" if numeric else None)
+            label, help=help_text, alignment="right" if numeric else None,
+            width=COLUMN_WIDTHS.get(column))
     return config
 
 

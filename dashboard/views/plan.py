@@ -19,9 +19,11 @@ from streamlit.delta_generator import DeltaGenerator
 from dashboard import (
     charts,
     compute,
+    formatting,
     job_frames,
     job_view,
     keys,
+    nearest,
     provenance,
     state,
     typed_inputs,
@@ -30,7 +32,6 @@ from dashboard import (
     widgets,
 )
 from dashboard.glossary import GLOSSARY
-from dashboard.job_view import format_hours
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
@@ -160,11 +161,14 @@ def mtbi_table(catalog: Catalog) -> None:
 # ----------------------------------------------------------------------------- results
 
 
-def card(result: JobPlanResult) -> None:
-    """The budget holder's card: cost, finish time, how sure, and why this cluster; the plan's
-    warnings (measurements not used, implausible measured speedups) at its foot."""
+def card(result: JobPlanResult, trace_note: str | None = None) -> None:
+    """The budget holder's card: cost, finish time, how sure, and why this cluster (and, when
+    spot traces gave the figures, ``trace_note``); the plan's warnings (measurements not used,
+    implausible measured speedups) at its foot."""
     with st.container(border=True, key="plan_card"):
         _card_body(result)
+        if trace_note and result.chosen is not None:
+            st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
         for warning in result.warnings:
             st.warning(warning, icon=":material/warning:")
 
@@ -175,14 +179,18 @@ def _card_body(result: JobPlanResult) -> None:
         st.markdown("#### No cluster fits this job")
         if result.explanation is not None:
             st.error(result.explanation.summary, icon=":material/block:")
+            if {"deadline", "job_budget"} & set(result.explanation.binding):
+                st.markdown("**The nearest clusters** (expected to finish):")
+                st.dataframe(nearest.nearest_frame(result), hide_index=True,
+                             key="plan_nearest")
         return
     mc = chosen.monte_carlo
     epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
-    cost = f"about **{chosen.expected_cost_usd:,.2f} USD**"
-    hours = f"done in about **{format_hours(chosen.expected_makespan_hours)}**"
+    cost = f"about **{formatting.usd(chosen.expected_cost_usd)}**"
+    hours = f"done in about **{formatting.duration(chosen.expected_makespan_hours)}**"
     if mc is not None:
-        cost += f" (P90 {mc.cost_usd_p90:,.2f} USD)"
-        hours += f" (P90 {format_hours(mc.makespan_hours_p90)})"
+        cost += f" (P90 {formatting.usd(mc.cost_usd_p90)})"
+        hours += f" (P90 {formatting.duration(mc.makespan_hours_p90)})"
     events = chosen.expected_interruptions
     st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
     st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
@@ -191,7 +199,7 @@ def _card_body(result: JobPlanResult) -> None:
     left, right = st.columns([0.55, 0.45], gap="large")
     left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
     a, b = right.columns(2)
-    a.metric("Hourly price", f"{config.hourly_price_usd:.4f} USD")
+    a.metric("Hourly price", formatting.usd_per_hour(config.hourly_price_usd))
     b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
              help="Seconds per epoch on this cluster under the speedup model.")
     if mc is not None and mc.deadline_probability is not None:
@@ -207,9 +215,32 @@ def _card_body(result: JobPlanResult) -> None:
     elif deepvm is not None and deepvm.index != chosen.index:
         ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
         why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
-                      f"cost {deepvm.expected_cost_usd:,.2f} USD ({ratio:.1f}× as much) and "
-                      f"take {format_hours(deepvm.expected_makespan_hours)}.")
+                      f"cost {formatting.usd(deepvm.expected_cost_usd)} ({ratio:.1f}× as much) "
+                      f"and take {formatting.duration(deepvm.expected_makespan_hours)}.")
     st.markdown(" ".join(why))
+
+
+#: The comparison table's columns: short headers and fixed widths (px) so that all of it fits
+#: the main column at a 1440 px wide window (issue 20 item 17); the help says the rest.
+COMPARISON_COLUMNS = {
+    "": st.column_config.TextColumn(width=195),
+    "Configuration": st.column_config.TextColumn(width=245),
+    "USD/h": st.column_config.NumberColumn(format=formatting.TABLE_USD_PER_HOUR, width=58),
+    "Epoch s": st.column_config.NumberColumn(format="%.1f", width=62,
+                                             help="Seconds per epoch on this cluster"),
+    "Expected makespan": st.column_config.TextColumn("Time", width=62,
+                                                     help="Expected makespan"),
+    "P10–P90 makespan": st.column_config.TextColumn(
+        "Time P10–P90", width=100, help="Makespan of the Monte Carlo runs, P10 to P90"),
+    "Expected USD": st.column_config.NumberColumn("USD", format=formatting.TABLE_USD, width=55,
+                                                  help="Expected job cost, USD"),
+    "P10–P90 USD": st.column_config.TextColumn(
+        width=90, help="Job cost of the Monte Carlo runs, P10 to P90"),
+    "Events": st.column_config.NumberColumn(format="%.2f", width=52,
+                                            help="Expected interruptions"),
+    "Checkpoint every (s)": st.column_config.NumberColumn(
+        "Ckpt s", format="%.0f", width=55, help="Seconds of compute between checkpoints"),
+}
 
 
 def comparison(result: JobPlanResult) -> None:
@@ -218,14 +249,9 @@ def comparison(result: JobPlanResult) -> None:
     frame = job_frames.plan_comparison_frame(result)
     for reason, labels in job_frames.unfinished(frame).items():
         st.warning(f"{', '.join(labels)}: {reason}.", icon=":material/hourglass_disabled:")
-    st.dataframe(frame, hide_index=True, key="plan_table",
-                 column_config={
-                     "USD/h": st.column_config.NumberColumn(format="%.4f"),
-                     "Epoch s": st.column_config.NumberColumn(format="%.1f"),
-                     "Expected h": st.column_config.NumberColumn(format="%.3f"),
-                     "Expected USD": st.column_config.NumberColumn(format="%.2f"),
-                     "Events": st.column_config.NumberColumn(format="%.2f"),
-                     "Checkpoint every (s)": st.column_config.NumberColumn(format="%.0f")})
+    if (frame["Finishes?"] == "yes").all():  # else the warnings above say which do not
+        frame = frame.drop(columns="Finishes?")
+    st.dataframe(frame, hide_index=True, key="plan_table", column_config=COMPARISON_COLUMNS)
 
 
 def frontier(result: JobPlanResult) -> None:
@@ -259,10 +285,12 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
     if mc is not None:
         right.markdown(
             f"**{mc.trials:,} simulated runs** of the chosen cluster (seed {result.seed}):\n\n"
-            f"- makespan P10 / P50 / P90: {format_hours(mc.makespan_hours_p10)} / "
-            f"{format_hours(mc.makespan_hours_p50)} / {format_hours(mc.makespan_hours_p90)}\n"
-            f"- cost P10 / P50 / P90: {mc.cost_usd_p10:,.2f} / {mc.cost_usd_p50:,.2f} / "
-            f"{mc.cost_usd_p90:,.2f} USD\n- interruptions per run: "
+            f"- makespan P10 / P50 / P90: {formatting.duration(mc.makespan_hours_p10)} / "
+            f"{formatting.duration(mc.makespan_hours_p50)} / "
+            f"{formatting.duration(mc.makespan_hours_p90)}\n"
+            f"- cost P10 / P50 / P90: {formatting.usd(mc.cost_usd_p10)} / "
+            f"{formatting.usd(mc.cost_usd_p50)} / {formatting.usd(mc.cost_usd_p90)}\n"
+            "- interruptions per run: "
             f"{mc.mean_interruptions:.2f} on average")
 
 
@@ -353,18 +381,21 @@ def main() -> None:
         st.error(f"Cannot plan this job: {exc}", icon=":material/error:")
         calibrate(active)
         return
-    card(result)
+    card(result, job_view.trace_note(result, active.catalog))
     if result.chosen is not None:  # its epoch time scales with eFLOPS and the scaling curve
         gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
         if gpu is not None:
             provenance.gpu_sources_caption(gpu)
     for note in result.notes:
         st.info(note, icon=":material/info:")
-    text = compute.plan_text(result, active.catalog, datetime.now(UTC))
-    st.download_button("Download plan (JSON)", text,
-                       file_name=f"deepvm-plan-{active.catalog.name}.json",
-                       mime="application/json", icon=":material/download:",
-                       key="plan_download")
+    if result.chosen is None:  # issue 20 item 18: no plan to download
+        st.caption("The plan's download appears once a cluster fits the job.")
+    else:
+        text = compute.plan_text(result, active.catalog, datetime.now(UTC))
+        st.download_button("Download plan (JSON)", text,
+                           file_name=f"deepvm-plan-{active.catalog.name}.json",
+                           mime="application/json", icon=":material/download:",
+                           key="plan_download")
     if result.size:
         frontier(result)
         st.subheader("The best clusters and the paper's policies")

@@ -39,7 +39,7 @@ def infeasible(rec: Recommendation) -> None:
         price = explanation.cheapest_feasible_usd_per_hour
         if price is not None:
             pw = math.ceil(price * 100) / 100
-            st.markdown(f"Cheapest feasible cluster: **{price:.4f} USD/h**")
+            st.markdown(f"Cheapest feasible cluster: **{formatting.usd_per_hour(price)}**")
             st.button(f"Raise PW to {pw:.2f} USD/h", key="rec_raise_pw", icon=":material/north:",
                       on_click=state.set_number, args=("pw", pw))
         elif explanation.cheapest_configuration is not None:
@@ -54,7 +54,8 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
             st.warning(note.summary if note else "None feasible.", icon=":material/block:")
             return
         st.markdown(widgets.cluster_lines(best))
-        line = f"{best.hourly_price_usd:.4f} USD/h · performance {best.performance:,.0f}"
+        line = (f"{formatting.usd_per_hour(best.hourly_price_usd)} · performance "
+                f"{best.performance:,.0f}")
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "
                      f"{formatting.si(best.objective_value(scenario.objective))}")
@@ -95,6 +96,11 @@ def download(rec: Recommendation, active: state.ActiveCatalog,
     return text
 
 
+#: Height of the JSON preview (px): it scrolls inside instead of growing the page by 7,000 px
+#: (issue 20 item 17).
+PREVIEW_HEIGHT_PX = 420
+
+
 def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None:
     """The export's text, drawn only while its expander is open: st.code's highlighter is 1.5 MB
     of JavaScript that would otherwise load and compile with the page (issue 9, first load)."""
@@ -106,7 +112,7 @@ def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None
                    f"`{rec.catalog_sha256[:16]}…`), the chosen configuration with its price and "
                    "performance, every policy's choice, tool version and time: the schema of "
                    "`deepvm recommend --format json`.")
-        st.code(text, language="json")
+        st.code(text, language="json", height=PREVIEW_HEIGHT_PX)
 
 
 def launch(text: str, catalog: Catalog) -> None:
@@ -143,8 +149,7 @@ def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenari
     left, right = st.columns(2)
     left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
                                          "(eFLOPS × n × K)"), key="rec_perf_chart")
-    right.plotly_chart(charts.policy_bars(frame, Col.PRICE, "Hourly price (USD)",
-                                          pw=scenario.pw_usd_per_hour, fmt=".4f"),
+    right.plotly_chart(charts.price_dots(frame, pw=scenario.pw_usd_per_hour),
                        key="rec_price_chart")
 
 
@@ -158,10 +163,10 @@ def main() -> None:
         st.info(note, icon=":material/info:")
 
     pick, action = st.columns([0.7, 0.3], vertical_alignment="bottom")
-    if rec.best is None:
+    if rec.best is None:  # issue 20 item 18: nothing to download, preview or launch
         infeasible(rec)
-        with st.columns([0.7, 0.3])[1]:
-            text = download(rec, active, None)
+        st.caption("Download, preview and Launch on AWS appear once a configuration is "
+                   "feasible.")
     else:
         with pick:
             chosen = choose(rec)
@@ -175,8 +180,8 @@ def main() -> None:
         if gpu is not None:
             provenance.gpu_sources_caption(gpu)
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
-    preview(rec, active, text)
-    launch(text, active.catalog)
+        preview(rec, active, text)
+        launch(text, active.catalog)
     if rec.best is not None:
         job_view.recommend_panel(active.catalog, scenario, [chosen, *(
             c for c in rec.deepvm if c != chosen)], keys.TOP_K.get(), {

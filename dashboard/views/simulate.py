@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import (
-    charts,
     compute,
     formatting,
     keys,
     result_frames,
     state,
+    sweep_charts,
+    sweep_quotas,
     typed_inputs,
     url,
     widgets,
 )
-from deepvm_core.recommend.sweep import SweepResult
+from deepvm_core.recommend.sweep import SweepResult, intervals
 
 
 def paper_setup() -> None:
@@ -58,6 +60,22 @@ def findings(result: SweepResult) -> None:
              help="The paper claims NoScale falls below Cost-First beyond about PW 2.5")
 
 
+def quota_note(frame: pd.DataFrame, binds: pd.Series) -> None:
+    """Where a vCPU quota binds each policy's choice, in words under the chart."""
+    lines = []
+    for _, part in frame.groupby("policy", sort=False):
+        bound = binds.loc[part.index] != ""
+        if bound.any():
+            spans = formatting.format_intervals(
+                intervals(part["pw_usd_per_hour"].tolist(), bound.to_numpy()), "USD/h")
+            quotas = ", ".join(sorted(set(binds.loc[part.index][bound])))
+            lines.append(f"- **{part['policy_label'].iloc[0]}**: at PW {spans} (quota on "
+                         f"{quotas})")
+    if lines:
+        st.caption("Red crosses: a vCPU quota binds the policy's choice, so a larger PW buys "
+                   "no larger cluster of that type:\n" + "\n".join(lines))
+
+
 def main() -> None:
     active = state.active_catalog()
     scenario = state.scenario()
@@ -86,9 +104,11 @@ def main() -> None:
         normalised = False
     findings(result)
     pw = scenario.pw_usd_per_hour
-    st.plotly_chart(charts.sweep_chart(frame, normalised=normalised, pw=pw),
+    binds = sweep_quotas.quota_binds(frame, active.catalog, scenario)
+    st.plotly_chart(sweep_charts.sweep_chart(frame, normalised=normalised, pw=pw, binds=binds),
                     key="sim_perf_chart")
-    st.plotly_chart(charts.sweep_price_chart(frame, pw), key="sim_price_chart")
+    quota_note(frame, binds)
+    st.plotly_chart(sweep_charts.sweep_price_chart(frame, pw, binds), key="sim_price_chart")
     st.download_button(
         "Download sweep (CSV)", frame.to_csv(index=False), key="sim_csv", on_click="ignore",
         file_name=f"deepvm-sweep-{active.catalog.name}-{start:g}-{stop:g}-{step:g}.csv",

@@ -48,7 +48,12 @@ from deepvm_core.cloud.fleet.manage import (
     summarize,
     teardown,
 )
-from deepvm_core.cloud.fleet.requests import RequestOptions, parse_subnets, parse_template
+from deepvm_core.cloud.fleet.requests import (
+    RequestOptions,
+    parse_subnet_zones,
+    parse_subnets,
+    parse_template,
+)
 from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 
@@ -99,10 +104,12 @@ def _add_request_args(p: argparse.ArgumentParser) -> None:
                         "version $Latest unless given (NAME:3, NAME:$Default)")
     p.add_argument("--cpu-template", metavar="NAME|lt-ID[:VERSION]",
                    help="launch template of the memory nodes (needed for Tiering)")
-    p.add_argument("--subnet", action="append", metavar="SUBNET",
+    p.add_argument("--subnet", action="append", metavar="SUBNET[@ZONE]",
                    help="subnet to launch into; repeat (or separate with commas), one or more "
                         "per availability zone: the spot request is diversified over them "
-                        "(launch default: the region's default subnets, one per AZ)")
+                        "(launch default: the region's default subnets, one per AZ); a plan "
+                        "with spot pools uses only its pools' zones, in failover order (export "
+                        "needs each subnet's zone, SUBNET@ZONE)")
     p.add_argument("--spot-max-total-price", type=_positive_float, metavar="USD_PER_HOUR",
                    help="SpotOptions.MaxTotalPrice: most the spot workers may cost together, "
                         "USD per hour (default: not set; AWS discourages spot price caps)")
@@ -213,7 +220,8 @@ def _options(args: argparse.Namespace) -> RequestOptions:
                       if args.cpu_template else None),
         subnets=parse_subnets(args.subnet),
         spot_max_total_price_usd_per_hour=args.spot_max_total_price,
-        on_demand_max_total_price_usd_per_hour=args.on_demand_max_total_price)
+        on_demand_max_total_price_usd_per_hour=args.on_demand_max_total_price,
+        subnet_zones=parse_subnet_zones(args.subnet))
 
 
 def _settings(args: argparse.Namespace) -> AwsSettings:
@@ -278,6 +286,9 @@ def _cmd_launch(args: argparse.Namespace, out: _Out) -> int:
     if not args.yes:
         out.print(f"Plan {plan.plan_id}: {plan.summary}")
         out.print(f"Region {ec2.region}; {len(pre.subnet_azs)} {where} in {azs}")
+        if plan.pool_zones:
+            out.print(f"Spot pools of the plan, in failover order: "
+                      f"{', '.join(plan.pool_zones)} (capacity-optimized-prioritized)")
         out.print("Would launch, in this order:")
         step = 1
         if plan.spot is not None:

@@ -31,6 +31,7 @@ from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, r
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import DeepVMError
+from deepvm_core.home import SPOT_TRACES_VARIABLE, spot_traces_dir
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.result import JobPlanResult, ReplayEstimates
 from deepvm_core.traces import (
@@ -99,7 +100,9 @@ def add_traces_parsers(subparsers: Any) -> None:
 
     fe = sub.add_parser("fetch", help="download the public spot traces (skypilot-org/"
                                       "spot-traces; $DEEPVM_SPOT_TRACES_URL sets the base address)")
-    fe.add_argument("--out", required=True, metavar="DIR", help="folder to write them under")
+    fe.add_argument("--out", metavar="DIR", help="folder to write them under (default: "
+                    f"${SPOT_TRACES_VARIABLE}, else $DEEPVM_HOME/spot-traces, else the per-user "
+                    "data folder's spot-traces; the dashboard's Spot markets page reads it)")
 
     bt = subparsers.add_parser(
         "backtest", help="replay a plan's chosen cluster and job on spot traces",
@@ -332,7 +335,7 @@ def run_traces_command(args: argparse.Namespace, *, stdout: TextIO | None = None
         if args.command == "backtest":
             return _cmd_backtest(args, out)
         if args.traces_command == "fetch":
-            for path in fetch_traces(args.out):
+            for path in fetch_traces(args.out or spot_traces_dir()):
                 out.write(f"wrote {path}\n")
             return 0
         return _cmd_stats(args, out)

@@ -21,10 +21,10 @@ from aws_fakes import (
     FAKE_SECRET_ACCESS_KEY,
     FAKE_SESSION_TOKEN,
     FakeAws,
-    closed_port_url,
 )
 from browser_helpers import screenshot
 from dashboard_server import running_server
+from loopback import closed_port_url
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e

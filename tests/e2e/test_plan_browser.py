@@ -10,8 +10,6 @@ import pytest
 from browser_helpers import screenshot
 from playwright.sync_api import Page, expect
 
-from deepvm_core.job.workload import EXAMPLE_EPOCHS
-
 pytestmark = pytest.mark.e2e
 
 LOAD_TIMEOUT_MS = 45_000
@@ -27,15 +25,14 @@ def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: s
     page.goto(f"{streamlit_server}/plan?pw=3&catalog=aws-us-east-1-2023-10")
     expect(page.get_by_role("heading", name="Plan a job", level=1)).to_be_visible(
         timeout=LOAD_TIMEOUT_MS)
-    expect(card(page)).to_contain_text(f"{EXAMPLE_EPOCHS:g} epochs of your job",
-                                       timeout=LOAD_TIMEOUT_MS)  # the core's example job
+    expect(card(page)).to_contain_text("90 epochs of your job", timeout=LOAD_TIMEOUT_MS)
     before = card(page).inner_text()
 
     epochs = page.get_by_role("spinbutton", name="Epochs", exact=True)
-    epochs.fill("120")
+    epochs.fill("30")
     epochs.press("Enter")
-    expect(card(page)).to_contain_text("120 epochs of your job", timeout=UPDATE_TIMEOUT_MS)
-    expect(page).to_have_url(re.compile(r"[?&]epochs=120(&|$)"))
+    expect(card(page)).to_contain_text("30 epochs of your job", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]epochs=30(&|$)"))
     after_epochs = card(page).inner_text()
     assert after_epochs != before
 
@@ -43,7 +40,7 @@ def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: s
     # test_changing_epochs_and_mtbi_scale_changes_the_card; keyboard focus on a slider is not
     # reliable here while the page reruns).
     page.goto(page.url + "&mtbi_scale=0.25")
-    expect(card(page)).to_contain_text("120 epochs of your job", timeout=LOAD_TIMEOUT_MS)
+    expect(card(page)).to_contain_text("30 epochs of your job", timeout=LOAD_TIMEOUT_MS)
     expect(card(page)).not_to_have_text(after_epochs, timeout=UPDATE_TIMEOUT_MS)
     expect(page).to_have_url(re.compile(r"[?&]pw=3(&|$)"))  # the sidebar's PW untouched
     screenshot(page, artifacts_dir / "plan-a-job.png")
@@ -54,5 +51,5 @@ def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: s
     info.value.save_as(target)
     doc = json.loads(target.read_text())
     assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier"} <= set(doc)
-    assert doc["inputs"]["epochs"] == 120
+    assert doc["inputs"]["epochs"] == 30
     assert doc["assumptions"]["mtbi_scale"] == 0.25

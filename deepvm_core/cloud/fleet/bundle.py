@@ -19,6 +19,7 @@ from typing import Any
 
 from deepvm_core.cloud.fleet.errors import FleetInputError
 from deepvm_core.cloud.fleet.requests import (
+    POOL_ALLOCATION_STRATEGY,
     SPOT_ALLOCATION_STRATEGY,
     FleetRequests,
     RequestOptions,
@@ -58,7 +59,8 @@ def launch_command(plan: FleetPlan, options: RequestOptions, export_name: str,
             and not plan.on_demand.uses_gpu_template:
         words += ["--cpu-template", options.cpu_template.argument()]
     for subnet in options.subnets:
-        words += ["--subnet", subnet]
+        zone = options.subnet_zones.get(subnet)
+        words += ["--subnet", f"{subnet}@{zone}" if zone else subnet]
     words += ["--region", region or plan.catalog_region]
     if options.spot_max_total_price_usd_per_hour is not None:
         words += ["--spot-max-total-price", f"{options.spot_max_total_price_usd_per_hour:g}"]
@@ -93,8 +95,13 @@ def launch_text(requests: FleetRequests, export_name: str = EXPORT_FILE,
     if plan.spot is not None:
         where = (f"over {len(options.subnets)} subnet(s)" if options.subnets
                  else "in the launch template's subnet (give --subnet to diversify)")
+        strategy = SPOT_ALLOCATION_STRATEGY
+        if plan.pool_zones:
+            strategy = POOL_ALLOCATION_STRATEGY
+            where = (f"over the subnets of the spot pools' zones, in failover order "
+                     f"{', '.join(plan.pool_zones)}")
         lines += [f"  {SPOT_FILE:<18} {plan.spot.describe()}: all in one AZ or none "
-                  f"(MinTargetCapacity {plan.spot.count}), {SPOT_ALLOCATION_STRATEGY} {where}"]
+                  f"(MinTargetCapacity {plan.spot.count}), {strategy} {where}"]
     if plan.on_demand is not None:
         lines += [f"  {ON_DEMAND_FILE:<18} {plan.on_demand.describe()}"
                   + (": in the workers' AZ (step 3 below)" if plan.spot else "")]

@@ -2,9 +2,11 @@
 
 :func:`prepare` checks everything that can be checked without launching: the launch templates
 exist, the subnets exist (their AZs are learnt; without ``--subnet`` the region's default
-subnets, one per AZ, are used), no instance of the plan is already live, and both
-``CreateFleet`` requests pass ``DryRun`` (AWS answers ``DryRunOperation``). Any failure there is
-a :class:`~deepvm_core.cloud.fleet.errors.FleetInputError` or
+subnets, one per AZ, are used; a plan with spot pools keeps those of its pools' zones, in
+failover order: :mod:`~deepvm_core.cloud.fleet.requests`), no instance of the plan is
+already live, and both ``CreateFleet`` requests pass ``DryRun`` (AWS answers
+``DryRunOperation``). Any failure there is a
+:class:`~deepvm_core.cloud.fleet.errors.FleetInputError` or
 :class:`~deepvm_core.cloud.fleet.errors.AwsCallError`, and nothing was launched.
 
 :func:`launch` then:
@@ -153,8 +155,17 @@ def prepare(ec2: Ec2, plan: FleetPlan, options: RequestOptions, *,
         check_template(ec2, template)
     progress("checking subnets" if options.subnets else "looking up the default subnets")
     subnet_azs, default = resolve_subnets(ec2, options.subnets)
-    options = replace(options, subnets=tuple(subnet_azs))
+    for subnet, zone in options.subnet_zones.items():
+        if subnet_azs.get(subnet, zone) != zone:
+            raise FleetInputError(f"--subnet {subnet}@{zone}: the subnet is in "
+                                  f"{subnet_azs[subnet]}, not {zone}")
+    options = replace(options, subnets=tuple(subnet_azs), subnet_zones=dict(subnet_azs))
     requests = build_requests(plan, options)
+    if plan.pool_zones:  # only the pools' zones, in failover order (requests.py)
+        rank = {z: i for i, z in enumerate(plan.pool_zones)}
+        subnet_azs = dict(sorted(((s, z) for s, z in subnet_azs.items() if z in rank),
+                                 key=lambda item: rank[item[1]]))
+        progress(f"spot pools of the plan, in failover order: {', '.join(plan.pool_zones)}")
     progress(f"looking for live instances of plan {plan.plan_id}")
     live = plan_instances(ec2, plan.plan_id, LIVE_STATES)
     if live:

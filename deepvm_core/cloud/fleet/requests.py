@@ -16,6 +16,16 @@ market field), so a configuration becomes two ``CreateFleet`` requests of ``Type
   about 0.02 USD per GB): ``deepvm launch`` keeps only the subnets of that AZ, and
   ``launch.txt`` shows how to do it by hand.
 
+**Pools.** When the plan's configuration was evaluated on spot traces (a plan with
+:attr:`~deepvm_core.cloud.fleet.target.FleetPlan.pool_zones`), the spot workers may only use
+those zones, in the failover order: ``AllocationStrategy: capacity-optimized-prioritized`` and
+one override per subnet of a pool zone, ordered by the zone's rank, ``Priority`` = rank (1 for
+the first pool; lower is preferred), still ``SingleAvailabilityZone``. Subnets of other zones
+are left out. Without subnets, one override per pool zone names its ``AvailabilityZone``
+(the default VPC's subnet there). A subnet's zone comes from ``SUBNET@ZONE`` or, in
+``deepvm launch``, from ``DescribeSubnets``; an export with pools and subnets of unknown zone is
+refused. The on-demand part keeps only the subnets of the pool zones.
+
 ``MaxPrice`` is never set (AWS discourages it for spot); ``MaxTotalPrice`` (USD per hour for
 the whole fleet) only when the user asks. Every instance and both fleets carry the tags
 ``deepvm:plan``, ``deepvm:role`` and ``deepvm:catalog``. Every body is checked against
@@ -28,7 +38,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from deepvm_core.cloud.fleet.errors import FleetInputError
@@ -41,6 +51,8 @@ from deepvm_core.cloud.fleet.target import (
 )
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
+#: The spot strategy of a plan with pools: the failover order as override priorities.
+POOL_ALLOCATION_STRATEGY = "capacity-optimized-prioritized"
 ON_DEMAND_ALLOCATION_STRATEGY = "lowest-price"
 DEFAULT_TEMPLATE_VERSION = "$Latest"
 
@@ -48,6 +60,7 @@ _TEMPLATE_ID = re.compile(r"^lt-[0-9a-f]{8,17}$")
 _TEMPLATE_NAME = re.compile(r"^[a-zA-Z0-9().\-/_]{3,128}$")
 _TEMPLATE_VERSION = re.compile(r"^(\$Latest|\$Default|[1-9][0-9]*)$")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
+_ZONE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -104,20 +117,41 @@ def parse_template(text: str, option: str = "--gpu-template") -> TemplateRef:
     return TemplateRef(ref, version)
 
 
-def parse_subnets(values: Sequence[str] | None) -> tuple[str, ...]:
-    """Subnet ids from repeated and comma-separated ``--subnet`` values, in order, once each."""
-    subnets: list[str] = []
+def _subnet_items(values: Sequence[str] | None) -> list[tuple[str, str | None]]:
+    items: list[tuple[str, str | None]] = []
     for value in values or ():
         for item in value.split(","):
-            subnet = item.strip()
-            if not subnet:
+            text = item.strip()
+            if not text:
                 continue
+            subnet, sep, zone = text.partition("@")
             if not _SUBNET_ID.match(subnet):
                 raise FleetInputError(f"--subnet {subnet!r} is not a subnet id (subnet- and 8 "
                                       "to 17 hex digits)")
-            if subnet not in subnets:
-                subnets.append(subnet)
-    return tuple(subnets)
+            if sep and not _ZONE.match(zone):
+                raise FleetInputError(f"--subnet {text!r}: {zone!r} is not an availability "
+                                      "zone (SUBNET@us-east-1a)")
+            items.append((subnet, zone if sep else None))
+    return items
+
+
+def parse_subnets(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Subnet ids from repeated and comma-separated ``--subnet`` values (``SUBNET`` or
+    ``SUBNET@ZONE``), in order, once each."""
+    return tuple(dict.fromkeys(s for s, _ in _subnet_items(values)))
+
+
+def parse_subnet_zones(values: Sequence[str] | None) -> dict[str, str]:
+    """subnet id -> availability zone, for the ``--subnet SUBNET@ZONE`` values that name one;
+    a subnet given twice with two zones is an error."""
+    zones: dict[str, str] = {}
+    for subnet, zone in _subnet_items(values):
+        if zone is None:
+            continue
+        if zones.setdefault(subnet, zone) != zone:
+            raise FleetInputError(f"--subnet {subnet} is given in two zones, {zones[subnet]} "
+                                  f"and {zone}")
+    return zones
 
 
 def _price_text(value: float | None, option: str) -> str | None:
@@ -140,6 +174,8 @@ class RequestOptions:
         spot_max_total_price_usd_per_hour: ``SpotOptions.MaxTotalPrice``; ``None``: not set.
         on_demand_max_total_price_usd_per_hour: ``OnDemandOptions.MaxTotalPrice``; ``None``:
             not set.
+        subnet_zones: subnet id -> availability zone, for the subnets whose zone is known
+            (``SUBNET@ZONE``, or looked up by ``deepvm launch``); needed for a plan with pools.
     """
 
     gpu_template: TemplateRef
@@ -147,6 +183,7 @@ class RequestOptions:
     subnets: tuple[str, ...] = ()
     spot_max_total_price_usd_per_hour: float | None = None
     on_demand_max_total_price_usd_per_hour: float | None = None
+    subnet_zones: Mapping[str, str] = field(default_factory=dict)
 
     def template_for(self, part: FleetPart) -> TemplateRef:
         """The launch template of ``part``; an error when the plan needs a CPU template
@@ -167,6 +204,44 @@ def _tags(plan: FleetPlan, part: FleetPart) -> list[dict[str, str]]:
             {"Key": TAG_CATALOG, "Value": plan.catalog_name}]
 
 
+def _pool_subnets(plan: FleetPlan, subnets: Sequence[str],
+                  zones: Mapping[str, str]) -> list[tuple[str, int]]:
+    """The subnets of the plan's pool zones with their zone's rank (0 = first pool), ordered
+    by rank, then as given."""
+    unknown = [s for s in subnets if s not in zones]
+    if unknown:
+        raise FleetInputError(
+            f"the plan's spot pools are in {', '.join(plan.pool_zones)}: give each --subnet its "
+            f"zone as SUBNET@ZONE ({', '.join(unknown)} has none), or launch with "
+            "'deepvm launch', which looks them up")
+    rank = {z: i for i, z in enumerate(plan.pool_zones)}
+    kept = [(s, rank[zones[s]]) for s in subnets if zones[s] in rank]
+    if not kept:
+        given = ", ".join(f"{s} ({zones[s]})" for s in subnets)
+        raise FleetInputError(f"no subnet is in a zone of the plan's spot pools "
+                              f"({', '.join(plan.pool_zones)}): {given}")
+    return sorted(kept, key=lambda item: item[1])
+
+
+def _overrides(plan: FleetPlan, part: FleetPart, subnets: Sequence[str],
+               zones: Mapping[str, str]) -> list[dict[str, Any]]:
+    """One override per subnet (or one without a subnet); with pools, see the module
+    docstring."""
+    kind = part.instance_type
+    if not plan.pool_zones:
+        return [{"InstanceType": kind, "SubnetId": s} for s in subnets] or [
+            {"InstanceType": kind}]
+    if part.market == "spot":
+        if not subnets:
+            return [{"InstanceType": kind, "AvailabilityZone": z, "Priority": float(i + 1)}
+                    for i, z in enumerate(plan.pool_zones)]
+        return [{"InstanceType": kind, "SubnetId": s, "Priority": float(r + 1)}
+                for s, r in _pool_subnets(plan, subnets, zones)]
+    if not subnets:
+        return [{"InstanceType": kind}]
+    return [{"InstanceType": kind, "SubnetId": s} for s, _ in _pool_subnets(plan, subnets, zones)]
+
+
 def part_request(plan: FleetPlan, part: FleetPart, options: RequestOptions,
                  subnets: Sequence[str] | None = None) -> dict[str, Any]:
     """The ``CreateFleet`` body of one part (validated).
@@ -176,9 +251,7 @@ def part_request(plan: FleetPlan, part: FleetPart, options: RequestOptions,
     """
     template = options.template_for(part)
     chosen_subnets = options.subnets if subnets is None else tuple(subnets)
-    overrides: list[dict[str, Any]] = (
-        [{"InstanceType": part.instance_type, "SubnetId": s} for s in chosen_subnets]
-        or [{"InstanceType": part.instance_type}])
+    overrides = _overrides(plan, part, chosen_subnets, options.subnet_zones)
     n = part.count
     body: dict[str, Any] = {"Type": "instant"}
     if part.market == "spot":
@@ -186,7 +259,8 @@ def part_request(plan: FleetPlan, part: FleetPart, options: RequestOptions,
             "TotalTargetCapacity": n, "SpotTargetCapacity": n, "OnDemandTargetCapacity": 0,
             "DefaultTargetCapacityType": "spot"}
         spot: dict[str, Any] = {
-            "AllocationStrategy": SPOT_ALLOCATION_STRATEGY, "SingleInstanceType": True,
+            "AllocationStrategy": (POOL_ALLOCATION_STRATEGY if plan.pool_zones
+                                   else SPOT_ALLOCATION_STRATEGY), "SingleInstanceType": True,
             "SingleAvailabilityZone": True, "MinTargetCapacity": n}
         price = _price_text(options.spot_max_total_price_usd_per_hour,
                             "--spot-max-total-price")

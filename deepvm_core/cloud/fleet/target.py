@@ -7,6 +7,10 @@ configuration" button (:mod:`deepvm_core.io.export`). The configuration to launc
 2. else the first DeepVM recommendation (``deepvm[0]``);
 3. else nothing: the export is refused (nothing was feasible).
 
+A plan JSON (``deepvm plan --format json``) is an export too; when its chosen configuration
+was evaluated on spot traces, ``chosen.estimate.pools`` (``TYPE@ZONE``, failover order) gives
+the zones the spot workers may use, in that order (:attr:`FleetPlan.pool_zones`).
+
 The plan id is the first :data:`PLAN_ID_LENGTH` hex digits of the export file's SHA-256, so
 one export file always maps to the same tag value ``deepvm:plan`` on AWS.
 
@@ -37,6 +41,7 @@ Role = Literal["spot-worker", "anchor", "memory-node"]
 ROLES: tuple[Role, ...] = ("spot-worker", "anchor", "memory-node")
 
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
+_ZONE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,9 @@ class FleetPlan:
         spot: the spot workers, or ``None`` when there are none.
         on_demand: the anchor or the memory nodes, or ``None`` when there are none.
         chosen_from: ``chosen`` or ``deepvm[0]`` (where the configuration came from).
+        pool_zones: the availability zones of the spot pools the plan's backtest chose, in
+            failover order (a plan JSON's ``chosen.estimate.pools``, ``TYPE@ZONE``); empty
+            when the configuration was not evaluated on spot traces.
     """
 
     plan_id: str
@@ -98,6 +106,7 @@ class FleetPlan:
     spot: FleetPart | None
     on_demand: FleetPart | None
     chosen_from: str
+    pool_zones: tuple[str, ...] = ()
 
     @property
     def parts(self) -> tuple[FleetPart, ...]:
@@ -181,6 +190,30 @@ def chosen_configuration(export: Mapping[str, Any]) -> tuple[Mapping[str, Any], 
                           f"'deepvm' recommendation){why}")
 
 
+def pool_zones_of(config: Mapping[str, Any], gpu_type: str, where: str) -> tuple[str, ...]:
+    """The zones of ``config``'s ``estimate.pools`` (``TYPE@ZONE``, failover order), each once;
+    empty without an estimate or pools. Every pool must be of ``gpu_type``."""
+    estimate = config.get("estimate")
+    if not isinstance(estimate, Mapping) or estimate.get("pools") in (None, []):
+        return ()
+    pools = estimate["pools"]
+    if not isinstance(pools, list):
+        raise FleetInputError(f"the export's {where}.estimate.pools = {pools!r} is not a list "
+                              "of TYPE@ZONE")
+    zones: list[str] = []
+    for i, pool in enumerate(pools):
+        name, sep, zone = str(pool).partition("@")
+        if not isinstance(pool, str) or not sep or not _ZONE.match(zone):
+            raise FleetInputError(f"the export's {where}.estimate.pools[{i}] = {pool!r} is not "
+                                  "TYPE@ZONE (g4dn.xlarge@us-east-1a)")
+        if name != gpu_type:
+            raise FleetInputError(f"the export's {where}.estimate.pools[{i}] = {pool!r} is not "
+                                  f"a pool of the configuration's GPU type {gpu_type}")
+        if zone not in zones:
+            zones.append(zone)
+    return tuple(zones)
+
+
 def plan_from_export(export: Mapping[str, Any], data: bytes | None = None) -> FleetPlan:
     """The :class:`FleetPlan` of an export document.
 
@@ -246,4 +279,5 @@ def plan_from_export(export: Mapping[str, Any], data: bytes | None = None) -> Fl
         spot=spot,
         on_demand=on_demand,
         chosen_from=source,
+        pool_zones=pool_zones_of(config, gpu_type, where) if spot is not None else (),
     )

@@ -1,0 +1,189 @@
+"""Spot markets: plan against real spot availability (``traces.md``).
+
+Traces (uploaded, or fetched into the per-user folder by ``deepvm traces fetch``) -> a pool
+``TYPE@ZONE`` per file -> the availability strip and statistics; the job of *Plan a job*,
+planned with those pools (:func:`dashboard.job_view.plan`), and its configuration replayed under
+each recovery policy: the makespan CDF with the deadline, cost, deadline met and fallbacks, the
+pools in failover order, and the backtest JSON. Logic in :mod:`dashboard.spot_compute`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import job_view, keys, spot_charts, spot_compute, state, url, widgets
+from deepvm_core.errors import DeepVMError
+from deepvm_core.io.plan_json import plan_configuration_to_dict
+from deepvm_core.job import JobPlanResult, PlanEstimate
+from deepvm_core.traces import POLICIES, TraceError
+
+RECOVERY_HELP = ("How the planner replays configurations of the mapped types: wait (stay in the "
+                 "best pool), failover (move to the next pool that is up) or deadline (failover, "
+                 "then on demand when the deadline of Plan a job gets close).")
+
+
+def _pool_key(rel: str) -> str:
+    return f"spot_pool::{rel}"
+
+
+def _on_pool(rel: str) -> None:
+    pools = dict(keys.SPOT_POOLS.get())
+    pools[rel] = str(st.session_state[_pool_key(rel)]).strip()
+    keys.SPOT_POOLS.set(pools)
+
+
+def uploads(root: Path) -> None:
+    """The upload box: each good file is kept and mapped to its guessed pool; each bad one is
+    a message naming it (the others are kept)."""
+    version = keys.SPOT_UPLOAD_VERSION.get()
+    files = st.file_uploader("Upload traces (JSON, the spot-traces format)", type=["json"],
+                             accept_multiple_files=True, key=f"spot_upload_{version}")
+    if not files:
+        return
+    errors: list[str] = []
+    pools = dict(keys.SPOT_POOLS.get())
+    for f in files:
+        try:
+            rel = spot_compute.save_upload(root, f.name, f.getvalue())
+        except TraceError as exc:
+            errors.append(f"Upload {exc}")
+            continue
+        pools[rel] = pools.get(rel) or spot_compute.guess_pool(f.name)
+        st.session_state.pop(_pool_key(rel), None)
+    keys.SPOT_POOLS.set(pools)
+    keys.SPOT_ERRORS.set(errors)
+    keys.SPOT_UPLOAD_VERSION.set(version + 1)
+    st.rerun()
+
+
+def mapping(root: Path) -> None:
+    """One field per trace file: its pool ``TYPE@ZONE`` (empty: not used)."""
+    files = spot_compute.trace_files(root)
+    known = keys.SPOT_POOLS.get()
+    missing = [rel for rel, name in known.items() if name and rel not in files]
+    for rel in missing:
+        st.warning(f"{rel} (pool {known[rel]}) is not in {root}: upload it again or fetch "
+                   "the traces.", icon=":material/warning:")
+    if not files:
+        st.info(f"No traces in {root} yet: upload some above, or run `deepvm traces fetch` "
+                "(it writes there).", icon=":material/info:")
+        return
+    with st.expander(f"Pools: map each trace to TYPE@ZONE ({len(files)} file(s) in {root})",
+                     expanded=not any(known.values())):
+        if st.button("Fill the empty ones from the file names", key="spot_guess",
+                     help="us-west-2a_v100_1.json -> p3.2xlarge@us-west-2a (V100: p3, K80: p2)"):
+            pools = dict(known)
+            for rel in files:
+                if not pools.get(rel):
+                    pools[rel] = spot_compute.guess_pool(rel)
+                    st.session_state.pop(_pool_key(rel), None)
+            keys.SPOT_POOLS.set(pools)
+            known = pools
+        for rel in files:
+            if _pool_key(rel) not in st.session_state:
+                st.session_state[_pool_key(rel)] = known.get(rel, "")
+            st.text_input(rel, key=_pool_key(rel), on_change=_on_pool, args=(rel,),
+                          placeholder=spot_compute.guess_pool(rel) or "TYPE@ZONE")
+
+
+def main() -> None:
+    active = state.active_catalog()
+    catalog = active.catalog
+    st.title("Spot markets")
+    st.caption("Plan against real spot availability: map traces to pools (a GPU type in one "
+               "availability zone), see when each market was up, and replay the job of *Plan "
+               "a job* on them from many start times. The Plan and Recommend pages then use "
+               "the replay for the mapped types.")
+    root = spot_compute.trace_root()
+    uploads(root)
+    for message in keys.SPOT_ERRORS.get():
+        st.error(message, icon=":material/error:")
+    mapping(root)
+    pools, errors = spot_compute.build_pools(catalog, root, keys.SPOT_POOLS.get())
+    for message in errors:
+        if spot_compute.MISSING not in message:  # missing files: warned above
+            st.error(message, icon=":material/error:")
+    if not pools.pools:
+        st.info("No pool yet: give at least one trace a pool TYPE@ZONE of catalog "
+                f"{catalog.name}.", icon=":material/info:")
+        return
+    st.radio("Recovery policy of the plan", POLICIES, key=keys.SPOT_RECOVERY.name,
+             persist_state=keys.PERSIST, horizontal=True, help=RECOVERY_HELP)
+    inputs = job_view.job_inputs(catalog, state.scenario(), keys.TOP_K.get())
+    result = job_view.plan(catalog, state.scenario(), inputs)
+    est = spot_compute.backtested(result)
+    spot_vms = est.configuration.gpu_spot if est is not None else 1
+    st.subheader("When the markets were up")
+    x, names, z = spot_compute.availability_strip(pools.pools, spot_vms)
+    st.plotly_chart(spot_charts.availability_strip(x, names, z), key="spot_strip")
+    frame, stat_errors = spot_compute.stats_frame(pools.pools, spot_vms)
+    st.markdown(f"Statistics for a cluster of {spot_vms} spot VM{'s' if spot_vms > 1 else ''} "
+                "(a count trace needs that many VMs up):")
+    st.dataframe(frame, hide_index=True, key="spot_stats", column_config={
+        "Days": st.column_config.NumberColumn(format="%.1f"),
+        "Availability": st.column_config.NumberColumn(format="percent"),
+        "MTBI (h)": st.column_config.NumberColumn(format="%.2f"),
+        "Mean wait (h)": st.column_config.NumberColumn(format="%.2f"),
+        "Spot USD/h": st.column_config.NumberColumn(format="%.4f")})
+    for message in stat_errors:
+        st.error(message, icon=":material/error:")
+    backtest_section(result, est, pools)
+
+
+def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
+                     pools: spot_compute.PoolSet) -> None:
+    """The planned configuration under each policy."""
+    st.subheader("Your job on these markets")
+    if est is None:
+        st.warning("No configuration of the mapped types fits the job of Plan a job (PW, "
+                   "quotas, node cap): nothing to replay.", icon=":material/warning:")
+        return
+    catalog = state.active_catalog().catalog
+    ordered = [p for name in est.pools for p in pools.pools if p.name == name]
+    left, right = st.columns(2)
+    left.number_input("Deadline (hours; 0: 1.5 × compute hours)", 0.0, 1e6, step=1.0,
+                      key=keys.SPOT_DEADLINE.name, persist_state=keys.PERSIST)
+    right.number_input("Start times", *url.SPOT_STARTS_RANGE, step=50,
+                       key=keys.SPOT_STARTS.name, persist_state=keys.PERSIST)
+    deadline = keys.SPOT_DEADLINE.get() or spot_compute.default_deadline(est)
+    doc = plan_configuration_to_dict(est, result.scenario.objective)
+    assert doc is not None
+    restart = result.assumptions.restart_hours
+    try:
+        runs = spot_compute.policy_backtests(catalog, doc, ordered, restart, deadline,
+                                             int(keys.SPOT_STARTS.get()))
+    except DeepVMError as exc:
+        st.error(f"Cannot replay {est.configuration.describe()}: {exc}",
+                 icon=":material/error:")
+        return
+    frame = spot_compute.policy_frame(runs)
+    with st.container(border=True, key="spot_card"):
+        which = ("the plan's choice" if result.chosen is not None
+                 and est.index == result.chosen.index else "the best cluster of the mapped "
+                 "types (the plan's choice has no pool)")
+        st.markdown(f"**{est.configuration.describe()}**, {which}: "
+                    f"{est.compute_hours:,.2f} compute hours, {est.checkpoints:,} checkpoints, "
+                    f"restart {restart * 60:g} min.")
+        st.markdown("Pools the planner chose, in failover order: "
+                    + " → ".join(f"`{p.name}`" for p in ordered))
+        dl = frame.set_index("Policy")
+        st.markdown(f"Deadline **{deadline:,.1f} h**: " + "; ".join(
+            f"{policy} met it in **{dl.loc[policy, 'Deadline met']}** starts, mean "
+            f"{dl.loc[policy, 'Mean makespan (h)']:,.1f} h and "
+            f"{dl.loc[policy, 'Mean cost (USD)']:,.2f} USD"
+            + (f", fell back in {dl.loc[policy, 'Fell back']:.0%}" if policy == "deadline"
+               else "") for policy in dl.index) + ".")
+    st.plotly_chart(spot_charts.makespan_cdf(runs, deadline), key="spot_cdf")
+    st.dataframe(frame, hide_index=True, key="spot_policies", column_config={
+        **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns
+           if c.endswith("(h)") or c.endswith("(USD)") or c == "Interruptions"},
+        "Fell back": st.column_config.NumberColumn(format="percent")})
+    st.download_button("Download the backtest (JSON)",
+                       spot_compute.backtest_json(doc, ordered, restart, deadline, runs),
+                       file_name="deepvm-backtest.json", mime="application/json",
+                       icon=":material/download:", key="spot_download")
+
+
+widgets.run_page(main)
