@@ -151,7 +151,7 @@ def test_fetch_two_regions_use_the_catalog_and_compare(page: Page, live_server: 
         timeout=LOAD_TIMEOUT_MS)
     best = page.locator(".st-key-rg_best")
     expect(best).to_contain_text("us-east-1", timeout=UPDATE_TIMEOUT_MS)
-    expect(best).to_contain_text("2.8526 USD")  # the paper's Table IV first choice
+    expect(best).to_contain_text("2.85 USD/h")  # the paper's Table IV first choice, 2.8526
     expect(page.locator(".st-key-rg_catalogs")).to_contain_text("eu-west-1")
     expect(page.locator(".js-plotly-plot")).to_have_count(1, timeout=UPDATE_TIMEOUT_MS)
     no_trace_and_no_secret(page)
