@@ -1,9 +1,10 @@
 """Browser latency of the dashboard: first load of Recommend; a PW key press to the new card.
 
-First load: a new browser session (empty cache) opens ``/?pw=3``. A MutationObserver installed
+First load: a new browser session (empty cache) opens ``/?pw=3`` (the default catalog, today's
+us-east-1 prices, 50 GPU types). A MutationObserver installed
 before any of the page's own scripts runs (``add_init_script``) records, on the page's clock
-(``performance.now()``, 0 = navigation start), when the recommendation card shows 17
-g4dn.xlarge and when the whole page is drawn (the last chart, "Policies side by side", has its
+(``performance.now()``, 0 = navigation start), when the recommendation card shows 19
+g5g.xlarge and when the whole page is drawn (the last chart, "Policies side by side", has its
 plot). The first session after a server start is a cold load (imports, catalog load, solver);
 the next ones are warm loads (new sessions on a running server). The server is started
 ``--cold`` times to get several cold loads. Playwright's own ``expect`` is printed beside it: it
@@ -12,10 +13,11 @@ polls at growing intervals (100, 250, 500, 1000 ms), so it sees the card up to a
 Starts its own Streamlit server as ``make run`` does, with the e2e fixtures' code
 (``tests/dashboard_server.py``: a free 127.0.0.1 port; user catalogs and the server's logs in a
 temporary folder), and drives Debian's
-Chromium (``/usr/bin/chromium`` or env ``CHROMIUM_PATH``). Key press: focuses the PW slider at
-PW 3 and presses ArrowRight / ArrowLeft in turn (PW 3.00 <-> 3.05 changes the recommendation
-from 17 to 18 g4dn.xlarge). Each try is timed in the browser (a MutationObserver installed just
-before the key press resolves when the card shows the new configuration) and from Python (key
+Chromium (``/usr/bin/chromium`` or env ``CHROMIUM_PATH``). Key press, on the paper's catalog
+(``catalog=aws-us-east-1-2023-10``): focuses the PW slider at PW 3 and presses ArrowRight /
+ArrowLeft in turn (PW 3.00 <-> 3.05 changes the recommendation from 17 to 18 g4dn.xlarge).
+Each try is timed in the browser (a MutationObserver installed just before the key press
+resolves when the card shows the new configuration) and from Python (key
 press to Playwright seeing the text). Prints the figures.
 
     .venv/bin/python bench/bench_browser.py [--tries 7] [--warmup 2]
@@ -36,11 +38,16 @@ from playwright.sync_api import expect, sync_playwright
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from deepvm_core.job.workload import EXAMPLE_EPOCHS  # noqa: E402
 from tests.dashboard_server import running_server  # noqa: E402
 
 PW_LABEL = "PW: pricing willingness (USD/hour)"
 CARD = ".st-key-rec_card h3"
-AT_PW_3 = "17 × g4dn.xlarge"  # the card at /?pw=3
+#: The default page (today's catalog, aws-us-east-1-2025-h1) at PW 3: the first load.
+DEFAULT_AT_PW_3 = "19 × g5g.xlarge"
+#: The paper's catalog at PW 3 (Table IV) and 3.05: the key presses.
+PAPER = "catalog=aws-us-east-1-2023-10"
+AT_PW_3 = "17 × g4dn.xlarge"
 STEPS = (("ArrowRight", "18 × g4dn.xlarge"), ("ArrowLeft", AT_PW_3))
 WATCH = """([selector, want]) => {
   window.__deepvmLatency = new Promise((resolve) => {
@@ -91,11 +98,11 @@ def measure_first_load(url: str, sessions: int) -> list[tuple[float, float, floa
         browser = _launch(p)
         for _ in range(sessions):
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.add_init_script(FIRST_LOAD_WATCH % (CARD, AT_PW_3, LAST_CHART))
+            context.add_init_script(FIRST_LOAD_WATCH % (CARD, DEFAULT_AT_PW_3, LAST_CHART))
             page = context.new_page()
             start = time.perf_counter()
             page.goto(f"{url}/?pw=3")
-            expect(page.locator(CARD)).to_contain_text(AT_PW_3, timeout=60_000)
+            expect(page.locator(CARD)).to_contain_text(DEFAULT_AT_PW_3, timeout=60_000)
             seen_ms = (time.perf_counter() - start) * 1000
             page.wait_for_function("'page' in window.__deepvmFirstLoad", timeout=60_000)
             marks = page.evaluate("window.__deepvmFirstLoad")
@@ -116,10 +123,10 @@ def measure_plan(url: str, tries: int, warmup: int) -> list[float]:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/plan?pw=3")
         card = page.locator(PLAN_CARD)
-        expect(card).to_contain_text("30 epochs of your job", timeout=60_000)
+        expect(card).to_contain_text(f"{EXAMPLE_EPOCHS:g} epochs of your job", timeout=60_000)
         box = page.get_by_role("spinbutton", name="Epochs", exact=True)
         for i in range(warmup + tries):
-            epochs = 31 + i
+            epochs = int(EXAMPLE_EPOCHS) + 1 + i
             want = f"{epochs} epochs of your job"
             page.evaluate(WATCH, [PLAN_CARD, want])
             box.fill(str(epochs))
@@ -141,7 +148,7 @@ def measure(url: str, tries: int, warmup: int) -> tuple[list[float], list[float]
     with sync_playwright() as p:
         browser = _launch(p)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/?pw=3")
+        page.goto(f"{url}/?pw=3&{PAPER}")
         card = page.locator(CARD)
         expect(card).to_contain_text(AT_PW_3, timeout=60_000)
         slider = page.get_by_role("slider", name=PW_LABEL)

@@ -60,11 +60,18 @@ def sidebar_catalog() -> DeltaGenerator:
         keys.URL_WARNINGS.set([*keys.URL_WARNINGS.get(), f"Catalog {keys.CATALOG.get()!r} is "
                                f"no longer available; using {url.DEFAULT_CATALOG}."])
         keys.CATALOG.set(url.DEFAULT_CATALOG)
+    labels = {cid: state.choice_label(choice) for cid, choice in choices.items()}
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key=keys.CATALOG.name, persist_state=keys.PERSIST,
-                     format_func=lambda cid: choices[cid].label,
-                     help="Bundled catalogs, your saved copies, fetched and uploaded ones.")
+                     format_func=labels.__getitem__,
+                     help="Bundled catalogs, your saved copies, fetched and uploaded ones; "
+                          "the age of each one's prices counts from today.")
+        st.button("Paper's scenario (Table IV)", key="sb_paper_scenario",
+                  on_click=state.paper_scenario, icon=":material/history_edu:",
+                  help=f"The paper's catalog {url.PAPER_SCENARIO['catalog']} (prices of "
+                       f"October 2023), PW {url.PAPER_SCENARIO['pw']:g} USD/h and its "
+                       "objective Z; the other controls keep their values.")
         return st.container()
 
 

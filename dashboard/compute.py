@@ -46,6 +46,8 @@ from deepvm_core.job import (
     plan_job,
 )
 from deepvm_core.job.coverage import TypeTable, combine_measurements
+from deepvm_core.job.method_tables import MethodTable, artifact_curves, estimator_error_tables
+from deepvm_core.job.scaling_prior import prior_errors, step_speedup
 from deepvm_core.job.unused import unused_measurements_warnings
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend import regions
@@ -370,3 +372,33 @@ def export_with_job(text: str, rec: Recommendation, catalog: Catalog, job: Recom
     ...`` writes it."""
     doc = with_job_estimate(json.loads(text), rec, catalog, job)
     return json.dumps(doc, indent=2) + "\n"
+
+
+# ----------------------------------------------------------------------------- Method
+
+
+@st.cache_resource(show_spinner=False)
+def method_tables() -> tuple[MethodTable, ...]:
+    """:func:`deepvm_core.job.method_tables.estimator_error_tables` (about a second of fits,
+    the same for every session: computed once per server)."""
+    return estimator_error_tables()
+
+
+@st.cache_resource(show_spinner=False)
+def prior_curves() -> pd.DataFrame:
+    """Each measured speedup curve of the artifact beside the scaling prior fitted without it
+    (:func:`deepvm_core.job.scaling_prior.prior_errors`) and perfect scaling S(n) = n: columns
+    ``curve``, ``n``, ``speedup`` and ``series`` (``measured``, ``prior (held out)``,
+    ``S(n) = n``), long form for a line chart."""
+    import pandas as pd
+
+    curves = artifact_curves()
+    rows: list[dict[str, object]] = []
+    for curve, error in zip(curves, prior_errors(curves), strict=True):
+        prior = step_speedup(error.model, curve.eflops, curve.gpus, curve.network_gbps,
+                             curve.nodes)
+        for series, values in (("measured", curve.speedups), ("prior (held out)", prior),
+                               ("S(n) = n", curve.nodes)):
+            rows += [{"curve": curve.instance, "n": n, "speedup": float(v), "series": series}
+                     for n, v in zip(curve.nodes, values, strict=True)]
+    return pd.DataFrame(rows)

@@ -171,6 +171,12 @@ REC_CHOSEN: Key[int] = Key("rec_chosen", 0)
 
 #: The scaling charts' largest n (starts at 64 on each visit).
 INSTANCES_N_MAX: Key[int] = Key("inst_n_max", 64)
+#: The filters (in the page's URL, :mod:`dashboard.instance_filters`): GPU models, instance
+#: families, how many types are shown, and "show all".
+INSTANCES_MODELS: Key[list[str]] = _kept("inst_models", [])
+INSTANCES_FAMILIES: Key[list[str]] = _kept("inst_families", [])
+INSTANCES_SHOWN: Key[int] = _kept("inst_shown", 12)
+INSTANCES_ALL: Key[bool] = _kept("inst_all", False)
 
 # ----------------------------------------------------------------------------- Simulate
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import compute, keys, url
+from dashboard import compute, instance_filters, keys, url
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.cloud.aws import FetchResult
 from deepvm_core.errors import DeepVMError
@@ -62,6 +62,7 @@ def wanted_params(page: str) -> dict[str, str]:
     for key in url.OPTIONAL_PARAMS:
         if key in optional and optional[key] != url.DEFAULTS[key]:
             texts[key] = url.format_param(key, optional[key])
+    texts.update(instance_filters.wanted(page))
     edited = edit_key(keys.CATALOG.get())
     if edited is not None:
         texts[url.EDITED_PARAM] = edited
@@ -124,6 +125,7 @@ def init_state() -> None:
             {k: st.query_params.get_all(k) for k in st.query_params}, ids)
         seeded, warnings = url.parse_query_params(params, ids)
         plan_seeded, plan_warnings = url.parse_plan_params(params)
+        plan_warnings += instance_filters.seed(params)
         keys.URL_PAGE.set(seeded.get("page"))
         keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS)
                              or url.MTBI_PARAM in params)
@@ -283,6 +285,26 @@ def active_catalog() -> ActiveCatalog:
 def select_catalog(cid: str) -> None:
     """Make ``cid`` the sidebar's catalog (from a callback only)."""
     keys.CATALOG.set(cid)
+
+
+def paper_scenario() -> None:
+    """The sidebar's "Paper's scenario (Table IV)": :data:`dashboard.url.PAPER_SCENARIO`'s
+    catalog, PW and objective (from a callback only; the URL follows at the end of the run)."""
+    paper = url.PAPER_SCENARIO
+    select_catalog(paper["catalog"])
+    set_number("pw", paper["pw"])
+    keys.OBJECTIVE.set(paper["objective"])
+
+
+def choice_label(choice: CatalogChoice) -> str:
+    """The catalog picker's label: the choice's, and how old its prices are (none when the
+    catalog cannot be read: the page then says why)."""
+    from dashboard.provenance import prices_age
+
+    try:
+        return f"{choice.label} · {prices_age(source_catalog(choice))}"
+    except (DeepVMError, OSError, KeyError):
+        return choice.label
 
 
 def keep_upload(catalog: Catalog) -> str:

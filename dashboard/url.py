@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from deepvm_core.catalog import store
 from deepvm_core.cli.common import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
 from deepvm_core.job.errors import WorkloadError
@@ -34,7 +35,7 @@ from deepvm_core.recommend.sweep import FIG3_PW_GRID
 from deepvm_core.traces.backtest import DEFAULT_STARTS, MAX_STARTS, POLICIES
 from deepvm_core.units import MINUTES_PER_HOUR
 
-DEFAULT_CATALOG = "aws-us-east-1-2023-10"
+DEFAULT_CATALOG = store.DEFAULT_CATALOG
 #: A refused URL value is echoed in a warning up to this many characters.
 ECHO_CHARS = 40
 
@@ -139,9 +140,11 @@ class NumberControl:
         return min(max(value, low), high)
 
 
+#: The paper's Table IV asks at PW 3 USD/hour.
+TABLE_IV_PW_USD_PER_HOUR = 3.0
 #: The sidebar's scenario numbers. PW has no core default (it is the user's question); the
 #: sidebar starts at Table IV's 3 USD/hour.
-DEFAULT_PW_USD_PER_HOUR = 3.0
+DEFAULT_PW_USD_PER_HOUR = TABLE_IV_PW_USD_PER_HOUR
 CONTROLS = (
     NumberControl(name="pw", label="PW: pricing willingness (USD/hour)",
                   help="The most you pay per hour for the whole cluster.",
@@ -162,6 +165,10 @@ CONTROLS = (
                   fmt="%.1f"),
 )
 CONTROL_BY_NAME = {c.name: c for c in CONTROLS}
+#: The paper's scenario (Table IV): its catalog, PW 3 USD/hour and its objective Z. The
+#: sidebar's "Paper's scenario" button sets these (the other controls keep their values).
+PAPER_SCENARIO: dict[str, Any] = {"catalog": store.PAPER_CATALOG,
+                                  "pw": TABLE_IV_PW_USD_PER_HOUR, "objective": "paper"}
 TOP_K_RANGE = CORE_TOP_K_RANGE  # what recommend accepts (deepvm_core.recommend.recommendation)
 NODE_CAP_RANGE = (1, MAX_NODES)  # the core's cap (deepvm_core.model)
 
@@ -487,8 +494,11 @@ def format_spot_pools(pools: Mapping[str, str]) -> str:
 # ----------------------------------------------------------------------------- cleaning
 
 #: Every parameter the app reads (the scenario's, the Simulate sweep's, the job's).
+#: The Instances page's filters (:mod:`dashboard.instance_filters` reads and writes them).
+INSTANCE_PARAMS = ("gpu_models", "families", "shown", "show_all")
 KNOWN_PARAMS: frozenset[str] = frozenset(
-    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM, EDITED_PARAM, *SPOT_PARAMS])
+    [*DEFAULTS, *(p.name for p in PLAN_PARAMS), MTBI_PARAM, EDITED_PARAM, *INSTANCE_PARAMS,
+     *SPOT_PARAMS])
 
 
 def usable(key: str, text: str, catalog_ids: Collection[str]) -> bool:

@@ -12,6 +12,7 @@ from streamlit.elements.lib.column_types import ColumnConfig
 from dashboard import glossary, keys, state, url
 from dashboard.formatting import si, usd_per_hour
 from dashboard.glossary import GLOSSARY
+from dashboard.provenance import prices_age
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
 
@@ -84,7 +85,7 @@ def catalog_summary(active: state.ActiveCatalog) -> str:
     c = active.catalog
     kind = state.KIND_NOTES[active.choice.kind]
     return (f"**{active.label}**  \n"
-            f":gray[{kind} · {c.provider} · region **{c.region}** · prices **{c.prices_date}** · "
+            f":gray[{kind} · {c.provider} · region **{c.region}** · {prices_age(c)} · "
             f"{len(c.gpu_types)} GPU / {len(c.cpu_types)} CPU types]")
 
 
@@ -107,8 +108,8 @@ def scenario_caption(active: state.ActiveCatalog, scenario: Scenario) -> None:
     objective = ("" if state.presentation() else
                  f" · objective {state.OBJECTIVE_LABELS[s.objective]}")
     st.caption(
-        f"Catalog **{active.label}** ({active.catalog.region}, prices "
-        f"{active.catalog.prices_date}) · "
+        f"Catalog **{active.label}** ({active.catalog.region}, "
+        f"{prices_age(active.catalog)}) · "
         f"{'hourly spending cap' if state.presentation() else 'PW'} "
         f"**{s.pw_usd_per_hour:g} USD/h** · checkpoint "
         f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "

@@ -10,12 +10,14 @@ from __future__ import annotations
 import math
 from functools import cache
 
-from deepvm_core.catalog.store import load_catalog
+from streamlit.testing.v1 import AppTest
+
+from deepvm_core.catalog.store import PAPER_CATALOG, load_catalog
 from deepvm_core.model import Scenario
 from tests import oracle
 from tests.oracle import OracleConfiguration
 
-AWS = "aws-us-east-1-2023-10"
+AWS = PAPER_CATALOG
 SIM = "paper-simulated"
 
 
@@ -57,3 +59,10 @@ def fig3_findings() -> tuple[list[float], list[float]]:
         if noscale and cost_first and noscale[0].performance < cost_first.performance:
             below.append(pw)
     return beats, below
+
+
+def pinned(at: AppTest, catalog: str = AWS) -> AppTest:
+    """``at`` opened on ``catalog`` (the paper's by default): the figures of these tests are
+    the 2023-10 catalog's, the dashboard's default catalog is today's (``DEFAULT_CATALOG``)."""
+    at.query_params["catalog"] = catalog
+    return at

@@ -131,7 +131,7 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
     (["recommend", "--catalog", "nowhere.json", "--pw", "3"], "not found"),
     (["recommend", "--catalog", "paper-simulatd", "--pw", "3"], "Did you mean paper-simulated"),
     (["recommend", "--catalog", AWS, "--pw", "3", "--objective", "velocity"], "invalid choice"),
-    (["recommend", "--pw", "3"], "--catalog"),
+    (["recommend", "--catalog", AWS], "recommend needs --pw"),  # --catalog has a default
     (["sweep", "--catalog", AWS, "--pw-start", "5", "--pw-stop", "1"], "pw_stop"),
     (["frobnicate"], "invalid choice"),
     (["recommend", "--catalog", AWS, "--pw", "3", "--max-nodes", "10001"], "must be <= 10000"),

@@ -63,3 +63,16 @@ def test_sweep_and_fetch_defaults() -> None:
     fetch = _parse("fetch", "--region", "us-east-1")
     default = Scenario(0.0)
     assert (fetch.ckpt_gb, fetch.buffer) == (default.checkpoint_gb, default.buffer_checkpoints)
+
+
+def test_catalog_default_is_the_core_default_catalog(capsys) -> None:  # type: ignore[no-untyped-def]
+    from dashboard import url
+    from deepvm_core.catalog.store import DEFAULT_CATALOG
+    from deepvm_core.cli import main
+
+    assert _parse("sweep").catalog == _parse("plan", "--pw", "3", "--epochs", "1",
+                                             "--epoch-seconds", "1").catalog == DEFAULT_CATALOG
+    assert _parse("recommend", "--pw", "3").catalog is None  # --replay may come instead
+    assert url.DEFAULTS["catalog"] == DEFAULT_CATALOG
+    assert main(["recommend", "--pw", "3"]) == 0
+    assert capsys.readouterr().out.startswith(f"Catalog {DEFAULT_CATALOG} (us-east-1, ")

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import compute
 from tests import app_expectations as answers
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
@@ -27,7 +28,7 @@ TITLES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalo
 def app(tmp_path, monkeypatch) -> AppTest:
     """The dashboard, not yet run, with user catalogs in a temporary folder."""
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return AppTest.from_file(str(APP), default_timeout=60)
+    return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
 def headline(at: AppTest) -> str:
@@ -199,7 +200,8 @@ def test_invalid_query_values_fall_back_with_a_warning(app: AppTest) -> None:
                 "nodes", "solver"):
         assert f"URL parameter {key}=" in warnings
     assert app.title[0].value == "Recommend"
-    assert app.query_params["pw"] == "3" and app.query_params["catalog"] == "aws-us-east-1-2023-10"
+    # an unknown catalog falls back to the default, today's us-east-1 prices
+    assert app.query_params["pw"] == "3" and app.query_params["catalog"] == "aws-us-east-1-2025-h1"
     app.button(key="sb_dismiss_url_warnings").click().run()
     assert not app.warning
 

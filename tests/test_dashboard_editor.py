@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 EDITOR = "views/catalog_editor.py"
@@ -28,7 +29,7 @@ def user_dir(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def editor(user_dir) -> AppTest:
     """The dashboard on the catalog editor page (AWS catalog)."""
-    at = AppTest.from_file(str(APP), default_timeout=60).run()
+    at = pinned(AppTest.from_file(str(APP), default_timeout=60)).run()
     return at.switch_page(EDITOR).run()
 
 
@@ -316,7 +317,8 @@ def test_save_as_named_user_catalog(editor: AppTest, user_dir: Path) -> None:
     assert saved["gpu_types"][1]["spot_usd_per_hour"] == 0.5
     assert editor.session_state["sb_catalog"] == "user:my-aws"
     assert "my-aws" in sidebar_catalog(editor) and "(edited)" not in sidebar_catalog(editor)
-    assert "my-aws (saved)" in editor.selectbox(key="sb_catalog").options
+    options = editor.selectbox(key="sb_catalog").options
+    assert any(o.startswith("my-aws (saved) · prices of ") for o in options), options
 
 
 def test_save_never_replaces_a_saved_catalog(editor: AppTest, user_dir: Path) -> None:

@@ -24,6 +24,7 @@ from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud import aws
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 LIVE = "views/live_prices.py"
@@ -120,7 +121,7 @@ def fake_fetch(fetched_dir, monkeypatch) -> FakeFetch:
 
 @pytest.fixture
 def app(fetched_dir) -> AppTest:
-    return AppTest.from_file(str(APP), default_timeout=60)
+    return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
 def open_live(at: AppTest) -> AppTest:
@@ -141,7 +142,11 @@ def test_new_pages_load_without_a_fetch(app: AppTest, page: str, title: str) -> 
     no_errors(app)
     assert not app.error
     assert app.title[0].value == title
-    assert any("fetch" in i.value.lower() for i in app.info)
+    if page == LIVE:
+        assert any("fetch" in i.value.lower() for i in app.info)
+    else:  # the bundled regional catalogs (tests/test_dashboard_gpus.py checks the figures)
+        assert sorted(table(app, "Region")["Region"]) == [
+            "eu-central-1", "us-east-1", "us-east-2", "us-west-2"]
 
 
 @pytest.mark.parametrize(("slug", "title"), [("live", "Live prices"), ("regions", "Regions")])
@@ -309,10 +314,15 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
     app.run()
     app.switch_page(REGIONS).run()
     no_errors(app)
-    # default: the newest catalog of each region; the broken file is named, not fatal
+    # default: the newest catalog of each region, bundled (2025-H1) or fetched (2026-11-22:
+    # newer than the bundled us-east-1 ones, and than the "old" one of 2025-01-01), by region;
+    # the broken file is named, not fatal
     assert app.multiselect(key="rg_catalogs").value == [
-        f"fetched:aws-eu-west-1-{STAMP}", f"fetched:aws-us-east-1-{STAMP}"]
+        "aws-eu-central-1-2025-h1", f"fetched:aws-eu-west-1-{STAMP}",
+        f"fetched:aws-us-east-1-{STAMP}", "aws-us-east-2-2025-h1", "aws-us-west-2-2025-h1"]
     assert any("broken" in w.value for w in app.warning)
+    app.multiselect(key="rg_catalogs").set_value(
+        [f"fetched:aws-eu-west-1-{STAMP}", f"fetched:aws-us-east-1-{STAMP}"]).run()
     frame = table(app, "Region")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
     assert frame["#"].tolist() == [1, 2]

@@ -156,7 +156,7 @@ def test_an_edited_catalog_is_in_a_shared_link(plan_page: AppTest, tmp_path,
     assert shared.query_params["edited"] == key
     # A key the server does not have: said, and the catalog is used unedited.
     gone = AppTest.from_file(str(APP), default_timeout=90)
-    gone.query_params.update({"edited": "0123456789abcdef"})
+    gone.query_params.update({"edited": "0123456789abcdef", "catalog": "aws-us-east-1-2023-10"})
     gone.run()
     assert ("URL parameter edited='0123456789abcdef' names no edited catalog kept on this "
             "server; using aws-us-east-1-2023-10 unedited.") in [w.value for w in gone.warning]

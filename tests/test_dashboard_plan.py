@@ -21,6 +21,7 @@ from deepvm_core.job import (
 )
 from deepvm_core.model import Scenario
 from tests import job_oracle, oracle
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
@@ -34,7 +35,7 @@ CARD = re.compile(rf"^### {EXAMPLE_EPOCHS:g} epochs of your job: about \*\*([\d.
 @pytest.fixture
 def plan_page(tmp_path, monkeypatch) -> AppTest:
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
     at.query_params["page"] = "plan"
     return at
 
@@ -199,10 +200,10 @@ def test_plan_json_has_the_cli_schema() -> None:
 
 def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
     at.run()
     assert not any("**Your job**" in m.value for m in at.markdown)
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
     at.query_params.update({"epochs": "30", "objective": "paper"})  # the oracle's Z ranking
     at.run()
     no_errors(at)
@@ -231,7 +232,7 @@ def test_plan_params_round_trip() -> None:
 
 def test_method_page_states_the_job_model(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
     at.query_params["page"] = "method"
     at.run()
     no_errors(at)

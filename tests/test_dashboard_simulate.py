@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests import app_expectations as answers
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 POLICY_NAMES = {"DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
@@ -23,7 +24,7 @@ FIG3_BEATS = [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 9.5, 9.6, 9.7, 9.8, 9.9, 10.0]
 def app(tmp_path, monkeypatch) -> AppTest:
     """The dashboard, not yet run, with user catalogs in a temporary folder."""
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return AppTest.from_file(str(APP), default_timeout=60)
+    return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
 def no_errors(at: AppTest) -> None:

@@ -18,6 +18,7 @@ from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, MAX_NODES, Scenario
 from deepvm_core.recommend import recommendation
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 PLAN = "views/plan.py"
@@ -101,7 +102,7 @@ def test_number_controls_take_keywords_only() -> None:
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return AppTest.from_file(str(APP), default_timeout=60)
+    return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
 def test_plan_inputs_survive_a_page_switch(app: AppTest) -> None:

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.job.workload import EXAMPLE_EPOCHS
+from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
@@ -22,7 +23,7 @@ NO_SIGNAL = ("instance,nodes,epoch_seconds\n"
 @pytest.fixture
 def plan_page(tmp_path, monkeypatch) -> AppTest:
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
     at.query_params["page"] = "plan"
     at.query_params["trials"] = "200"
     return at
@@ -145,7 +146,7 @@ def test_deadline_and_budget_both_too_low(plan_page: AppTest) -> None:
 
 def test_recommend_says_the_recommended_cluster_does_not_finish(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = AppTest.from_file(str(APP), default_timeout=90)
+    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
     at.query_params["epochs"] = "30"  # a job is set: Recommend shows it
     at.query_params["trials"] = "200"
     at.run()

@@ -15,6 +15,7 @@ from streamlit.elements.lib.column_types import ColumnConfig
 
 from dashboard import editor_frames, keys, state, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
+from dashboard.provenance import prices_age
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.plausibility import plausibility_warnings
@@ -204,8 +205,8 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
 def main() -> None:
     active = state.active_catalog()
     st.title("Catalog editor")
-    st.caption(f"Editing **{active.label}** ({active.catalog.region}, prices "
-               f"{active.catalog.prices_date}). Valid edits apply on every page at once.")
+    st.caption(f"Editing **{active.label}** ({active.catalog.region}, "
+               f"{prices_age(active.catalog)}). Valid edits apply on every page at once.")
     # Fixed containers: the toolbar keeps its place whether or not a notice shows, so a file
     # being uploaded is not re-mounted (and lost) by the rerun its first half triggers.
     with st.container():

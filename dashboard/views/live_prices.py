@@ -16,6 +16,7 @@ from streamlit.elements.lib.column_types import ColumnConfig
 
 from dashboard import charts, keys, result_frames, state, widgets
 from dashboard.columns import Col
+from dashboard.provenance import prices_age
 from dashboard.widgets import escape_md as md
 from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.cloud import aws
@@ -257,7 +258,7 @@ def main() -> None:
     st.title("Live prices")
     st.caption(f"Fetch today's spot and on-demand prices from AWS (EC2 and the Price List API) "
                f"and compare them with the active catalog, **{md(active.label)}** "
-               f"({active.catalog.region}, prices {active.catalog.prices_date}). Each region's "
+               f"({active.catalog.region}, {prices_age(active.catalog)}). Each region's "
                "catalog is saved in the fetched folder and listed in the sidebar.")
     if form(active):
         fetch(active)

@@ -146,6 +146,43 @@ def job_model() -> None:
                 "on the enumeration's candidate table of every feasible configuration.")
 
 
+def todays_gpus() -> None:
+    st.markdown("### Today's GPUs: estimated eFLOPS and scaling, and their error")
+    st.markdown(
+        "The paper measured three GPU types. A catalog of today lists dozens, so a type "
+        "without a measurement gets an **estimated** eFLOPS (per GPU k·C^0.34·B^0.66, C the "
+        "chip's dense FP16 tensor TFLOPS and B its memory bandwidth from its datasheet, the "
+        "exponent from a V100/A10 benchmark pair and k fitted on the measured types; a VM of "
+        "m GPUs gets m times that, less an intra-node all-reduce) and a **prior** scaling "
+        "curve (a data-parallel step model: compute, then a ring all-reduce of the gradients "
+        "over the VM's network). The Instances, "
+        "Recommend and Plan pages say which numbers are measured, estimated or edited. How "
+        "far off the estimates are, computed now from the bundled measurements:")
+    for table in compute.method_tables():
+        st.markdown(f"**{table.title}**")
+        st.dataframe(table.records(), hide_index=True, key=f"method_{table.key}",
+                     column_config={c: st.column_config.NumberColumn(format=_printf(f))
+                                    for c, f in zip(table.columns, table.formats, strict=True)
+                                    if f})
+        st.caption(table.reading)
+    import plotly.express as px  # with the first chart of this page
+
+    curves = compute.prior_curves()
+    figure = px.line(curves, x="n", y="speedup", color="series", facet_col="curve",
+                     markers=True, labels={"n": "nodes n", "speedup": "speedup t(1)/t(n)"},
+                     title="Measured speedup vs the prior fitted without that curve")
+    figure.update_layout(height=340, legend_title_text="")
+    st.plotly_chart(figure, key="method_prior_curves")
+    st.caption("Each panel: one of the artifact's measured curves, the prior's S(n) with tau "
+               "and alpha fitted on the other two curves, and perfect scaling S(n) = n.")
+    link("instances", "Which types of the catalog are estimated")
+
+
+def _printf(spec: str) -> str:
+    """A format spec of :class:`MethodTable` (``.1f``, ``+.1f``) as a printf format."""
+    return f"%{spec}"
+
+
 def _bundled(name: str) -> tuple[str, int]:
     choice = state.catalog_choices()[name]
     assert choice.path is not None  # bundled catalogs are files
@@ -161,6 +198,8 @@ def main() -> None:
         proxy_note()
     with st.container(border=True):
         findings()
+    with st.container(border=True):
+        todays_gpus()
     with st.container(border=True):
         job_model()
 

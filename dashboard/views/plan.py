@@ -26,6 +26,7 @@ from dashboard import (
     job_view,
     keys,
     nearest,
+    provenance,
     state,
     typed_inputs,
     uploads,
@@ -429,6 +430,10 @@ def main() -> None:
     with answer_slot:
         card(result, job_view.recommend_comparison(active.catalog, scenario, inputs, result),
              job_view.trace_note(result, active.catalog))
+        if result.chosen is not None:  # its epoch time scales with eFLOPS and the scaling curve
+            gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
+            if gpu is not None:
+                provenance.gpu_sources_caption(gpu)
     for note in result.notes:
         st.info(note, icon=":material/info:")
     if result.chosen is None:  # issue 20 item 18: no plan to download

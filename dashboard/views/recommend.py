@@ -18,6 +18,7 @@ from dashboard import (
     job_view,
     keys,
     launch_panel,
+    provenance,
     state,
     url,
     widgets,
@@ -247,6 +248,9 @@ def main() -> None:
             f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
             presentation=state.presentation(),
             below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)))
+        gpu = provenance.gpu_of(active.catalog, chosen.gpu)
+        if gpu is not None:
+            provenance.gpu_sources_caption(gpu)
         estimate, result = found[0] if found else (None, None)
         if estimate is not None:
             job_panel(estimate, the, result, rec, chosen)

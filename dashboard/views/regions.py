@@ -1,18 +1,31 @@
 """Regions: the best configuration and its hourly price in each region, for the sidebar's scenario.
 
-Works on fetched catalogs (``store.list_catalogs()`` kind "fetched"): by default those of this
-session's last fetch, else the newest catalog of each region on disk; any set can be chosen.
+Works on the AWS catalogs at hand without any fetch: the bundled regional ones (2025-H1) and the
+fetched ones on disk. By default those of this session's last fetch, else the newest catalog of
+each region (by the last day its prices may be from); any set can be chosen.
 """
 
 from __future__ import annotations
 
+from datetime import date
+
 import streamlit as st
 
-from dashboard import charts, compute, formatting, keys, result_frames, state, widgets
+from dashboard import charts, compute, formatting, keys, provenance, result_frames, state, widgets
 from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.age import prices_period
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.recommend.regions import RegionComparison
+
+#: The provider whose catalogs name a real region.
+AWS = "aws"
+
+
+def regional_choices() -> dict[str, state.CatalogChoice]:
+    """The bundled and fetched catalogs (:func:`main` keeps the AWS ones: a region's)."""
+    return {cid: c for cid, c in state.catalog_choices().items()
+            if c.kind in ("bundled", "fetched")}
 
 
 def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:
@@ -36,11 +49,13 @@ def default_selection(catalogs: dict[str, Catalog]) -> list[str]:
         ids = [cid for cid in last.catalog_ids if cid in catalogs]
         if ids:
             return ids
-    newest: dict[str, tuple[str, str]] = {}
+    newest: dict[str, tuple[date, str]] = {}
     for cid, c in catalogs.items():
-        if c.region not in newest or c.prices_date > newest[c.region][0]:
-            newest[c.region] = (c.prices_date, cid)
-    return [cid for _, cid in sorted(newest.values(), key=lambda v: v[1])]
+        period = prices_period(c.prices_date)
+        last = date.min if period is None else period.last
+        if c.region not in newest or last > newest[c.region][0]:
+            newest[c.region] = (last, cid)
+    return [newest[region][1] for region in sorted(newest)]
 
 
 def selection(catalogs: dict[str, Catalog]) -> list[str]:
@@ -52,12 +67,13 @@ def selection(catalogs: dict[str, Catalog]) -> list[str]:
         keys.REGION_SEEDED_FOR.set(stamp)
     keys.REGION_CATALOGS.set([cid for cid in keys.REGION_CATALOGS.get() if cid in catalogs])
     chosen = st.multiselect(
-        "Fetched catalogs to compare", list(catalogs), key=keys.REGION_CATALOGS.name,
+        "Catalogs to compare", list(catalogs), key=keys.REGION_CATALOGS.name,
         persist_state=keys.PERSIST,
         format_func=lambda cid: f"{catalogs[cid].region} · {catalogs[cid].name}",
-        placeholder="Choose fetched catalogs",
-        help="Catalogs fetched on the Live prices page (or with `deepvm fetch`). Default: the "
-             "last fetch of this session, else the newest catalog of each region.")
+        placeholder="Choose catalogs",
+        help="The bundled AWS catalogs of each region and those fetched on the Live prices page "
+             "(or with `deepvm fetch`). Default: the last fetch of this session, else the "
+             "newest catalog of each region.")
     return chosen
 
 
@@ -68,7 +84,7 @@ def labels(chosen: list[str], catalogs: dict[str, Catalog]) -> dict[str, Catalog
             for c in (catalogs[cid] for cid in chosen)}
 
 
-def best_card(feasible: list[RegionComparison]) -> None:
+def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog]) -> None:
     """The first region's configuration, price and lead over the runner-up."""
     best = feasible[0]
     if best.best is None or best.performance is None:  # feasible: never
@@ -76,7 +92,9 @@ def best_card(feasible: list[RegionComparison]) -> None:
     with st.container(border=True, key="rg_best"):
         st.caption("BEST REGION FOR THIS SCENARIO")
         st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
-        st.caption(f"catalog {best.catalog_name}")
+        st.caption(f"catalog {best.catalog_name} · "
+                   f"{provenance.prices_age(by_name[best.catalog_name])}"
+                   if best.catalog_name in by_name else f"catalog {best.catalog_name}")
         a, b, c = st.columns(3)
         a.metric("Hourly price", formatting.usd_per_hour(best.best.hourly_price_usd))
         b.metric("Performance", f"{best.performance:,.0f}",
@@ -100,7 +118,7 @@ def comparison(by_region: dict[str, Catalog]) -> None:
     frame = result_frames.region_frame(rows, s.pw_usd_per_hour, s.objective)
     feasible = [r for r in rows if r.best is not None]
     if feasible:
-        best_card(feasible)
+        best_card(feasible, {c.name: c for c in by_region.values()})
     columns = {**widgets.number_columns(),
                Col.NOTE: st.column_config.TextColumn(Col.NOTE, help="Why nothing is feasible")}
     table = widgets.presented(frame)
@@ -119,17 +137,19 @@ def comparison(by_region: dict[str, Catalog]) -> None:
 
 def main() -> None:
     st.title("Regions")
-    st.caption("The best DeepVM configuration and its hourly price in each region, from "
-               "fetched catalogs, for the scenario in the sidebar.")
-    choices = state.fetched_choices()
+    st.caption("The best DeepVM configuration and its hourly price in each region, from the "
+               "bundled regional catalogs and the fetched ones, for the scenario in the "
+               "sidebar. Compare catalogs of the same age: prices change over time.")
+    choices = regional_choices()
     catalogs, broken = load(choices)
+    catalogs = {cid: c for cid, c in catalogs.items() if c.provider == AWS}
     if broken:
         st.warning("Left out of the list: " + "; ".join(
             f"{choices[cid].name}: {why}" for cid, why in broken.items()),
             icon=":material/warning:")
     if not catalogs:
-        st.info("No fetched catalogs yet. Fetch live prices for one or more regions first.",
-                icon=":material/info:")
+        st.info("No regional AWS catalog here. Fetch live prices for one or more regions "
+                "first.", icon=":material/info:")
         st.page_link("views/live_prices.py", label="Fetch live prices",
                      icon=":material/cloud_download:")
         return

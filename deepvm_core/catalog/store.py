@@ -39,6 +39,11 @@ UPLOAD_KEY_HEX = 16
 _UPLOAD_KEY = re.compile(rf"^[0-9a-f]{{{UPLOAD_KEY_HEX}}}$")
 #: Uploads kept on the server; older ones are deleted when a new one is stored.
 MAX_UPLOADS = 200
+#: The catalog a user of today starts with (the CLI's ``--catalog`` and the dashboard's
+#: default): the newest bundled us-east-1 prices.
+DEFAULT_CATALOG = "aws-us-east-1-2025-h1"
+#: The paper's catalog (its Table III rows, prices of October 2023): its scenario's catalog.
+PAPER_CATALOG = "aws-us-east-1-2023-10"
 
 def bundled_catalog_paths() -> dict[str, Path]:
     """Bundled catalogs by name (file stem): :func:`deepvm_core.bundled.bundled_catalog_paths`."""

@@ -13,6 +13,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from deepvm_core.catalog.store import DEFAULT_CATALOG
 from deepvm_core.cli.common import Parser
 from deepvm_core.cli.fetch import add_fetch_parser, run_fetch
 from deepvm_core.cli.job import PLAN_COMMANDS, add_plan_parsers, run_plan_command
@@ -49,8 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.replay is not None and given:
             parser.error(f"recommend --replay takes the scenario from the export; drop "
                          f"{' and '.join(given)}")
-        if args.replay is None and len(given) < 2:
-            parser.error("recommend needs --catalog and --pw (or --replay EXPORT.json)")
+        if args.replay is None and args.pw is None:
+            parser.error("recommend needs --pw (or --replay EXPORT.json)")
+        if args.replay is None and args.catalog is None:
+            args.catalog = DEFAULT_CATALOG
     out = sys.stdout
     try:
         if args.command in RECOMMEND_COMMANDS:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.store import PAPER_CATALOG
 from deepvm_core.cloud.aws.fetch import write_fetched_catalogs
 from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
 from deepvm_core.cloud.aws.parse import MalformedAnswer, parse_spot_advisor
@@ -33,7 +34,7 @@ MAX_SOURCE_BYTES = 64 * 2**20
 #: The formats ``--format`` accepts.
 FORMATS: tuple[str, ...] = ("skypilot",)
 #: The default base catalog (its measured eFLOPS and scaling fits, quotas and saturation win).
-DEFAULT_BASE = "aws-us-east-1-2023-10"
+DEFAULT_BASE = PAPER_CATALOG
 
 
 def read_source(where: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
 from deepvm_core.errors import EXIT_USAGE
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 
@@ -78,8 +79,9 @@ def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: 
         replayable: ``--catalog`` and ``--pw`` are optional (``recommend --replay``).
         objective_help: add ``--objective`` with this help.
     """
-    p.add_argument("--catalog", required=not replayable,
-                   help="catalog path (ours or the artifact's JSON) or a bundled catalog's name")
+    p.add_argument("--catalog", default=None if replayable else DEFAULT_CATALOG,
+                   help="catalog path (ours or the artifact's JSON) or a bundled catalog's name "
+                        f"(default {DEFAULT_CATALOG}; the paper's: {PAPER_CATALOG})")
     if with_pw and pw_off:
         p.add_argument("--pw", type=pw_or_none, required=True, metavar="USD|none",
                        help="pricing willingness, USD per hour; 'none': no price bound (the "

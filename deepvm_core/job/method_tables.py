@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from deepvm_core.catalog.accelerators import accelerator_of_instance
-from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.store import PAPER_CATALOG, load_catalog
 from deepvm_core.job.eflops_estimate import benchmark_comparison, leave_one_out
 from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
 from deepvm_core.job.scaling_prior import Curve, measured_curves, prior_errors
 
 #: The catalog of the artifact's measured types (eFLOPS, network) and its measured curves.
-ARTIFACT_CATALOG = "aws-us-east-1-2023-10"
+ARTIFACT_CATALOG = PAPER_CATALOG
 ARTIFACT_CURVES = "deepvm-scaling"
 
 Cell = str | float

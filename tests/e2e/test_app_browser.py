@@ -24,6 +24,8 @@ from deepvm_core.recommend.recommendation import recommend
 pytestmark = pytest.mark.e2e
 
 PW_LABEL = "PW: pricing willingness (USD/hour)"
+#: The paper's catalog: the figures below are its (the default catalog is today's).
+PAPER = "catalog=aws-us-east-1-2023-10"
 LOAD_TIMEOUT_MS = 30_000
 UPDATE_TIMEOUT_MS = 10_000
 PAGES = {"recommend": "Recommend", "plan": "Plan a job", "instances": "Instances",
@@ -79,7 +81,7 @@ def test_the_root_url_opens_recommend(page: Page, streamlit_server: str) -> None
 
 
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
-    open_app(page, f"{streamlit_server}/?pw=3")
+    open_app(page, f"{streamlit_server}/?pw=3&{PAPER}")
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
     slider = page.get_by_role("slider", name=PW_LABEL)
     slider.focus()
@@ -99,8 +101,9 @@ def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> 
 
 def test_download_configuration_json(page: Page, streamlit_server: str,
                                      artifacts_dir: Path) -> None:
-    # the paper's objective pinned: Scenario(2.5)'s (the dashboard's default is speed)
-    open_app(page, f"{streamlit_server}/?pw=2.5&top=4&objective=paper")
+    # the paper's catalog and objective pinned: Scenario(2.5)'s (the dashboard's defaults are
+    # today's catalog and speed)
+    open_app(page, f"{streamlit_server}/?pw=2.5&top=4&{PAPER}&objective=paper")
     expect(headline(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     page.get_by_role("radiogroup", name="Configuration to show and export").get_by_text(
         "#2").click()
@@ -152,7 +155,9 @@ def test_invalid_link_warns_and_falls_back(page: Page, streamlit_server: str) ->
     open_app(page, f"{streamlit_server}/?pw=abc&catalog=nope")
     expect(page.get_by_text("URL parameter pw='abc' is not a number")).to_be_visible()
     expect(page.get_by_text("URL parameter catalog='nope'")).to_be_visible()
-    expect(headline(page)).to_contain_text("17 × g4dn.xlarge")
+    # the default catalog, today's us-east-1 prices: 19 x g5g.xlarge at PW 3 (the oracle's,
+    # tests/test_dashboard_gpus.py)
+    expect(headline(page)).to_contain_text("19 × g5g.xlarge")
     expect(page.get_by_text("Traceback")).to_have_count(0)
 
 
@@ -200,7 +205,7 @@ def test_first_load_does_not_move_the_card(page: Page, streamlit_server: str) ->
     """The page is drawn before most of the sidebar (first load): the card must not jump when
     the sidebar or a lazily loaded widget (the top-k radio above the card) arrives later."""
     page.add_init_script(CARD_POSITIONS)
-    page.goto(f"{streamlit_server}/?pw=3")
+    page.goto(f"{streamlit_server}/?pw=3&{PAPER}")
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
     expect(page.locator(".st-key-rec_price_chart .main-svg").first).to_be_attached(
         timeout=LOAD_TIMEOUT_MS)  # the whole page is drawn
@@ -211,7 +216,7 @@ def test_first_load_does_not_move_the_card(page: Page, streamlit_server: str) ->
 
 def test_preview_and_launch_panel_open_on_demand(page: Page, streamlit_server: str) -> None:
     """The JSON preview and the launch panel are drawn when their expander is opened."""
-    open_app(page, f"{streamlit_server}/?pw=3")
+    open_app(page, f"{streamlit_server}/?pw=3&{PAPER}")
     expect(page.get_by_test_id("stCode")).to_have_count(0)
     page.get_by_text("What the JSON holds (preview)").click()
     expect(page.get_by_test_id("stCode").first).to_contain_text('"spot": 17',
@@ -223,7 +228,7 @@ def test_preview_and_launch_panel_open_on_demand(page: Page, streamlit_server: s
 
 def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamlit_server: str,
                                                            artifacts_dir: Path) -> None:
-    open_app(page, f"{streamlit_server}/catalog", "Catalog editor")
+    open_app(page, f"{streamlit_server}/catalog?{PAPER}", "Catalog editor")
     expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
     grid.scroll_into_view_if_needed()
@@ -253,7 +258,7 @@ def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamli
 def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_dir: Path,
                                   slug: str) -> None:
     open_app(page, f"{streamlit_server}/?page={slug}", PAGES[slug])
-    charts = {"recommend": 2, "plan": 3, "instances": 3, "simulate": 2}.get(slug, 0)
+    charts = {"recommend": 2, "plan": 3, "instances": 3, "simulate": 2, "method": 1}.get(slug, 0)
     expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=LOAD_TIMEOUT_MS)
     if slug == "method":
         expect(page.get_by_text("Performance-First beats DeepVM")).to_be_visible()
@@ -264,7 +269,7 @@ def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_d
 def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Path) -> None:
     """Issue 9, the 30-second demo: the card, the sentences on why, and the "vs" strip;
     tests/artifacts/demo-card.png is the screenshot of that area."""
-    open_app(page, streamlit_server)
+    open_app(page, f"{streamlit_server}/?{PAPER}")
     why = page.locator(".st-key-rec_why")
     expect(why).to_contain_text("17 g4dn.xlarge spot VMs deliver 5.9 % more training throughput",
                                 timeout=UPDATE_TIMEOUT_MS)
@@ -277,3 +282,19 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
     page.screenshot(path=str(artifacts_dir / "demo-card.png"), clip={
         "x": card["x"] - 8, "y": top, "width": card["width"] + 16,
         "height": strip["y"] + strip["height"] - top + 8})
+
+
+def test_default_is_todays_catalog_and_the_paper_is_one_click_away(page: Page,
+                                                                   streamlit_server: str) -> None:
+    """Issue 19: the root URL opens on today's us-east-1 prices (19 g5g.xlarge at PW 3, the
+    oracle's in tests/test_dashboard_gpus.py); the sidebar's button sets the paper's Table IV
+    scenario (17 g4dn.xlarge) and the URL follows."""
+    open_app(page, streamlit_server)
+    expect(headline(page)).to_contain_text("19 × g5g.xlarge", timeout=LOAD_TIMEOUT_MS)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("prices of 2025-H1")
+    sidebar.get_by_role("button", name="Paper's scenario (Table IV)").click()
+    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"catalog=aws-us-east-1-2023-10(&|$)"))
+    expect(sidebar).to_contain_text("prices of 2023-10-01")
+    assert query(page)["objective"] == "paper" and query(page)["pw"] == "3"

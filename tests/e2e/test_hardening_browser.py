@@ -9,6 +9,8 @@ import pytest
 from browser_helpers import screenshot
 from playwright.sync_api import Page, expect
 
+from deepvm_core.job.workload import EXAMPLE_EPOCHS
+
 pytestmark = pytest.mark.e2e
 
 LOAD_TIMEOUT_MS = 45_000
@@ -24,9 +26,9 @@ NO_SIGNAL = ("instance,nodes,epoch_seconds\n"
 def test_untrusted_calibration_needs_a_confirmation(page: Page, streamlit_server: str,
                                                     artifacts_dir: Path,
                                                     tmp_path: Path) -> None:
-    page.goto(f"{streamlit_server}/plan?trials=200")
-    expect(page.locator(".st-key-plan_card h3")).to_contain_text("epochs of your job",
-                                                                 timeout=LOAD_TIMEOUT_MS)
+    page.goto(f"{streamlit_server}/plan?trials=200&catalog=aws-us-east-1-2023-10")
+    expect(page.locator(".st-key-plan_card h3")).to_contain_text(
+        f"{EXAMPLE_EPOCHS:g} epochs of your job", timeout=LOAD_TIMEOUT_MS)
     page.get_by_text("Calibrate: fit the scaling curves to your measurements").click()
     csv = tmp_path / "random.csv"
     csv.write_text(NO_SIGNAL)

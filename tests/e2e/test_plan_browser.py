@@ -22,7 +22,7 @@ def card(page: Page):
 
 def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: str,
                                                  artifacts_dir: Path) -> None:
-    page.goto(f"{streamlit_server}/plan?pw=3")
+    page.goto(f"{streamlit_server}/plan?pw=3&catalog=aws-us-east-1-2023-10")
     expect(page.get_by_role("heading", name="Plan a job", level=1)).to_be_visible(
         timeout=LOAD_TIMEOUT_MS)
     expect(card(page)).to_contain_text("90 epochs of your job", timeout=LOAD_TIMEOUT_MS)

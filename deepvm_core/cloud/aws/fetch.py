@@ -21,7 +21,7 @@ from typing import Any
 
 from deepvm_core.bundled import is_bundled
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.store import save_catalog
+from deepvm_core.catalog.store import PAPER_CATALOG, save_catalog
 from deepvm_core.cloud.aws.assemble import assemble_catalog, fetched_catalog_name
 from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -66,7 +66,7 @@ from deepvm_core.files import write_bytes_atomic
 logger = logging.getLogger(__name__)
 
 #: The base catalog used when none is given: eFLOPS, scaling, quotas and types come from it.
-DEFAULT_BASE_CATALOG = "aws-us-east-1-2023-10"
+DEFAULT_BASE_CATALOG = PAPER_CATALOG
 
 
 ProgressCallback = Callable[[str, int, int], None]
