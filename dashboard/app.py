@@ -14,12 +14,11 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import answer, glossary, keys, page_style, state, typed_inputs, url, widgets
+from dashboard import answer, glossary, keys, state, typed_inputs, url, widgets
 from deepvm_core.errors import DeepVMError
 
 st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
                    initial_sidebar_state="expanded")
-page_style.apply()
 state.init_state()
 
 
