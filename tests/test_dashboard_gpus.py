@@ -45,7 +45,21 @@ def test_the_oracle_agrees_with_the_literals() -> None:
     assert (paper.gpu, paper.n, paper.cpu, paper.m) == ("g4dn.xlarge", 17, "c5.xlarge", 1)
 
 
+def test_default_page_ranks_todays_catalog_by_speed(app: AppTest) -> None:
+    """The default page: today's catalog, the default objective (speed, issue 18); its headline
+    is the independent brute force's (``tests/oracle.py``) best by speed at PW 3."""
+    app.run()
+    no_errors(app)
+    assert app.query_params["catalog"] == TODAY_CATALOG
+    assert app.query_params["objective"] == "speed"
+    (best,) = oracle.top_k(load_catalog(TODAY_CATALOG), Scenario(3.0, objective="speed"), 1)
+    assert best.architecture == "tiering"
+    assert headline(app) == (f"### Tiering · {best.n} × {best.gpu} spot + {best.m} × {best.cpu} "
+                             "memory node")
+
+
 def test_default_page_is_todays_catalog(app: AppTest) -> None:
+    app.query_params["objective"] = "paper"  # the figures below are Z's (the oracle's 2.7868)
     app.run()
     no_errors(app)
     assert app.query_params["catalog"] == TODAY_CATALOG
