@@ -19,7 +19,8 @@ def test_catalog_names_are_the_json_files_of_data_catalogs():
     expected = tuple(sorted(p.stem for p in (DATA / "catalogs").glob("*.json")))
     assert expected  # at least one
     assert bundled.bundled_catalog_names() == expected
-    assert "aws-us-east-1-2023-10" in expected and "paper-simulated" in expected
+    assert "aws-us-east-1-2023-10" in expected
+    assert "paper-simulated" in expected
 
 
 def test_reading_a_catalog_gives_the_file_bytes():

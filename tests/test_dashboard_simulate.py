@@ -135,7 +135,8 @@ def test_method_page_explains_the_memory_constant(app: AppTest) -> None:
     app.switch_page("views/method.py").run()
     text = " ".join(m.value for m in app.main.markdown)
     assert "1.073741824 = 2^30 / 10^9" in text.replace("$", "")
-    assert "GiB" in text and "GB" in text
+    assert "GiB" in text
+    assert "GB" in text
 
 
 def test_instances_page_ranks_flopp(app: AppTest) -> None:
@@ -154,7 +155,8 @@ def test_simulate_names_where_a_quota_binds(app: AppTest) -> None:
     app.query_params.update({"page": "simulate", "catalog": "aws-us-east-1-2023-10"})
     app.run()
     notes = [c.value for c in app.caption if c.value.startswith("Red crosses")]
-    assert len(notes) == 1 and "- **DeepVM**: at PW " in notes[0]
+    assert len(notes) == 1
+    assert "- **DeepVM**: at PW " in notes[0]
     assert "quota on spot vCPUs of G (128)" in notes[0]
     crosses = [t for t in chart_spec(app, 0)["data"] if t.get("name") == "a vCPU quota binds"]
     assert crosses

@@ -62,12 +62,15 @@ def test_pools_from_the_url_strip_statistics_and_backtest(traces: Path) -> None:
     flaky = stats.loc["g5.xlarge@us-east-1a"]
     # [1,1,1,0] x 75, 600 s ticks: 225 of 300 up; 75 up->down edges; 225 ticks x 1/6 h / 75 =
     # 0.5 h between losses; every down run is 1 tick = 1/6 h; 300 x 600 s = 2.083 days
-    assert flaky["Availability"] == 0.75 and flaky["Interruptions"] == 75
+    assert flaky["Availability"] == 0.75
+    assert flaky["Interruptions"] == 75
     assert flaky["MTBI (h)"] == pytest.approx(0.5)
     assert flaky["Mean wait (h)"] == pytest.approx(1 / 6)
     assert flaky["Days"] == pytest.approx(300 * 600 / 86400)
     up = stats.loc["g5.xlarge@us-east-1c"]
-    assert up["Availability"] == 1.0 and up["Interruptions"] == 0 and np.isnan(up["MTBI (h)"])
+    assert up["Availability"] == 1.0
+    assert up["Interruptions"] == 0
+    assert np.isnan(up["MTBI (h)"])
     chart = at.get("plotly_chart")
     assert len(chart) == 2  # the strip and the CDF
     lines = texts(at)
@@ -80,9 +83,11 @@ def test_pools_from_the_url_strip_statistics_and_backtest(traces: Path) -> None:
     # 1.5 x compute hours
     frame = at.dataframe[1].value.set_index("Policy")
     assert list(frame.index) == ["wait", "failover", "deadline"]
-    assert (frame["Deadline met"] == "200 of 200").all() and (frame["Fell back"] == 0).all()
+    assert (frame["Deadline met"] == "200 of 200").all()
+    assert (frame["Fell back"] == 0).all()
     assert (frame["Interruptions"] == 0).all()
-    assert frame["Mean makespan (h)"].nunique() == 1 and frame["P90 (h)"].nunique() == 1
+    assert frame["Mean makespan (h)"].nunique() == 1
+    assert frame["P90 (h)"].nunique() == 1
     assert card(at).startswith(f"Deadline **{1.5 * compute_h:,.1f} h**")
 
 
@@ -115,7 +120,8 @@ def test_upload_keeps_good_files_and_names_the_bad_one(traces: Path) -> None:
     errors = [e.value for e in at.error]
     assert any("broken.json" in e and "data[1] = -2" in e for e in errors), errors
     kept = list((traces / "uploads").glob("*.json"))
-    assert len(kept) == 1 and kept[0].name.endswith("-us-east-1c_v100_1.json")
+    assert len(kept) == 1
+    assert kept[0].name.endswith("-us-east-1c_v100_1.json")
     # mapped to its guessed pool; p3.2xlarge is not in the 2023 catalog: a message naming it
     assert any("p3.2xlarge" in e and "no GPU type" in e for e in errors), errors
     assert "us-east-1c_v100_1.json" in str(at.query_params["pools"])
@@ -205,5 +211,6 @@ def test_url_spot_params_round_trip_and_warn() -> None:
                                               "recovery": "pray", "starts": "0",
                                               "spot_deadline": "inf"})
     assert values == {"pools": {"f.json": "g5.xlarge@z"}}
-    assert len(warnings) == 4 and "'x=y' is not TYPE@ZONE=FILE" in warnings[0].text
+    assert len(warnings) == 4
+    assert "'x=y' is not TYPE@ZONE=FILE" in warnings[0].text
     assert [w.param for w in warnings] == ["pools", "recovery", "spot_deadline", "starts"]

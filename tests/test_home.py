@@ -139,7 +139,8 @@ def test_saving_through_the_store_and_the_cli_leaves_the_source_tree_untouched(
     captured = capsys.readouterr()
     assert code == 0, captured.err
     fetched = sorted((deepvm_home / "catalogs" / "fetched").glob("aws-us-east-1-*.json"))
-    assert len(fetched) == 1 and str(fetched[0]) in captured.out
+    assert len(fetched) == 1
+    assert str(fetched[0]) in captured.out
     assert (deepvm_home / "catalogs" / "user" / "mine.json").is_file()
     assert len(list((deepvm_home / "catalogs" / "uploads").glob("*.json"))) == 1
     assert _source_tree() == before

@@ -93,7 +93,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     done = subprocess.run([*pip, "install", *offline, "--target", str(target), str(wheel)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    yield Installed(wheel, target)
+    return Installed(wheel, target)
 
 
 def _run_installed(installed: Installed, tmp_path: Path, *args: str) -> str:

@@ -33,7 +33,9 @@ def test_reads_the_public_format(tmp_path):
     path = tmp_path / "z.json"
     path.write_text(doc([0, 1, 4, 4.0], gap=32))
     t = load_trace(path)
-    assert t.gap_seconds == 32.0 and t.counts.tolist() == [0, 1, 4, 4] and t.max_count == 4
+    assert t.gap_seconds == 32.0
+    assert t.counts.tolist() == [0, 1, 4, 4]
+    assert t.max_count == 4
     assert not t.counts.flags.writeable
 
 
@@ -105,7 +107,9 @@ def test_statistics_of_a_count_trace_depend_on_n():
 
 def test_no_interruption_and_no_down_tick():
     s = pool_statistics(parse_trace(doc([1, 1, 1]), "t"), 7)  # a state trace: any n
-    assert math.isinf(s.mtbi_hours) and s.mean_wait_hours == 0.0 and s.availability == 1.0
+    assert math.isinf(s.mtbi_hours)
+    assert s.mean_wait_hours == 0.0
+    assert s.availability == 1.0
 
 
 @settings(max_examples=50, deadline=None)

@@ -277,7 +277,8 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
     expect(why).to_contain_text("+30.8 %")
     card = page.locator(".st-key-rec_card").bounding_box()
     strip = why.bounding_box()
-    assert card is not None and strip is not None
+    assert card is not None
+    assert strip is not None
     top = card["y"] - 8
     page.screenshot(path=str(artifacts_dir / "demo-card.png"), clip={
         "x": card["x"] - 8, "y": top, "width": card["width"] + 16,
@@ -297,4 +298,5 @@ def test_default_is_todays_catalog_and_the_paper_is_one_click_away(page: Page,
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
     expect(page).to_have_url(re.compile(r"catalog=aws-us-east-1-2023-10(&|$)"))
     expect(sidebar).to_contain_text("prices of 2023-10-01")
-    assert query(page)["objective"] == "paper" and query(page)["pw"] == "3"
+    assert query(page)["objective"] == "paper"
+    assert query(page)["pw"] == "3"
