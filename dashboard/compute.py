@@ -107,6 +107,7 @@ def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configurat
 @st.cache_data(show_spinner=False, max_entries=64)
 def _sweep(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, start: float,
            stop: float, step: float) -> SweepResult:
+    del catalog_sha256  # the cache key only
     grid: np.ndarray = pw_grid(start, stop, step)
     return sweep(_catalog, scenario, grid)
 

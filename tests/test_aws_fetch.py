@@ -121,7 +121,8 @@ def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, cap
     _assert_no_secret(path.read_text(), "\n".join(result.notes), caplog.text)
 
 
-def test_fetch_median_aggregate_and_patterns(aws_env: AwsEnv, base):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_median_aggregate_and_patterns(base):
     result = aws.fetch_catalogs(["us-east-1"], instance_types=["g5.*", "c5.xlarge"],
                                 spot_aggregate="median", max_attempts=1)
     catalog = result.catalog
@@ -175,7 +176,8 @@ def _step_speedup(e: float, gpus: int, bw: float, n: int) -> float:
     return n * t_c / (t_c + t_ar)
 
 
-def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out():
     result = aws.fetch_catalogs(["us-east-1"], max_attempts=1, instance_types=[
         "p4d.24xlarge", "trn1.2xlarge", "inf1.xlarge", "c5.xlarge"])
     catalog = result.catalog
@@ -208,7 +210,8 @@ def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out(aws_env: AwsEnv):
     assert "estimated from data/accelerators.csv" in catalog.source
 
 
-def test_fetch_several_regions_and_compare(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_several_regions_and_compare():
     result = aws.fetch_catalogs(["us-east-1", "eu-west-1"], max_attempts=1)
     assert [r.region for r in result.regions] == ["us-east-1", "eu-west-1"]
     assert len(set(result.paths)) == 2
@@ -313,7 +316,8 @@ def test_region_without_spot_offers(aws_env: AwsEnv):
     assert aws_env.snapshot() == before
 
 
-def test_unknown_instance_types(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_unknown_instance_types():
     with pytest.raises(aws.FetchError) as caught:
         aws.fetch_catalogs("us-east-1", instance_types=["zz9.*", "qq1.large"], max_attempts=1)
     assert caught.value.operation == "DescribeInstanceTypes"
@@ -348,7 +352,8 @@ def test_missing_credentials(aws_env: AwsEnv):
     assert aws_env.fake.requests == []  # nothing was sent unsigned
 
 
-def test_unknown_profile(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_unknown_profile():
     with pytest.raises(aws.FetchError) as caught:
         aws.fetch_catalogs("us-east-1", profile="no-such-profile", max_attempts=1)
     assert caught.value.kind == "credentials"
@@ -404,7 +409,8 @@ def test_cli_success_prints_paths_and_comparison(aws_env: AwsEnv, capsys):
     _assert_no_secret(*(p.read_text() for p in written))
 
 
-def test_cli_diff_prints_price_changes_per_region(aws_env: AwsEnv, capsys):
+@pytest.mark.usefixtures("aws_env")
+def test_cli_diff_prints_price_changes_per_region(capsys):
     code = main(["--region", "us-east-1", "--region", "eu-west-1", "--max-attempts", "1",
                  "--diff"])
     captured = capsys.readouterr()
@@ -472,7 +478,8 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_cli_progress_bar_on_a_terminal(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_cli_progress_bar_on_a_terminal():
     import argparse
 
     from deepvm_core.cli.fetch import configure_fetch_parser

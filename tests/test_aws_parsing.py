@@ -137,7 +137,7 @@ def test_unknown_network_level_falls_back_to_the_network_cards():
     spec = parse.parse_instance_type(raw)
     assert spec.network_gbps == 100.0
     assert spec.network_mapped
-    with pytest.raises(parse.MalformedAnswer, match="g9.xlarge"):
+    with pytest.raises(parse.MalformedAnswer, match=r"g9\.xlarge"):
         parse.parse_instance_type(_raw(network="Ultra"))
 
 
@@ -205,9 +205,9 @@ def test_spot_aggregates():
     zones = {"a": 0.3, "b": 0.1, "c": 0.2}
     assert parse.aggregate_spot_usd_per_hour(zones) == 0.1
     assert parse.aggregate_spot_usd_per_hour(zones, "median") == 0.2
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no spot prices"):
         parse.aggregate_spot_usd_per_hour({}, "min")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="spot aggregate 'mean' must be one of"):
         parse.aggregate_spot_usd_per_hour(zones, "mean")  # type: ignore[arg-type]
 
 

@@ -228,7 +228,7 @@ def test_unknown_catalog_name_suggests():
 
 
 def test_unknown_instance_suggests(aws_catalog):
-    with pytest.raises(InstanceNotFoundError, match="g4dn.xlarge") as caught:
+    with pytest.raises(InstanceNotFoundError, match=r"g4dn\.xlarge") as caught:
         aws_catalog.instance("g4dn.xlarg")
     error = caught.value
     assert isinstance(error, DeepVMError)

@@ -182,10 +182,8 @@ def mutated_catalogs(draw: st.DrawFn) -> dict[str, Any]:
 @given(mutated_catalogs())
 def test_fuzz_catalogs_with_arbitrary_fields(doc: dict[str, Any]) -> None:
     only_catalog_errors(json.dumps(doc))
-    try:  # the parsed form too, as the dashboard's editor hands it over
+    with contextlib.suppress(CatalogError):  # the parsed form too, as the editor hands it over
         parse_catalog(doc)
-    except CatalogError:
-        pass
 
 
 @settings(max_examples=100, deadline=None)

@@ -148,9 +148,8 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
     (["recommend", "--catalog", AWS, "--pw", "3", "--time-limit", "0"], "must be > 0"),
 ])
 def test_bad_arguments_one_line_exit_2(capsys, argv, needle):
-    with pytest.raises(SystemExit) as info:
-        code = main(argv)
-        raise SystemExit(code)
+    with pytest.raises(SystemExit) as info:  # argparse exits; main returns the other codes
+        raise SystemExit(main(argv))
     _, err = capsys.readouterr()
     assert info.value.code == 2
     assert needle in err

@@ -118,7 +118,8 @@ def test_plan_errors_exit_2(capsys: pytest.CaptureFixture[str], extra: tuple[str
     code, out, err = run(capsys, "plan", *TABLE_IV, "--trials", "0", *extra)
     assert code == 2
     assert out == ""
-    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_plan_malformed_measurements_name_the_line(capsys: pytest.CaptureFixture[str],
@@ -161,7 +162,9 @@ def test_calibrate_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: P
                                  message: str) -> None:
     monkeypatch.chdir(tmp_path)
     code, _out, err = run(capsys, *argv)
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert code == 2, err
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "x.json").exists()
 
 

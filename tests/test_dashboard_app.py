@@ -380,7 +380,7 @@ def test_sidebar_survives_an_unexpected_page_error(app: AppTest, monkeypatch) ->
     """The sidebar is drawn after the page (its card reaches the browser first); a page that
     fails with an unexpected error still gets every control, with the scenario kept."""
 
-    def broken(*args, **kwargs):
+    def broken(*_args, **_kwargs):
         raise RuntimeError("unexpected")
 
     monkeypatch.setattr(compute, "recommend", broken)

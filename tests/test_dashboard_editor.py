@@ -29,6 +29,7 @@ def user_dir(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def editor(user_dir) -> AppTest:
     """The dashboard on the catalog editor page (AWS catalog)."""
+    del user_dir  # requested for its set-up only (a temporary per-user folder)
     at = pinned(AppTest.from_file(str(APP), default_timeout=60)).run()
     return at.switch_page(EDITOR).run()
 

@@ -121,6 +121,7 @@ def fake_fetch(fetched_dir, monkeypatch) -> FakeFetch:
 
 @pytest.fixture
 def app(fetched_dir) -> AppTest:
+    del fetched_dir  # requested for its set-up only (the fetch folder)
     return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
@@ -253,7 +254,7 @@ def test_fetch_with_types_profile_median_and_two_regions(app: AppTest,
 
 def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
                                                     fetched_dir: Path) -> None:
-    def failing(regions, **kwargs):
+    def failing(_regions, **kwargs):
         kwargs["progress"]("us-east-1: instance types (EC2 DescribeInstanceTypes)", 0, 4)
         raise aws.FetchError(
             "EC2 DescribeInstanceTypes for region us-east-1 could not be reached (connection "
@@ -285,7 +286,7 @@ def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
 
 
 def test_unexpected_failure_is_a_message_without_credentials(app: AppTest, monkeypatch) -> None:
-    def broken(regions, **kwargs):
+    def broken(*_args, **_kwargs):
         raise RuntimeError(f"boom with key {SECRET} and Signature=abcdef0123")
 
     monkeypatch.setattr(aws, "fetch_catalogs", broken)
@@ -299,7 +300,8 @@ def test_unexpected_failure_is_a_message_without_credentials(app: AppTest, monke
     assert "abcdef0123" not in errors
 
 
-def test_bad_region_name_is_explained(app: AppTest, fetched_dir: Path) -> None:
+@pytest.mark.usefixtures("fetched_dir")
+def test_bad_region_name_is_explained(app: AppTest) -> None:
     open_live(app)  # the real fetcher: it refuses the name before any request
     app.multiselect(key="lp_regions").set_value([])
     app.button(key="lp_fetch").click().run()

@@ -109,10 +109,12 @@ def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> N
     for index in (0, 1):  # performance and price
         spec = chart_spec(app, index)
         lines = [s for s in spec["layout"].get("shapes", []) if s.get("x0") == 4.2]
-        assert lines and lines[0]["x1"] == 4.2, index
+        assert lines, index
+        assert lines[0]["x1"] == 4.2, index
         panels = [(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]
                   if t["name"] in POLICY_NAMES]  # issue 20 item 14: one panel per policy
-        assert len(panels) == 5 and len(set(panels)) == 5, panels
+        assert len(panels) == 5, panels
+        assert len(set(panels)) == 5, panels
         assert len(lines) == 5  # the PW line in every panel
     app.number_input(key="sb_pw").set_value(40.0).run()  # outside the sweep: no line
     assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]

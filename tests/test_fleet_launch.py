@@ -381,8 +381,8 @@ def test_ctrl_c_during_launch_rolls_back(fleet_env: FleetEnv, table4_export: Pat
     assert_nothing_left(fleet_env, plan.plan_id)
 
 
-def test_status_of_an_unknown_plan(fleet_env: FleetEnv,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.usefixtures("fleet_env")
+def test_status_of_an_unknown_plan(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "status", "--plan", "0123456789ab", "--region", "us-east-1")
     assert code == 0
     assert "no instances" in out

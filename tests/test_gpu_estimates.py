@@ -87,7 +87,8 @@ def test_every_number_of_the_csv_names_a_known_source():
         for number, source in NUMBER_SOURCES.items():
             if row[number].strip():
                 refs = [r.strip() for r in row[source].split(",")]
-                assert refs and all(r in SOURCES for r in refs), (row["accelerator"], number)
+                assert refs, (row["accelerator"], number)
+                assert all(r in SOURCES for r in refs), (row["accelerator"], number)
                 checked += 1
     # 12 GPUs (T4 .. B200) with all five numbers; K80 and M60 without a tensor peak and
     # Trainium 1/2 without a link figure, four each: 12 x 5 + 4 x 4 = 76
@@ -108,7 +109,7 @@ def test_a_number_without_a_source_does_not_load():
 
 
 def test_bad_accelerator_rows_are_named():
-    with pytest.raises(ValueError, match="line 2 .*X"):
+    with pytest.raises(ValueError, match=r"line 2 .*X"):
         parse_accelerators("accelerator,peak_fp32_tflops\nX,fast\n")
     with pytest.raises(ValueError, match="empty name"):
         parse_accelerators("accelerator,peak_fp32_tflops\n,1\n")

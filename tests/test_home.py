@@ -11,7 +11,6 @@ from pathlib import Path
 
 import aws_fakes
 import pytest
-from aws_fakes import AwsEnv
 
 from deepvm_core import home
 from deepvm_core.catalog import store
@@ -126,8 +125,9 @@ def _source_tree() -> tuple[list[tuple[str, int, int]], str]:
     return files, status
 
 
+@pytest.mark.usefixtures("aws_env")
 def test_saving_through_the_store_and_the_cli_leaves_the_source_tree_untouched(
-        aws_env: AwsEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aws_catalog, capsys):
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aws_catalog, capsys):
     for name in SPECIFIC:
         monkeypatch.delenv(name, raising=False)
     deepvm_home = tmp_path / "deepvm-home"
@@ -146,7 +146,8 @@ def test_saving_through_the_store_and_the_cli_leaves_the_source_tree_untouched(
     assert _source_tree() == before
 
 
-def test_fetch_help_names_the_per_user_folder(only_home: Path, capsys):
+@pytest.mark.usefixtures("only_home")
+def test_fetch_help_names_the_per_user_folder(capsys):
     assert fetch_main(["--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "data/catalogs" not in out

@@ -256,8 +256,8 @@ def test_k_zero_and_bad_inputs(aws_catalog: Catalog) -> None:
 ])
 def test_non_optimal_status_raises(monkeypatch: pytest.MonkeyPatch, aws_catalog: Catalog,
                                    status: int, sol_status: int) -> None:
-    def fake(built: ilp_program.BuiltProblem,
-             time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem,
+             _time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=status, sol_status=sol_status, objective=None)
 
     monkeypatch.setattr(ilp, "solve_problem", fake)
@@ -267,8 +267,8 @@ def test_non_optimal_status_raises(monkeypatch: pytest.MonkeyPatch, aws_catalog:
 
 def test_infeasible_status_means_no_configuration(monkeypatch: pytest.MonkeyPatch,
                                                  aws_catalog: Catalog) -> None:
-    def fake(built: ilp_program.BuiltProblem,
-             time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem,
+             _time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=pulp.LpStatusInfeasible,
                                        sol_status=pulp.LpSolutionInfeasible, objective=None)
 
@@ -311,7 +311,7 @@ def test_a_solve_that_reaches_the_time_limit_is_a_timeout(
         sol_status: int) -> None:
     limits: list[float] = []
 
-    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
         limits.append(time_limit_s)
         return timed_out(time_limit_s, status, sol_status)
 
@@ -391,7 +391,7 @@ def test_saturation_constraints_count_in_the_programs_size() -> None:
 def test_when_an_infeasible_answer_is_trusted(monkeypatch: pytest.MonkeyPatch,
                                               aws_catalog: Catalog, share: float,
                                               stopped: bool, timeout: bool) -> None:
-    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=pulp.LpStatusInfeasible,
                                        sol_status=pulp.LpSolutionInfeasible, objective=None,
                                        seconds=share * time_limit_s, stopped_on_time=stopped)

@@ -10,7 +10,6 @@ import sys
 import sysconfig
 import tomllib
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +71,7 @@ class Installed:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()

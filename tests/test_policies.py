@@ -241,7 +241,7 @@ def test_the_cheapest_tiering_may_need_two_memory_nodes_for_one_gpu_vm() -> None
 # ----------------------------------------------------------------------------- node cap, budget
 
 
-def test_the_node_cap_is_one_constant(aws_catalog: Catalog) -> None:
+def test_the_node_cap_is_one_constant() -> None:
     assert Scenario(3.0, max_nodes=MAX_NODES).max_nodes == MAX_NODES
     with pytest.raises(InputError) as info:
         Scenario(3.0, max_nodes=MAX_NODES + 1)
@@ -278,7 +278,7 @@ def test_the_issue_scenario_falls_back_to_the_enumeration_at_once(aws_catalog: C
 
 def test_a_timed_out_integer_program_falls_back_and_says_so(monkeypatch: pytest.MonkeyPatch,
                                                             aws_catalog: Catalog) -> None:
-    def timed_out(built: ilp_program.BuiltProblem,
+    def timed_out(_built: ilp_program.BuiltProblem,
                   time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=pulp.LpStatusNotSolved,
                                        sol_status=pulp.LpSolutionNoSolutionFound,

@@ -85,7 +85,7 @@ def test_median_aggregate_and_missing_region():
     g4 = catalog.instance("g4dn.xlarge")
     assert g4.spot_usd_per_hour == pytest.approx(0.25)
     assert g4.eflops_source.startswith("estimated")  # type: ignore[union-attr]
-    with pytest.raises(SkyPilotError, match="eu-west-1.*has us-east-1, us-west-2"):
+    with pytest.raises(SkyPilotError, match=r"eu-west-1.*has us-east-1, us-west-2"):
         build_catalog(rows, "eu-west-1", date="d", source="s", base=None)
 
 

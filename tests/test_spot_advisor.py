@@ -159,7 +159,7 @@ def test_a_malformed_answer(spot_advisor: FakeSpotAdvisor, body, words):
     assert words in str(caught.value)
 
 
-def test_a_server_that_is_down(monkeypatch):
+def test_a_server_that_is_down():
     url = closed_port_url() + "/spot-advisor-data.json"
     slept: list[float] = []
     with pytest.raises(FetchError) as caught:
@@ -198,7 +198,8 @@ def test_fetch_with_spot_advisor_fills_the_buckets(aws_env: AwsEnv,
     assert len(spot_advisor.requests) == 1  # one file for every region
 
 
-def test_fetch_result_names_the_advisor(aws_env: AwsEnv, spot_advisor: FakeSpotAdvisor):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_result_names_the_advisor(spot_advisor: FakeSpotAdvisor):
     calls: list[tuple[str, int, int]] = []
     result = aws.fetch_catalogs("us-east-1", max_attempts=1, spot_advisor=True,
                                 progress=lambda *a: calls.append(a))
@@ -211,9 +212,8 @@ def test_fetch_result_names_the_advisor(aws_env: AwsEnv, spot_advisor: FakeSpotA
     assert "not read" in plain.catalog.source
 
 
-def test_fetch_with_the_advisor_down_exits_2_and_writes_nothing(aws_env: AwsEnv,
-                                                                 spot_advisor: FakeSpotAdvisor,
-                                                                 capsys):
+@pytest.mark.usefixtures("spot_advisor")
+def test_fetch_with_the_advisor_down_exits_2_and_writes_nothing(aws_env: AwsEnv, capsys):
     aws_env.monkeypatch.setenv("DEEPVM_SPOT_ADVISOR_URL",
                                closed_port_url() + "/spot-advisor-data.json")
     before = aws_env.snapshot()
