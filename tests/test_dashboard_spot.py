@@ -53,10 +53,12 @@ def card(at: AppTest) -> str:
     return next(t for t in texts(at) if t.startswith("Deadline **"))
 
 
-def test_pools_from_the_url_strip_statistics_and_backtest(traces: Path) -> None:
+@pytest.mark.usefixtures("traces")
+def test_pools_from_the_url_strip_statistics_and_backtest() -> None:
     at = page(pools=POOLS)
     at.run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
     assert at.query_params["pools"] == [POOLS] or at.query_params["pools"] == POOLS
     stats = at.dataframe[0].value.set_index("Pool")
     flaky = stats.loc["g5.xlarge@us-east-1a"]
@@ -91,7 +93,8 @@ def test_pools_from_the_url_strip_statistics_and_backtest(traces: Path) -> None:
     assert card(at).startswith(f"Deadline **{1.5 * compute_h:,.1f} h**")
 
 
-def test_a_tight_deadline_falls_back_and_is_in_the_url(traces: Path) -> None:
+@pytest.mark.usefixtures("traces")
+def test_a_tight_deadline_falls_back_and_is_in_the_url() -> None:
     at = page(pools=POOLS)
     at.run()
     makespan = at.dataframe[1].value.set_index("Policy").loc[
@@ -149,7 +152,8 @@ def test_bad_pool_names_and_files_are_named_and_the_good_pools_kept(traces: Path
     assert set(stats["Pool"]) == {"g5.xlarge@us-east-1c", "g5.xlarge@us-east-1a"}
 
 
-def test_plan_card_says_the_figures_come_from_a_replay(traces: Path) -> None:
+@pytest.mark.usefixtures("traces")
+def test_plan_card_says_the_figures_come_from_a_replay() -> None:
     at = page(page="plan", pools=POOLS, deadline_h="100")
     at.run()
     assert not at.exception
