@@ -132,6 +132,25 @@ def test_method_page_computes_the_findings(app: AppTest) -> None:
     assert len(app.main.get("page_link")) >= 4
 
 
+def test_method_page_shows_the_model_against_the_spot_traces(app: AppTest) -> None:
+    """Issue 15: the closed form's and the renewal model's errors against the backtest, per
+    development trace, and which model a type without a trace gets."""
+    app.run()
+    app.switch_page("views/method.py").run()
+    no_errors(app)
+    frame = next(d.value for d in app.main.dataframe
+                 if {"closed_form_error", "renewal_error"} <= set(d.value.columns))
+    assert len(frame) == 12  # 8 availability and 4 preemption traces
+    row = frame.set_index("trace").loc["preemption/us-west-2b_v100_1"]
+    # the README's row: backtest 16.1 h, closed form 14.8 h: (14.8 / 16.1 - 1) = -8 %
+    assert round(row["backtest_hours"], 1) == 16.1
+    assert round(row["closed_form_hours"], 1) == 14.8
+    assert round(row["closed_form_error"]) == -8  # percent
+    text = " ".join(c.value for c in app.main.caption)
+    assert "without a trace" in text
+    assert "closed form" in text
+
+
 def test_method_page_explains_the_memory_constant(app: AppTest) -> None:
     app.run()
     app.switch_page("views/method.py").run()

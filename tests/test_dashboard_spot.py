@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import url_spot
+
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 JOB = {"page": "spot", "catalog": "aws-us-east-1-2023-10", "epochs": "3000",
        "epoch_s": "61.16", "ref": "g4dn.xlarge", "trials": "0"}
@@ -200,18 +202,17 @@ def test_pools_guessed_from_public_file_names(name: str, pool: str) -> None:
 
 
 def test_url_spot_params_round_trip_and_warn() -> None:
-    from dashboard import url
 
     pools = {"s/up.json": "g5.xlarge@us-east-1c", "s/flaky.json": "g5.xlarge@us-east-1a",
              "s/unused.json": ""}
-    text = url.format_spot_pools(pools)
+    text = url_spot.format_spot_pools(pools)
     assert text == POOLS
-    values, warnings = url.parse_spot_params({"pools": text, "recovery": "deadline",
+    values, warnings = url_spot.parse_spot_params({"pools": text, "recovery": "deadline",
                                               "spot_deadline": "31.5", "starts": "500"})
     assert warnings == []
     assert values == {"pools": {k: v for k, v in pools.items() if v}, "recovery": "deadline",
                       "spot_deadline": 31.5, "starts": 500}
-    values, warnings = url.parse_spot_params({"pools": "x=y|g5.xlarge@z=f.json",
+    values, warnings = url_spot.parse_spot_params({"pools": "x=y|g5.xlarge@z=f.json",
                                               "recovery": "pray", "starts": "0",
                                               "spot_deadline": "inf"})
     assert values == {"pools": {"f.json": "g5.xlarge@z"}}
