@@ -23,7 +23,7 @@ from typing import Any
 from dashboard.url_spot import SPOT_PARAMS, parse_spot_params
 from dashboard.url_warnings import UrlWarning, echo
 from deepvm_core.catalog import store
-from deepvm_core.cli.common import field_default
+from deepvm_core.defaults import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
 from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
