@@ -155,9 +155,9 @@ def test_invalid_link_warns_and_falls_back(page: Page, streamlit_server: str) ->
     open_app(page, f"{streamlit_server}/?pw=abc&catalog=nope")
     expect(page.get_by_text("URL parameter pw='abc' is not a number")).to_be_visible()
     expect(page.get_by_text("URL parameter catalog='nope'")).to_be_visible()
-    # the default catalog, today's us-east-1 prices: 19 x g5g.xlarge at PW 3 (the oracle's,
-    # tests/test_dashboard_gpus.py)
-    expect(headline(page)).to_contain_text("19 × g5g.xlarge")
+    # the default catalog, today's us-east-1 prices, ranked by speed: 1 x p3.16xlarge at PW 3
+    # (the brute force's, tests/test_dashboard_gpus.py::test_default_page_ranks_todays_...)
+    expect(headline(page)).to_contain_text("1 × p3.16xlarge")
     expect(page.get_by_text("Traceback")).to_have_count(0)
 
 
@@ -287,11 +287,11 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
 
 def test_default_is_todays_catalog_and_the_paper_is_one_click_away(page: Page,
                                                                    streamlit_server: str) -> None:
-    """Issue 19: the root URL opens on today's us-east-1 prices (19 g5g.xlarge at PW 3, the
-    oracle's in tests/test_dashboard_gpus.py); the sidebar's button sets the paper's Table IV
-    scenario (17 g4dn.xlarge) and the URL follows."""
+    """Issue 19: the root URL opens on today's us-east-1 prices (1 p3.16xlarge at PW 3 by
+    speed, the brute force's in tests/test_dashboard_gpus.py); the sidebar's button sets the
+    paper's Table IV scenario (17 g4dn.xlarge) and the URL follows."""
     open_app(page, streamlit_server)
-    expect(headline(page)).to_contain_text("19 × g5g.xlarge", timeout=LOAD_TIMEOUT_MS)
+    expect(headline(page)).to_contain_text("1 × p3.16xlarge", timeout=LOAD_TIMEOUT_MS)
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar).to_contain_text("prices of 2025-H1")
     sidebar.get_by_role("button", name="Paper's scenario (Table IV)").click()
