@@ -80,20 +80,37 @@ def bench_plan_with_pools(files: list[Path]) -> None:
           f"{best:.2f} s (goal < 3 s); chosen {result.chosen.describe() if result.chosen else '-'}")
 
 
-def model_tables(files: list[Path]) -> None:
+#: Where ``--write-data`` keeps the model-against-backtest table for the Method page (results
+#: on the development traces, not the traces themselves).
+MODEL_CHECK_CSV = Path(__file__).resolve().parents[1] / "data" / "trace-model-check.csv"
+MODEL_CHECK_COLUMNS = ("trace", "availability", "mtbi_hours", "wait_hours", "backtest_hours",
+                       "closed_form_hours", "closed_form_error", "renewal_hours",
+                       "renewal_error")
+
+
+def model_tables(files: list[Path], write_data: bool = False) -> None:
     print("\n2. Reference job: 10 compute hours, a checkpoint every hour (36 s), restart "
           "6 min; models from the first half, backtest (wait, 200 starts) of the second half")
     print("| trace | avail. | MTBI h | W h | backtest h | closed form h | error | renewal h | "
           "error |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows: list[str] = [",".join(MODEL_CHECK_COLUMNS)]
     for f in files:
         m = check_models(load_trace(f), REFERENCE_JOB)
+        rows.append(",".join([f"{f.parent.name.split('-')[0]}/{f.stem}",
+                              *(f"{v:.6g}" for v in (
+                                  m.availability, m.mtbi_hours, m.wait_hours, m.backtest_hours,
+                                  m.closed_form_hours, m.closed_form_error, m.renewal_hours,
+                                  m.renewal_error))]))
         bt = f"{m.backtest_hours:.1f}" if m.backtest_hours != float("inf") else "never runs"
         cfe = "-" if m.closed_form_error != m.closed_form_error else f"{m.closed_form_error:+.0%}"
         rne = "-" if m.renewal_error != m.renewal_error else f"{m.renewal_error:+.0%}"
         print(f"| {f.parent.name.split('-')[0]}/{f.stem} | {m.availability:.2f} | "
               f"{m.mtbi_hours:.2f} | {m.wait_hours:.2f} | {bt} | {m.closed_form_hours:.1f} | "
               f"{cfe} | {m.renewal_hours:.1f} | {rne} |")
+    if write_data:
+        MODEL_CHECK_CSV.write_text("\n".join(rows) + "\n", encoding="utf-8")
+        print(f"written: {MODEL_CHECK_CSV}")
 
 
 def main() -> int:
@@ -103,7 +120,7 @@ def main() -> int:
         return 1
     bench_backtest(files)
     bench_plan_with_pools(files)
-    model_tables(files)
+    model_tables(files, write_data="--write-data" in sys.argv[1:])
     return 0
 
 

@@ -18,7 +18,8 @@ def browser_zone() -> answer.BrowserZone:
     try:
         name = st.context.timezone
         offset = st.context.timezone_offset  # JavaScript's getTimezoneOffset: UTC - local
-    except Exception:  # no browser context (bare mode)
+    except Exception:  # noqa: BLE001 - no browser context (bare mode, AppTest): st.context
+        # raises there, and which error depends on the Streamlit version; the zone is unknown
         return answer.BrowserZone(None, None)
     return answer.BrowserZone(name or None, None if offset is None else -int(offset))
 

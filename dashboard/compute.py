@@ -107,6 +107,7 @@ def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configurat
 @st.cache_data(show_spinner=False, max_entries=64)
 def _sweep(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, start: float,
            stop: float, step: float) -> SweepResult:
+    del catalog_sha256  # the cache key only
     grid: np.ndarray = pw_grid(start, stop, step)
     return sweep(_catalog, scenario, grid)
 
@@ -402,3 +403,20 @@ def prior_curves() -> pd.DataFrame:
             rows += [{"curve": curve.instance, "n": n, "speedup": float(v), "series": series}
                      for n, v in zip(curve.nodes, values, strict=True)]
     return pd.DataFrame(rows)
+
+
+@st.cache_resource(show_spinner=False)
+def trace_model_check() -> pd.DataFrame:
+    """The closed form and the renewal model against the backtest on the development spot
+    traces (``data/trace-model-check.csv``, written by ``bench/bench_traces.py --write-data``:
+    results on those traces, not the traces), as a table: errors in percent."""
+    import io
+
+    import pandas as pd
+
+    from deepvm_core.bundled import read_bundled_file
+
+    frame = pd.read_csv(io.BytesIO(read_bundled_file("trace-model-check.csv")))
+    for column in ("closed_form_error", "renewal_error"):
+        frame[column] = frame[column] * 100.0
+    return frame

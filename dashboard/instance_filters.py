@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import keys, url
+from dashboard import keys, url, url_warnings
 from deepvm_core.catalog.accelerators import accelerator_of_instance
 
 #: Most bars of the FLOPP chart and most curves of the scaling charts (readable at a glance).
@@ -49,10 +49,11 @@ def family_of(instance_type: str) -> str:
     return instance_type.partition(".")[0]
 
 
-def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[url.UrlWarning]]:
+def parse(params: Mapping[str, str | list[str]]
+          ) -> tuple[dict[str, Any], list[url_warnings.UrlWarning]]:
     """The filters a URL asks for, and a warning per value that cannot be used."""
     values: dict[str, Any] = {}
-    warnings: list[url.UrlWarning] = []
+    warnings: list[url_warnings.UrlWarning] = []
     for name in PARAMS:
         if name not in params:
             continue
@@ -64,9 +65,9 @@ def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[u
             if text.lower() in _TRUE | _FALSE:
                 values[name] = text.lower() in _TRUE
             else:
-                warnings.append(url.UrlWarning(
-                    name, f"URL parameter show_all={url.echo(text)} is not on or off; using "
-                          "the default off."))
+                warnings.append(url_warnings.UrlWarning(
+                    name, f"URL parameter show_all={url_warnings.echo(text)} is not on or off; "
+                          "using the default off."))
         else:
             low, high = SHOWN_RANGE
             try:
@@ -76,8 +77,8 @@ def parse(params: Mapping[str, str | list[str]]) -> tuple[dict[str, Any], list[u
             if low <= number <= high:
                 values[name] = number
             else:
-                warnings.append(url.UrlWarning(
-                    name, f"URL parameter shown={url.echo(text)} is not a whole number in "
+                warnings.append(url_warnings.UrlWarning(
+                    name, f"URL parameter shown={url_warnings.echo(text)} is not a whole number in "
                           f"{low}..{high}; using the default {DEFAULTS['shown']}."))
     return values, warnings
 
@@ -91,7 +92,7 @@ def format_param(name: str, value: Any) -> str:
     return str(int(value))
 
 
-def seed(params: Mapping[str, str | list[str]]) -> list[url.UrlWarning]:
+def seed(params: Mapping[str, str | list[str]]) -> list[url_warnings.UrlWarning]:
     """Set the filters' keys from a URL (a session's first run); returns the warnings."""
     values, warnings = parse(params)
     for name, value in values.items():

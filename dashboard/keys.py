@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 import streamlit as st
 
-from dashboard import url
+from dashboard import url, url_spot
 from deepvm_core.cloud.aws import DEFAULT_MAX_ATTEMPTS, SpotAggregate
 from deepvm_core.model import Objective
 from deepvm_core.recommend.recommendation import Solver
@@ -152,11 +152,11 @@ PLAN_CALIBRATE_EFLOPS: Key[bool] = Key("plan_cal_eflops", False)
 #: the pools the planner replays on every page (``pools`` in the URL).
 SPOT_POOLS: Key[dict[str, str]] = Key("spot_pools", {})
 #: The planner's recovery policy on those pools (``recovery`` in the URL).
-SPOT_RECOVERY: Key[str] = _kept("spot_recovery", url.SPOT_DEFAULTS["recovery"])
+SPOT_RECOVERY: Key[str] = _kept("spot_recovery", url_spot.SPOT_DEFAULTS["recovery"])
 #: The page's deadline for the policy backtests, hours; 0: 1.5 x compute hours.
-SPOT_DEADLINE: Key[float] = _kept("spot_deadline_h", url.SPOT_DEFAULTS["spot_deadline"])
+SPOT_DEADLINE: Key[float] = _kept("spot_deadline_h", url_spot.SPOT_DEFAULTS["spot_deadline"])
 #: Start times of the page's backtests.
-SPOT_STARTS: Key[int] = _kept("spot_starts", url.SPOT_DEFAULTS["starts"])
+SPOT_STARTS: Key[int] = _kept("spot_starts", url_spot.SPOT_DEFAULTS["starts"])
 #: Messages about uploads and pools that could not be used (shown until the next change).
 SPOT_ERRORS: Key[list[str]] = Key("spot_errors", [])
 #: Upload widget version (bumped after each upload so the widget starts empty).

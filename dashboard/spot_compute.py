@@ -256,7 +256,7 @@ def policy_frame(runs: Mapping[Policy, BacktestRuns]) -> pd.DataFrame:
     rows = []
     for policy, r in runs.items():
         s = r.summary()
-        met = 0 if s.deadline_met is None else int(round(float(s.deadline_met[0]) * s.runs))
+        met = 0 if s.deadline_met is None else round(float(s.deadline_met[0]) * s.runs)
         rows.append({"Policy": policy, "Mean makespan (h)": float(s.mean_makespan_hours[0]),
                      "P50 (h)": float(s.makespan_p50_hours[0]),
                      "P90 (h)": float(s.makespan_p90_hours[0]),
@@ -311,7 +311,7 @@ def card_note(result: JobPlanResult, pools: PoolSet) -> str | None:
     text = (f"Figures from a replay on {days:,.0f} days of real availability in {zones} "
             f"({replay.recovery}, {replay.runs} starts)")
     if replay.deadline_met is not None and result.deadline_hours is not None:
-        met = int(round(float(replay.deadline_met[chosen.index]) * replay.runs))
+        met = round(float(replay.deadline_met[chosen.index]) * replay.runs)
         text += (f"; the {result.deadline_hours:g} h deadline was met in {met} of "
                  f"{replay.runs} starts")
     return text + "."

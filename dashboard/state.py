@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import compute, instance_filters, keys, url
+from dashboard import compute, instance_filters, keys, url, url_spot, url_warnings
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.cloud.aws import FetchResult
 from deepvm_core.errors import DeepVMError
@@ -78,16 +78,16 @@ def wanted_params(page: str) -> dict[str, str]:
 
 
 def spot_params() -> dict[str, str]:
-    """The Spot markets page's values in the URL (:data:`dashboard.url.SPOT_PARAMS`), on every
+    """The Spot markets page's values in the URL (:data:`dashboard.url_spot.SPOT_PARAMS`), on every
     page: pools and recovery once pools are set (every page plans with them), the page's
     deadline and starts when not at their defaults."""
     texts: dict[str, str] = {}
-    pools = url.format_spot_pools(keys.SPOT_POOLS.get())
+    pools = url_spot.format_spot_pools(keys.SPOT_POOLS.get())
     if pools:
         texts.update(pools=pools, recovery=keys.SPOT_RECOVERY.get())
     for name, key in (("spot_deadline", keys.SPOT_DEADLINE), ("starts", keys.SPOT_STARTS)):
         value = key.get()
-        if value != url.SPOT_DEFAULTS[name]:
+        if value != url_spot.SPOT_DEFAULTS[name]:
             texts[name] = f"{value:g}"
     return texts
 
@@ -141,9 +141,10 @@ def init_state() -> None:
             text, cid = params[url.EDITED_PARAM], seeded.get("catalog", keys.CATALOG.default)
             why = recall_edit(cid, str(text))
             if why is not None:
-                warnings.append(url.UrlWarning(
-                    url.EDITED_PARAM, f"URL parameter {url.EDITED_PARAM}={url.echo(str(text))} "
-                                      f"{why}; using {cid} unedited."))
+                warnings.append(url_warnings.UrlWarning(
+                    url.EDITED_PARAM,
+                    f"URL parameter {url.EDITED_PARAM}={url_warnings.echo(str(text))} {why}; "
+                    f"using {cid} unedited."))
         for c in url.CONTROLS:
             value = float(seeded.get(c.name, c.default))
             keys.NUMBERS[c.name].set(value)
@@ -153,7 +154,7 @@ def init_state() -> None:
                           ("solver", keys.SOLVER), ("presentation", keys.PRESENTATION)):
             if name in seeded:
                 key.set(seeded[name])
-        spot, spot_warnings = url.parse_spot_params(params)
+        spot, spot_warnings = url_spot.parse_spot_params(params)
         spot_keys: dict[str, keys.Key[Any]] = {
             "pools": keys.SPOT_POOLS, "recovery": keys.SPOT_RECOVERY,
             "spot_deadline": keys.SPOT_DEADLINE, "starts": keys.SPOT_STARTS}

@@ -20,8 +20,10 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dashboard.url_spot import SPOT_PARAMS, parse_spot_params
+from dashboard.url_warnings import UrlWarning, echo
 from deepvm_core.catalog import store
-from deepvm_core.cli.common import field_default
+from deepvm_core.defaults import field_default
 from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
 from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
@@ -32,34 +34,9 @@ from deepvm_core.model import DEFAULT_OBJECTIVE, MAX_NODES, OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
 from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
-from deepvm_core.traces.backtest import DEFAULT_STARTS, MAX_STARTS, POLICIES
 from deepvm_core.units import MINUTES_PER_HOUR
 
 DEFAULT_CATALOG = store.DEFAULT_CATALOG
-#: A refused URL value is echoed in a warning up to this many characters.
-ECHO_CHARS = 40
-
-
-def echo(text: str) -> str:
-    """``text`` quoted for a warning, cut to :data:`ECHO_CHARS` characters: ``'abc'``, or
-    ``'aaaa…' (5,000 characters)``."""
-    if len(text) <= ECHO_CHARS:
-        return repr(text)
-    return f"{text[:ECHO_CHARS]!r}… ({len(text):,} characters)"
-
-
-@dataclass(frozen=True)
-class UrlWarning:
-    """A URL value that could not be used: the parameter it is about (``None``: none in
-    particular) and the text shown."""
-
-    param: str | None
-    text: str
-
-    def __str__(self) -> str:
-        return self.text
-
-
 @dataclass(frozen=True)
 class PageSpec:
     """One page: slug (URL path), title, script (relative to ``dashboard/``) and icon."""
@@ -428,67 +405,6 @@ def format_plan_param(name: str, value: Any) -> str:
     if p.kind == "float":
         return f"{float(value):g}"
     return str(value)
-
-
-# ----------------------------------------------------------------------------- Spot markets
-
-#: The Spot markets page's parameters. ``pools`` (``TYPE@ZONE=FILE`` joined by ``|``, FILE
-#: relative to the per-user traces folder) and ``recovery`` are in the URL on every page once
-#: set (the planner uses them everywhere); ``spot_deadline`` (hours, 0: 1.5 x compute hours)
-#: and ``starts`` on every page when not at their defaults.
-SPOT_DEFAULTS: dict[str, Any] = {"recovery": "failover", "spot_deadline": 0.0,
-                                 "starts": DEFAULT_STARTS}
-SPOT_PARAMS = ("pools", *SPOT_DEFAULTS)
-SPOT_STARTS_RANGE = (1, MAX_STARTS)
-
-
-def parse_spot_params(params: Mapping[str, str | list[str]]
-                      ) -> tuple[dict[str, Any], list[UrlWarning]]:
-    """The Spot markets values a URL asks for (``pools`` as file -> pool name), and a warning
-    per value that cannot be used (files are checked by the page)."""
-    values: dict[str, Any] = {}
-    warnings: list[UrlWarning] = []
-    for name in SPOT_PARAMS:
-        if name not in params:
-            continue
-        raw = params[name]
-        text = str((raw[-1] if raw else "") if isinstance(raw, list) else raw).strip()
-        if name == "pools":
-            pools: dict[str, str] = {}
-            for item in filter(None, text.split("|")):
-                pool, sep, rel = item.partition("=")
-                gpu, at, zone = pool.partition("@")
-                if not sep or not rel.strip() or not at or not gpu.strip() or not zone.strip():
-                    warnings.append(UrlWarning(name, f"URL parameter pools: {echo(item)} is "
-                                                     "not TYPE@ZONE=FILE; left out."))
-                    continue
-                pools[rel.strip()] = pool.strip()
-            values[name] = pools
-        elif name == "recovery":
-            if text in POLICIES:
-                values[name] = text
-            else:
-                warnings.append(UrlWarning(name, f"URL parameter recovery={echo(text)} is not "
-                                                 f"one of {', '.join(POLICIES)}; using the "
-                                                 "default failover."))
-        else:
-            low, high = (0.0, 1e6) if name == "spot_deadline" else SPOT_STARTS_RANGE
-            try:
-                number: float = float(text) if name == "spot_deadline" else int(text)
-            except ValueError:
-                number = math.nan
-            if not math.isfinite(number) or not low <= number <= high:
-                warnings.append(UrlWarning(name, f"URL parameter {name}={echo(text)} is not a "
-                                                 f"number in {low:g}..{high:g}; using the "
-                                                 f"default {SPOT_DEFAULTS[name]:g}."))
-                continue
-            values[name] = number
-    return values, warnings
-
-
-def format_spot_pools(pools: Mapping[str, str]) -> str:
-    """``pools`` (file -> pool name) as the URL writes it; unused files left out."""
-    return "|".join(f"{name}={rel}" for rel, name in pools.items() if name.strip())
 
 
 # ----------------------------------------------------------------------------- cleaning

@@ -13,6 +13,7 @@ from dashboard import glossary, keys, state, url
 from dashboard.formatting import si, usd_per_hour
 from dashboard.glossary import GLOSSARY
 from dashboard.provenance import prices_age
+from dashboard.url_warnings import echo
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
 
@@ -75,7 +76,7 @@ def unknown_path_note(path: str | None) -> None:
     if path is None:
         return
     names = ", ".join(f"/{p.slug}" for p in url.PAGES)
-    st.warning(f"No such page: {url.echo(path)}. Showing "
+    st.warning(f"No such page: {echo(path)}. Showing "
                f"{url.PAGE_BY_SLUG[url.DEFAULT_PAGE].title} instead; the pages are {names}.",
                icon=":material/link_off:")
 

@@ -30,7 +30,8 @@ def best(catalog: str, pw: float, **scenario: object) -> OracleConfiguration:
 def baselines(catalog: str, pw: float) -> tuple[OracleConfiguration, OracleConfiguration]:
     """The oracle's Cost-First and Performance-First at ``pw`` (quotas on)."""
     cost_first, performance_first = oracle.baselines(load_catalog(catalog), Scenario(pw))
-    assert cost_first is not None and performance_first is not None
+    assert cost_first is not None
+    assert performance_first is not None
     return cost_first, performance_first
 
 

@@ -126,10 +126,10 @@ class FakeAws:
             wbufsize = 1 << 16
             disable_nagle_algorithm = True
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 fake._handle(self)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 fake._handle(self)
 
             def log_message(self, *args: object) -> None:

@@ -97,7 +97,7 @@ class Ec2Front:
         front = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 front._handle(self, self.rfile.read(length))
 

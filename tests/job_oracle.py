@@ -12,6 +12,7 @@ k epochs per checkpoint, R and W hours, D GB/s, δ0 seconds, MTBI hours.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -57,7 +58,7 @@ def measured_speedup(rows: Mapping[int, float], n: float) -> float:
     points = sorted((nodes, rows[1] / seconds) for nodes, seconds in rows.items())
     if n >= points[-1][0]:
         return points[-1][1]
-    for (n0, s0), (n1, s1) in zip(points, points[1:], strict=False):
+    for (n0, s0), (n1, s1) in itertools.pairwise(points):
         if n0 <= n <= n1:
             return s0 + (s1 - s0) * (n - n0) / (n1 - n0)
     raise ValueError(f"n = {n} is below the smallest measured node count")
@@ -115,7 +116,8 @@ def one_vm_seconds(catalog: Catalog, job: Job, gpu: GpuType) -> float:
     g_rows, ref_rows = job.measurements.get(gpu.name, {}), job.measurements.get(ref.name, {})
     if 1 in g_rows and 1 in ref_rows:
         return t_ref1 * g_rows[1] / ref_rows[1]
-    assert gpu.eflops is not None and ref.eflops is not None
+    assert gpu.eflops is not None
+    assert ref.eflops is not None
     return t_ref1 * ref.eflops / gpu.eflops
 
 

@@ -69,7 +69,7 @@ def reference_gpu(catalog: Catalog) -> GpuType:
 
 
 def _neg(name: str) -> tuple[int, ...]:
-    return tuple(-ord(ch) for ch in name) + (0,)
+    return (*tuple(-ord(ch) for ch in name), 0)
 
 
 def speed(catalog: Catalog, gpu: GpuType, n: int, *, noscale: bool = False,

@@ -48,7 +48,7 @@ class FakeSpotAdvisor:
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:
                 fake._answer(self)
 
             def log_message(self, *args: object) -> None:

@@ -66,7 +66,8 @@ def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, cap
 
     # written atomically to the fetched folder, next to the untouched earlier catalog
     path = result.path
-    assert path is not None and path.parent == aws_env.fetched_dir
+    assert path is not None
+    assert path.parent == aws_env.fetched_dir
     after = aws_env.snapshot()
     assert {k: v for k, v in after.items() if k in before} == before
     assert set(after) - set(before) == {path.name}  # no temp file left behind
@@ -75,7 +76,8 @@ def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, cap
     catalog = load_catalog(path)  # passes the core's validation
     assert catalog == result.catalog
     assert (catalog.provider, catalog.region) == ("aws", "us-east-1")
-    assert catalog.prices_date == result.fetched_at and "DescribeSpotPriceHistory" in (
+    assert catalog.prices_date == result.fetched_at
+    assert "DescribeSpotPriceHistory" in (
         catalog.source)
 
     # moto (like AWS today) has no g3s.xlarge: reported, not fatal
@@ -93,9 +95,11 @@ def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, cap
     assert g4dn.spot_usd_per_hour == min(g4dn.spot_by_zone_usd_per_hour.values())
     assert set(catalog.instance("c4.xlarge").spot_by_zone_usd_per_hour) == {
         "us-east-1a", "us-east-1b"}
-    assert catalog.quotas == base.quotas and catalog.saturation == base.saturation
+    assert catalog.quotas == base.quotas
+    assert catalog.saturation == base.saturation
     notes = "\n".join(result.notes)
-    assert "c3.xlarge 'Moderate' -> 0.3 Gbps" in notes and "c4.xlarge 'High' -> 1.7 Gbps" in notes
+    assert "c3.xlarge 'Moderate' -> 0.3 Gbps" in notes
+    assert "c4.xlarge 'High' -> 1.7 Gbps" in notes
     specs = {s.name: s for s in result.regions[0].instance_specs}
     assert specs["g4dn.xlarge"].gpu_text() == "1 x NVIDIA T4 (16 GiB)"
 
@@ -117,7 +121,8 @@ def test_fetch_one_region_matches_base_and_recommends(aws_env: AwsEnv, base, cap
     _assert_no_secret(path.read_text(), "\n".join(result.notes), caplog.text)
 
 
-def test_fetch_median_aggregate_and_patterns(aws_env: AwsEnv, base):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_median_aggregate_and_patterns(base):
     result = aws.fetch_catalogs(["us-east-1"], instance_types=["g5.*", "c5.xlarge"],
                                 spot_aggregate="median", max_attempts=1)
     catalog = result.catalog
@@ -126,20 +131,27 @@ def test_fetch_median_aggregate_and_patterns(aws_env: AwsEnv, base):
     g5 = catalog.instance("g5.xlarge")
     assert g5.spot_usd_per_hour == pytest.approx(base.instance("g5.xlarge").spot_usd_per_hour
                                                  * sorted(ZONE_FACTORS.values())[1])
-    assert g5.eflops == 696.0 and g5.eflops_source == "measured"  # carried over from the base
-    assert g5.scaling == base.instance("g5.xlarge").scaling and g5.scaling_source == "measured"
+    assert g5.eflops == 696.0
+    assert g5.eflops_source == "measured"
+    assert g5.scaling == base.instance("g5.xlarge").scaling
+    assert g5.scaling_source == "measured"
     new = catalog.instance("g5.2xlarge")
     # not in the base: estimated, 1 A10G: k (125^w 600^(1-w)) = 711.3 (see A10G_1 below)
-    assert new.eflops == pytest.approx(A10G_1, abs=0.05) and new.vcpus == 8
+    assert new.eflops == pytest.approx(A10G_1, abs=0.05)
+    assert new.vcpus == 8
     assert new.eflops_source == "estimated: k C^0.34 B^0.66 (1 x A10G)"
-    assert new.scaling is not None and new.scaling_source.startswith("prior: ")
+    assert new.scaling is not None
+    assert new.scaling_source.startswith("prior: ")
     notes = "\n".join(result.notes)
-    assert "eFLOPS estimated from the accelerator model" in notes and (
+    assert "eFLOPS estimated from the accelerator model" in notes
+    assert (
         "g5.2xlarge (1 x A10G)" in notes)
-    assert "step-model prior" in notes and "needs eFLOPS" not in notes
+    assert "step-model prior" in notes
+    assert "needs eFLOPS" not in notes
     assert "g5.4xlarge" in notes  # no offers in the fake: left out, with the reason
     rec = recommend(catalog, TABLE_IV)
-    assert rec.best is not None and rec.best.gpu in {"g5.xlarge", "g5.2xlarge"}
+    assert rec.best is not None
+    assert rec.best.gpu in {"g5.xlarge", "g5.2xlarge"}
     assert catalog_notes(catalog) == ()  # every GPU type is solved
 
 
@@ -164,7 +176,8 @@ def _step_speedup(e: float, gpus: int, bw: float, n: int) -> float:
     return n * t_c / (t_c + t_ar)
 
 
-def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out():
     result = aws.fetch_catalogs(["us-east-1"], max_attempts=1, instance_types=[
         "p4d.24xlarge", "trn1.2xlarge", "inf1.xlarge", "c5.xlarge"])
     catalog = result.catalog
@@ -177,26 +190,32 @@ def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out(aws_env: AwsEnv):
     expected = 8 * e1 * t_c / (t_c + 2 * 7 / 8 * 0.1 / 600)
     assert p4d.eflops == pytest.approx(expected, abs=0.05)
     assert p4d.eflops_source == "estimated: k C^0.34 B^0.66 (8 x A100)"
-    assert p4d.network_gbps == 400.0 and p4d.scaling_source.startswith("prior: ")
+    assert p4d.network_gbps == 400.0
+    assert p4d.scaling_source.startswith("prior: ")
     s = p4d.scaling
     for n in (2, 8, 32):  # the logistic follows the step model's S(n) at the fetched 400 Gbps
         logistic = s.c / (1 + math.exp(-s.a * (n - s.b)))
         assert logistic == pytest.approx(_step_speedup(p4d.eflops, 8, 400.0, n), abs=0.15)
     # Trainium: a GPU type (never a memory node) without eFLOPS, left out of solving
     trn = catalog.instance("trn1.2xlarge")
-    assert trn in catalog.gpu_types and trn.eflops is None and trn.scaling is None
+    assert trn in catalog.gpu_types
+    assert trn.eflops is None
+    assert trn.scaling is None
     assert "needs eFLOPS (kept, left out of solving until you give it): trn1.2xlarge (no " \
            "estimate for Trainium" in notes
     # Inferentia: left out with the accelerator table's reason
     assert all(t.name != "inf1.xlarge" for t in (*catalog.gpu_types, *catalog.cpu_types))
-    assert "left out, inference-only" in notes and "inf1.xlarge" in notes
+    assert "left out, inference-only" in notes
+    assert "inf1.xlarge" in notes
     assert "estimated from data/accelerators.csv" in catalog.source
 
 
-def test_fetch_several_regions_and_compare(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_several_regions_and_compare():
     result = aws.fetch_catalogs(["us-east-1", "eu-west-1"], max_attempts=1)
     assert [r.region for r in result.regions] == ["us-east-1", "eu-west-1"]
-    assert len(set(result.paths)) == 2 and all(p.exists() for p in result.paths)
+    assert len(set(result.paths)) == 2
+    assert all(p.exists() for p in result.paths)
     us, eu = result.regions[0].catalog, result.regions[1].catalog
     assert eu.instance("g4dn.xlarge").on_demand_usd_per_hour == pytest.approx(
         1.2 * us.instance("g4dn.xlarge").on_demand_usd_per_hour)
@@ -205,19 +224,22 @@ def test_fetch_several_regions_and_compare(aws_env: AwsEnv):
     rows = regions.compare_regions(result.catalogs_by_region(), TABLE_IV)
     assert [r.region for r in rows] == ["us-east-1", "eu-west-1"]
     assert rows[0].hourly_price_usd == pytest.approx(2.8526)
-    assert rows[1].best is not None and rows[1].hourly_price_usd <= TABLE_IV.pw_usd_per_hour
+    assert rows[1].best is not None
+    assert rows[1].hourly_price_usd <= TABLE_IV.pw_usd_per_hour
 
 
 def test_retry_after_a_server_error_succeeds(aws_env: AwsEnv):
     aws_env.fake.fail("DescribeSpotPriceHistory", "http500", times=1)
     result = aws.fetch_catalogs("us-east-1", max_attempts=3)
-    assert result.path is not None and result.path.exists()
+    assert result.path is not None
+    assert result.path.exists()
 
 
 def test_fetch_to_a_json_file_and_never_over_a_bundled_catalog(aws_env: AwsEnv, tmp_path):
     out = tmp_path / "mine" / "live.json"
     result = aws.fetch_catalogs("us-east-1", out=out, max_attempts=1)
-    assert result.path == out and load_catalog(out).region == "us-east-1"
+    assert result.path == out
+    assert load_catalog(out).region == "us-east-1"
     bundled = bundled_catalog_paths()[BASE_CATALOG]
     content = bundled.read_bytes()
     aws_env.fake.requests.clear()
@@ -258,7 +280,9 @@ def test_faults_name_operation_and_region_and_write_nothing(aws_env: AwsEnv, ope
     error = caught.value
     message = str(error)
     assert (error.operation, error.region, error.kind) == (operation, "us-east-1", kind)
-    assert operation in message and "us-east-1" in message and "Nothing was written" in message
+    assert operation in message
+    assert "us-east-1" in message
+    assert "Nothing was written" in message
     for word in words:
         assert word in message
     assert "\n" not in message
@@ -276,7 +300,8 @@ def test_partial_fetch_writes_nothing(aws_env: AwsEnv):
     error = caught.value
     assert (error.operation, error.region, error.kind) == ("GetProducts", "ap-south-2",
                                                            "no_offers")
-    assert "no on-demand Linux offer" in str(error) and "ap-south-2" in str(error)
+    assert "no on-demand Linux offer" in str(error)
+    assert "ap-south-2" in str(error)
     assert aws_env.snapshot() == before
 
 
@@ -291,11 +316,13 @@ def test_region_without_spot_offers(aws_env: AwsEnv):
     assert aws_env.snapshot() == before
 
 
-def test_unknown_instance_types(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_unknown_instance_types():
     with pytest.raises(aws.FetchError) as caught:
         aws.fetch_catalogs("us-east-1", instance_types=["zz9.*", "qq1.large"], max_attempts=1)
     assert caught.value.operation == "DescribeInstanceTypes"
-    assert "zz9.*" in str(caught.value) and "us-east-1" in str(caught.value)
+    assert "zz9.*" in str(caught.value)
+    assert "us-east-1" in str(caught.value)
 
 
 @pytest.mark.parametrize("variable", ["AWS_ENDPOINT_URL_EC2", "AWS_ENDPOINT_URL_PRICING"])
@@ -306,7 +333,8 @@ def test_endpoint_down(aws_env: AwsEnv, variable):
         aws.fetch_catalogs("us-east-1", max_attempts=1, connect_timeout_s=2)
     expected = "DescribeInstanceTypes" if variable.endswith("EC2") else "GetProducts"
     assert (caught.value.operation, caught.value.kind) == (expected, "unreachable")
-    assert "could not be reached" in str(caught.value) and "us-east-1" in str(caught.value)
+    assert "could not be reached" in str(caught.value)
+    assert "us-east-1" in str(caught.value)
     assert aws_env.snapshot() == before
 
 
@@ -318,15 +346,18 @@ def test_missing_credentials(aws_env: AwsEnv):
         aws.fetch_catalogs("us-east-1", max_attempts=1)
     assert (caught.value.operation, caught.value.kind) == ("DescribeInstanceTypes",
                                                            "credentials")
-    assert "no AWS credentials" in str(caught.value) and "us-east-1" in str(caught.value)
+    assert "no AWS credentials" in str(caught.value)
+    assert "us-east-1" in str(caught.value)
     assert aws_env.snapshot() == before
     assert aws_env.fake.requests == []  # nothing was sent unsigned
 
 
-def test_unknown_profile(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_unknown_profile():
     with pytest.raises(aws.FetchError) as caught:
         aws.fetch_catalogs("us-east-1", profile="no-such-profile", max_attempts=1)
-    assert caught.value.kind == "credentials" and "no-such-profile" in str(caught.value)
+    assert caught.value.kind == "credentials"
+    assert "no-such-profile" in str(caught.value)
 
 
 def test_profile_from_a_config_file(aws_env: AwsEnv, tmp_path):
@@ -349,7 +380,8 @@ def test_credentials_echoed_by_a_service_are_redacted(aws_env: AwsEnv, operation
     with pytest.raises(aws.FetchError) as caught:
         aws.fetch_catalogs("us-east-1", max_attempts=1)
     message = str(caught.value)
-    assert caught.value.kind == "credentials" and "[REDACTED]" in message
+    assert caught.value.kind == "credentials"
+    assert "[REDACTED]" in message
     _assert_no_secret(message, repr(caught.value))
     # and through the CLI
     assert main(["--region", "us-east-1", "--max-attempts", "1"]) == 2
@@ -367,7 +399,8 @@ def test_cli_success_prints_paths_and_comparison(aws_env: AwsEnv, capsys):
     assert code == 0, captured.err
     assert captured.err == ""  # stderr is not a terminal: no progress bar
     out = captured.out
-    assert str(aws_env.fetched_dir) in out and "g3s.xlarge" in out
+    assert str(aws_env.fetched_dir) in out
+    assert "g3s.xlarge" in out
     assert "us-east-1: TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h" in out
     assert out.index("  us-east-1: TR") < out.index("  eu-west-1: ")
     _assert_no_secret(out)
@@ -376,7 +409,8 @@ def test_cli_success_prints_paths_and_comparison(aws_env: AwsEnv, capsys):
     _assert_no_secret(*(p.read_text() for p in written))
 
 
-def test_cli_diff_prints_price_changes_per_region(aws_env: AwsEnv, capsys):
+@pytest.mark.usefixtures("aws_env")
+def test_cli_diff_prints_price_changes_per_region(capsys):
     code = main(["--region", "us-east-1", "--region", "eu-west-1", "--max-attempts", "1",
                  "--diff"])
     captured = capsys.readouterr()
@@ -388,7 +422,8 @@ def test_cli_diff_prints_price_changes_per_region(aws_env: AwsEnv, capsys):
     # us-east-1 has the base catalog's prices: only the type moto lacks is listed
     assert [line.split()[:3] for line in us.splitlines()[2:-1]] == [
         ["g3s.xlarge", "GPU", "missing"]]
-    assert "0.7500 -> -" in us and "not fetched (see the notes)" in us
+    assert "0.7500 -> -" in us
+    assert "not fetched (see the notes)" in us
     assert us.splitlines()[-1] == ("  10 fetched: 0 changed, 10 unchanged, 0 added, 1 missing; "
                                    "median spot change +0.0%")
     # eu-west-1 is 20 % dearer (on-demand and spot) than the base catalog
@@ -418,7 +453,8 @@ def test_cli_diff_needs_a_base_catalog(aws_env: AwsEnv, capsys):
     assert main(["--region", "us-east-1", "--base", "none", "--instance-types", "g5.xlarge",
                  "--diff"]) == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and captured.err == (
+    assert captured.out == ""
+    assert captured.err == (
         "deepvm fetch: error: --diff compares with the base catalog; give one with --base\n")
     assert aws_env.fake.count("DescribeSpotPriceHistory") == 0  # no request was made
     assert aws_env.snapshot() == before
@@ -430,7 +466,8 @@ def test_cli_failure_is_one_line(aws_env: AwsEnv, capsys):
     assert main(["--region", "us-east-1", "--max-attempts", "1"]) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and captured.out == ""
+    assert len(lines) == 1
+    assert captured.out == ""
     assert lines[0].startswith("deepvm fetch: error: EC2 DescribeInstanceTypes for region "
                                "us-east-1 failed: access denied")
     assert aws_env.snapshot() == before
@@ -441,7 +478,8 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_cli_progress_bar_on_a_terminal(aws_env: AwsEnv):
+@pytest.mark.usefixtures("aws_env")
+def test_cli_progress_bar_on_a_terminal():
     import argparse
 
     from deepvm_core.cli.fetch import configure_fetch_parser
@@ -451,7 +489,9 @@ def test_cli_progress_bar_on_a_terminal(aws_env: AwsEnv):
     out, err = io.StringIO(), _Terminal()
     assert run_fetch(args, stdout=out, stderr=err) == 0
     drawn = err.getvalue()
-    assert "\r" in drawn and "us-east-1: spot prices" in drawn and "] 4/4 done" in drawn
+    assert "\r" in drawn
+    assert "us-east-1: spot prices" in drawn
+    assert "] 4/4 done" in drawn
     assert drawn.endswith("\r\x1b[K")  # erased at the end
     assert Path(out.getvalue().split(" -> ")[1].split()[0]).exists()
     _assert_no_secret(drawn, out.getvalue())
@@ -469,4 +509,5 @@ def test_the_network_guard_refuses_aws(aws_env: AwsEnv):
     aws_env.monkeypatch.delenv("AWS_ENDPOINT_URL_EC2")
     with pytest.raises(aws.FetchError) as caught:
         aws.fetch_catalogs("us-east-1", max_attempts=1)
-    assert caught.value.kind == "unreachable" and "amazonaws.com" in str(caught.value)
+    assert caught.value.kind == "unreachable"
+    assert "amazonaws.com" in str(caught.value)

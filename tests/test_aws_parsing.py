@@ -67,7 +67,8 @@ def test_network_gigabit_roundtrip(value, up_to):
     text = f"{'Up to ' if up_to else ''}{value} Gigabit"
     parsed = parse.parse_network_gbps(text)
     assert parsed.gbps == pytest.approx(float(value))
-    assert parsed.burst is up_to and not parsed.mapped
+    assert parsed.burst is up_to
+    assert not parsed.mapped
 
 
 def test_bundled_catalog_network_matches_the_documented_mapping(base):
@@ -85,13 +86,15 @@ def test_every_moto_instance_type_parses():
     specs = [parse.parse_instance_type(item) for item in data.values()]
     assert len(specs) > 500
     gpus = [s for s in specs if s.is_gpu]
-    assert gpus and all(s.gpu_model and s.gpu_count >= 1 for s in gpus)
+    assert gpus
+    assert all(s.gpu_model and s.gpu_count >= 1 for s in gpus)
     assert all(s.network_gbps > 0 and s.memory_gib > 0 and s.vcpus >= 1 for s in specs)
     by_name = {s.name: s for s in specs}
     g4dn = by_name["g4dn.xlarge"]
     assert (g4dn.vcpus, g4dn.memory_gib, g4dn.network_gbps) == (4, 16.0, 25.0)
     assert g4dn.gpu_text() == "1 x NVIDIA T4 (16 GiB)"
-    assert by_name["c3.xlarge"].memory_gib == 7.5 and by_name["c3.xlarge"].network_mapped
+    assert by_name["c3.xlarge"].memory_gib == 7.5
+    assert by_name["c3.xlarge"].network_mapped
     assert not by_name["c5.xlarge"].is_gpu
 
 
@@ -132,8 +135,9 @@ def test_unknown_network_level_falls_back_to_the_network_cards():
     raw["NetworkInfo"]["NetworkCards"] = [{"PeakBandwidthInGbps": 50.0},
                                           {"PeakBandwidthInGbps": 50.0}]
     spec = parse.parse_instance_type(raw)
-    assert spec.network_gbps == 100.0 and spec.network_mapped
-    with pytest.raises(parse.MalformedAnswer, match="g9.xlarge"):
+    assert spec.network_gbps == 100.0
+    assert spec.network_mapped
+    with pytest.raises(parse.MalformedAnswer, match=r"g9\.xlarge"):
         parse.parse_instance_type(_raw(network="Ultra"))
 
 
@@ -193,16 +197,17 @@ def test_latest_spot_is_the_newest_entry_of_each_zone(entries):
         assert result[zone] == candidates[-1]
     low = parse.aggregate_spot_usd_per_hour(result, "min")
     mid = parse.aggregate_spot_usd_per_hour(result, "median")
-    assert low == min(result.values()) and low <= mid <= max(result.values())
+    assert low == min(result.values())
+    assert low <= mid <= max(result.values())
 
 
 def test_spot_aggregates():
     zones = {"a": 0.3, "b": 0.1, "c": 0.2}
     assert parse.aggregate_spot_usd_per_hour(zones) == 0.1
     assert parse.aggregate_spot_usd_per_hour(zones, "median") == 0.2
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="no spot prices"):
         parse.aggregate_spot_usd_per_hour({}, "min")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="spot aggregate 'mean' must be one of"):
         parse.aggregate_spot_usd_per_hour(zones, "mean")  # type: ignore[arg-type]
 
 
@@ -213,7 +218,8 @@ def test_on_demand_price_from_the_price_list(base):
     items = [text for _, text in price_list(base, "us-east-1", 1.0)]
     # every product of every type, decoys (Windows, Dedicated, reservations, SQL) included
     price, notes = parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "us-east-1")
-    assert price == pytest.approx(0.526) and notes == ()
+    assert price == pytest.approx(0.526)
+    assert notes == ()
     assert parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "eu-west-1") == (None, ())
     assert parse.parse_on_demand_usd_per_hour([], "g4dn.xlarge") == (None, ())
 
@@ -229,7 +235,9 @@ def test_on_demand_price_several_prices_and_capacity_blocks():
              _product("0.0000000000")]
     price, notes = parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge")
     assert price == 0.5
-    assert len(notes) == 1 and "0.5, 0.6" in notes[0] and "lowest" in notes[0]
+    assert len(notes) == 1
+    assert "0.5, 0.6" in notes[0]
+    assert "lowest" in notes[0]
 
 
 @pytest.mark.parametrize("item", ['{"product": {"attributes": ', "[1, 2]", '{"terms": {}}',
@@ -282,26 +290,33 @@ def test_assembly_carries_base_data_and_estimates_unmeasured_types(base):
     assert catalog.name == "aws-eu-west-1-20261122T120000Z"
     assert (catalog.region, catalog.prices_date) == ("eu-west-1", "2026-11-22T12:00:00Z")
     g4dn = catalog.instance("g4dn.xlarge")
-    assert g4dn.eflops == 377.0 and g4dn.scaling == base.instance("g4dn.xlarge").scaling
+    assert g4dn.eflops == 377.0
+    assert g4dn.scaling == base.instance("g4dn.xlarge").scaling
     assert g4dn.spot_usd_per_hour == 0.1578
     assert dict(g4dn.spot_by_zone_usd_per_hour) == {"z1": 0.2, "z2": 0.1578}
     # g5.2xlarge is not in the base catalog: its eFLOPS is the accelerator model's estimate for
     # one A10G, the chip of the base's measured g5.xlarge (696 eFLOPS): the estimator's
     # leave-one-out error on that type is +3.3 %, so the estimate lies within 5 % of 696.
     g5 = catalog.instance("g5.2xlarge")
-    assert g5.eflops is not None and abs(g5.eflops / 696.0 - 1.0) < 0.05
+    assert g5.eflops is not None
+    assert abs(g5.eflops / 696.0 - 1.0) < 0.05
     assert g5.eflops_source.startswith("estimated: ")
     assert g5.scaling_source.startswith("prior: ")
     assert [g.name for g in catalog.solvable_gpu_types] == ["g4dn.xlarge", "g5.2xlarge"]
     assert {c.name for c in catalog.cpu_types} == {"c5.xlarge", "c4.xlarge"}
-    assert catalog.quotas == base.quotas and catalog.saturation == base.saturation
+    assert catalog.quotas == base.quotas
+    assert catalog.saturation == base.saturation
     text = "\n".join(notes)
-    assert "no on-demand" in text and "m5.large" in text
-    assert "no Linux/UNIX spot price" in text and "p3.2xlarge" in text
-    assert "eFLOPS estimated from the accelerator model" in text and "g5.2xlarge (1 x A10G)" in text
+    assert "no on-demand" in text
+    assert "m5.large" in text
+    assert "no Linux/UNIX spot price" in text
+    assert "p3.2xlarge" in text
+    assert "eFLOPS estimated from the accelerator model" in text
+    assert "g5.2xlarge (1 x A10G)" in text
     assert "c4.xlarge 'High' -> 1.7 Gbps" in text
     assert "quotas are the base catalog's" in text
-    assert "NVIDIA A10G" in catalog.source and base.name in catalog.source
+    assert "NVIDIA A10G" in catalog.source
+    assert base.name in catalog.source
     # Every GPU type has an eFLOPS (measured or estimated): no "needs eFLOPS" warning is left.
     assert not any(w.field == "eflops" for w in catalog.warnings)
 
@@ -331,9 +346,11 @@ def test_compare_regions_ranks_best_region_first(base):
                                scenario)
     assert [r.region for r in rows] == ["us-east-1", "eu-west-1", "ap-south-2"]
     best = recommend(base, scenario).best
-    assert rows[0].best == best and rows[0].hourly_price_usd == pytest.approx(2.8526)
+    assert rows[0].best == best
+    assert rows[0].hourly_price_usd == pytest.approx(2.8526)
     assert rows[0].objective_value > rows[1].objective_value
-    assert rows[2].best is None and rows[2].explanation
+    assert rows[2].best is None
+    assert rows[2].explanation
 
 
 # ----------------------------------------------------------------------------- CLI errors
@@ -365,7 +382,8 @@ def test_cli_bad_arguments_exit_2_with_one_line(argv, expected, capsys, monkeypa
     monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", "http://127.0.0.1:9")
     assert main(argv) == 2
     line = _one_line_error(capsys)
-    assert line.startswith("deepvm fetch: error:") and expected in line
+    assert line.startswith("deepvm fetch: error:")
+    assert expected in line
 
 
 def test_cli_wiring_is_one_line():
@@ -375,7 +393,8 @@ def test_cli_wiring_is_one_line():
     args = parser.parse_args(["fetch", "--region", "us-east-1", "--region", "eu-west-1",
                               "--instance-types", "g5.*", "c5.xlarge", "--spot-aggregate",
                               "median", "--profile", "research"])
-    assert args.func is run_fetch and args.command == "fetch"
+    assert args.func is run_fetch
+    assert args.command == "fetch"
     assert args.regions == ["us-east-1", "eu-west-1"]
     assert args.instance_types == ["g5.*", "c5.xlarge"]
     assert (args.spot_aggregate, args.profile, args.base) == ("median", "research",
@@ -412,7 +431,8 @@ def test_a_failed_write_rolls_back_the_files_of_the_same_fetch(base, tmp_path, m
     monkeypatch.setattr(fetch, "save_catalog", failing_save)
     with pytest.raises(aws.FetchError) as caught:
         fetch.write_fetched_catalogs([base, base, base], [new, existing, tmp_path / "third.json"])
-    assert caught.value.kind == "write" and "No space left" in str(caught.value)
+    assert caught.value.kind == "write"
+    assert "No space left" in str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.json"]
     assert existing.read_text() == "earlier content"
 

@@ -55,7 +55,8 @@ def test_each_model_best_and_rank_match_the_oracle(objective, pw):
     assert [r.rank for r in ranked] == list(range(1, len(expected) + 1))
     for r in ranked:
         assert _identity(r.configuration) == expected[r.accelerator].identity
-        assert r.note == "" and r.cheapest is None
+        assert r.note == ""
+        assert r.cheapest is None
     # rank 1 is the model of the DeepVM winner
     assert ranked[0].configuration == recommend(catalog, scenario).best
 
@@ -71,7 +72,9 @@ def test_pw_30_ranks_a100_and_h100_clusters_with_their_sources():
     assert rows["H100"].configuration.describe() == (
         "TR: 1 x p5.48xlarge spot + 1 x c5.large, 21.0784 USD/h")
     trn = rows["Trainium"]
-    assert trn.configuration is None and trn.rank is None and trn.eflops_source is None
+    assert trn.configuration is None
+    assert trn.rank is None
+    assert trn.eflops_source is None
     assert trn.gpu_types == ("trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge")
     assert trn.note.startswith("left out of the search, no eFLOPS")
 
@@ -79,7 +82,8 @@ def test_pw_30_ranks_a100_and_h100_clusters_with_their_sources():
 def test_models_beyond_pw_name_their_cheapest_cluster():
     rows = {r.accelerator: r for r in recommend(load_catalog(NEW), Scenario(3.0)).by_accelerator}
     h100 = rows["H100"]
-    assert h100.configuration is None and h100.rank is None
+    assert h100.configuration is None
+    assert h100.rank is None
     # cheapest p5 cluster: Tiering, 1 spot p5.48xlarge (20.9934) + 1 c5.large (0.085)
     assert h100.cheapest.hourly_price_usd == pytest.approx(20.9934 + 0.085)
     assert h100.note == ("none within PW 3 USD/h; the cheapest feasible is TR: 1 x p5.48xlarge "
@@ -99,7 +103,8 @@ def test_a_quota_that_allows_nothing_is_named():
     rows = recommend(tight, Scenario(3.0)).by_accelerator
     assert [r.accelerator for r in rows] == ["M60", "T4", "A10G"]  # accelerators.csv order
     for r in rows:
-        assert r.configuration is None and r.cheapest is None
+        assert r.configuration is None
+        assert r.cheapest is None
         # every G type has 4 vCPUs: a spot quota of 2 allows none
         assert r.note == ("not feasible at any price: the spot vCPU quota of family G (2) is "
                           "below the 4 vCPUs of its smallest type")
@@ -124,7 +129,8 @@ def test_json_key_only_for_catalogs_with_accelerator_models():
     rows = {r["accelerator"]: r for r in doc["by_accelerator"]}
     assert rows["A100"]["configuration"]["gpu"]["name"] == "p4d.24xlarge"
     assert rows["A100"]["eflops_source"].startswith("estimated")
-    assert rows["Trainium"]["configuration"] is None and rows["Trainium"]["rank"] is None
+    assert rows["Trainium"]["configuration"] is None
+    assert rows["Trainium"]["rank"] is None
     assert doc["by_accelerator"][0]["configuration"] == doc["deepvm"][0]
     # the view's types are not added to the replayable rows
     used = {r["name"] for r in doc["catalog"]["instance_types"]["gpu_types"]}
@@ -136,7 +142,8 @@ def test_table_section_marks_estimates_and_prior():
     section = text[text.index("Best cluster per accelerator model"):]
     lines = section.splitlines()
     h100 = next(line for line in lines if line.split()[1:2] == ["H100"])
-    assert "p5.48xlarge" in h100 and h100.split()[-2:] == ["estimated", "prior"]
+    assert "p5.48xlarge" in h100
+    assert h100.split()[-2:] == ["estimated", "prior"]
     # vs #1: the model's Z over the winner's, both from the oracle
     best = _oracle_best(load_catalog(NEW), Scenario(30.0))
     winner = next(iter(best.values()))
@@ -146,7 +153,8 @@ def test_table_section_marks_estimates_and_prior():
     t4 = next(line for line in lines if line.split()[1:2] == ["T4"])
     assert t4.split()[-2:] == ["measured", "measured"]
     trn = next(line for line in lines if line.split()[1:2] == ["Trainium"])
-    assert trn.split()[0] == "-" and "no eFLOPS" in trn
+    assert trn.split()[0] == "-"
+    assert "no eFLOPS" in trn
     assert "eFLOPS estimated: from the accelerator model" in section
     sim = _cli("recommend", "--catalog", "paper-simulated", "--pw", "3")
     assert "Best cluster per accelerator model" not in sim
@@ -172,13 +180,15 @@ def test_view_invariants(pw, objective, quotas, cap):
     for r in ranked:
         assert r.configuration.hourly_price_usd <= pw + 1e-9
         assert MODEL_OF_FAMILY[r.configuration.gpu.split(".")[0]] == r.accelerator
-        assert r.configuration.gpu in r.gpu_types and r.note == ""
+        assert r.configuration.gpu in r.gpu_types
+        assert r.note == ""
     # rank 1 is the model of the DeepVM winner; values never increase down the ranking
     assert (ranked[0].configuration == rec.best) if ranked else rec.best is None
     values = [r.configuration.objective_value(objective) for r in ranked]
     assert values == sorted(values, reverse=True)
     for r in rows[len(ranked):]:
-        assert r.rank is None and r.note
+        assert r.rank is None
+        assert r.note
         if r.cheapest is not None:
             assert r.cheapest.hourly_price_usd > pw
 

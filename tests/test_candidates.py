@@ -119,7 +119,8 @@ def test_domain_under_a_budget_keeps_only_rows_that_can_be_afforded() -> None:
     cat = make_catalog(cpus=[cpu_row("cheap"), cpu_row("dear", on_demand_usd_per_hour=0.9)])
     domain = build_domain(cat, Scenario(0.0), pw_usd_per_hour=1.0)
     assert [w.name for w in domain.cpus] == ["cheap"]
-    assert list(domain.architecture) == [Arch.TIERING] * 2 and list(domain.n) == [1, 2]
+    assert list(domain.architecture) == [Arch.TIERING] * 2
+    assert list(domain.n) == [1, 2]
 
 
 @st.composite
@@ -170,7 +171,8 @@ def test_memory_node_shortlist_keeps_the_best_of_every_pair(cat: Catalog, s: Sce
              if a == Arch.SINGLE_ANCHOR}
     pruned = build_candidates(cat, s, pw_usd_per_hour=pw, memory_node_choices=k)
     got = list(zip(pruned.row.tolist(), pruned.cpu.tolist(), strict=True))
-    assert len(got) == len(set(got)) and set(got) == want
+    assert len(got) == len(set(got))
+    assert set(got) == want
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -80,7 +80,7 @@ def test_duplicate_names_across_gpu_and_cpu():
     assert found == [("cpu_types (x)", "name", "x")]
 
 
-@pytest.mark.parametrize("field,value", [("a", 0.0), ("a", 11.0), ("b", -1.0), ("c", 0.0),
+@pytest.mark.parametrize(("field", "value"), [("a", 0.0), ("a", 11.0), ("b", -1.0), ("c", 0.0),
                                          ("c", math.inf)])
 def test_scaling_out_of_range(field, value):
     scaling = {"a": 0.1, "b": 10.0, "c": 5.0, field: value}
@@ -171,14 +171,16 @@ def test_bundled_aws_catalog_facts(aws_catalog):
     assert aws_catalog.quota("G").on_demand_vcpus == 32
     assert aws_catalog.quota("G").spot_vcpus == 128
     assert aws_catalog.saturation == DEFAULT_SATURATION
-    assert aws_catalog.region == "us-east-1" and aws_catalog.prices_date.startswith("2023-10")
+    assert aws_catalog.region == "us-east-1"
+    assert aws_catalog.prices_date.startswith("2023-10")
     assert "Table IV" in aws_catalog.source
 
 
 def test_bundled_simulated_catalog_matches_artifact(sim_catalog):
     raw = json.loads((SHARED_DATA / "artifact_simul_data.json").read_text())
     rows = {r["name"]: r for r in raw["instances"]}
-    assert len(sim_catalog.gpu_types) == 10 and len(sim_catalog.cpu_types) == 8
+    assert len(sim_catalog.gpu_types) == 10
+    assert len(sim_catalog.cpu_types) == 8
     for g in sim_catalog.gpu_types:
         r = rows[g.name]
         assert (g.eflops, g.scaling) == (r["flops"], ScalingParams(r["a"], r["b"], r["c"]))
@@ -218,17 +220,19 @@ def test_unknown_catalog_name_suggests():
     with pytest.raises(CatalogNotFoundError, match="Did you mean paper-simulated") as caught:
         load_catalog("paper-simulatd")
     error = caught.value
-    assert isinstance(error, DeepVMError) and isinstance(error, LookupError)
+    assert isinstance(error, DeepVMError)
+    assert isinstance(error, LookupError)
     assert not isinstance(error, CatalogError)  # not "invalid": there is no file at all
     assert (error.name, error.suggestions) == ("paper-simulatd", ("paper-simulated",))
     assert "aws-us-east-1-2023-10" in error.bundled
 
 
 def test_unknown_instance_suggests(aws_catalog):
-    with pytest.raises(InstanceNotFoundError, match="g4dn.xlarge") as caught:
+    with pytest.raises(InstanceNotFoundError, match=r"g4dn\.xlarge") as caught:
         aws_catalog.instance("g4dn.xlarg")
     error = caught.value
-    assert isinstance(error, DeepVMError) and isinstance(error, LookupError)
+    assert isinstance(error, DeepVMError)
+    assert isinstance(error, LookupError)
     assert (error.name, error.catalog_name) == ("g4dn.xlarg", aws_catalog.name)
     assert error.suggestions[0] == "g4dn.xlarge"
 
@@ -344,7 +348,8 @@ def test_a_whole_number_bucket_is_read_like_other_numbers():
     """Like vcpus: 3.0 (a spreadsheet or the dashboard's editor) is the whole number 3."""
     data = catalog_dict(gpus=[gpu_row("a", interruption_bucket=3.0)], schema_version=2)
     bucket = parse_catalog(data).gpu_types[0].interruption_bucket
-    assert bucket == 3 and isinstance(bucket, int)
+    assert bucket == 3
+    assert isinstance(bucket, int)
 
 
 def test_unknown_schema_version_is_named():
@@ -370,7 +375,8 @@ def test_bundled_aws_catalog_has_the_excerpts_us_east_1_buckets(aws_catalog):
         assert gpu.interruption_bucket == expected, gpu.name
     assert {g.name: g.interruption_bucket for g in aws_catalog.gpu_types} == {
         "g3s.xlarge": None, "g4dn.xlarge": 3, "g5.xlarge": 4}
-    assert "Spot Instance Advisor" in aws_catalog.source and "mid-2025" in aws_catalog.source
+    assert "Spot Instance Advisor" in aws_catalog.source
+    assert "mid-2025" in aws_catalog.source
     assert INTERRUPTION_BUCKET_LABELS[3] == "15-20%"
 
 

@@ -30,7 +30,8 @@ def test_periods(text: str, first: date, last: date, label: str) -> None:
 
 @pytest.mark.parametrize("text", ["unknown", "", "2025-h3", "2023-13", "2023-02-30", "soon"])
 def test_unreadable_dates(text: str) -> None:
-    assert prices_period(text) is None and age_months(text, TODAY) is None
+    assert prices_period(text) is None
+    assert age_months(text, TODAY) is None
     assert describe_age(text, TODAY).endswith("age unknown")
 
 
@@ -51,13 +52,16 @@ def test_age_grows_with_today(day: date, later: int) -> None:
     text = day.isoformat()
     first = age_months(text, day)
     after = age_months(text, day + timedelta(days=later))
-    assert first == 0 and after is not None and after >= first
+    assert first == 0
+    assert after is not None
+    assert after >= first
     assert abs(after - later / (365.2425 / 12)) <= 0.5
 
 
 def test_default_catalog_is_the_newest_us_east_1() -> None:
     bundled = bundled_catalog_names()
-    assert DEFAULT_CATALOG in bundled and PAPER_CATALOG in bundled
+    assert DEFAULT_CATALOG in bundled
+    assert PAPER_CATALOG in bundled
     us_east_1 = [load_catalog(n) for n in bundled if n.startswith("aws-us-east-1-")]
     newest = max(us_east_1, key=lambda c: prices_period(c.prices_date).last)  # type: ignore
     assert newest.name == DEFAULT_CATALOG

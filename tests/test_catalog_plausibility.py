@@ -33,7 +33,8 @@ def test_a_spot_price_typed_as_45_instead_of_0_45() -> None:
     # 45 / 0.1578 = 285.17
     assert texts[1] == ("g4dn.xlarge: spot_usd_per_hour = 45.0: is 285x the 0.1578 USD/hour of "
                         "aws-us-east-1-2023-10: a typo?")
-    assert texts[2].startswith("g4dn.xlarge: eflops = ") and "far outside" in texts[2]
+    assert texts[2].startswith("g4dn.xlarge: eflops = ")
+    assert "far outside" in texts[2]
     assert len(texts) == 3
 
 

@@ -32,7 +32,8 @@ def test_recommend_json_schema(capsys):
     doc = json.loads(out)
     assert {"inputs", "catalog", "deepvm", "deepvm_noscale", "cost_first", "performance_first",
             "best_per_architecture"} <= set(doc)
-    assert doc["catalog"]["name"] == AWS and len(doc["catalog"]["sha256"]) == 64
+    assert doc["catalog"]["name"] == AWS
+    assert len(doc["catalog"]["sha256"]) == 64
     first = doc["deepvm"][0]
     assert first["architecture"] == "tiering"
     assert first["gpu"] == {"name": "g4dn.xlarge", "spot": 17, "on_demand": 0}
@@ -49,7 +50,8 @@ def test_recommend_infeasible_has_explanation(capsys):
     code, out, _ = run(capsys, "recommend", "--catalog", AWS, "--pw", "0.1", "--solver",
                        "enumerate", "--format", "json")
     doc = json.loads(out)
-    assert code == 0 and doc["deepvm"] == []
+    assert code == 0
+    assert doc["deepvm"] == []
     assert doc["explanation"]["binding"] == ["budget"]
     assert doc["explanation"]["cheapest_feasible_usd_per_hour"] == pytest.approx(0.3242)
 
@@ -72,7 +74,7 @@ def test_recommend_artifact_format_catalog(capsys):
 
 def test_artifact_file_reproduces_table_iv(capsys):
     path = str(SHARED_DATA / "artifact_data.json")
-    code, out, _ = run(capsys, "recommend", "--catalog", path, "--pw", "3", "--solver",
+    _code, out, _ = run(capsys, "recommend", "--catalog", path, "--pw", "3", "--solver",
                        "enumerate", "--format", "json")
     doc = json.loads(out)
     assert [c["cpu"]["name"] for c in doc["deepvm"]] == ["c5.xlarge", "m6i.xlarge", "c5n.xlarge"]
@@ -82,8 +84,9 @@ def test_sweep_csv(capsys):
     code, out, _ = run(capsys, "sweep", "--catalog", "paper-simulated", "--no-quotas",
                        "--pw-start", "0", "--pw-stop", "10", "--pw-step", "0.1")
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert code == 0 and len(rows) == 101 * 5
-    last = [r for r in rows if r["policy"] == "deepvm" and r["pw_usd_per_hour"] == "10.0"][0]
+    assert code == 0
+    assert len(rows) == 101 * 5
+    last = next(r for r in rows if r["policy"] == "deepvm" and r["pw_usd_per_hour"] == "10.0")
     assert float(last["normalised_performance"]) == pytest.approx(1.0)
 
 
@@ -91,22 +94,28 @@ def test_sweep_json(capsys):
     code, out, _ = run(capsys, "sweep", "--catalog", "paper-simulated", "--no-quotas",
                        "--pw-stop", "1", "--pw-step", "0.5", "--format", "json")
     doc = json.loads(out)
-    assert code == 0 and len(doc["rows"]) == 3 * 5 and doc["catalog"]["name"] == "paper-simulated"
+    assert code == 0
+    assert len(doc["rows"]) == 3 * 5
+    assert doc["catalog"]["name"] == "paper-simulated"
 
 
 def test_flopp(capsys):
     code, out, _ = run(capsys, "flopp", "--catalog", "paper-simulated", "--format", "json")
     rows = json.loads(out)
-    assert code == 0 and rows[0]["name"] == "D" and rows[0]["spot_rank"] == 1
+    assert code == 0
+    assert rows[0]["name"] == "D"
+    assert rows[0]["spot_rank"] == 1
 
 
 def test_catalog_validate_and_convert(capsys, tmp_path):
     src = str(SHARED_DATA / "artifact_data.json")
     out_path = tmp_path / "ours.json"
     code, out, _ = run(capsys, "catalog", "convert", src, str(out_path))
-    assert code == 0 and out_path.exists()
+    assert code == 0
+    assert out_path.exists()
     code, out, _ = run(capsys, "catalog", "validate", str(out_path))
-    assert code == 0 and out.startswith("OK: artifact_data")
+    assert code == 0
+    assert out.startswith("OK: artifact_data")
     back = tmp_path / "artifact.json"
     assert run(capsys, "catalog", "convert", str(out_path), str(back), "--to", "artifact")[0] == 0
     assert json.loads(back.read_text())["available_vcpus"]["G"] == {"ondemand": 32, "spot": 128}
@@ -123,7 +132,7 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
     assert "network_bandwidth = 'fast'" in out
 
 
-@pytest.mark.parametrize("argv,needle", [
+@pytest.mark.parametrize(("argv", "needle"), [
     (["recommend", "--catalog", AWS, "--pw", "abc"], "--pw: 'abc' is not a number"),
     (["recommend", "--catalog", AWS, "--pw", "-1"], "must be >= 0"),
     (["recommend", "--catalog", AWS, "--pw", "3", "--ckpt-gb", "0"], "must be > 0"),
@@ -139,9 +148,8 @@ def test_catalog_validate_lists_every_problem(capsys, tmp_path):
     (["recommend", "--catalog", AWS, "--pw", "3", "--time-limit", "0"], "must be > 0"),
 ])
 def test_bad_arguments_one_line_exit_2(capsys, argv, needle):
-    with pytest.raises(SystemExit) as info:
-        code = main(argv)
-        raise SystemExit(code)
+    with pytest.raises(SystemExit) as info:  # argparse exits; main returns the other codes
+        raise SystemExit(main(argv))
     _, err = capsys.readouterr()
     assert info.value.code == 2
     assert needle in err
@@ -153,13 +161,16 @@ def test_invalid_catalog_file_one_line(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     code, _, err = run(capsys, "recommend", "--catalog", str(bad), "--pw", "3")
-    assert code == 2 and "malformed JSON" in err and len(err.strip().splitlines()) == 1
+    assert code == 2
+    assert "malformed JSON" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_console_script_runs_as_module():
     proc = subprocess.run([sys.executable, "-m", "deepvm_core.cli", "flopp", "--catalog",
                            AWS], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and "g4dn.xlarge" in proc.stdout
+    assert proc.returncode == 0
+    assert "g4dn.xlarge" in proc.stdout
 
 
 def test_max_nodes_help_names_the_cap(capsys):
@@ -188,5 +199,7 @@ def test_a_search_space_past_the_bound_is_one_line(capsys, tmp_path):
     save_catalog(synthetic_catalog(60, 10), path)
     code, _, err = run(capsys, "recommend", "--catalog", str(path), "--pw", "1e6",
                        "--no-quotas", "--max-nodes", "10000")
-    assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "search space has 1,200,000" in err and "lower the node cap" in err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "search space has 1,200,000" in err
+    assert "lower the node cap" in err

@@ -29,7 +29,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_plan_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "plan", *TABLE_IV, "--speedup", "measured", "--measurements",
                          "deepvm-scaling", "--trials", "500")
-    assert code == 0 and err == ""
+    assert code == 0
+    assert err == ""
     for text in ("configuration", "$/h", "epoch s", "exp. h", "P10-P90 h", "exp. $",
                  "P10-P90 $", "events", "ckpt every", "best 1", "DeepVM 3",
                  "DeepVM (performance objective)", "DeepVM-NoScale", "Cost-First",
@@ -71,8 +72,10 @@ def test_plan_pw_off_goal_fastest_with_deadline(capsys: pytest.CaptureFixture[st
                        "--wait-min", "30", "--trials", "0", "--format", "json")
     assert code == 0
     doc = json.loads(out)
-    assert doc["inputs"]["pw_usd_per_hour"] is None and doc["inputs"]["goal"] == "fastest"
-    assert doc["policies"]["deepvm"] == [] and doc["policies"]["cost_first"] is None
+    assert doc["inputs"]["pw_usd_per_hour"] is None
+    assert doc["inputs"]["goal"] == "fastest"
+    assert doc["policies"]["deepvm"] == []
+    assert doc["policies"]["cost_first"] is None
     assert any("PW is off" in n for n in doc["notes"])
     g5 = doc["assumptions"]["gpu_types"]["g5.xlarge"]
     assert (g5["mtbi_hours"], g5["mtbi_source"]) == (3.0, "user")
@@ -83,10 +86,13 @@ def test_plan_pw_off_goal_fastest_with_deadline(capsys: pytest.CaptureFixture[st
 
 def test_plan_nothing_qualifies_is_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "plan", *TABLE_IV, "--deadline-hours", "0.001", "--trials", "0")
-    assert code == 0 and "Nothing qualifies. No cluster meets a deadline of 0.001 h" in out
+    assert code == 0
+    assert "Nothing qualifies. No cluster meets a deadline of 0.001 h" in out
     code, out, _ = run(capsys, "plan", *TABLE_IV[:3], "0.1", *TABLE_IV[4:], "--format", "json")
     doc = json.loads(out)
-    assert code == 0 and doc["chosen"] is None and doc["explanation"]["binding"] == ["budget"]
+    assert code == 0
+    assert doc["chosen"] is None
+    assert doc["explanation"]["binding"] == ["budget"]
 
 
 @pytest.mark.parametrize(("extra", "message"), [
@@ -110,8 +116,10 @@ def test_plan_nothing_qualifies_is_not_an_error(capsys: pytest.CaptureFixture[st
 def test_plan_errors_exit_2(capsys: pytest.CaptureFixture[str], extra: tuple[str, ...],
                             message: str) -> None:
     code, out, err = run(capsys, "plan", *TABLE_IV, "--trials", "0", *extra)
-    assert code == 2 and out == ""
-    assert message in err and len(err.strip().splitlines()) == 1, err
+    assert code == 2
+    assert out == ""
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_plan_malformed_measurements_name_the_line(capsys: pytest.CaptureFixture[str],
@@ -121,7 +129,8 @@ def test_plan_malformed_measurements_name_the_line(capsys: pytest.CaptureFixture
                    "g4dn.xlarge,4,nan\n")
     code, _, err = run(capsys, "plan", *TABLE_IV, "--measurements", str(bad))
     assert code == 2
-    assert "line 3: nodes = 'two'" in err and "(+1 more)" in err
+    assert "line 3: nodes = 'two'" in err
+    assert "(+1 more)" in err
     assert len(err.strip().splitlines()) == 1
 
 
@@ -130,8 +139,11 @@ def test_calibrate(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, "calibrate", "deepvm-scaling", "--catalog", AWS, "--out",
                          str(out_path), "--eflops")
     assert code == 0, err
-    assert "R²" in out and "RMSE" in out and "points" in out
-    assert "eFLOPS g5.xlarge: 696 ->" in out and "(relative to g4dn.xlarge)" in out
+    assert "R²" in out
+    assert "RMSE" in out
+    assert "points" in out
+    assert "eFLOPS g5.xlarge: 696 ->" in out
+    assert "(relative to g4dn.xlarge)" in out
     calibrated = load_catalog(out_path)
     base = load_catalog(AWS)
     g4 = {g.name: g for g in calibrated.gpu_types}["g4dn.xlarge"]
@@ -149,8 +161,10 @@ def test_calibrate_errors_exit_2(capsys: pytest.CaptureFixture[str], tmp_path: P
                                  monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...],
                                  message: str) -> None:
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, *argv)
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    code, _out, err = run(capsys, *argv)
+    assert code == 2, err
+    assert message in err, err
+    assert len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "x.json").exists()
 
 
@@ -159,4 +173,5 @@ def test_calibrate_too_few_points(capsys: pytest.CaptureFixture[str], tmp_path: 
     few.write_text("instance,nodes,epoch_seconds\ng4dn.xlarge,1,60\ng4dn.xlarge,2,35\n")
     code, _, err = run(capsys, "calibrate", str(few), "--catalog", AWS, "--out",
                        str(tmp_path / "x.json"))
-    assert code == 2 and "g4dn.xlarge: 1 distinct node count" in err
+    assert code == 2
+    assert "g4dn.xlarge: 1 distinct node count" in err

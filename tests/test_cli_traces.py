@@ -33,25 +33,33 @@ def test_stats_json_in_the_order_given(tmp_path, capsys):
     a = write(tmp_path, "a.json", [0, 1, 1, 0, 0, 1, 1, 1, 0])
     b = write(tmp_path, "b.json", [1, 1, 1], gap=32)
     code, out, err = run(capsys, "traces", "stats", a, b, "--nodes", "2", "--format", "json")
-    assert code == 0 and err == ""
+    assert code == 0
+    assert err == ""
     pools = json.loads(out)["pools"]
     assert [p["file"] for p in pools] == [a, b]
-    assert pools[0]["interruptions"] == 2 and pools[0]["mtbi_hours"] == pytest.approx(5 / 12)
+    assert pools[0]["interruptions"] == 2
+    assert pools[0]["mtbi_hours"] == pytest.approx(5 / 12)
     assert pools[0]["mean_wait_hours"] == pytest.approx(4 / 18)  # runs 1, 2, 1 ticks of 1/6 h
-    assert pools[1]["mtbi_hours"] is None and pools[1]["availability"] == 1.0
+    assert pools[1]["mtbi_hours"] is None
+    assert pools[1]["availability"] == 1.0
     assert set(pools[0]) == {"file", "gap_seconds", "ticks", "days", "availability",
                              "interruptions", "mtbi_hours", "mean_wait_hours"}
     code, out, _ = run(capsys, "traces", "stats", a, "--nodes", "1")
-    assert code == 0 and "MTBI h" in out
+    assert code == 0
+    assert "MTBI h" in out
 
 
 def test_stats_errors_exit_2(tmp_path, capsys):
     bad = write(tmp_path, "bad.json", [1, -1])
     code, _, err = run(capsys, "traces", "stats", bad, "--nodes", "1")
-    assert code == 2 and "data[1] = -1" in err and bad in err and len(err.splitlines()) == 1
+    assert code == 2
+    assert "data[1] = -1" in err
+    assert bad in err
+    assert len(err.splitlines()) == 1
     counts = write(tmp_path, "c.json", [3, 2])
     code, _, err = run(capsys, "traces", "stats", counts, "--nodes", "4")
-    assert code == 2 and "largest count (3)" in err
+    assert code == 2
+    assert "largest count (3)" in err
 
 
 @pytest.fixture
@@ -75,7 +83,8 @@ def test_backtest_always_up_runs_the_job_straight(tmp_path, capsys, plan):
     result = doc["result"]
     assert result["makespan_hours"]["mean"] == pytest.approx(hours, rel=1e-12)
     assert result["makespan_hours"]["max"] == pytest.approx(hours, rel=1e-12)
-    assert result["interruptions_mean"] == 0 and result["runs"] == 5
+    assert result["interruptions_mean"] == 0
+    assert result["runs"] == 5
     assert result["cost_usd"]["mean"] == pytest.approx(
         doc["inputs"]["cluster_usd_per_hour"] * hours, rel=1e-9)
     assert "deadline_met" not in result
@@ -99,27 +108,33 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
     assert code == 0, err
     result = json.loads(out)["result"]
     # D - 0 < rem + R + g: on demand at time 0, done at R + rem > D
-    assert result["fell_back"] == 1.0 and result["deadline_met"] == 0.0
+    assert result["fell_back"] == 1.0
+    assert result["deadline_met"] == 0.0
     assert result["makespan_hours"]["mean"] == pytest.approx(0.1 + hours)
     short = write(tmp_path, "short.json", [1, 1, 0])
     code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
                        f"{gpu}@z2={short}")
-    assert code == 2 and "same length" in err
+    assert code == 2
+    assert "same length" in err
     code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--policy",
                        "deadline")
-    assert code == 2 and "--deadline-hours" in err
+    assert code == 2
+    assert "--deadline-hours" in err
     counts = write(tmp_path, "counts.json", [1, 0, 0, 0] * 10)
     big = write(tmp_path, "big.json", [2, 1] * 20)
     spot = plan["chosen"]["gpu"]["spot"]
     code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={big}")
     assert (code == 2 and "largest count" in err) if spot > 2 else code == 0
     code, _, err = run(capsys, "backtest", path, "--pool", f"nope.xlarge@z1={counts}")
-    assert code == 2 and "no GPU type 'nope.xlarge'" in err
+    assert code == 2
+    assert "no GPU type 'nope.xlarge'" in err
     code, _, err = run(capsys, "backtest", path, "--pool", "g4dn.xlarge=x")
-    assert code == 2 and "TYPE@ZONE" in err
+    assert code == 2
+    assert "TYPE@ZONE" in err
     code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
                        f"{gpu}@z1={b}")
-    assert code == 2 and "given twice" in err
+    assert code == 2
+    assert "given twice" in err
 
 
 # ----------------------------------------------------------------------------- fetch
@@ -178,7 +193,8 @@ def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
     finally:
         server.stop()
     assert code == 0, err
-    assert len(files) == 12 and text.count("wrote ") == len(files)
+    assert len(files) == 12
+    assert text.count("wrote ") == len(files)
     for rel in files:
         assert (out / rel).read_bytes() == (served / rel).read_bytes()
 
@@ -210,7 +226,9 @@ def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys,
     monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"http://127.0.0.1:{port}")
     out = tmp_path / "out"
     code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
-    assert code == 2 and "could not be reached" in err and not out.exists()
+    assert code == 2
+    assert "could not be reached" in err
+    assert not out.exists()
     served = tmp_path / "served"
     files = _serve_synthetic(served)
     (served / files[-1]).write_text('{"metadata": {"gap_seconds": 0}, "data": [1]}')
@@ -220,7 +238,9 @@ def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys,
         code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
     finally:
         server.stop()
-    assert code == 2 and "gap_seconds = 0" in err and not out.exists()
+    assert code == 2
+    assert "gap_seconds = 0" in err
+    assert not out.exists()
 
 
 # ----------------------------------------------------------------------------- plan --pool
@@ -242,7 +262,8 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
         e = c["estimate"]
         if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0:
             seen.add("backtest")
-            assert e["evaluated_by"] == "backtest" and e["recovery"] == "failover"
+            assert e["evaluated_by"] == "backtest"
+            assert e["recovery"] == "failover"
             # the always-up zone has the lower single-pool makespan: it comes first, and a
             # failover run never leaves it: makespan = compute + checkpoints x stall
             assert e["pools"] == ["g4dn.xlarge@us-east-1a", "g4dn.xlarge@us-east-1b"]
@@ -250,14 +271,17 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
             assert e["expected_makespan_hours"] == pytest.approx(hours, rel=1e-12)
             assert e["expected_interruptions"] == 0
         else:
-            assert e["evaluated_by"] == "closed_form" and e["pools"] == []
+            assert e["evaluated_by"] == "closed_form"
+            assert e["pools"] == []
             assert e["recovery"] is None
     assert seen == {"backtest"}
     code, _, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@z={up}", "--recovery",
                        "deadline")
-    assert code == 2 and "--deadline-hours" in err
+    assert code == 2
+    assert "--deadline-hours" in err
     code, _, err = run(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
-    assert code == 2 and "no GPU type 'p3.2xlarge'" in err
+    assert code == 2
+    assert "no GPU type 'p3.2xlarge'" in err
 
 
 def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
@@ -267,4 +291,5 @@ def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
     assert code == 0, err
     assert "Note: g5.xlarge evaluated by a backtest on spot traces (wait, 200 starts)" in out
     code, out, _ = run(capsys, "plan", *JOB)
-    assert code == 0 and "backtest" not in out
+    assert code == 0
+    assert "backtest" not in out

@@ -103,7 +103,8 @@ def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest,
     assert table_iv.identity == ("tiering", "g4dn.xlarge", 17, "c5.xlarge", 1)
     assert table_iv.price == pytest.approx(17 * 0.1578 + 0.17, abs=1e-12)  # 2.6826 + 0.17
     sidebar_text = " ".join(m.value for m in app.sidebar.markdown)
-    assert "aws-us-east-1-2023-10" in sidebar_text and "us-east-1" in sidebar_text
+    assert "aws-us-east-1-2023-10" in sidebar_text
+    assert "us-east-1" in sidebar_text
     assert "2023-10-01" in sidebar_text
 
 
@@ -131,7 +132,8 @@ def test_typed_value_beyond_the_slider_stretches_it(app: AppTest) -> None:
     app.number_input(key="sb_pw").set_value(50.0).run()
     no_errors(app)
     slider = app.slider(key="sb_pw_slider")
-    assert slider.value == 50.0 and slider.max >= 50.0
+    assert slider.value == 50.0
+    assert slider.max >= 50.0
 
 
 def test_objective_toggle_and_top_k(app: AppTest) -> None:
@@ -201,7 +203,8 @@ def test_invalid_query_values_fall_back_with_a_warning(app: AppTest) -> None:
         assert f"URL parameter {key}=" in warnings
     assert app.title[0].value == "Recommend"
     # an unknown catalog falls back to the default, today's us-east-1 prices
-    assert app.query_params["pw"] == "3" and app.query_params["catalog"] == "aws-us-east-1-2025-h1"
+    assert app.query_params["pw"] == "3"
+    assert app.query_params["catalog"] == "aws-us-east-1-2025-h1"
     app.button(key="sb_dismiss_url_warnings").click().run()
     assert not app.warning
 
@@ -216,7 +219,7 @@ def cli_json(*args: str) -> dict:
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("params, argv", [
+@pytest.mark.parametrize(("params", "argv"), [
     # the defaults: the CLI's defaults (objective speed, the example job's speed)
     ({}, ["--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--ckpt-gb", "0.3", "--buffer",
           "2", "--top", "3", "--solver", "enumerate"]),
@@ -309,7 +312,8 @@ def test_recommend_page_offers_the_launch_panel(app: AppTest) -> None:
     app.run()
     no_errors(app)
     assert "Launch on AWS" in [e.label for e in app.main.expander]
-    assert not app.code and not app.text_input  # both expanders are drawn on demand
+    assert not app.code
+    assert not app.text_input
     open_expanders(app, "rec_preview", "rec_launch")
     app.text_input(key="launch_gpu_template").input("gpu-workers").run()
     app.text_input(key="launch_cpu_template").input("memory-nodes").run()
@@ -376,7 +380,7 @@ def test_sidebar_survives_an_unexpected_page_error(app: AppTest, monkeypatch) ->
     """The sidebar is drawn after the page (its card reaches the browser first); a page that
     fails with an unexpected error still gets every control, with the scenario kept."""
 
-    def broken(*args, **kwargs):
+    def broken(*_args, **_kwargs):
         raise RuntimeError("unexpected")
 
     monkeypatch.setattr(compute, "recommend", broken)
@@ -423,7 +427,8 @@ def test_terms_are_explained_where_they_appear(app: AppTest) -> None:
     assert "NoScale" in policies["Policy"]
     captions = " ".join(c.value for c in app.main.caption)
     assert "Single Anchor: one on-demand GPU VM" in captions
-    assert "Tiering:" in captions and "memory node" in captions
+    assert "Tiering:" in captions
+    assert "memory node" in captions
     expander = next(e for e in app.sidebar.expander if e.label == "Glossary")
     glossary = " ".join(m.value for m in expander.markdown)
     for term in ("PW", "Paper's Z", "Performance", "Cluster FLOPP", "Scaling factor K(n)",
@@ -451,7 +456,7 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
     assert "Z" not in " ".join(m.value for m in app.main.markdown if "USD/h ·" in m.value)
     assert app.query_params["presentation"] == "on"
     app.toggle(key="sb_presentation").set_value(False).run()
-    assert RESEARCH_COLUMNS <= set(table(app, "#").columns)
+    assert set(table(app, "#").columns) >= RESEARCH_COLUMNS
     assert "presentation" not in app.query_params
 
 

@@ -74,7 +74,8 @@ def test_frontier_axes_are_log_with_full_labels() -> None:
                            "label": ["a", "b", "c"]})
     fig = charts.frontier_chart(points, [0, 1], {0: "best"}, 3)
     assert fig.layout.xaxis.type == fig.layout.yaxis.type == "log"
-    assert "20 h" in fig.layout.xaxis.ticktext and "12 min" not in fig.layout.xaxis.ticktext
+    assert "20 h" in fig.layout.xaxis.ticktext
+    assert "12 min" not in fig.layout.xaxis.ticktext
     assert {"20", "50", "100"} <= set(fig.layout.yaxis.ticktext)
 
 
@@ -104,7 +105,8 @@ def test_sweep_chart_gives_every_policy_its_own_panel_and_marks_binding_quotas()
             "DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
             "DeepVM (performance objective)"]
         crosses = [t for t in fig.data if t.name == sweep_charts.QUOTA_NAME]
-        assert len(crosses) == 1 and list(crosses[0].x) == [2.0]
+        assert len(crosses) == 1
+        assert list(crosses[0].x) == [2.0]
         assert crosses[0].xaxis == own[0].xaxis  # on DeepVM's panel
 
 
@@ -134,7 +136,8 @@ def test_price_dots_zoom_to_the_prices_and_label_the_differences() -> None:
     fig = charts.price_dots(frame, pw=3.0)
     low, high = fig.layout.xaxis.range
     # the spread 2.82..2.89 (0.07) takes 70 % of the axis: 0.1 wide, 2.805..2.905
-    assert low == pytest.approx(2.805) and high == pytest.approx(2.905)
+    assert low == pytest.approx(2.805)
+    assert high == pytest.approx(2.905)
     assert fig.data[0].mode == "markers+text"
     assert sorted(fig.data[0].text) == ["2.8200 (cheapest)", "2.8500 (+0.0300)",
                                         "2.8900 (+0.0700)"]

@@ -29,6 +29,7 @@ def user_dir(tmp_path, monkeypatch) -> Path:
 @pytest.fixture
 def editor(user_dir) -> AppTest:
     """The dashboard on the catalog editor page (AWS catalog)."""
+    del user_dir  # requested for its set-up only (a temporary per-user folder)
     at = pinned(AppTest.from_file(str(APP), default_timeout=60)).run()
     return at.switch_page(EDITOR).run()
 
@@ -244,7 +245,7 @@ def test_upload_artifact_format_is_accepted(editor: AppTest) -> None:
     assert any("K = 1 assumed for: new.xlarge" in i.value for i in editor.info)
 
 
-@pytest.mark.parametrize("content, message", [
+@pytest.mark.parametrize(("content", "message"), [
     (b"{not json", "malformed JSON"),
     (b"[1, 2]", "a catalog must be a JSON object"),
     (json.dumps({"instances": [{"name": "x", "type": "G", "ondemand_price": -1}]}).encode(),
@@ -316,7 +317,8 @@ def test_save_as_named_user_catalog(editor: AppTest, user_dir: Path) -> None:
     assert saved["name"] == "my-aws"
     assert saved["gpu_types"][1]["spot_usd_per_hour"] == 0.5
     assert editor.session_state["sb_catalog"] == "user:my-aws"
-    assert "my-aws" in sidebar_catalog(editor) and "(edited)" not in sidebar_catalog(editor)
+    assert "my-aws" in sidebar_catalog(editor)
+    assert "(edited)" not in sidebar_catalog(editor)
     options = editor.selectbox(key="sb_catalog").options
     assert any(o.startswith("my-aws (saved) · prices of ") for o in options), options
 
@@ -410,5 +412,6 @@ def test_reset_discards_an_invalid_first_edit(editor: AppTest) -> None:
     assert problems(editor)[0]["Problem"] == "missing (a number is required)"
     editor.button(key="ce_reset").click().run()
     no_errors(editor)
-    assert not problems(editor) and not editor.error
+    assert not problems(editor)
+    assert not editor.error
     assert editor.data_editor[1].value["memory_gib"].tolist()[0] == "7.5"

@@ -11,7 +11,8 @@ def test_money_has_two_decimals_in_sentences_and_cards() -> None:
     assert formatting.usd(0.1294) == "0.13 USD"
     assert formatting.usd(1234.567) == "1,234.57 USD"
     assert formatting.usd_per_hour(2.8526) == "2.85 USD/h"
-    assert formatting.TABLE_USD_PER_HOUR == "%.4f" and formatting.TABLE_USD == "%.2f"
+    assert formatting.TABLE_USD_PER_HOUR == "%.4f"
+    assert formatting.TABLE_USD == "%.2f"
 
 
 def test_durations_minutes_hours_days() -> None:

@@ -121,6 +121,7 @@ def fake_fetch(fetched_dir, monkeypatch) -> FakeFetch:
 
 @pytest.fixture
 def app(fetched_dir) -> AppTest:
+    del fetched_dir  # requested for its set-up only (the fetch folder)
     return pinned(AppTest.from_file(str(APP), default_timeout=60))
 
 
@@ -154,7 +155,8 @@ def test_page_query_parameter_opens_the_new_pages(app: AppTest, slug: str, title
     app.query_params["page"] = slug
     app.run()
     no_errors(app)
-    assert app.title[0].value == title and app.query_params["page"] == slug
+    assert app.title[0].value == title
+    assert app.query_params["page"] == slug
 
 
 # ----------------------------------------------------------------------------- fetch
@@ -169,7 +171,8 @@ def test_fetch_shows_diff_and_notes_and_use_switches_the_catalog(app: AppTest,
 
     call = fake_fetch.calls[-1]
     assert call["regions"] == ["us-east-1"]
-    assert call["base"].name == BASE and call["instance_types"] is None
+    assert call["base"].name == BASE
+    assert call["instance_types"] is None
     assert (call["profile"], call["spot_aggregate"]) == (None, "min")
     assert callable(call["progress"])
 
@@ -182,10 +185,12 @@ def test_fetch_shows_diff_and_notes_and_use_switches_the_catalog(app: AppTest,
     assert diff.loc["g5.2xlarge", "Status"] == "added"
     assert diff.loc["g5.2xlarge", "Note"] == "needs eFLOPS"
     warnings = " ".join(w.value for w in app.warning)
-    assert "g5.2xlarge" in warnings and "left out of solving" in warnings
+    assert "g5.2xlarge" in warnings
+    assert "left out of solving" in warnings
     assert "Catalog editor" in warnings
     text = " ".join(m.value for m in app.main.markdown)
-    assert "Moderate" in text and "quotas are the base catalog" in text  # the notes
+    assert "Moderate" in text
+    assert "quotas are the base catalog" in text
     metrics = {m.label: m.value for m in app.main.metric}
     assert (metrics["Prices changed"], metrics["Added"], metrics["Missing"],
             metrics["Needs eFLOPS"]) == ("1", "1", "1", "1")
@@ -198,14 +203,16 @@ def test_fetch_shows_diff_and_notes_and_use_switches_the_catalog(app: AppTest,
     assert app.selectbox(key="sb_catalog").value == cid
     assert any(f"aws-us-east-1-{STAMP}" in s.value for s in app.success)
     sidebar = " ".join(m.value for m in app.sidebar.markdown)
-    assert f"aws-us-east-1-{STAMP}" in sidebar and "fetched from the provider" in sidebar
+    assert f"aws-us-east-1-{STAMP}" in sidebar
+    assert "fetched from the provider" in sidebar
     assert app.button(key="lp_use").disabled  # already in use
 
     app.switch_page("views/recommend.py").run()
     no_errors(app)
     assert f"aws-us-east-1-{STAMP}" in app.main.caption[0].value
     heads = [m.value for m in app.main.markdown if m.value.startswith("### ")]
-    assert heads and "g4dn.xlarge" in heads[0]
+    assert heads
+    assert "g4dn.xlarge" in heads[0]
     assert any("g5.2xlarge" in i.value for i in app.info)  # the core's needs-eFLOPS note
 
 
@@ -247,7 +254,7 @@ def test_fetch_with_types_profile_median_and_two_regions(app: AppTest,
 
 def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
                                                     fetched_dir: Path) -> None:
-    def failing(regions, **kwargs):
+    def failing(_regions, **kwargs):
         kwargs["progress"]("us-east-1: instance types (EC2 DescribeInstanceTypes)", 0, 4)
         raise aws.FetchError(
             "EC2 DescribeInstanceTypes for region us-east-1 could not be reached (connection "
@@ -259,7 +266,8 @@ def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
     app.button(key="lp_fetch").click().run()
     no_errors(app)
     errors = " ".join(e.value for e in app.error)
-    assert "DescribeInstanceTypes" in errors and "us-east-1" in errors
+    assert "DescribeInstanceTypes" in errors
+    assert "us-east-1" in errors
     assert "could not be reached" in errors
     assert any("active catalog is unchanged" in c.value for c in app.caption)
     assert app.session_state["sb_catalog"] == BASE
@@ -278,7 +286,7 @@ def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
 
 
 def test_unexpected_failure_is_a_message_without_credentials(app: AppTest, monkeypatch) -> None:
-    def broken(regions, **kwargs):
+    def broken(*_args, **_kwargs):
         raise RuntimeError(f"boom with key {SECRET} and Signature=abcdef0123")
 
     monkeypatch.setattr(aws, "fetch_catalogs", broken)
@@ -286,11 +294,14 @@ def test_unexpected_failure_is_a_message_without_credentials(app: AppTest, monke
     app.button(key="lp_fetch").click().run()
     no_errors(app)
     errors = " ".join(e.value for e in app.error)
-    assert "RuntimeError" in errors and "REDACTED" in errors
-    assert SECRET not in errors and "abcdef0123" not in errors
+    assert "RuntimeError" in errors
+    assert "REDACTED" in errors
+    assert SECRET not in errors
+    assert "abcdef0123" not in errors
 
 
-def test_bad_region_name_is_explained(app: AppTest, fetched_dir: Path) -> None:
+@pytest.mark.usefixtures("fetched_dir")
+def test_bad_region_name_is_explained(app: AppTest) -> None:
     open_live(app)  # the real fetcher: it refuses the name before any request
     app.multiselect(key="lp_regions").set_value([])
     app.button(key="lp_fetch").click().run()
@@ -326,7 +337,8 @@ def test_region_comparison_from_fetched_catalogs_on_disk(app: AppTest,
     frame = table(app, "Region")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
     assert frame["#"].tolist() == [1, 2]
-    assert frame["USD/hour"].iloc[0] <= 3.0 and frame["USD/hour"].iloc[1] <= 3.0
+    assert frame["USD/hour"].iloc[0] <= 3.0
+    assert frame["USD/hour"].iloc[1] <= 3.0
     assert frame["Performance"].iloc[0] >= frame["Performance"].iloc[1]
     assert "g4dn.xlarge" in frame["Configuration"].iloc[0]
 
@@ -358,8 +370,10 @@ def test_region_frame_and_chart_keep_infeasible_regions() -> None:
     rows = regions.compare_regions(catalogs, Scenario(1.0))
     frame = result_frames.region_frame(rows, 1.0, "paper")
     assert frame["Region"].tolist() == ["us-east-1", "eu-west-1"]
-    assert frame["#"].iloc[0] == 1 and np.isnan(frame["#"].iloc[1])
-    assert frame["Configuration"].iloc[1] == "nothing feasible" and frame["Note"].iloc[1]
+    assert frame["#"].iloc[0] == 1
+    assert np.isnan(frame["#"].iloc[1])
+    assert frame["Configuration"].iloc[1] == "nothing feasible"
+    assert frame["Note"].iloc[1]
     fig = charts.region_bars(frame)
     assert list(fig.data[0].y) == ["eu-west-1", "us-east-1"]  # best on top
     assert "nothing feasible" in fig.data[0].text[0]

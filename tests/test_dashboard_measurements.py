@@ -96,7 +96,7 @@ def measurements_used(at: AppTest) -> dict[str, tuple[str, str]]:
 BUNDLED = "deepvm-scaling"
 
 
-@pytest.mark.parametrize("name, text, why", [
+@pytest.mark.parametrize(("name", "text", "why"), [
     ("one.csv", "instance,nodes,epoch_seconds\ng4dn.xlarge,1,66\ng4dn.xlarge,4,20\n",
      "1 distinct node count(s) >= 2 (4); the logistic has 3 parameters (a, b, c), so a fit "
      "needs at least 3"),

@@ -110,7 +110,8 @@ def test_changing_epochs_and_mtbi_scale_changes_the_card(plan_page: AppTest) -> 
     plan_page.number_input(key="plan_epochs").set_value(60.0).run()
     no_errors(plan_page)
     after = card_text(plan_page)
-    assert after.startswith("### 60 epochs of your job") and after != before
+    assert after.startswith("### 60 epochs of your job")
+    assert after != before
     assert plan_page.query_params["epochs"] == "60"
     interruptions = float(after.rsplit(", ", 1)[1].split()[0])
     plan_page.select_slider(key="plan_mtbi_scale").set_value(0.25).run()
@@ -169,7 +170,8 @@ def test_a_malformed_measurements_csv_names_its_line(plan_page: AppTest) -> None
     plan_page.run()
     no_errors(plan_page)
     errors = " ".join(e.value for e in plan_page.error)
-    assert "bad.csv was not loaded" in errors and "line 3" in errors
+    assert "bad.csv was not loaded" in errors
+    assert "line 3" in errors
 
 
 def test_use_these_fits_puts_them_in_the_working_catalog(plan_page: AppTest) -> None:
@@ -227,7 +229,8 @@ def test_plan_params_round_trip() -> None:
     for p in url.PLAN_PARAMS:
         values, warnings = url.parse_plan_params({p.name: url.format_plan_param(p.name,
                                                                                  p.default)})
-        assert not warnings and values[p.name] == p.default
+        assert not warnings
+        assert values[p.name] == p.default
 
 
 def test_method_page_states_the_job_model(tmp_path, monkeypatch) -> None:
@@ -239,6 +242,8 @@ def test_method_page_states_the_job_model(tmp_path, monkeypatch) -> None:
     text = " ".join(m.value for m in at.markdown)
     assert "From price per hour to the cost and time of a job" in text
     assert "The PuLP integer program is not used here" in text
-    assert "Daly" in text and "Can't Be Late" in text
+    assert "Daly" in text
+    assert "Can't Be Late" in text
     latex = " ".join(x.value for x in at.get("latex"))
-    assert r"\delta_{TR}" in latex and "E_1(s)" in latex
+    assert r"\delta_{TR}" in latex
+    assert "E_1(s)" in latex

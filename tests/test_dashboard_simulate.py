@@ -109,10 +109,12 @@ def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> N
     for index in (0, 1):  # performance and price
         spec = chart_spec(app, index)
         lines = [s for s in spec["layout"].get("shapes", []) if s.get("x0") == 4.2]
-        assert lines and lines[0]["x1"] == 4.2, index
+        assert lines, index
+        assert lines[0]["x1"] == 4.2, index
         panels = [(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]
                   if t["name"] in POLICY_NAMES]  # issue 20 item 14: one panel per policy
-        assert len(panels) == 5 and len(set(panels)) == 5, panels
+        assert len(panels) == 5, panels
+        assert len(set(panels)) == 5, panels
         assert len(lines) == 5  # the PW line in every panel
     app.number_input(key="sb_pw").set_value(40.0).run()  # outside the sweep: no line
     assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]
@@ -130,12 +132,32 @@ def test_method_page_computes_the_findings(app: AppTest) -> None:
     assert len(app.main.get("page_link")) >= 4
 
 
+def test_method_page_shows_the_model_against_the_spot_traces(app: AppTest) -> None:
+    """Issue 15: the closed form's and the renewal model's errors against the backtest, per
+    development trace, and which model a type without a trace gets."""
+    app.run()
+    app.switch_page("views/method.py").run()
+    no_errors(app)
+    frame = next(d.value for d in app.main.dataframe
+                 if {"closed_form_error", "renewal_error"} <= set(d.value.columns))
+    assert len(frame) == 12  # 8 availability and 4 preemption traces
+    row = frame.set_index("trace").loc["preemption/us-west-2b_v100_1"]
+    # the README's row: backtest 16.1 h, closed form 14.8 h: (14.8 / 16.1 - 1) = -8 %
+    assert round(row["backtest_hours"], 1) == 16.1
+    assert round(row["closed_form_hours"], 1) == 14.8
+    assert round(row["closed_form_error"]) == -8  # percent
+    text = " ".join(c.value for c in app.main.caption)
+    assert "without a trace" in text
+    assert "closed form" in text
+
+
 def test_method_page_explains_the_memory_constant(app: AppTest) -> None:
     app.run()
     app.switch_page("views/method.py").run()
     text = " ".join(m.value for m in app.main.markdown)
     assert "1.073741824 = 2^30 / 10^9" in text.replace("$", "")
-    assert "GiB" in text and "GB" in text
+    assert "GiB" in text
+    assert "GB" in text
 
 
 def test_instances_page_ranks_flopp(app: AppTest) -> None:
@@ -154,7 +176,8 @@ def test_simulate_names_where_a_quota_binds(app: AppTest) -> None:
     app.query_params.update({"page": "simulate", "catalog": "aws-us-east-1-2023-10"})
     app.run()
     notes = [c.value for c in app.caption if c.value.startswith("Red crosses")]
-    assert len(notes) == 1 and "- **DeepVM**: at PW " in notes[0]
+    assert len(notes) == 1
+    assert "- **DeepVM**: at PW " in notes[0]
     assert "quota on spot vCPUs of G (128)" in notes[0]
     crosses = [t for t in chart_spec(app, 0)["data"] if t.get("name") == "a vCPU quota binds"]
     assert crosses

@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard import url_spot
+
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 JOB = {"page": "spot", "catalog": "aws-us-east-1-2023-10", "epochs": "3000",
        "epoch_s": "61.16", "ref": "g4dn.xlarge", "trials": "0"}
@@ -53,21 +55,26 @@ def card(at: AppTest) -> str:
     return next(t for t in texts(at) if t.startswith("Deadline **"))
 
 
-def test_pools_from_the_url_strip_statistics_and_backtest(traces: Path) -> None:
+@pytest.mark.usefixtures("traces")
+def test_pools_from_the_url_strip_statistics_and_backtest() -> None:
     at = page(pools=POOLS)
     at.run()
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
     assert at.query_params["pools"] == [POOLS] or at.query_params["pools"] == POOLS
     stats = at.dataframe[0].value.set_index("Pool")
     flaky = stats.loc["g5.xlarge@us-east-1a"]
     # [1,1,1,0] x 75, 600 s ticks: 225 of 300 up; 75 up->down edges; 225 ticks x 1/6 h / 75 =
     # 0.5 h between losses; every down run is 1 tick = 1/6 h; 300 x 600 s = 2.083 days
-    assert flaky["Availability"] == 0.75 and flaky["Interruptions"] == 75
+    assert flaky["Availability"] == 0.75
+    assert flaky["Interruptions"] == 75
     assert flaky["MTBI (h)"] == pytest.approx(0.5)
     assert flaky["Mean wait (h)"] == pytest.approx(1 / 6)
     assert flaky["Days"] == pytest.approx(300 * 600 / 86400)
     up = stats.loc["g5.xlarge@us-east-1c"]
-    assert up["Availability"] == 1.0 and up["Interruptions"] == 0 and np.isnan(up["MTBI (h)"])
+    assert up["Availability"] == 1.0
+    assert up["Interruptions"] == 0
+    assert np.isnan(up["MTBI (h)"])
     chart = at.get("plotly_chart")
     assert len(chart) == 2  # the strip and the CDF
     lines = texts(at)
@@ -80,13 +87,16 @@ def test_pools_from_the_url_strip_statistics_and_backtest(traces: Path) -> None:
     # 1.5 x compute hours
     frame = at.dataframe[1].value.set_index("Policy")
     assert list(frame.index) == ["wait", "failover", "deadline"]
-    assert (frame["Deadline met"] == "200 of 200").all() and (frame["Fell back"] == 0).all()
+    assert (frame["Deadline met"] == "200 of 200").all()
+    assert (frame["Fell back"] == 0).all()
     assert (frame["Interruptions"] == 0).all()
-    assert frame["Mean makespan (h)"].nunique() == 1 and frame["P90 (h)"].nunique() == 1
+    assert frame["Mean makespan (h)"].nunique() == 1
+    assert frame["P90 (h)"].nunique() == 1
     assert card(at).startswith(f"Deadline **{1.5 * compute_h:,.1f} h**")
 
 
-def test_a_tight_deadline_falls_back_and_is_in_the_url(traces: Path) -> None:
+@pytest.mark.usefixtures("traces")
+def test_a_tight_deadline_falls_back_and_is_in_the_url() -> None:
     at = page(pools=POOLS)
     at.run()
     makespan = at.dataframe[1].value.set_index("Policy").loc[
@@ -115,7 +125,8 @@ def test_upload_keeps_good_files_and_names_the_bad_one(traces: Path) -> None:
     errors = [e.value for e in at.error]
     assert any("broken.json" in e and "data[1] = -2" in e for e in errors), errors
     kept = list((traces / "uploads").glob("*.json"))
-    assert len(kept) == 1 and kept[0].name.endswith("-us-east-1c_v100_1.json")
+    assert len(kept) == 1
+    assert kept[0].name.endswith("-us-east-1c_v100_1.json")
     # mapped to its guessed pool; p3.2xlarge is not in the 2023 catalog: a message naming it
     assert any("p3.2xlarge" in e and "no GPU type" in e for e in errors), errors
     assert "us-east-1c_v100_1.json" in str(at.query_params["pools"])
@@ -143,7 +154,8 @@ def test_bad_pool_names_and_files_are_named_and_the_good_pools_kept(traces: Path
     assert set(stats["Pool"]) == {"g5.xlarge@us-east-1c", "g5.xlarge@us-east-1a"}
 
 
-def test_plan_card_says_the_figures_come_from_a_replay(traces: Path) -> None:
+@pytest.mark.usefixtures("traces")
+def test_plan_card_says_the_figures_come_from_a_replay() -> None:
     at = page(page="plan", pools=POOLS, deadline_h="100")
     at.run()
     assert not at.exception
@@ -190,20 +202,20 @@ def test_pools_guessed_from_public_file_names(name: str, pool: str) -> None:
 
 
 def test_url_spot_params_round_trip_and_warn() -> None:
-    from dashboard import url
 
     pools = {"s/up.json": "g5.xlarge@us-east-1c", "s/flaky.json": "g5.xlarge@us-east-1a",
              "s/unused.json": ""}
-    text = url.format_spot_pools(pools)
+    text = url_spot.format_spot_pools(pools)
     assert text == POOLS
-    values, warnings = url.parse_spot_params({"pools": text, "recovery": "deadline",
+    values, warnings = url_spot.parse_spot_params({"pools": text, "recovery": "deadline",
                                               "spot_deadline": "31.5", "starts": "500"})
     assert warnings == []
     assert values == {"pools": {k: v for k, v in pools.items() if v}, "recovery": "deadline",
                       "spot_deadline": 31.5, "starts": 500}
-    values, warnings = url.parse_spot_params({"pools": "x=y|g5.xlarge@z=f.json",
+    values, warnings = url_spot.parse_spot_params({"pools": "x=y|g5.xlarge@z=f.json",
                                               "recovery": "pray", "starts": "0",
                                               "spot_deadline": "inf"})
     assert values == {"pools": {"f.json": "g5.xlarge@z"}}
-    assert len(warnings) == 4 and "'x=y' is not TYPE@ZONE=FILE" in warnings[0].text
+    assert len(warnings) == 4
+    assert "'x=y' is not TYPE@ZONE=FILE" in warnings[0].text
     assert [w.param for w in warnings] == ["pools", "recovery", "spot_deadline", "starts"]

@@ -86,7 +86,8 @@ def test_the_registry_holds_every_key_once_with_the_url_defaults() -> None:
 
 def test_a_new_session_gets_fresh_mutable_defaults() -> None:
     first, second = keys.EDITS.initial(), keys.EDITS.initial()
-    assert first == {} and first is not second
+    assert first == {}
+    assert first is not second
 
 
 def test_number_controls_take_keywords_only() -> None:
@@ -124,11 +125,13 @@ def test_the_url_is_written_once_per_run_from_the_registry(app: AppTest) -> None
     app.query_params.update({"pw": "4.5", "quotas": "off"})
     app.run()
     assert not app.exception
-    assert keys.PW.name == "sb_pw" and app.session_state["sb_pw"] == 4.5
+    assert keys.PW.name == "sb_pw"
+    assert app.session_state["sb_pw"] == 4.5
     assert app.slider(key="sb_pw_slider").value == 4.5
     assert (app.query_params["pw"], app.query_params["quotas"]) == ("4.5", "off")
     app.switch_page("views/simulate.py").run()
-    assert app.query_params["pw"] == "4.5" and app.query_params["page"] == "simulate"
+    assert app.query_params["pw"] == "4.5"
+    assert app.query_params["page"] == "simulate"
 
 
 def test_the_url_is_synced_once_per_run(app: AppTest, monkeypatch) -> None:

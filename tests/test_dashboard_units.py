@@ -31,7 +31,7 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
                       "page": "simulate"}
 
 
-@pytest.mark.parametrize("key, raw, why", [
+@pytest.mark.parametrize(("key", "raw", "why"), [
     ("pw", "abc", "is not a number"),
     ("pw", "-1", "is outside 0..1000"),
     ("pw", "inf", "is not a finite number"),
@@ -47,7 +47,8 @@ def test_parse_query_params_accepts_a_full_scenario() -> None:
 def test_parse_query_params_warns_and_keeps_the_default(key: str, raw: str, why: str) -> None:
     values, warnings = url.parse_query_params({key: raw}, CATALOGS)
     assert values == {}
-    assert len(warnings) == 1 and why in warnings[0].text
+    assert len(warnings) == 1
+    assert why in warnings[0].text
     assert f"using the default {url.format_param(key, url.DEFAULTS[key])}" in warnings[0].text
 
 
@@ -55,7 +56,8 @@ def test_format_param_round_trips() -> None:
     for key in ("pw", "ckpt", "buffer", "quotas", "objective", "top"):
         text = url.format_param(key, url.DEFAULTS[key])
         values, warnings = url.parse_query_params({key: text}, CATALOGS)
-        assert not warnings and values[key] == url.DEFAULTS[key]
+        assert not warnings
+        assert values[key] == url.DEFAULTS[key]
 
 
 def test_slider_range_stretches_for_large_values() -> None:
@@ -98,7 +100,8 @@ def test_numbers_are_text_cells_read_as_typed() -> None:
     assert frames["gpu_types"]["vcpus"].tolist() == ["4", "4", "4"]
     frames["gpu_types"].loc[2, "spot_usd_per_hour"] = " 1e308 "
     parsed, problems = editor_frames.validate_frames(frames, catalog)
-    assert problems == () and parsed.gpu_types[1].spot_usd_per_hour == 1e308
+    assert problems == ()
+    assert parsed.gpu_types[1].spot_usd_per_hour == 1e308
     frames["gpu_types"].loc[2, "spot_usd_per_hour"] = "1,5"
     parsed, problems = editor_frames.validate_frames(frames, catalog)
     rows = editor_frames.problems_frame(problems).to_dict("records")
@@ -143,8 +146,9 @@ def test_charts_are_built_from_frames() -> None:
     result = sweep(catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 2.0, 0.5))
     frame = result_frames.sweep_frame(result)
     fig = sweep_charts.sweep_chart(frame, normalised=True)
-    assert len(fig.data) == 9 and all(t.line.shape == "hv" for t in fig.data)  # 5 + 4 refs
-    assert "hv" == sweep_charts.sweep_price_chart(frame).data[1].line.shape
+    assert len(fig.data) == 9
+    assert all(t.line.shape == "hv" for t in fig.data)
+    assert sweep_charts.sweep_price_chart(frame).data[1].line.shape == "hv"
     curves = result_frames.scaling_frame(catalog, 32)
     fig = charts.scaling_chart(curves, result_frames.inflection_frame(catalog),
                                result_frames.Col.K, "K")

@@ -41,7 +41,8 @@ def test_unknown_parameters_are_reported_once_and_dropped(app: AppTest) -> None:
                        "removed.") == 1
     assert shown.count("URL parameter 'foo' is not one this app reads; it was ignored and "
                        "removed.") == 1
-    assert "PW" not in app.query_params and "foo" not in app.query_params
+    assert "PW" not in app.query_params
+    assert "foo" not in app.query_params
     assert app.query_params["pw"] == "2"
 
 
@@ -74,7 +75,7 @@ def test_single_values_report_each_problem_once() -> None:
                                        "dropping '2'."]
 
 
-@pytest.mark.parametrize("app_url, base, expected", [
+@pytest.mark.parametrize(("app_url", "base", "expected"), [
     ("http://127.0.0.1:8501", "", None),
     ("http://127.0.0.1:8501/simulate", "", None),
     ("http://127.0.0.1:8501/nonexistent", "", "/nonexistent"),

@@ -54,7 +54,8 @@ def test_rows_statuses_and_exact_values() -> None:
                                        0.9, None, None, None)
     assert by["g.new"] == PriceChange("g.new", "gpu", "added", NEEDS_EFLOPS, None, 1.5, None,
                                       0.6, None, None)
-    assert by["g.new"].needs_eflops and not by["g.a"].needs_eflops
+    assert by["g.new"].needs_eflops
+    assert not by["g.a"].needs_eflops
     assert by["c.new"] == PriceChange("c.new", "cpu", "added", "", None, 0.4, None, 0.2,
                                       None, None)
 
@@ -106,7 +107,8 @@ def test_kind_follows_the_new_catalog() -> None:
 
 def test_change_percent() -> None:
     assert change_percent(2.0, 3.0) == 50.0
-    assert change_percent(None, 1.0) is None and change_percent(1.0, None) is None
+    assert change_percent(None, 1.0) is None
+    assert change_percent(1.0, None) is None
     assert change_percent(0.0, 1.0) is None
 
 
@@ -115,7 +117,8 @@ def test_inputs_are_not_mutated() -> None:
     before = copy.deepcopy((old, new))
     requested = ["g.*", "c.a"]
     price_diff(old, new, requested)
-    assert (old, new) == before and requested == ["g.*", "c.a"]
+    assert (old, new) == before
+    assert requested == ["g.*", "c.a"]
     with pytest.raises(AttributeError):
         price_diff(old, new)[0].status = "x"  # type: ignore[misc]
 

@@ -69,15 +69,18 @@ def test_the_export_holds_the_rows_its_configurations_use(aws_catalog: Catalog) 
         r["family"] for kind in rows.values() for r in kind} & {
         q.family for q in aws_catalog.quotas}
     assert len(record["network_saturation"]) == len(aws_catalog.saturation)
-    assert record["source"] == aws_catalog.source and record["edited"] is False
-    assert "changes" not in record and "base" not in record
+    assert record["source"] == aws_catalog.source
+    assert record["edited"] is False
+    assert "changes" not in record
+    assert "base" not in record
 
 
 def test_an_edited_price_is_in_the_export_with_what_changed(aws_catalog: Catalog) -> None:
     """Issue 9: after editing a price the export said only the base catalog's name."""
     edited = with_spot(aws_catalog, "g4dn.xlarge", 0.2)
     record = export(edited, Scenario(3.0), base=aws_catalog)["catalog"]
-    assert record["name"] == AWS and record["sha256"] == edited.sha256
+    assert record["name"] == AWS
+    assert record["sha256"] == edited.sha256
     assert record["edited"] is True
     assert record["changes"] == ["gpu_types[g4dn.xlarge].spot_usd_per_hour: 0.1578 -> 0.2"]
     assert record["base"] == {"name": AWS, "sha256": aws_catalog.sha256,
@@ -86,7 +89,8 @@ def test_an_edited_price_is_in_the_export_with_what_changed(aws_catalog: Catalog
     assert g4dn["spot_usd_per_hour"] == 0.2
     assert g4dn["source"] == f"edited from {AWS} (prices 2023-10-01): spot_usd_per_hour"
     unedited = export(aws_catalog, Scenario(3.0), base=aws_catalog)["catalog"]
-    assert unedited["edited"] is False and "changes" not in unedited
+    assert unedited["edited"] is False
+    assert "changes" not in unedited
 
 
 def test_the_export_refuses_a_catalog_other_than_the_recommendations(
@@ -120,7 +124,9 @@ def test_replay_of_a_bundled_catalogs_export_matches(capsys: pytest.CaptureFixtu
             "+ 1 x c5.xlarge, 2.8526 USD/h") in out
     code, out, _ = run(capsys, "recommend", "--replay", path, "--format", "json")
     result = json.loads(out)
-    assert code == 0 and result["matches"] is True and result["differences"] == []
+    assert code == 0
+    assert result["matches"] is True
+    assert result["differences"] == []
 
 
 def test_replay_of_an_edited_catalog_rebuilds_it_from_the_export(
@@ -130,7 +136,8 @@ def test_replay_of_an_edited_catalog_rebuilds_it_from_the_export(
     code, out, _ = run(capsys, "recommend", "--replay", write(tmp_path, doc))
     assert code == 0
     assert "catalog rebuilt from the export's " in out
-    assert f"{AWS}: edited)" in out and "matches:" in out
+    assert f"{AWS}: edited)" in out
+    assert "matches:" in out
 
 
 def test_replay_says_what_differs_and_exits_1(capsys: pytest.CaptureFixture[str],
@@ -150,7 +157,8 @@ def test_replay_says_what_differs_and_exits_1(capsys: pytest.CaptureFixture[str]
     moved["catalog"]["sha256"] = "0" * 64
     moved["catalog"]["instance_types"]["gpu_types"][0]["spot_usd_per_hour"] = 0.3
     code, out, _ = run(capsys, "recommend", "--replay", write(tmp_path, moved))
-    assert code == 1 and "not on this machine unchanged" in out
+    assert code == 1
+    assert "not on this machine unchanged" in out
 
 
 def test_replay_finds_a_saved_catalog_by_name_and_hash(capsys: pytest.CaptureFixture[str],
@@ -159,11 +167,12 @@ def test_replay_finds_a_saved_catalog_by_name_and_hash(capsys: pytest.CaptureFix
     mine = load_catalog(save_user_catalog(sim_catalog, "my-sim"))
     doc = export(mine, Scenario(5.0, use_quotas=False), top_k=5)
     code, out, _ = run(capsys, "recommend", "--replay", write(tmp_path, doc))
-    assert code == 0 and "catalog user catalog my-sim (sha256 matches)" in out
+    assert code == 0
+    assert "catalog user catalog my-sim (sha256 matches)" in out
     assert "the same 5 configurations" in out
 
 
-@pytest.mark.parametrize("content, needle", [
+@pytest.mark.parametrize(("content", "needle"), [
     ("{not json", "not readable JSON"),
     ("[" * 50_000 + "]" * 50_000, "nests 50,000 levels deep"),
     ('{"inputs": {}}', "not an export"),
@@ -175,7 +184,9 @@ def test_replay_of_a_bad_file_is_one_line_and_exit_2(capsys: pytest.CaptureFixtu
     path = tmp_path / "bad.json"
     path.write_text(content)
     code, out, err = run(capsys, "recommend", "--replay", str(path))
-    assert code == 2 and out == "" and needle in err
+    assert code == 2
+    assert out == ""
+    assert needle in err
     assert len(err.strip().splitlines()) == 1
 
 
@@ -187,7 +198,8 @@ def test_replay_without_rows_of_an_unknown_catalog_is_exit_2(
                                                       "prices_date")}
     doc["catalog"]["sha256"] = "f" * 64
     code, _, err = run(capsys, "recommend", "--replay", write(tmp_path, doc))
-    assert code == 2 and "holds no instance rows to rebuild it from" in err
+    assert code == 2
+    assert "holds no instance rows to rebuild it from" in err
     doc["catalog"]["sha256"] = aws_catalog.sha256  # but the bundled one is unchanged: found
     assert run(capsys, "recommend", "--replay", write(tmp_path, doc))[0] == 0
 
@@ -195,10 +207,12 @@ def test_replay_without_rows_of_an_unknown_catalog_is_exit_2(
 def test_replay_and_scenario_arguments_do_not_mix(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["recommend", "--replay", "x.json", "--pw", "3"])
-    assert info.value.code == 2 and "drop --pw" in capsys.readouterr().err
+    assert info.value.code == 2
+    assert "drop --pw" in capsys.readouterr().err
     with pytest.raises(SystemExit) as info:  # --catalog has a default, --pw has none
         main(["recommend", "--catalog", "paper-simulated"])
-    assert info.value.code == 2 and "needs --pw (or --replay" in capsys.readouterr().err
+    assert info.value.code == 2
+    assert "needs --pw (or --replay" in capsys.readouterr().err
 
 
 def test_a_bad_export_raises_export_error(aws_catalog: Catalog) -> None:
@@ -230,4 +244,5 @@ def test_an_edited_export_replayed_from_a_file_catalog(capsys: pytest.CaptureFix
     code, out, _ = run(capsys, "recommend", "--catalog", str(path), "--pw", "3", "--top", "5",
                        "--format", "json", "--solver", "enumerate")
     code, out, _ = run(capsys, "recommend", "--replay", write(tmp_path, json.loads(out)))
-    assert code == 0 and "rebuilt from the export's" in out
+    assert code == 0
+    assert "rebuilt from the export's" in out

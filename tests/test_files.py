@@ -20,7 +20,7 @@ def test_a_failed_rename_keeps_the_old_target_and_leaves_no_temp(tmp_path: Path)
     target = tmp_path / "taken"
     target.mkdir()  # a folder: os.replace of a file over it fails
     (target / "keep").write_text("x")
-    with pytest.raises(OSError):
+    with pytest.raises(IsADirectoryError):
         write_bytes_atomic(target, b"new")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
     assert (target / "keep").read_text() == "x"

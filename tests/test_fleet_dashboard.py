@@ -56,7 +56,8 @@ def test_panel_shows_the_requests_and_never_launches(table4_text: str,
     no_exception(at)
     assert any("The dashboard never launches: a shared dashboard must not spend the server's "
                "credentials." in c.value for c in at.caption)
-    assert at.info and "GPU launch template" in at.info[0].value
+    assert at.info
+    assert "GPU launch template" in at.info[0].value
     assert at.session_state["test_files"] is None
 
     at.text_input(key="launch_gpu_template").input("gpu-workers").run()
@@ -87,15 +88,18 @@ def test_panel_errors_are_shown_not_raised(table4_text: str,
     at = app_for(json.loads(table4_text))
     at.text_input(key="launch_gpu_template").input("gpu-workers").run()
     no_exception(at)
-    assert at.error and "1 x c5.xlarge on-demand (memory-node)" in at.error[0].value
+    assert at.error
+    assert "1 x c5.xlarge on-demand (memory-node)" in at.error[0].value
     at.text_input(key="launch_cpu_template").input("memory-nodes").run()
     at.text_input(key="launch_subnets").input("not-a-subnet").run()
     no_exception(at)
-    assert at.error and "is not a subnet id" in at.error[0].value
+    assert at.error
+    assert "is not a subnet id" in at.error[0].value
 
     nothing = json.loads(table4_text)
     nothing["chosen"] = None
     nothing["deepvm"] = []
     at = app_for(nothing)
     no_exception(at)
-    assert at.warning and "Nothing to launch" in at.warning[0].value
+    assert at.warning
+    assert "Nothing to launch" in at.warning[0].value

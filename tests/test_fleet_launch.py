@@ -76,7 +76,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     for secret in SECRETS:
-        assert secret not in out and secret not in err
+        assert secret not in out
+        assert secret not in err
     return code, out, err
 
 
@@ -137,7 +138,8 @@ def test_launch_status_teardown_table_iv(fleet_env: FleetEnv, table4_export: Pat
     assert code == 0, err
     assert f"Plan {pid} in us-east-1: 18 instance(s), 18 live" in out
     assert f"spot-worker: 17 running ({az}); memory-node: 1 running ({az})" in out
-    assert out.count("spot-worker  i-") == 17 and out.count("memory-node  i-") == 1
+    assert out.count("spot-worker  i-") == 17
+    assert out.count("memory-node  i-") == 1
 
     code, out, err = run(capsys, "teardown", "--plan", pid, "--region", "us-east-1")
     assert code == 0, err
@@ -153,7 +155,8 @@ def test_launch_status_teardown_table_iv(fleet_env: FleetEnv, table4_export: Pat
     assert_nothing_left(fleet_env, pid)
 
     code, out, _ = run(capsys, "teardown", "--plan", pid, "--region", "us-east-1", "--yes")
-    assert code == 0 and "nothing to terminate" in out
+    assert code == 0
+    assert "nothing to terminate" in out
 
 
 def test_launch_single_anchor(fleet_env: FleetEnv, single_anchor_export: Path,
@@ -180,7 +183,7 @@ def test_launch_single_anchor(fleet_env: FleetEnv, single_anchor_export: Path,
 def test_launch_without_subnets_uses_the_default_subnets(
         fleet_env: FleetEnv, table4_export: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pid = plan_id(table4_export)
-    code, out, err = run(capsys, "launch", str(table4_export), "--gpu-template", GPU_TEMPLATE,
+    code, _out, err = run(capsys, "launch", str(table4_export), "--gpu-template", GPU_TEMPLATE,
                          "--cpu-template", CPU_TEMPLATE, "--yes")
     assert code == 0, err
     instances = fleet_env.live(pid)
@@ -211,7 +214,7 @@ def test_a_running_plan_is_not_launched_twice(fleet_env: FleetEnv, table4_export
                                               capsys: pytest.CaptureFixture[str]) -> None:
     pid = plan_id(table4_export)
     assert run(capsys, *launch_args(fleet_env, table4_export, "--yes"))[0] == 0
-    code, out, err = run(capsys, *launch_args(fleet_env, table4_export, "--yes"))
+    code, _out, err = run(capsys, *launch_args(fleet_env, table4_export, "--yes"))
     assert code == 2
     assert f"plan {pid} already has 18 live instance(s)" in err
     assert len(fleet_env.live(pid)) == 18
@@ -253,7 +256,8 @@ def test_spot_fleet_launches_fewer_than_asked(fleet_env: FleetEnv, table4_export
     fleet_env.front.shrink(12)  # moto really launches 12 of the 17 workers
     code, _, err = run(capsys, *launch_args(fleet_env, table4_export, "--yes"))
     assert code == 1
-    assert "spot-worker: CreateFleet fleet-" in err and "launched 12 of 17 g4dn.xlarge" in err
+    assert "spot-worker: CreateFleet fleet-" in err
+    assert "launched 12 of 17 g4dn.xlarge" in err
     assert "rolled back: 12 instances terminated" in err
     assert fleet_env.front.count("CreateFleet") == 1  # no on-demand part without workers
     assert_nothing_left(fleet_env, pid)
@@ -304,7 +308,8 @@ def test_missing_credentials(fleet_env: FleetEnv, table4_export: Path,
     code, out, err = run(capsys, *launch_args(fleet_env, table4_export, "--yes"))
     assert code == 2
     assert err.startswith("deepvm launch: error: no AWS credentials found")
-    assert len(err.strip().splitlines()) == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert out == ""
     assert fleet_env.front.calls == []
     assert fleet_env.instances() == []
 
@@ -318,7 +323,8 @@ def test_unknown_launch_template(fleet_env: FleetEnv, table4_export: Path, templ
             CPU_TEMPLATE] + (["--yes"] if yes else [])
     code, _, err = run(capsys, *args)
     assert code == 2
-    assert "does not exist in us-east-1" in err and repr(template) in err
+    assert "does not exist in us-east-1" in err
+    assert repr(template) in err
     assert err.strip().splitlines()[-1].startswith("deepvm launch: error: launch template")
     assert fleet_env.front.count("CreateFleet") == 0
     assert fleet_env.instances() == []
@@ -351,7 +357,8 @@ def test_an_error_that_echoes_credentials_is_redacted(
         f"key {SECRETS[0]} secret_access_key={SECRETS[1]} token {SECRETS[2]}"))
     code, _, err = run(capsys, *launch_args(fleet_env, table4_export, "--yes"))
     assert code == 2
-    assert "AuthFailure" in err and "[REDACTED]" in err
+    assert "AuthFailure" in err
+    assert "[REDACTED]" in err
 
 
 def test_ctrl_c_during_launch_rolls_back(fleet_env: FleetEnv, table4_export: Path) -> None:
@@ -368,17 +375,20 @@ def test_ctrl_c_during_launch_rolls_back(fleet_env: FleetEnv, table4_export: Pat
 
     with pytest.raises(LaunchFailed) as caught:
         launch(ec2, pre, poll=PollSettings(poll_interval_s=0.05), progress=progress)
-    assert caught.value.interrupted and caught.value.exit_code == 130
+    assert caught.value.interrupted
+    assert caught.value.exit_code == 130
     assert len(caught.value.rollback.terminated) == 17
     assert_nothing_left(fleet_env, plan.plan_id)
 
 
-def test_status_of_an_unknown_plan(fleet_env: FleetEnv,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.usefixtures("fleet_env")
+def test_status_of_an_unknown_plan(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "status", "--plan", "0123456789ab", "--region", "us-east-1")
-    assert code == 0 and "no instances" in out
+    assert code == 0
+    assert "no instances" in out
     code, _, err = run(capsys, "status", "--plan", "not-a-plan!", "--region", "us-east-1")
-    assert code == 2 and "is not valid" in err
+    assert code == 2
+    assert "is not valid" in err
 
 
 def test_a_rollback_that_cannot_terminate_says_so(

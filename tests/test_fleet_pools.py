@@ -59,7 +59,8 @@ def pool_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = root / "plan.json"
     path.write_text(buffer.getvalue())
     chosen = json.loads(buffer.getvalue())["chosen"]
-    assert chosen["gpu"]["name"] == "g5.xlarge" and chosen["gpu"]["spot"] == 1
+    assert chosen["gpu"]["name"] == "g5.xlarge"
+    assert chosen["gpu"]["spot"] == 1
     assert chosen["estimate"]["pools"] == POOLS
     return path
 
@@ -68,7 +69,8 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     for secret in SECRETS:
-        assert secret not in out and secret not in err
+        assert secret not in out
+        assert secret not in err
     return code, out, err
 
 
@@ -98,10 +100,12 @@ def test_without_subnets_one_override_per_pool_zone_with_priorities(pool_plan: P
     doc, data = read_export(pool_plan)
     requests = build_requests(plan_from_export(doc, data), RequestOptions(
         TemplateRef(GPU_TEMPLATE), TemplateRef(CPU_TEMPLATE)))
-    assert requests.spot is not None and requests.on_demand is not None
+    assert requests.spot is not None
+    assert requests.on_demand is not None
     spot = requests.spot["SpotOptions"]
     assert spot["AllocationStrategy"] == "capacity-optimized-prioritized"
-    assert spot["SingleAvailabilityZone"] is True and spot["MinTargetCapacity"] == 1
+    assert spot["SingleAvailabilityZone"] is True
+    assert spot["MinTargetCapacity"] == 1
     assert requests.spot["LaunchTemplateConfigs"][0]["Overrides"] == [
         {"InstanceType": "g5.xlarge", "AvailabilityZone": "us-east-1c", "Priority": 1.0},
         {"InstanceType": "g5.xlarge", "AvailabilityZone": "us-east-1a", "Priority": 2.0}]
@@ -114,7 +118,7 @@ def test_export_with_zoned_subnets_keeps_the_pools_zones_in_order(
         pool_plan: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a, b, c = "subnet-0000000a", "subnet-0000000b", "subnet-0000000c"
     out_dir = tmp_path / "bundle"
-    code, out, err = run(capsys, "export", str(pool_plan), "--to", "ec2-fleet", "--out",
+    code, _out, err = run(capsys, "export", str(pool_plan), "--to", "ec2-fleet", "--out",
                          str(out_dir), "--gpu-template", GPU_TEMPLATE, "--cpu-template",
                          CPU_TEMPLATE, "--subnet", f"{a}@us-east-1a,{b}@us-east-1b",
                          "--subnet", f"{c}@us-east-1c")
@@ -126,7 +130,8 @@ def test_export_with_zoned_subnets_keeps_the_pools_zones_in_order(
     on_demand = json.loads((out_dir / "on-demand.json").read_text())
     assert [o["SubnetId"] for o in on_demand["LaunchTemplateConfigs"][0]["Overrides"]] == [c, a]
     text = (out_dir / "launch.txt").read_text()
-    assert "capacity-optimized-prioritized" in text and "us-east-1c, us-east-1a" in text
+    assert "capacity-optimized-prioritized" in text
+    assert "us-east-1c, us-east-1a" in text
     assert f"--subnet {a}@us-east-1a" in text
 
 
@@ -136,16 +141,21 @@ def test_export_with_subnets_of_unknown_zone_is_refused(
     code, _, err = run(capsys, "export", str(pool_plan), "--to", "ec2-fleet", "--out",
                        str(out_dir), "--gpu-template", GPU_TEMPLATE, "--cpu-template",
                        CPU_TEMPLATE, "--subnet", "subnet-0000000a")
-    assert code == 2 and "SUBNET@ZONE" in err and "subnet-0000000a" in err
-    assert len(err.strip().splitlines()) == 1 and not out_dir.exists()
+    assert code == 2
+    assert "SUBNET@ZONE" in err
+    assert "subnet-0000000a" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out_dir.exists()
     code, _, err = run(capsys, "export", str(pool_plan), "--to", "ec2-fleet", "--out",
                        str(out_dir), "--gpu-template", GPU_TEMPLATE, "--cpu-template",
                        CPU_TEMPLATE, "--subnet", "subnet-0000000b@us-east-1b")
-    assert code == 2 and "no subnet is in a zone of the plan's spot pools" in err
+    assert code == 2
+    assert "no subnet is in a zone of the plan's spot pools" in err
     code, _, err = run(capsys, "export", str(pool_plan), "--to", "ec2-fleet", "--out",
                        str(out_dir), "--gpu-template", GPU_TEMPLATE, "--cpu-template",
                        CPU_TEMPLATE, "--subnet", "subnet-0000000b@mars")
-    assert code == 2 and "'mars' is not an availability zone" in err
+    assert code == 2
+    assert "'mars' is not an availability zone" in err
 
 
 def _create_fleets(env: FleetEnv) -> list[dict[str, Any]]:
@@ -182,5 +192,6 @@ def test_launch_refuses_a_subnet_given_in_the_wrong_zone(
     subnet = next(s for s, z in fleet_env.subnets.items() if z == "us-east-1a")
     code, _, err = run(capsys, "launch", str(pool_plan), "--gpu-template", GPU_TEMPLATE,
                        "--cpu-template", CPU_TEMPLATE, "--subnet", f"{subnet}@us-east-1c")
-    assert code == 2 and "is in us-east-1a, not us-east-1c" in err
+    assert code == 2
+    assert "is in us-east-1a, not us-east-1c" in err
     assert fleet_env.live() == []

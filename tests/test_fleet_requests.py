@@ -89,7 +89,8 @@ def test_plan_of_table_iv(table4_text: str) -> None:
     plan = plan_from_export(json.loads(table4_text), data)
     assert plan.plan_id == hashlib.sha256(data).hexdigest()[:12]
     assert plan.chosen_from == "chosen"
-    assert plan.spot is not None and plan.on_demand is not None
+    assert plan.spot is not None
+    assert plan.on_demand is not None
     assert (plan.spot.role, plan.spot.instance_type, plan.spot.count) == (
         "spot-worker", "g4dn.xlarge", 17)
     assert (plan.on_demand.role, plan.on_demand.instance_type, plan.on_demand.count) == (
@@ -104,7 +105,8 @@ def test_chosen_falls_back_to_the_first_recommendation(table4_text: str) -> None
     del doc["chosen"]
     plan = plan_from_export(doc)
     assert plan.chosen_from == "deepvm[0]"
-    assert plan.on_demand is not None and plan.on_demand.role == "anchor"
+    assert plan.on_demand is not None
+    assert plan.on_demand.role == "anchor"
     doc["chosen"] = None
     assert plan_from_export(doc).chosen_from == "deepvm[0]"
     doc["deepvm"] = []
@@ -281,7 +283,9 @@ def test_export_user_errors_write_nothing(tmp_path: Path, table4_export: Path,
     code, out, err = export(capsys, str(table4_export), "--out", str(out_dir),
                             "--gpu-template", GPU_TEMPLATE, *extra)
     assert code == 2
-    assert message in err and len(err.strip().splitlines()) == 1 and out == ""
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+    assert out == ""
     assert not out_dir.exists()
 
 
@@ -294,7 +298,8 @@ def test_export_of_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, _, err = export(capsys, str(path), "--out", str(tmp_path / "o"), "--gpu-template",
                           GPU_TEMPLATE)
     assert code == 2
-    assert err.startswith("deepvm export: error: ") and len(err.strip().splitlines()) == 1
+    assert err.startswith("deepvm export: error: ")
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_export_into_a_file_fails_cleanly(tmp_path: Path, table4_export: Path,
@@ -303,7 +308,8 @@ def test_export_into_a_file_fails_cleanly(tmp_path: Path, table4_export: Path,
     blocker.write_text("x")
     code, _, err = export(capsys, str(table4_export), "--out", str(blocker), "--gpu-template",
                           GPU_TEMPLATE, "--cpu-template", CPU_TEMPLATE)
-    assert code == 2 and "cannot create" in err
+    assert code == 2
+    assert "cannot create" in err
     assert blocker.read_text() == "x"
 
 

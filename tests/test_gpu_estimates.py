@@ -63,7 +63,8 @@ def test_every_training_number_has_a_known_source():
         for key in ("fp32", "memory", "bandwidth"):
             refs = acc.sources[key].split(", ")
             assert all(r in SOURCES for r in refs), (acc.name, key, refs)
-    assert table["Inferentia2"].trains is False and "inference" in table["Inferentia2"].note
+    assert table["Inferentia2"].trains is False
+    assert "inference" in table["Inferentia2"].note
     assert accelerator_for_family("p4de").name == "A100-80GB"
     assert accelerator_for_family("trn2").name == "Trainium2"
 
@@ -86,7 +87,8 @@ def test_every_number_of_the_csv_names_a_known_source():
         for number, source in NUMBER_SOURCES.items():
             if row[number].strip():
                 refs = [r.strip() for r in row[source].split(",")]
-                assert refs and all(r in SOURCES for r in refs), (row["accelerator"], number)
+                assert refs, (row["accelerator"], number)
+                assert all(r in SOURCES for r in refs), (row["accelerator"], number)
                 checked += 1
     # 12 GPUs (T4 .. B200) with all five numbers; K80 and M60 without a tensor peak and
     # Trainium 1/2 without a link figure, four each: 12 x 5 + 4 x 4 = 76
@@ -107,14 +109,14 @@ def test_a_number_without_a_source_does_not_load():
 
 
 def test_bad_accelerator_rows_are_named():
-    with pytest.raises(ValueError, match="line 2 .*X"):
+    with pytest.raises(ValueError, match=r"line 2 .*X"):
         parse_accelerators("accelerator,peak_fp32_tflops\nX,fast\n")
     with pytest.raises(ValueError, match="empty name"):
         parse_accelerators("accelerator,peak_fp32_tflops\n,1\n")
 
 
 def test_compute_exponent_comes_from_the_v100_a10_pair():
-    assert COMPUTE_EXPONENT == pytest.approx(W, abs=1e-6)
+    assert pytest.approx(W, abs=1e-6) == COMPUTE_EXPONENT
 
 
 def test_single_gpu_estimate_is_k_times_the_index():
@@ -160,7 +162,8 @@ def test_step_speedup_by_hand():
     # t_ar = 2 x 1 x 0.004993 + 2 x 1/2 x 8 x 0.1 / 25 = 0.009986 + 0.032 = 0.041986 s;
     # S = 2 x 0.078382 / 0.120368 = 1.302373
     s = step_speedup(DEFAULT_STEP_MODEL, 377.0, 1, 25.0, [1, 2])
-    assert s[0] == 1.0 and s[1] == pytest.approx(1.302373, rel=1e-5)
+    assert s[0] == 1.0
+    assert s[1] == pytest.approx(1.302373, rel=1e-5)
 
 
 def _curves():
@@ -187,7 +190,8 @@ def test_prior_scaling_keeps_k1_and_flags_no_gain():
     # A chip so fast that t_c < 2 alpha: a second VM never pays.
     assert prior_scaling(DEFAULT_STEP_MODEL, 50_000.0, 1, 100.0) == NO_GAIN_SCALING
     s = prior_scaling(DEFAULT_STEP_MODEL, 377.0, 1, 25.0)
-    assert s.b >= 1.0 and 1.0 < s.c < 20.0
+    assert s.b >= 1.0
+    assert 1.0 < s.c < 20.0
     n = np.array([2, 8, 32])
     logistic = s.c / (1 + np.exp(-s.a * (n - s.b)))
     assert np.all(np.abs(logistic - step_speedup(DEFAULT_STEP_MODEL, 377.0, 1, 25.0, n)) < 0.6)
@@ -199,7 +203,8 @@ def test_sources_are_written_only_when_not_measured():
                 eflops=34773.4, eflops_source="estimated: k C^0.34 B^0.66 (8 x H100)",
                 scaling_source="prior: data-parallel step, ring all-reduce")
     row = instance_row(g)
-    assert row["eflops_source"].startswith("estimated") and row["scaling_source"].startswith(
+    assert row["eflops_source"].startswith("estimated")
+    assert row["scaling_source"].startswith(
         "prior")
     measured = load_catalog("aws-us-east-1-2023-10").gpu_types[0]
     assert "eflops_source" not in instance_row(measured)
@@ -229,7 +234,8 @@ def test_calibration_replaces_estimate_and_prior_with_measured():
     result = calibrate_catalog(catalog, replace(table, instances=tuple(rows)),
                                eflops_reference="g5.xlarge")
     g6 = result.catalog.instance("g6.xlarge")
-    assert g6.eflops_source == "measured" and g6.scaling_source == "measured"  # type: ignore[union-attr]
+    assert g6.eflops_source == "measured"
+    assert g6.scaling_source == "measured"
     # eFLOPS(g6) = 696 x t_g5(1) / t_g4dn(1) = 696 x 31.009284 / 61.155439 = 352.91
     assert g6.eflops == pytest.approx(696 * 31.009284 / 61.155439)  # type: ignore[union-attr]
 
@@ -250,8 +256,10 @@ def test_edits_keep_or_replace_the_sources():
     assert out[0]["scaling_source"] == rows["p5.48xlarge"]["scaling_source"]
     assert out[1]["eflops_source"] == "edited"
     assert out[1]["scaling_source"] == rows["p5.48xlarge"]["scaling_source"]
-    assert "eflops_source" not in out[2] and "scaling_source" not in out[2]
-    assert out[3]["eflops_source"] == "edited" and out[3]["scaling_source"] == "edited"
+    assert "eflops_source" not in out[2]
+    assert "scaling_source" not in out[2]
+    assert out[3]["eflops_source"] == "edited"
+    assert out[3]["scaling_source"] == "edited"
     assert "eflops_source" not in unchanged  # the input rows are not changed
 
 

@@ -53,16 +53,21 @@ def test_a_calibration_without_signal_is_not_written_without_force(
     out = tmp_path / "cal.json"
     code, stdout, stderr = run(["calibrate", str(csv), "--catalog", AWS, "--out", str(out)],
                                capsys)
-    assert code == 1 and not out.exists()
-    assert "g4dn.xlarge" in stdout and "R²" in stdout  # the table is still printed
+    assert code == 1
+    assert not out.exists()
+    assert "g4dn.xlarge" in stdout
+    assert "R²" in stdout
     assert "-0.0000" not in stdout
     assert "deepvm calibrate: warning: g4dn.xlarge: R² = " in stderr
     assert "is below 0.8" in stderr
-    assert f"{out} not written: a fit is not trusted" in stderr and "--force" in stderr
+    assert f"{out} not written: a fit is not trusted" in stderr
+    assert "--force" in stderr
 
     code, stdout, stderr = run(["calibrate", str(csv), "--catalog", AWS, "--out", str(out),
                                 "--force"], capsys)
-    assert code == 0 and out.exists() and f"wrote {out}" in stdout
+    assert code == 0
+    assert out.exists()
+    assert f"wrote {out}" in stdout
     assert "is below 0.8" in stderr  # warned, and written on request
 
 
@@ -70,7 +75,8 @@ def test_calibrate_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["calibrate", "--help"])
     text = capsys.readouterr().out
-    assert "exit codes:" in text and "--force" in text
+    assert "exit codes:" in text
+    assert "--force" in text
     for code in ("0  the calibrated catalog was written", "1  the fits were printed, nothing "
                  "was written", "2  bad input"):
         assert code in text
@@ -79,9 +85,11 @@ def test_calibrate_help_documents_the_exit_codes(capsys: pytest.CaptureFixture[s
 def test_a_trusted_calibration_is_written(tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cal.json"
-    code, stdout, stderr = run(["calibrate", "deepvm-scaling", "--catalog", AWS, "--out",
+    code, _stdout, stderr = run(["calibrate", "deepvm-scaling", "--catalog", AWS, "--out",
                                 str(out)], capsys)
-    assert code == 0 and out.exists() and stderr == ""
+    assert code == 0
+    assert out.exists()
+    assert stderr == ""
 
 
 def test_one_node_count_is_refused_with_the_reason(tmp_path: Path,
@@ -90,7 +98,8 @@ def test_one_node_count_is_refused_with_the_reason(tmp_path: Path,
     csv.write_text("instance,nodes,epoch_seconds\ng4dn.xlarge,1,60\ng4dn.xlarge,4,20\n")
     code, stdout, stderr = run(["calibrate", str(csv), "--catalog", AWS, "--out",
                                 str(tmp_path / "x.json")], capsys)
-    assert code == 2 and stdout == ""
+    assert code == 2
+    assert stdout == ""
     assert stderr == ("deepvm calibrate: error: g4dn.xlarge: 1 distinct node count(s) >= 2 (4); "
                       "the logistic has 3 parameters (a, b, c), so a fit needs at least 3\n")
 
@@ -101,12 +110,15 @@ def test_one_node_count_is_refused_with_the_reason(tmp_path: Path,
 def test_mtbi_of_a_nanosecond_is_marked_does_not_finish_never_inf_or_nan(
         capsys: pytest.CaptureFixture[str]) -> None:
     code, stdout, stderr = run([*PLAN, "--mtbi", "g4dn.xlarge=1e-9"], capsys)
-    assert code == 0 and stderr == ""
-    assert "inf" not in stdout and "nan" not in stdout
+    assert code == 0
+    assert stderr == ""
+    assert "inf" not in stdout
+    assert "nan" not in stdout
     # 1e-9 h x 3600 s/h = 3.6e-6 s
     assert "does not finish: an interruption every 3.6 µs" in stdout
     best = [line for line in stdout.splitlines() if line.startswith("best")]
-    assert best and all("g4dn" not in line for line in best)
+    assert best
+    assert all("g4dn" not in line for line in best)
     deepvm = next(line for line in stdout.splitlines() if line.startswith("DeepVM "))
     assert "no finish" in deepvm
 
@@ -117,7 +129,8 @@ def test_the_plan_json_has_null_and_a_reason(capsys: pytest.CaptureFixture[str])
     doc = json.loads(stdout)
     json.dumps(doc, allow_nan=False)
     deepvm = doc["policies"]["deepvm"][0]["estimate"]
-    assert deepvm["expected_makespan_hours"] is None and deepvm["expected_cost_usd"] is None
+    assert deepvm["expected_makespan_hours"] is None
+    assert deepvm["expected_cost_usd"] is None
     assert deepvm["does_not_finish"].startswith("does not finish: an interruption every 3.6 µs")
     assert "g4dn" not in doc["chosen"]["gpu"]
     assert all(e["estimate"].get("does_not_finish") is None for e in doc["frontier"])
@@ -129,8 +142,10 @@ def test_nothing_finishes_nothing_is_chosen(capsys: pytest.CaptureFixture[str]) 
         argv += ["--mtbi", f"{gpu}=1e-9"]
     code, stdout, _ = run(argv, capsys)
     assert code == 0
-    assert "Chosen:" not in stdout and "best" not in stdout
-    assert "inf" not in stdout and "nan" not in stdout
+    assert "Chosen:" not in stdout
+    assert "best" not in stdout
+    assert "inf" not in stdout
+    assert "nan" not in stdout
     # 1e-9 h x 0.25 x 3600 s/h = 9e-7 s = 0.9 µs
     assert "Nothing qualifies. No cluster is expected to finish this job" in stdout
     assert "an interruption every 0.9 µs" in stdout
@@ -167,7 +182,8 @@ def test_deadline_and_budget_both_missed_name_both(capsys: pytest.CaptureFixture
     code, stdout, _ = run([*PLAN, "--deadline-hours", "0.01", "--budget-usd", "0.01"], capsys)
     assert code == 0
     assert "No cluster meets a deadline of 0.01 h and a budget of 0.01 USD" in stdout
-    assert "the fastest is" in stdout and "The budget is missed too: the cheapest is" in stdout
+    assert "the fastest is" in stdout
+    assert "The budget is missed too: the cheapest is" in stdout
 
 
 def test_finish_rule_and_durations_by_hand() -> None:
@@ -206,7 +222,8 @@ def test_unknown_measured_types_are_named_with_close_matches(
 
     code, stdout, stderr = run(["calibrate", str(csv), "--catalog", AWS, "--out",
                                 str(tmp_path / "x.json")], capsys)
-    assert code == 2 and stdout == ""
+    assert code == 2
+    assert stdout == ""
     assert stderr.startswith("deepvm calibrate: error: nothing to calibrate. Measurements not "
                              "used: none of the types")
     assert "g4dn.xlarg (did you mean g4dn.xlarge?)" in stderr
@@ -219,7 +236,8 @@ def test_some_unknown_types_warn_and_the_rest_is_calibrated(
     csv.write_text(shipped + "c5.xlarge,1,60\nc5.xlarge,2,40\n")
     out = tmp_path / "cal.json"
     code, _, stderr = run(["calibrate", str(csv), "--catalog", AWS, "--out", str(out)], capsys)
-    assert code == 0 and out.exists()
+    assert code == 0
+    assert out.exists()
     assert (f"deepvm calibrate: warning: Measurements not used: the rows of c5.xlarge (a CPU "
             f"type) in {csv} name no GPU type of catalog {AWS}; they were ignored.") in stderr
 
@@ -258,9 +276,12 @@ def test_any_plan_within_the_bounds_is_finite_json_and_never_chooses_a_non_finis
     json.dumps(doc, allow_nan=False)  # never NaN or Infinity
     for e in result.best:
         assert e.does_not_finish is None
-        assert math.isfinite(e.expected_makespan_hours) and math.isfinite(e.expected_cost_usd)
+        assert math.isfinite(e.expected_makespan_hours)
+        assert math.isfinite(e.expected_cost_usd)
         assert e.expected_makespan_hours <= FINISH_HORIZON_HOURS
     if not result.best:
-        assert result.explanation is not None and result.explanation.summary
+        assert result.explanation is not None
+        assert result.explanation.summary
     table = render_plan_table(result, catalog)
-    assert "nan" not in table and "inf" not in table
+    assert "nan" not in table
+    assert "inf" not in table

@@ -54,7 +54,8 @@ def test_untrusted_fits_warn_and_need_a_confirmation(plan_page: AppTest) -> None
     at = upload(plan_page, "random.csv", NO_SIGNAL)
     page_works(at)
     warning = next(w for w in texts(at, "warning") if w.startswith("These fits are not trusted"))
-    assert "g4dn.xlarge: R² = " in warning and "is below 0.8" in warning
+    assert "g4dn.xlarge: R² = " in warning
+    assert "is below 0.8" in warning
     fits = next(d.value for d in at.dataframe if "R²" in d.value.columns)
     assert list(fits["Trusted?"]) == ["no"]
     assert at.button(key="plan_use_fits").disabled
@@ -98,13 +99,15 @@ def test_mtbi_of_a_nanosecond_scaled_by_a_quarter(plan_page: AppTest) -> None:
     page_works(at)
     # 1e-9 h x 0.25 x 3600 s/h = 9e-7 s
     reasons = [w for w in texts(at, "warning") if "does not finish" in w]
-    assert reasons and all("an interruption every 0.9 µs" in w for w in reasons)
+    assert reasons
+    assert all("an interruption every 0.9 µs" in w for w in reasons)
     assert any(w.startswith("DeepVM #1") for w in reasons)
     # a type that finishes
     assert card_heads(at)[0].startswith(f"### {EXAMPLE_EPOCHS:g} epochs of your job")
     frame = next(d.value for d in at.dataframe if "Finishes?" in d.value.columns)
     unfinished = frame[frame["Finishes?"] != "yes"]
-    assert len(unfinished) and unfinished["Expected makespan"].isna().all()
+    assert len(unfinished)
+    assert unfinished["Expected makespan"].isna().all()
     assert not frame[frame[""].str.startswith("best")]["Configuration"].str.contains(
         "g4dn").any()
     assert at.query_params["mtbi_scale"] == "0.25"
@@ -140,8 +143,10 @@ def test_deadline_and_budget_both_too_low(plan_page: AppTest) -> None:
     page_works(at)
     error = next(e for e in texts(at, "error") if e.startswith("No cluster meets"))
     assert "a deadline of 0.01 h and a budget of 0.01 USD" in error
-    assert "the fastest is" in error and "The budget is missed too: the cheapest is" in error
-    assert at.query_params["deadline_h"] == "0.01" and at.query_params["budget_usd"] == "0.01"
+    assert "the fastest is" in error
+    assert "The budget is missed too: the cheapest is" in error
+    assert at.query_params["deadline_h"] == "0.01"
+    assert at.query_params["budget_usd"] == "0.01"
 
 
 def test_recommend_says_the_recommended_cluster_does_not_finish(tmp_path, monkeypatch) -> None:

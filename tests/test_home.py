@@ -11,7 +11,6 @@ from pathlib import Path
 
 import aws_fakes
 import pytest
-from aws_fakes import AwsEnv
 
 from deepvm_core import home
 from deepvm_core.catalog import store
@@ -126,8 +125,9 @@ def _source_tree() -> tuple[list[tuple[str, int, int]], str]:
     return files, status
 
 
+@pytest.mark.usefixtures("aws_env")
 def test_saving_through_the_store_and_the_cli_leaves_the_source_tree_untouched(
-        aws_env: AwsEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aws_catalog, capsys):
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, aws_catalog, capsys):
     for name in SPECIFIC:
         monkeypatch.delenv(name, raising=False)
     deepvm_home = tmp_path / "deepvm-home"
@@ -139,13 +139,15 @@ def test_saving_through_the_store_and_the_cli_leaves_the_source_tree_untouched(
     captured = capsys.readouterr()
     assert code == 0, captured.err
     fetched = sorted((deepvm_home / "catalogs" / "fetched").glob("aws-us-east-1-*.json"))
-    assert len(fetched) == 1 and str(fetched[0]) in captured.out
+    assert len(fetched) == 1
+    assert str(fetched[0]) in captured.out
     assert (deepvm_home / "catalogs" / "user" / "mine.json").is_file()
     assert len(list((deepvm_home / "catalogs" / "uploads").glob("*.json"))) == 1
     assert _source_tree() == before
 
 
-def test_fetch_help_names_the_per_user_folder(only_home: Path, capsys):
+@pytest.mark.usefixtures("only_home")
+def test_fetch_help_names_the_per_user_folder(capsys):
     assert fetch_main(["--help"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "data/catalogs" not in out

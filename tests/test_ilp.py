@@ -230,7 +230,8 @@ def test_needs_eflops_types_are_left_out() -> None:
     catalog = make_catalog([gpu("fast", 0.1, 0.01, eflops=None), gpu("slow", 1.0, 0.5)],
                            [cpu("c1", 0.1)])
     got = ilp.solve_top_k(catalog, Scenario(5.0, use_quotas=False), 5)
-    assert got and all(c.gpu == "slow" for c in got)
+    assert got
+    assert all(c.gpu == "slow" for c in got)
 
 
 def test_k_zero_and_bad_inputs(aws_catalog: Catalog) -> None:
@@ -247,7 +248,7 @@ def test_k_zero_and_bad_inputs(aws_catalog: Catalog) -> None:
 # ----------------------------------------------------------------------------- solver status
 
 
-@pytest.mark.parametrize("status, sol_status", [
+@pytest.mark.parametrize(("status", "sol_status"), [
     (pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound),  # time limit, nothing found
     (pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible),  # time limit with an incumbent
     (pulp.LpStatusUnbounded, pulp.LpSolutionUnbounded),
@@ -255,8 +256,8 @@ def test_k_zero_and_bad_inputs(aws_catalog: Catalog) -> None:
 ])
 def test_non_optimal_status_raises(monkeypatch: pytest.MonkeyPatch, aws_catalog: Catalog,
                                    status: int, sol_status: int) -> None:
-    def fake(built: ilp_program.BuiltProblem,
-             time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem,
+             _time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=status, sol_status=sol_status, objective=None)
 
     monkeypatch.setattr(ilp, "solve_problem", fake)
@@ -266,8 +267,8 @@ def test_non_optimal_status_raises(monkeypatch: pytest.MonkeyPatch, aws_catalog:
 
 def test_infeasible_status_means_no_configuration(monkeypatch: pytest.MonkeyPatch,
                                                  aws_catalog: Catalog) -> None:
-    def fake(built: ilp_program.BuiltProblem,
-             time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem,
+             _time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=pulp.LpStatusInfeasible,
                                        sol_status=pulp.LpSolutionInfeasible, objective=None)
 
@@ -282,7 +283,8 @@ def test_solve_result_of_a_real_solve(aws_catalog: Catalog) -> None:
     coef = domain.objective_values("paper")
     result = ilp_program.solve_problem(
         ilp_program.build_problem(domain, coef, "objective", range(len(domain))), 30.0)
-    assert result.optimal and not result.infeasible
+    assert result.optimal
+    assert not result.infeasible
     (row,) = result.chosen
     assert (Arch(int(domain.architecture[row])), domain.gpus[domain.gpu[row]].name,
             int(domain.n[row])) == (Arch.TIERING, "g4dn.xlarge", 17)
@@ -298,7 +300,7 @@ def timed_out(seconds: float, status: int = pulp.LpStatusOptimal,
                                    seconds=seconds)
 
 
-@pytest.mark.parametrize("status, sol_status", [
+@pytest.mark.parametrize(("status", "sol_status"), [
     (pulp.LpStatusOptimal, pulp.LpSolutionIntegerFeasible),  # an incumbent, no proof
     (pulp.LpStatusNotSolved, pulp.LpSolutionNoSolutionFound),
     # CBC 2.10.3 stopped by its time limit in preprocessing says "infeasible"
@@ -309,16 +311,18 @@ def test_a_solve_that_reaches_the_time_limit_is_a_timeout(
         sol_status: int) -> None:
     limits: list[float] = []
 
-    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
         limits.append(time_limit_s)
         return timed_out(time_limit_s, status, sol_status)
 
     monkeypatch.setattr(ilp, "solve_problem", fake)
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(aws_catalog, Scenario(3.0), 3, time_limit_s=2.0)
-    assert info.value.started and info.value.time_limit_s == 2.0
+    assert info.value.started
+    assert info.value.time_limit_s == 2.0
     assert "did not prove an optimum within 2 s" in str(info.value)
-    assert len(limits) == 1 and 0 < limits[0] <= 2.0  # CBC gets what is left of the budget
+    assert len(limits) == 1
+    assert 0 < limits[0] <= 2.0
 
 
 def test_the_budget_covers_the_whole_call(monkeypatch: pytest.MonkeyPatch,
@@ -335,7 +339,8 @@ def test_the_budget_covers_the_whole_call(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(ilp, "solve_problem", slow)
     with pytest.raises(SolverTimeoutError):
         ilp.solve_top_k(aws_catalog, Scenario(3.0), 5, time_limit_s=1.0)
-    assert limits == sorted(limits, reverse=True) and len(limits) <= 4
+    assert limits == sorted(limits, reverse=True)
+    assert len(limits) <= 4
 
 
 def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
@@ -358,7 +363,8 @@ def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -
     assert not ilp.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(aws_catalog, scenario, 3)
-    assert not info.value.started and info.value.binaries == rows
+    assert not info.value.started
+    assert info.value.binaries == rows
     assert f"{rows:,} binaries" in str(info.value)
 
 
@@ -373,10 +379,11 @@ def test_saturation_constraints_count_in_the_programs_size() -> None:
     assert binaries < ilp.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
     with pytest.raises(SolverTimeoutError) as info:
         ilp.solve_top_k(catalog, scenario, 3)
-    assert info.value.constraints == constraints and not info.value.started
+    assert info.value.constraints == constraints
+    assert not info.value.started
 
 
-@pytest.mark.parametrize("share, stopped, timeout", [
+@pytest.mark.parametrize(("share", "stopped", "timeout"), [
     (0.6, False, True),   # "infeasible" after more than half the limit: not trusted
     (0.01, True, True),   # CBC says it stopped on time (seen at 3.8 s of a 4.7 s limit)
     (0.01, False, False),  # a quick proof of infeasibility: no further configuration
@@ -384,7 +391,7 @@ def test_saturation_constraints_count_in_the_programs_size() -> None:
 def test_when_an_infeasible_answer_is_trusted(monkeypatch: pytest.MonkeyPatch,
                                               aws_catalog: Catalog, share: float,
                                               stopped: bool, timeout: bool) -> None:
-    def fake(built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
+    def fake(_built: ilp_program.BuiltProblem, time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=pulp.LpStatusInfeasible,
                                        sol_status=pulp.LpSolutionInfeasible, objective=None,
                                        seconds=share * time_limit_s, stopped_on_time=stopped)
@@ -403,4 +410,5 @@ def test_a_real_solve_that_stops_on_time_says_so(aws_catalog: Catalog) -> None:
     built = ilp_program.build_problem(domain, domain.objective_values("paper"), "objective",
                                       range(len(domain)))
     result = ilp_program.solve_problem(built, 0.5)
-    assert result.stopped_on_time and not result.optimal
+    assert result.stopped_on_time
+    assert not result.optimal

@@ -25,7 +25,8 @@ def test_daly_reproduces_the_published_values():
     # M = 24 h, 57 min for M = 6 h and 9.1 min for M = 15 min. R does not enter τ_opt.
     tau = daly_interval_seconds(5 * MINUTE, np.array([24 * HOUR, 6 * HOUR, 15 * MINUTE]))
     minutes = tau / MINUTE
-    assert round(minutes[0]) == 117 and round(minutes[1]) == 57
+    assert round(minutes[0]) == 117
+    assert round(minutes[1]) == 57
     assert round(minutes[2], 1) == 9.1
     # And by hand for M = 24 h: sqrt(2 * 5 * 1440) = 120, δ/(2M) = 5/2880.
     x = 5 / 2880
@@ -34,7 +35,9 @@ def test_daly_reproduces_the_published_values():
 
 def test_daly_beyond_two_mtbi_is_the_mtbi_and_infinite_mtbi_is_infinite():
     tau = daly_interval_seconds([10.0, 20.0, 19.999, 5.0], [5.0, 10.0, 10.0, math.inf])
-    assert tau[0] == 5.0 and tau[1] == 10.0 and tau[3] == math.inf
+    assert tau[0] == 5.0
+    assert tau[1] == 10.0
+    assert tau[3] == math.inf
     assert 0 < tau[2] < 10.0 * 2
 
 
@@ -92,4 +95,7 @@ def test_absurdly_many_segments_never_overflow():
         checkpoints, last = segment_plan([2e27, math.inf, math.inf, 10.0],
                                          [1000.0, 5.0, math.inf, math.inf])
     assert list(checkpoints) == [2**53 - 1, 2**53 - 1, 0, 0]
-    assert last[0] > 1e26 and math.isinf(last[1]) and math.isinf(last[2]) and last[3] == 10.0
+    assert last[0] > 1e26
+    assert math.isinf(last[1])
+    assert math.isinf(last[2])
+    assert last[3] == 10.0

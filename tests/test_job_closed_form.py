@@ -45,7 +45,8 @@ def test_rate_zero_is_exact_and_tiny_rates_are_continuous():
     s = np.full(4, 2.0)
     lam = np.array([0.0, 1e-300, 1e-15, 1e-9])
     seg = segment_expectations(s, lam, 0.1, 0.5)
-    assert seg.makespan_hours[0] == 2.0 and seg.interruptions[0] == 0.0
+    assert seg.makespan_hours[0] == 2.0
+    assert seg.interruptions[0] == 0.0
     assert seg.up_hours[0] == 2.0
     # First order in λ: E0 ≈ s + λ s (R + W + s/2), F0 ≈ λ s, E1 ≈ R + s: no 0/0, no
     # cancellation (1 - e^{-λs} and e^{λc} - 1 go through expm1).

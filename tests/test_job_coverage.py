@@ -31,7 +31,8 @@ def test_well_measured_types_replace_and_the_rest_fall_back() -> None:
 def test_a_file_measuring_nothing_well_leaves_the_fallback() -> None:
     uploaded = parse_measurements_csv(HEADER + "a,1,66\na,4,20\n", source="one.csv")
     table, _ = combine_measurements(uploaded, FALLBACK)
-    assert table.instances == FALLBACK.instances and table.source == "bundled"
+    assert table.instances == FALLBACK.instances
+    assert table.source == "bundled"
 
 
 def test_measured_well() -> None:

@@ -31,7 +31,8 @@ def test_bundled_file_is_listed_and_parses():
     g4 = table.get("g4dn.xlarge")
     assert g4 is not None
     assert g4.nodes == (1, 2, 4, 8, 12, 16, 20, 24, 28, 32)
-    assert g4.one_node_epoch_seconds == 61.155439 and g4.epoch_seconds[-1] == 11.64543
+    assert g4.one_node_epoch_seconds == 61.155439
+    assert g4.epoch_seconds[-1] == 11.64543
     assert set(g4.repeats) == {1}
     assert table.get("p3.2xlarge") is None
 
@@ -45,18 +46,22 @@ def test_header_may_reorder_columns_and_duplicates_are_averaged():
             "1,10,g1\n2,6,g1\n2,4,g1\n\n1,8,g2\n")
     table = parse_measurements_csv(text)
     g1 = table.get("g1")
-    assert g1 is not None and g1.nodes == (1, 2) and g1.epoch_seconds == (10.0, 5.0)
+    assert g1 is not None
+    assert g1.nodes == (1, 2)
+    assert g1.epoch_seconds == (10.0, 5.0)
     assert g1.repeats == (1, 2)
     again = parse_measurements_csv(measurements_to_csv(table))
     assert [(m.instance, m.nodes, m.epoch_seconds) for m in again.instances] == [
         (m.instance, m.nodes, m.epoch_seconds) for m in table.instances]
     g1_again = again.get("g1")
-    assert g1_again is not None and g1_again.repeats == (1, 1)  # the mean was written once
+    assert g1_again is not None
+    assert g1_again.repeats == (1, 1)
 
 
 def test_rows_are_sorted_by_nodes_and_whole_floats_accepted():
     g = parse_measurements_csv(b"\xef\xbb\xbfinstance,nodes,epoch_seconds\ng,4.0,3\ng,1,9\n")
-    assert g.instances[0].nodes == (1, 4) and g.instances[0].epoch_seconds == (9.0, 3.0)
+    assert g.instances[0].nodes == (1, 4)
+    assert g.instances[0].epoch_seconds == (9.0, 3.0)
 
 
 def test_header_is_required():
@@ -64,7 +69,8 @@ def test_header_is_required():
         parse_measurements_csv("g1,1,10\ng1,2,6\n", source="mine.csv")
     (problem,) = info.value.problems
     assert (problem.where, problem.field) == ("line 1", "(header)")
-    assert "mine.csv" in str(info.value) and "instance,nodes,epoch_seconds" in str(info.value)
+    assert "mine.csv" in str(info.value)
+    assert "instance,nodes,epoch_seconds" in str(info.value)
     with pytest.raises(MeasurementsError, match="empty"):
         parse_measurements_csv("\n\n")
     with pytest.raises(MeasurementsError, match="no measurement rows"):

@@ -115,7 +115,8 @@ def test_small_case_by_hand() -> None:
     # TR1 is the cheapest (0.5 x 1.03 h < 0.8 x 0.69 h), TR2 the fastest, SA2 dominated by TR2
     assert [identity(e.configuration) for e in result.best] == [TR1, TR2, SA2]
     assert [identity(result.configuration(int(i))) for i in result.frontier] == [TR1, TR2]
-    assert result.frontier_mask.sum() == 2 and not result.frontier_mask[where[SA2]]
+    assert result.frontier_mask.sum() == 2
+    assert not result.frontier_mask[where[SA2]]
     assert result.chosen is result.best[0]
     fastest = small_plan(goal="fastest")
     assert [identity(e.configuration) for e in fastest.best] == [TR2, SA2, TR1]
@@ -129,10 +130,12 @@ def test_small_case_policies() -> None:
     pol = result.policies
     assert pol.computed
     assert [identity(e.configuration) for e in pol.deepvm] == [TR2, SA2, TR1]
-    assert pol.deepvm_performance is not None and pol.deepvm_noscale is not None
+    assert pol.deepvm_performance is not None
+    assert pol.deepvm_noscale is not None
     assert identity(pol.deepvm_performance.configuration) == TR2
     assert identity(pol.deepvm_noscale.configuration) == TR2
-    assert pol.cost_first is not None and pol.performance_first is not None
+    assert pol.cost_first is not None
+    assert pol.performance_first is not None
     assert identity(pol.cost_first.configuration) == SA2
     assert identity(pol.performance_first.configuration) == SA2
     assert [name for name, _ in pol.items()] == list(PLAN_POLICIES)
@@ -175,12 +178,15 @@ def test_limits() -> None:
 
 def test_limits_nobody_meets_explained() -> None:
     short = small_plan(deadline_hours=0.1)
-    assert short.best == () and short.chosen is None
-    assert short.explanation is not None and short.explanation.binding == ("deadline",)
+    assert short.best == ()
+    assert short.chosen is None
+    assert short.explanation is not None
+    assert short.explanation.binding == ("deadline",)
     assert short.explanation.cheapest_configuration is not None
     assert identity(short.explanation.cheapest_configuration) == TR2  # the fastest
     poor = small_plan(budget_usd=0.01)
-    assert poor.explanation is not None and poor.explanation.binding == ("job_budget",)
+    assert poor.explanation is not None
+    assert poor.explanation.binding == ("job_budget",)
     assert "0.01 USD" in poor.explanation.summary
     base = small_plan()
     where = by_identity(base)
@@ -196,15 +202,20 @@ def test_limits_nobody_meets_explained() -> None:
 
 def test_pw_off_and_infeasible_pw() -> None:
     off = small_plan(pw_usd_per_hour=None, max_nodes=3)
-    assert off.pw_usd_per_hour is None and not off.policies.computed
-    assert off.policies.deepvm == () and off.policies.cost_first is None
+    assert off.pw_usd_per_hour is None
+    assert not off.policies.computed
+    assert off.policies.deepvm == ()
+    assert off.policies.cost_first is None
     assert any("PW is off" in note for note in off.notes)
     # node cap 3 per role: SA n = 2..4 (up to 3 spot VMs), TR n = 1..3 with m = 1
     assert off.size == 6
     assert max(off.price_usd_per_hour) == pytest.approx(1.0 + 3 * 0.3)
     low = small_plan(pw_usd_per_hour=0.1)
-    assert low.size == 0 and low.best == () and low.frontier.size == 0
-    assert low.explanation is not None and low.explanation.binding == ("budget",)
+    assert low.size == 0
+    assert low.best == ()
+    assert low.frontier.size == 0
+    assert low.explanation is not None
+    assert low.explanation.binding == ("budget",)
     assert low.explanation.cheapest_feasible_usd_per_hour == pytest.approx(0.5)
     assert low.policies.deepvm == ()
     json.dumps(plan_to_dict(low, small_catalog()), allow_nan=False)
@@ -216,8 +227,10 @@ def test_structurally_infeasible_is_explained() -> None:
                        quotas=[{"family": "G", "on_demand_vcpus": 0, "spot_vcpus": 64}])
     result = plan_job(cat, Scenario(0.0), small_workload(), pw_usd_per_hour=None,
                       speedup=MEASURED, trials=0)
-    assert result.size == 0 and result.explanation is not None
-    assert "memory" in result.explanation.binding and "quota" in result.explanation.binding
+    assert result.size == 0
+    assert result.explanation is not None
+    assert "memory" in result.explanation.binding
+    assert "quota" in result.explanation.binding
 
 
 def test_bad_inputs() -> None:
@@ -235,7 +248,8 @@ def test_bad_inputs() -> None:
 
 def test_monte_carlo_only_for_the_few_and_seeded() -> None:
     result = small_plan(trials=2000, seed=3, max_nodes=4, pw_usd_per_hour=None)
-    assert result.size == 8 and len(result.best) == 3
+    assert result.size == 8
+    assert len(result.best) == 3
     assert all(e.monte_carlo is not None for e in result.best)
     others = set(range(result.size)) - {e.index for e in result.best}
     assert set(result.monte_carlo) == {e.index for e in result.best}  # PW off: no policies
@@ -248,7 +262,8 @@ def test_monte_carlo_only_for_the_few_and_seeded() -> None:
     none = small_plan(trials=0, max_nodes=4, pw_usd_per_hour=None)
     assert all(e.monte_carlo is None for e in none.best)
     mc = result.best[0].monte_carlo
-    assert mc is not None and mc.trials == 2000
+    assert mc is not None
+    assert mc.trials == 2000
     assert mc.makespan_hours_p10 <= mc.makespan_hours_p50 <= mc.makespan_hours_p90
     assert mc.cost_usd_p10 <= mc.cost_usd_p50 <= mc.cost_usd_p90
     assert mc.deadline_probability is None
@@ -260,11 +275,13 @@ def test_extreme_mtbi_does_not_crash() -> None:
     Infinity."""
     result = small_plan(workload=small_workload(mtbi_hours_by_gpu={"g1": 0.0005}), trials=50)
     assert np.all(np.isinf(result.expected_makespan_hours))
-    assert result.chosen is None and result.explanation is not None
+    assert result.chosen is None
+    assert result.explanation is not None
     assert result.explanation.binding == ("does_not_finish",)
     doc = plan_to_dict(result, small_catalog())
     json.dumps(doc, allow_nan=False)
-    assert doc["chosen"] is None and doc["frontier"] == []
+    assert doc["chosen"] is None
+    assert doc["frontier"] == []
 
 
 # ----------------------------------------------------------------------------- bundled catalog
@@ -286,9 +303,11 @@ def test_policies_are_recommends(aws_catalog: Catalog, table_iv: JobPlanResult) 
     rec = recommend(aws_catalog, Scenario(3.0), "enumerate", top_k=3, speed=speed)
     pol = table_iv.policies
     assert [e.configuration for e in pol.deepvm] == list(rec.deepvm)
-    assert pol.deepvm_noscale is not None and pol.deepvm_noscale.configuration == (
+    assert pol.deepvm_noscale is not None
+    assert pol.deepvm_noscale.configuration == (
         rec.deepvm_noscale)
-    assert pol.cost_first is not None and pol.cost_first.configuration == rec.cost_first
+    assert pol.cost_first is not None
+    assert pol.cost_first.configuration == rec.cost_first
     assert pol.performance_first is not None
     assert pol.performance_first.configuration == rec.performance_first
     perf = recommend(aws_catalog, Scenario(3.0, objective="performance"), "enumerate", top_k=1,
@@ -317,7 +336,8 @@ def test_json_keys(aws_catalog: Catalog, table_iv: JobPlanResult) -> None:
             "notes"} <= set(doc)
     assert "explanation" not in doc
     assert set(doc["policies"]) == set(PLAN_POLICIES)
-    assert len(doc["policies"]["deepvm"]) == 3 and len(doc["best"]) == 3
+    assert len(doc["policies"]["deepvm"]) == 3
+    assert len(doc["best"]) == 3
     assert doc["chosen"] == doc["best"][0]
     assert {"speedup", "restart_hours", "wait_hours", "disk_gb_per_s",
             "checkpoint_fixed_seconds", "mtbi_scale", "gpu_types"} <= set(doc["assumptions"])
@@ -337,7 +357,8 @@ def test_json_keys(aws_catalog: Catalog, table_iv: JobPlanResult) -> None:
         assert estimate_keys <= set(config["estimate"])
     costs = [c["estimate"]["expected_cost_usd"] for c in doc["frontier"]]
     assert costs == sorted(costs)
-    assert doc["inputs"]["pw_usd_per_hour"] == 3.0 and doc["kind"] == "job-plan"
+    assert doc["inputs"]["pw_usd_per_hour"] == 3.0
+    assert doc["kind"] == "job-plan"
 
 
 def test_json_deadline_probability(aws_catalog: Catalog) -> None:
@@ -382,9 +403,11 @@ def test_invariants_on_random_catalogs(cat: Catalog, s: Scenario, pw_on: bool, g
     # every candidate is a configuration of model.md (the oracle), priced within PW
     want = {o.identity for o in oracle.configurations(cat, s, math.inf if pw is None else pw)}
     got = [identity(base.configuration(i)) for i in range(base.size)]
-    assert set(got) == want and len(got) == len(want)
+    assert set(got) == want
+    assert len(got) == len(want)
     if base.size == 0:
-        assert base.explanation is not None and base.best == ()
+        assert base.explanation is not None
+        assert base.best == ()
         return
     done = base.finishes
     if not done.all():  # issue 16: a cluster not expected to finish is never shown as a number
@@ -471,5 +494,6 @@ def test_a_huge_search_space_keeps_the_cheapest_memory_nodes_and_says_so(monkeyp
     assert len(cut.candidates) < len(full.candidates)
     assert any("to stay interactive" in n for n in cut.notes)
     # a subset of the full search: its cheapest job is never cheaper than the full plan's
-    assert cut.chosen is not None and full.chosen is not None
+    assert cut.chosen is not None
+    assert full.chosen is not None
     assert cut.chosen.expected_cost_usd >= full.chosen.expected_cost_usd - 1e-12

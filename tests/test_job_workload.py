@@ -55,7 +55,8 @@ def test_a_bad_value_names_its_field_and_value(field, value):
         workload(**{field: value})
     assert [p.field for p in info.value.problems] == [field]
     assert info.value.problems[0].value is value or info.value.problems[0].value == value
-    assert field in str(info.value) and repr(value) in str(info.value)
+    assert field in str(info.value)
+    assert repr(value) in str(info.value)
     assert isinstance(info.value, DeepVMError)
 
 
@@ -70,7 +71,8 @@ def test_auto_and_overrides_are_accepted_and_copied():
     overrides = {"g1": 3.0}
     w = workload(checkpoint_every_epochs="auto", mtbi_hours_by_gpu=overrides)
     overrides["g1"] = 99.0
-    assert w.checkpoint_every_epochs == "auto" and w.mtbi_hours_by_gpu == {"g1": 3.0}
+    assert w.checkpoint_every_epochs == "auto"
+    assert w.mtbi_hours_by_gpu == {"g1": 3.0}
 
 
 def test_check_against_catalog_suggests_close_names():
@@ -81,8 +83,10 @@ def test_check_against_catalog_suggests_close_names():
                                 mtbi_hours_by_gpu={"g5.xlage": 2.0}), catalog)
     messages = [str(p) for p in info.value.problems]
     assert len(messages) == 2
-    assert "reference_gpu" in messages[0] and "did you mean g4dn.xlarge" in messages[0]
-    assert "mtbi_hours_by_gpu" in messages[1] and "did you mean g5.xlarge" in messages[1]
+    assert "reference_gpu" in messages[0]
+    assert "did you mean g4dn.xlarge" in messages[0]
+    assert "mtbi_hours_by_gpu" in messages[1]
+    assert "did you mean g5.xlarge" in messages[1]
     with pytest.raises(WorkloadError, match="is a CPU type"):
         check_workload(workload(reference_gpu="c5.xlarge"), catalog)
     assert check_workload(workload(reference_gpu="g5.xlarge"), catalog).name == "g5.xlarge"
@@ -113,7 +117,8 @@ def test_mtbi_from_buckets_defaults_and_overrides(aws_catalog):
 
 
 def test_every_bucket_maps_to_its_default(aws_catalog):
-    assert ADVISOR_BUCKET_MTBI_HOURS == (32.0, 16.0, 8.0, 4.0, 2.0) and DEFAULT_MTBI_HOURS == 8.0
+    assert ADVISOR_BUCKET_MTBI_HOURS == (32.0, 16.0, 8.0, 4.0, 2.0)
+    assert DEFAULT_MTBI_HOURS == 8.0
     w = Workload(epochs=1, reference_epoch_seconds=1.0)
     for bucket, hours in enumerate(ADVISOR_BUCKET_MTBI_HOURS):
         catalog = with_buckets(aws_catalog, {"g4dn.xlarge": bucket})

@@ -10,9 +10,10 @@ from pathlib import Path
 import deepvm_core
 
 #: The layers, lowest first (README "Layout").
-LAYERS = ("errors", "units", "arrays", "files", "bundled", "home", "catalog", "model", "search",
-          "recommend", "job", "traces", "io", "cloud", "cli")
-BASE = {"errors", "units", "arrays", "files", "bundled", "home"}  # import each other freely
+LAYERS = ("errors", "units", "arrays", "defaults", "files", "bundled", "home", "catalog",
+          "model", "search", "recommend", "job", "traces", "io", "cloud", "cli")
+# The base modules import each other freely.
+BASE = {"errors", "units", "arrays", "defaults", "files", "bundled", "home"}
 PACKAGE = Path(deepvm_core.__file__).parent
 
 

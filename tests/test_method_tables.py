@@ -64,5 +64,6 @@ def test_prior_error_rows_and_markdown(tables):
         assert row["K = 1 (S(n) = n)"] == pytest.approx(linear)
         assert row["prior"] < row["K = 1 (S(n) = n)"]
     lines = t.markdown().splitlines()
-    assert lines[0] == "| curve | prior | K = 1 (S(n) = n) |" and lines[1] == "|---|---|---|"
+    assert lines[0] == "| curve | prior | K = 1 (S(n) = n) |"
+    assert lines[1] == "|---|---|---|"
     assert len(lines) == 2 + 3

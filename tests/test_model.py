@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -38,7 +39,7 @@ def test_flopp_ranking_orders_by_spot_flopp(sim_catalog: Catalog) -> None:
     # then F 800 / 0.3708 = 2157 and the others below 2000
     assert [r.name for r in rows][:4] == ["D", "B", "C", "F"]
     assert [r.spot_rank for r in rows] == list(range(1, 11))
-    assert all(a.spot_flopp >= b.spot_flopp for a, b in zip(rows, rows[1:], strict=False))
+    assert all(a.spot_flopp >= b.spot_flopp for a, b in itertools.pairwise(rows))
 
 
 def test_scaling_factor_is_one_up_to_b_then_logistic_over_tangent() -> None:
@@ -63,17 +64,18 @@ def test_scaling_factor_without_fit_is_one() -> None:
 
 
 # model.md's saturation table (written out here once; the catalog's default must match it)
-@pytest.mark.parametrize("bw,expected", [(0.1, 2), (0.3, 2), (1.0, 2), (1.7, 12), (4.99, 12),
+@pytest.mark.parametrize(("bw", "expected"), [(0.1, 2), (0.3, 2), (1.0, 2), (1.7, 12), (4.99, 12),
                                          (5, 16), (10, 20), (12.5, 24), (15, 24), (24.9, 24),
                                          (25, 28), (30, 32), (100, 32)])
 def test_saturation_step_function(bw: float, expected: int) -> None:
     assert saturation_limit(DEFAULT_SATURATION, bw) == expected
 
 
-@pytest.mark.parametrize("n,nsat,m", [(1, 28, 1), (27, 28, 1), (28, 28, 2), (56, 28, 3)])
+@pytest.mark.parametrize(("n", "nsat", "m"), [(1, 28, 1), (27, 28, 1), (28, 28, 2), (56, 28, 3)])
 def test_cheapest_valid_memory_nodes(n: int, nsat: int, m: int) -> None:
     assert memory_nodes_needed(np.array([n]), np.array([nsat]))[0] == m
-    assert n / m < nsat and (m == 1 or n / (m - 1) >= nsat)
+    assert n / m < nsat
+    assert (m == 1 or n / (m - 1) >= nsat)
 
 
 def test_memory_units_gb_against_gib() -> None:
@@ -87,10 +89,11 @@ def test_memory_units_gb_against_gib() -> None:
 def test_architecture_codes() -> None:
     assert [a.key for a in Arch] == ["single_anchor", "tiering"]
     assert [int(a) for a in Arch] == [0, 1]
-    assert Arch.of("tiering") is Arch.TIERING and Arch.TIERING.label == "Tiering"
+    assert Arch.of("tiering") is Arch.TIERING
+    assert Arch.TIERING.label == "Tiering"
 
 
-@pytest.mark.parametrize("field,value", [
+@pytest.mark.parametrize(("field", "value"), [
     ("pw_usd_per_hour", -1), ("pw_usd_per_hour", math.nan), ("checkpoint_gb", 0),
     ("buffer_checkpoints", -2), ("objective", "velocity"), ("max_nodes", 0), ("max_nodes", 2.5)])
 def test_scenario_validation_names_field(field: str, value: object) -> None:

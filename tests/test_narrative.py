@@ -53,7 +53,8 @@ def test_a_stronger_baseline_is_said(aws_catalog: Catalog) -> None:
     choice (29 g4dn.xlarge spot + 2 t3.xlarge), and the sentence says so."""
     rec = recommend(aws_catalog, Scenario(5.0))
     best = rec.best
-    assert best is not None and rec.performance_first is not None
+    assert best is not None
+    assert rec.performance_first is not None
     assert rec.performance_first.performance > best.performance
     first = why(rec, catalog=aws_catalog)[0]
     assert first.startswith("Performance-First (14 g5.xlarge) has 3.3 % more training "
@@ -75,5 +76,7 @@ def test_random_catalogs(catalog: Catalog, scenario: Scenario, data: st.DataObje
     sentences = why(rec, chosen, catalog)
     assert (len(sentences) > 0) == (rec.best is not None)
     for sentence in sentences:
-        assert "nan" not in sentence.lower().split() and "None" not in sentence
-        assert "inf" not in sentence.split() and sentence.endswith(".")
+        assert "nan" not in sentence.lower().split()
+        assert "None" not in sentence
+        assert "inf" not in sentence.split()
+        assert sentence.endswith(".")

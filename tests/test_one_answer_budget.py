@@ -97,7 +97,8 @@ def test_plan_json_summary_and_baseline_on_every_estimate() -> None:
     for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]:
         est = c["estimate"]
         od = est["on_demand_same_cluster"]
-        assert od["cost_usd"] > 0 and od["makespan_hours"] > 0
+        assert od["cost_usd"] > 0
+        assert od["makespan_hours"] > 0
         assert est["savings_vs_on_demand_usd"] == pytest.approx(
             od["cost_usd"] - est["expected_cost_usd"], rel=1e-12)
     assert doc["chosen"]["estimate"]["confidence"].startswith("9 runs in 10 finish within")
@@ -120,7 +121,8 @@ def test_recommend_json_with_a_job() -> None:
     assert "the job (90 epochs) takes" in one["summary"]
     assert est_one["on_demand_same_cluster"]["cost_usd"] > est_one["expected_cost_usd"]
     without = _cli_json(*base[:-2])
-    assert "job" not in without and without["speed_basis"]["job_given"] is False
+    assert "job" not in without
+    assert without["speed_basis"]["job_given"] is False
 
 
 def test_plan_and_recommend_compared_in_words() -> None:
@@ -132,8 +134,10 @@ def test_plan_and_recommend_compared_in_words() -> None:
                     speedup=job.speedup, trials=0)
     answer = compare_plan_with_recommendation(plan, rec, catalog, job)
     assert not answer.same
-    assert plan.chosen is not None and rec.best is not None
-    assert plan.chosen.describe() in answer.sentence and rec.best.describe() in answer.sentence
+    assert plan.chosen is not None
+    assert rec.best is not None
+    assert plan.chosen.describe() in answer.sentence
+    assert rec.best.describe() in answer.sentence
     assert "the least expected cost" in answer.sentence
     assert "the most epochs per hour within PW 3 USD/h" in answer.sentence
     assert answer.recommend_estimate is not None

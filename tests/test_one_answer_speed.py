@@ -79,11 +79,14 @@ def test_hand_derived_speed_of_the_aws_pick(aws_catalog: Catalog) -> None:
     so 3.75 x 3.9202232 = 14.700837 epochs/h, 3.9202 x one g4dn.xlarge."""
     rec = recommend(aws_catalog, Scenario(3.0, objective="speed"), top_k=3)
     best = rec.best
-    assert best is not None and best.gpu == "g4dn.xlarge" and best.gpu_vms == 17
+    assert best is not None
+    assert best.gpu == "g4dn.xlarge"
+    assert best.gpu_vms == 17
     assert best.reference_gpu == "g4dn.xlarge"
     assert best.speed_vs_one_ref_vm == pytest.approx(3.9202232, rel=1e-7)
     assert best.speed_epochs_per_hour == pytest.approx(14.700837, rel=1e-7)
-    assert rec.speed_basis is not None and not rec.speed_basis.job_given
+    assert rec.speed_basis is not None
+    assert not rec.speed_basis.job_given
 
 
 def test_the_jobs_t_ref_scales_speed_not_the_ranking(aws_catalog: Catalog) -> None:
@@ -106,12 +109,14 @@ def test_distinct_clusters_fold_memory_node_variants(aws_catalog: Catalog) -> No
     ``distinct`` holds 5 different clusters, the first naming those four."""
     rec = recommend(aws_catalog, Scenario(3.0, objective="paper"), top_k=5)
     keys = [cluster_key(d.configuration) for d in rec.distinct]
-    assert len(keys) == 5 and len(set(keys)) == 5
+    assert len(keys) == 5
+    assert len(set(keys)) == 5
     first = rec.distinct[0]
     assert [cluster_key(c) for c in first.variants] == [cluster_key(first.configuration)] * len(
         first.variants)
     same = [c for c in rec.deepvm if cluster_key(c) == cluster_key(first.configuration)]
-    assert first.variants == tuple(same) and len(same) >= 2
+    assert first.variants == tuple(same)
+    assert len(same) >= 2
     assert first.memory_node_types[0] == "c5.xlarge"
     assert math.isclose(first.configuration.hourly_price_usd, 2.8526, rel_tol=1e-9)
 

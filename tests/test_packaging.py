@@ -10,7 +10,6 @@ import sys
 import sysconfig
 import tomllib
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,7 +71,7 @@ class Installed:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()
@@ -93,7 +92,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     done = subprocess.run([*pip, "install", *offline, "--target", str(target), str(wheel)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    yield Installed(wheel, target)
+    return Installed(wheel, target)
 
 
 def _run_installed(installed: Installed, tmp_path: Path, *args: str) -> str:

@@ -53,7 +53,9 @@ def test_paper_table_iv(aws_catalog: Catalog, objective: Objective, solver: Solv
     assert [c.hourly_price_usd for c in rec.deepvm] == pytest.approx(
         [p for _, p in TABLE_IV], abs=1e-9)
     ns, cf, pf = rec.deepvm_noscale, rec.cost_first, rec.performance_first
-    assert ns is not None and cf is not None and pf is not None
+    assert ns is not None
+    assert cf is not None
+    assert pf is not None
     assert (ns.gpu, ns.gpu_spot, ns.cpu) == ("g4dn.xlarge", 17, "c5.xlarge")
     assert ns.hourly_price_usd == pytest.approx(2.8526)
     assert (cf.architecture, cf.gpu, cf.gpu_on_demand, cf.gpu_spot) == (
@@ -64,7 +66,8 @@ def test_paper_table_iv(aws_catalog: Catalog, objective: Objective, solver: Solv
     assert pf.hourly_price_usd == pytest.approx(2.8168)
     assert rec.best_tiering == rec.deepvm[0]
     assert rec.best_single_anchor == cf
-    assert rec.explanation is None and rec.architecture_notes == {}
+    assert rec.explanation is None
+    assert rec.architecture_notes == {}
 
 
 def test_paper_objective_prefers_cheap_types_at_pw_1(sim_catalog: Catalog) -> None:
@@ -83,14 +86,16 @@ def test_pw_below_cheapest_cluster(aws_catalog: Catalog) -> None:
     """The cheapest cluster: 1 x g4dn.xlarge spot (0.1578) and 1 x t3.xlarge (0.1664)."""
     rec = recommend(aws_catalog, Scenario(0.2, 0.3, 2.0))
     why = explanation(rec)
-    assert rec.deepvm == () and why.binding == ("budget",)
+    assert rec.deepvm == ()
+    assert why.binding == ("budget",)
     assert why.cheapest_feasible_usd_per_hour == pytest.approx(0.1578 + 0.1664)
     assert "0.3242 USD/h" in why.summary
 
 
 def test_pw_zero(aws_catalog: Catalog) -> None:
     rec = recommend(aws_catalog, Scenario(0.0, 0.3, 2.0))
-    assert rec.best is None and explanation(rec).binding == ("budget",)
+    assert rec.best is None
+    assert explanation(rec).binding == ("budget",)
 
 
 def test_checkpoint_too_big_for_memory_nodes(aws_catalog: Catalog) -> None:
@@ -99,7 +104,8 @@ def test_checkpoint_too_big_for_memory_nodes(aws_catalog: Catalog) -> None:
     assert best(rec).architecture == "single_anchor"
     note = rec.architecture_notes["tiering"]
     assert note.binding == ("memory",)
-    assert "60 GB" in note.summary and "d3.xlarge" in note.summary
+    assert "60 GB" in note.summary
+    assert "d3.xlarge" in note.summary
 
 
 def test_quotas_too_small() -> None:
@@ -235,7 +241,7 @@ def test_the_cheapest_tiering_may_need_two_memory_nodes_for_one_gpu_vm() -> None
 # ----------------------------------------------------------------------------- node cap, budget
 
 
-def test_the_node_cap_is_one_constant(aws_catalog: Catalog) -> None:
+def test_the_node_cap_is_one_constant() -> None:
     assert Scenario(3.0, max_nodes=MAX_NODES).max_nodes == MAX_NODES
     with pytest.raises(InputError) as info:
         Scenario(3.0, max_nodes=MAX_NODES + 1)
@@ -250,7 +256,8 @@ def test_a_search_space_past_the_bound_is_refused_with_its_size() -> None:
     with pytest.raises(InputError) as info:
         recommend(catalog, scenario)
     assert info.value.field == "max_nodes"
-    assert "1,200,000" in str(info.value) and f"{MAX_SEARCH_ROWS:,}" in str(info.value)
+    assert "1,200,000" in str(info.value)
+    assert f"{MAX_SEARCH_ROWS:,}" in str(info.value)
     assert recommend(catalog, replace(scenario, pw_usd_per_hour=30.0)).best is not None
 
 
@@ -259,7 +266,8 @@ def test_the_issue_scenario_falls_back_to_the_enumeration_at_once(aws_catalog: C
     a SolverError before. Its 28,175 binaries are more than CBC solves in 5 s."""
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
     rec = recommend(aws_catalog, scenario, "ilp")
-    assert rec.solver == "ilp" and rec.solved_by == "enumerate"
+    assert rec.solver == "ilp"
+    assert rec.solved_by == "enumerate"
     assert rec.notes[-1] == (
         "The integer program was not run: its 28,175 binaries and 24 saturation constraints "
         "are more than it solves within 5 s; these results come from the exact enumeration, "
@@ -270,7 +278,7 @@ def test_the_issue_scenario_falls_back_to_the_enumeration_at_once(aws_catalog: C
 
 def test_a_timed_out_integer_program_falls_back_and_says_so(monkeypatch: pytest.MonkeyPatch,
                                                             aws_catalog: Catalog) -> None:
-    def timed_out(built: ilp_program.BuiltProblem,
+    def timed_out(_built: ilp_program.BuiltProblem,
                   time_limit_s: float) -> ilp_program.SolveResult:
         return ilp_program.SolveResult(status=pulp.LpStatusNotSolved,
                                        sol_status=pulp.LpSolutionNoSolutionFound,
@@ -297,8 +305,10 @@ def test_the_budget_is_for_the_whole_recommendation(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(ilp, "solve_top_k", spy)
     rec = recommend(sim_catalog, Scenario(3.0, use_quotas=False), "ilp", time_limit_s=30)
-    assert rec.solved_by == "ilp" and len(budgets) >= 2
-    assert budgets[0] <= 30 and budgets == sorted(budgets, reverse=True)
+    assert rec.solved_by == "ilp"
+    assert len(budgets) >= 2
+    assert budgets[0] <= 30
+    assert budgets == sorted(budgets, reverse=True)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.inf, math.nan, True, "5"])

@@ -23,12 +23,13 @@ def largest() -> Catalog:
     return synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
 
 
-@pytest.mark.parametrize("pw, top_k", [(3.0, 3), (100.0, 3), (1e6, 100)])
+@pytest.mark.parametrize(("pw", "top_k"), [(3.0, 3), (100.0, 3), (1e6, 100)])
 def test_recommend_at_the_size_limit_answers_in_full(largest: Catalog, pw: float,
                                                      top_k: int) -> None:
     scenario = Scenario(pw, 0.3, 2.0, use_quotas=False)
     rec = recommend(largest, scenario, "enumerate", top_k=top_k)
-    assert len(rec.deepvm) == top_k and rec.solved_by == "enumerate"
+    assert len(rec.deepvm) == top_k
+    assert rec.solved_by == "enumerate"
     assert all(c.hourly_price_usd <= pw + 1e-9 for c in rec.deepvm)
     z = [c.z_paper for c in rec.deepvm]
     assert z == sorted(z, reverse=True)  # best first

@@ -49,15 +49,20 @@ def test_build_one_region_with_every_quirk():
     assert sorted(gpus) == ["g4dn.xlarge", "p4de.24xlarge", "trn2.48xlarge"]
     g4 = gpus["g4dn.xlarge"]
     # the cheapest zone, the base catalog's measured eFLOPS, scaling and network
-    assert g4.spot_usd_per_hour == 0.2 and g4.spot_by_zone_usd_per_hour == {
+    assert g4.spot_usd_per_hour == 0.2
+    assert g4.spot_by_zone_usd_per_hour == {
         "use1-az1": 0.2, "use1-az2": 0.3}
     assert (g4.eflops, g4.eflops_source, g4.scaling_source) == (377.0, "measured", "measured")
     assert g4.scaling == base.instance("g4dn.xlarge").scaling  # type: ignore[union-attr]
-    assert g4.interruption_bucket == 3 and g4.network_gbps == 25.0
+    assert g4.interruption_bucket == 3
+    assert g4.network_gbps == 25.0
     p4de = gpus["p4de.24xlarge"]
-    assert p4de.spot_usd_per_hour == 6.5 and p4de.on_demand_usd_per_hour == 40.96
-    assert p4de.eflops_source.startswith("estimated") and "8 x A100-80GB" in p4de.eflops_source
-    assert p4de.scaling_source.startswith("prior") and p4de.scaling is not None
+    assert p4de.spot_usd_per_hour == 6.5
+    assert p4de.on_demand_usd_per_hour == 40.96
+    assert p4de.eflops_source.startswith("estimated")
+    assert "8 x A100-80GB" in p4de.eflops_source
+    assert p4de.scaling_source.startswith("prior")
+    assert p4de.scaling is not None
     assert p4de.network_gbps == 400.0  # data/instance-network.csv: 4x 100 Gigabit
     assert p4de.interruption_bucket is None
     assert gpus["trn2.48xlarge"].eflops is None
@@ -66,8 +71,10 @@ def test_build_one_region_with_every_quirk():
     assert "p4de.24xlarge (use1-az4)" in text
     assert "no on-demand price: p5e.48xlarge" in text
     assert "no spot price in any zone: g6.xlarge" in text
-    assert "inf2.xlarge" in text and "inference-only" in text
-    assert "needs eFLOPS" in text and "trn2.48xlarge" in text
+    assert "inf2.xlarge" in text
+    assert "inference-only" in text
+    assert "needs eFLOPS" in text
+    assert "trn2.48xlarge" in text
 
 
 def test_median_aggregate_and_missing_region():
@@ -78,7 +85,7 @@ def test_median_aggregate_and_missing_region():
     g4 = catalog.instance("g4dn.xlarge")
     assert g4.spot_usd_per_hour == pytest.approx(0.25)
     assert g4.eflops_source.startswith("estimated")  # type: ignore[union-attr]
-    with pytest.raises(SkyPilotError, match="eu-west-1.*has us-east-1, us-west-2"):
+    with pytest.raises(SkyPilotError, match=r"eu-west-1.*has us-east-1, us-west-2"):
         build_catalog(rows, "eu-west-1", date="d", source="s", base=None)
 
 
@@ -111,10 +118,12 @@ def test_cli_writes_one_catalog_per_region(tmp_path, capsys):
     assert code == 0
     paths = sorted(out.glob("*.json"))
     assert [p.name for p in paths] == ["aws-us-east-1-2025-01.json", "aws-us-west-2-2025-01.json"]
-    assert str(paths[0]) in stdout and str(paths[1]) in stdout
+    assert str(paths[0]) in stdout
+    assert str(paths[1]) in stdout
     west = json.loads(paths[1].read_text())
     # g5.xlarge is in the base catalog: measured eFLOPS, no eflops_source key (the default)
-    assert west["gpu_types"][0]["eflops"] == 696.0 and "eflops_source" not in west["gpu_types"][0]
+    assert west["gpu_types"][0]["eflops"] == 696.0
+    assert "eflops_source" not in west["gpu_types"][0]
 
 
 def test_cli_bad_region_writes_nothing(tmp_path, capsys):
@@ -124,7 +133,9 @@ def test_cli_bad_region_writes_nothing(tmp_path, capsys):
     code, _, err = run(["catalog", "import", str(source), "--format", "skypilot",
                         "--region", "us-east-1", "--region", "eu-west-1", "--out", str(out)],
                        capsys)
-    assert code == 2 and "eu-west-1" in err and "Traceback" not in err
+    assert code == 2
+    assert "eu-west-1" in err
+    assert "Traceback" not in err
     assert not out.exists() or not list(out.iterdir())
 
 
@@ -133,7 +144,7 @@ def server() -> Iterator[str]:
     body = TEXT.encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+        def do_GET(self) -> None:
             if self.path != "/vms.csv":
                 self.send_error(404)
                 return
@@ -157,13 +168,15 @@ def server() -> Iterator[str]:
 
 def test_cli_reads_a_url(tmp_path, capsys, server):
     out = tmp_path / "out"
-    code, stdout, _ = run(["catalog", "import", f"{server}/vms.csv", "--format", "skypilot",
+    code, _stdout, _ = run(["catalog", "import", f"{server}/vms.csv", "--format", "skypilot",
                            "--region", "us-east-1", "--date", "2025-01", "--out", str(out)],
                           capsys)
-    assert code == 0 and (out / "aws-us-east-1-2025-01.json").is_file()
+    assert code == 0
+    assert (out / "aws-us-east-1-2025-01.json").is_file()
     code, _, err = run(["catalog", "import", f"{server}/missing.csv", "--format", "skypilot",
                         "--region", "us-east-1", "--out", str(tmp_path / "o2")], capsys)
-    assert code == 2 and "HTTP 404" in err
+    assert code == 2
+    assert "HTTP 404" in err
 
 
 def test_cli_down_or_silent_server_writes_nothing(tmp_path, capsys):
@@ -173,14 +186,18 @@ def test_cli_down_or_silent_server_writes_nothing(tmp_path, capsys):
     out = tmp_path / "out"
     code, _, err = run(["catalog", "import", f"http://127.0.0.1:{port}/vms.csv", "--format",
                         "skypilot", "--region", "us-east-1", "--out", str(out)], capsys)
-    assert code == 2 and "cannot be reached" in err and not out.exists()
+    assert code == 2
+    assert "cannot be reached" in err
+    assert not out.exists()
     with socket.socket() as silent:  # accepts connections, never answers
         silent.bind(("127.0.0.1", 0))
         silent.listen(1)
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/vms.csv"
         code, _, err = run(["catalog", "import", url, "--format", "skypilot", "--region",
                             "us-east-1", "--timeout", "0.3", "--out", str(out)], capsys)
-    assert code == 2 and "timed out" in err.lower() and not out.exists()
+    assert code == 2
+    assert "timed out" in err.lower()
+    assert not out.exists()
 
 
 def test_bundled_2025_catalog_has_todays_gpus_marked():
@@ -199,7 +216,9 @@ def test_tables_mark_estimated_eflops(capsys):
     assert "USD/h *" in first
     assert "* eFLOPS estimated from the accelerator model" in out
     code, out, _ = run(["flopp", "--catalog", "aws-us-east-1-2025-h1"], capsys)
-    assert "p5.48xlarge*" in out and "g4dn.xlarge " in out and "g4dn.xlarge*" not in out
+    assert "p5.48xlarge*" in out
+    assert "g4dn.xlarge " in out
+    assert "g4dn.xlarge*" not in out
     code, out, _ = run(["recommend", "--catalog", "aws-us-east-1-2023-10", "--pw", "3"], capsys)
     assert "*" not in out  # measured catalogs print as before
 

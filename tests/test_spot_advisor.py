@@ -40,7 +40,8 @@ def test_parse_spot_advisor_reads_linux_buckets_per_region():
     buckets = parse.parse_spot_advisor(excerpt())
     assert sorted(buckets) == ["ap-northeast-1", "eu-central-1", "eu-west-1", "us-east-1",
                                "us-west-2"]
-    assert buckets["us-east-1"]["g4dn.xlarge"] == 3 and buckets["eu-west-1"]["g4dn.xlarge"] == 1
+    assert buckets["us-east-1"]["g4dn.xlarge"] == 3
+    assert buckets["eu-west-1"]["g4dn.xlarge"] == 1
     assert "g3s.xlarge" not in buckets["us-east-1"]
     assert all(0 <= b <= 4 for region in buckets.values() for b in region.values())
 
@@ -141,7 +142,8 @@ def test_http_errors(spot_advisor: FakeSpotAdvisor, status, kind, requests):
         aws.read_spot_advisor(max_attempts=3)
     error = caught.value
     assert (error.kind, error.operation) == (kind, client.SPOT_ADVISOR_OPERATION)
-    assert f"HTTP {status}" in str(error) and spot_advisor.url in str(error)
+    assert f"HTTP {status}" in str(error)
+    assert spot_advisor.url in str(error)
     assert len(spot_advisor.requests) == requests
 
 
@@ -153,10 +155,11 @@ def test_a_malformed_answer(spot_advisor: FakeSpotAdvisor, body, words):
     spot_advisor.body = body
     with pytest.raises(FetchError) as caught:
         aws.read_spot_advisor(max_attempts=1)
-    assert caught.value.kind == "malformed" and words in str(caught.value)
+    assert caught.value.kind == "malformed"
+    assert words in str(caught.value)
 
 
-def test_a_server_that_is_down(monkeypatch):
+def test_a_server_that_is_down():
     url = closed_port_url() + "/spot-advisor-data.json"
     slept: list[float] = []
     with pytest.raises(FetchError) as caught:
@@ -195,7 +198,8 @@ def test_fetch_with_spot_advisor_fills_the_buckets(aws_env: AwsEnv,
     assert len(spot_advisor.requests) == 1  # one file for every region
 
 
-def test_fetch_result_names_the_advisor(aws_env: AwsEnv, spot_advisor: FakeSpotAdvisor):
+@pytest.mark.usefixtures("aws_env")
+def test_fetch_result_names_the_advisor(spot_advisor: FakeSpotAdvisor):
     calls: list[tuple[str, int, int]] = []
     result = aws.fetch_catalogs("us-east-1", max_attempts=1, spot_advisor=True,
                                 progress=lambda *a: calls.append(a))
@@ -208,16 +212,16 @@ def test_fetch_result_names_the_advisor(aws_env: AwsEnv, spot_advisor: FakeSpotA
     assert "not read" in plain.catalog.source
 
 
-def test_fetch_with_the_advisor_down_exits_2_and_writes_nothing(aws_env: AwsEnv,
-                                                                 spot_advisor: FakeSpotAdvisor,
-                                                                 capsys):
+@pytest.mark.usefixtures("spot_advisor")
+def test_fetch_with_the_advisor_down_exits_2_and_writes_nothing(aws_env: AwsEnv, capsys):
     aws_env.monkeypatch.setenv("DEEPVM_SPOT_ADVISOR_URL",
                                closed_port_url() + "/spot-advisor-data.json")
     before = aws_env.snapshot()
     assert main(["--region", "us-east-1", "--max-attempts", "2", "--spot-advisor"]) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
-    assert captured.out == "" and len(lines) == 1
+    assert captured.out == ""
+    assert len(lines) == 1
     assert lines[0].startswith("deepvm fetch: error: reading the AWS Spot Instance Advisor data "
                                "from http://127.0.0.1:")
     assert "could not be reached after 2 attempt(s)" in lines[0]

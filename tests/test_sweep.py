@@ -83,7 +83,8 @@ def test_findings_when_deepvm_finds_nothing() -> None:
     result = hand_made({"deepvm_performance": [1.0, 2.0]})
     found = result.findings()
     assert (found.mean_gain, found.max_ratio) == (0.0, 1.0)
-    assert found.pf_beats_deepvm == () and found.noscale_below_cost_first == ()
+    assert found.pf_beats_deepvm == ()
+    assert found.noscale_below_cost_first == ()
 
 
 # ----------------------------------------------------------------------------- Fig. 3
@@ -134,7 +135,8 @@ def test_fig3_paper_objective_performance_can_drop(fig3: SweepResult) -> None:
     """
     at = {pw: c for pw, c in zip(fig3.pws, fig3.configurations["deepvm"], strict=True)}
     before, after = at[0.5], at[0.6]
-    assert before is not None and after is not None
+    assert before is not None
+    assert after is not None
     assert (before.gpu, before.gpu_spot, before.cpu, before.performance) == (
         "D", 2, "t3.xlarge", 1400)
     assert (after.gpu, after.gpu_spot, after.cpu, after.performance) == ("H", 5, "t3.xlarge", 750)

@@ -18,8 +18,11 @@ def test_a_market_that_never_fails_is_predicted_exactly():
     t = SpotTrace("up", 900.0, np.ones(40, dtype=np.int64))
     m = check_models(t, JOB)
     # 3 x 0.5 + 0.25 = 1.75 h for every model and the backtest
-    assert m.backtest_hours == 1.75 and m.closed_form_hours == 1.75
-    assert m.renewal_hours == 1.75 and m.closed_form_error == 0.0 and m.renewal_error == 0.0
+    assert m.backtest_hours == 1.75
+    assert m.closed_form_hours == 1.75
+    assert m.renewal_hours == 1.75
+    assert m.closed_form_error == 0.0
+    assert m.renewal_error == 0.0
 
 
 def test_closed_form_makespan_matches_e0_by_hand():
@@ -32,7 +35,8 @@ def test_closed_form_makespan_matches_e0_by_hand():
 def test_a_second_half_that_is_never_up_has_no_error():
     data = np.array([1, 1, 0, 1] * 10 + [0] * 40, dtype=np.int64)
     m = check_models(SpotTrace("t", 900.0, data), JOB)
-    assert math.isinf(m.backtest_hours) and math.isnan(m.closed_form_error)
+    assert math.isinf(m.backtest_hours)
+    assert math.isnan(m.closed_form_error)
 
 
 def test_renewal_is_seeded_and_near_the_backtest_on_a_periodic_market():

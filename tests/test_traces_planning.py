@@ -30,7 +30,8 @@ def test_order_and_estimates_match_one_by_one():
     est = backtest_candidates(catalog, clusters, inputs, pools, recovery="failover", starts=40)
     g4 = [g.name for g in catalog.gpu_types].index("g4dn.xlarge")
     spot_g4 = (clusters.gpu_index == g4) & (clusters.n_spot > 0)
-    assert np.array_equal(est.evaluated, spot_g4) and spot_g4.any()
+    assert np.array_equal(est.evaluated, spot_g4)
+    assert spot_g4.any()
     assert all(est.pools[i] == () for i in np.flatnonzero(~spot_g4))
     gpu = catalog.gpu_types[g4]
     for i in np.flatnonzero(spot_g4)[:6]:

@@ -116,7 +116,7 @@ def fetch(active: state.ActiveCatalog) -> None:
                 max_attempts=int(keys.LIVE_ATTEMPTS.get()), progress=progress)
         except DeepVMError as exc:  # FetchError names the operation and the region
             keys.LIVE_ERROR.set((str(exc), getattr(exc, "kind", None)))
-        except Exception as exc:  # an unforeseen failure: a message, never a traceback
+        except Exception as exc:  # noqa: BLE001 - the page's guard: a message, never a traceback
             logger.warning("live price fetch failed: %s", type(exc).__name__)
             keys.LIVE_ERROR.set((aws.sanitize_message(f"the fetch failed unexpectedly "
                                                       f"({type(exc).__name__}: {exc})"), None))

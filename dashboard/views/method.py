@@ -178,6 +178,36 @@ def todays_gpus() -> None:
     link("instances", "Which types of the catalog are estimated")
 
 
+def spot_reality() -> None:
+    st.markdown("### Spot markets: the model against reality")
+    st.markdown(
+        "A reference job of 10 compute hours checkpointed every hour (36 s stall, 6 min "
+        "restart) on one spot VM. Each model sees only the **first half** of a public spot "
+        "trace (skypilot-org/spot-traces: MTBI and the capacity wait W, or its own up and down "
+        "periods) and predicts the mean makespan of the `wait` backtest on the **second half**. "
+        "*Renewal* resamples the first half's up and down periods (and waits for capacity at "
+        "the start). Nothing was tuned to these traces.")
+    frame = compute.trace_model_check()
+    st.dataframe(frame, hide_index=True, key="method_trace_models", column_config={
+        "trace": "trace",
+        "availability": st.column_config.NumberColumn("avail.", format="%.2f"),
+        "mtbi_hours": st.column_config.NumberColumn("MTBI (h)", format="%.2f"),
+        "wait_hours": st.column_config.NumberColumn("W (h)", format="%.2f"),
+        "backtest_hours": st.column_config.NumberColumn("backtest (h)", format="%.1f"),
+        "closed_form_hours": st.column_config.NumberColumn("closed form (h)", format="%.1f"),
+        "closed_form_error": st.column_config.NumberColumn("error (%)", format="%+.0f"),
+        "renewal_hours": st.column_config.NumberColumn("renewal (h)", format="%.1f"),
+        "renewal_error": st.column_config.NumberColumn("error (%)", format="%+.0f")})
+    st.caption(
+        "Neither model holds on a held-out half (markets change between the halves; an empty "
+        "backtest means the pool never came up in its second half). So `deepvm plan --pool` "
+        "and the Spot markets page **replay** the traces a type has (the backtest is the "
+        "honest number for the period it replays), and a type **without a trace** keeps the "
+        "closed form with MTBI from its Spot Advisor bucket (job-model.md), as the plan's "
+        "`evaluated_by` says per cluster.")
+    link("spot", "Replay your job on spot traces")
+
+
 def _printf(spec: str) -> str:
     """A format spec of :class:`MethodTable` (``.1f``, ``+.1f``) as a printf format."""
     return f"%{spec}"
@@ -202,6 +232,8 @@ def main() -> None:
         todays_gpus()
     with st.container(border=True):
         job_model()
+    with st.container(border=True):
+        spot_reality()
 
 
 widgets.run_page(main)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import job_view, keys, spot_charts, spot_compute, state, url, widgets
+from dashboard import job_view, keys, spot_charts, spot_compute, state, url_spot, widgets
 from deepvm_core.errors import DeepVMError
 from deepvm_core.io.plan_json import plan_configuration_to_dict
 from deepvm_core.job import JobPlanResult, PlanEstimate
@@ -145,7 +145,7 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
     left, right = st.columns(2)
     left.number_input("Deadline (hours; 0: 1.5 × compute hours)", 0.0, 1e6, step=1.0,
                       key=keys.SPOT_DEADLINE.name, persist_state=keys.PERSIST)
-    right.number_input("Start times", *url.SPOT_STARTS_RANGE, step=50,
+    right.number_input("Start times", *url_spot.SPOT_STARTS_RANGE, step=50,
                        key=keys.SPOT_STARTS.name, persist_state=keys.PERSIST)
     deadline = keys.SPOT_DEADLINE.get() or spot_compute.default_deadline(est)
     doc = plan_configuration_to_dict(est, result.scenario.objective)

@@ -2,18 +2,19 @@
 and the core's defaults.
 
 Every default a command shows comes from the core (a dataclass field's default or a named
-constant), never typed again here: :func:`field_default` reads a field's default.
+constant), never typed again here: :func:`deepvm_core.defaults.field_default` reads a field's
+default.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
+from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 
@@ -25,18 +26,6 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         text = " ".join(message.split())
         self.exit(EXIT_USAGE, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
-
-
-def field_default(cls: type[Any], name: str) -> Any:
-    """The default of the dataclass field ``name`` of ``cls`` (``Scenario``, ``Workload``, ...).
-
-    Raises:
-        KeyError: ``cls`` has no such field, or it has no plain default.
-    """
-    for f in dataclasses.fields(cls):
-        if f.name == name and f.default is not dataclasses.MISSING:
-            return f.default
-    raise KeyError(f"{cls.__name__}.{name} has no default")
 
 
 def number(kind: type[int] | type[float], minimum: float | None = None, strict: bool = False,

@@ -29,7 +29,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.cli.common import Parser, field_default
+from deepvm_core.cli.common import Parser
 from deepvm_core.cloud.aws import (
     DEFAULT_BASE_CATALOG,
     DEFAULT_MAX_ATTEMPTS,
@@ -41,6 +41,7 @@ from deepvm_core.cloud.aws import (
     fetch_catalogs,
     validate_instance_types,
 )
+from deepvm_core.defaults import field_default
 from deepvm_core.errors import DeepVMError
 from deepvm_core.home import describe_catalog_dir
 from deepvm_core.model import Scenario

@@ -36,12 +36,12 @@ from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.cli.common import (
     add_scenario_args,
-    field_default,
     number,
     scenario_from_args,
 )
 from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
 from deepvm_core.cli.traces import add_plan_pool_args, plan_replay, replay_note
+from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
 from deepvm_core.io.recommend_job import compare_plan_with_recommendation, recommend_job

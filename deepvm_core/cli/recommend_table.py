@@ -44,7 +44,7 @@ def speed_text(c: Configuration) -> str:
 
 
 def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJob | None, *,
-                          mark: Callable[[Configuration], str] = lambda c: "",
+                          mark: Callable[[Configuration], str] = lambda _c: "",
                           footnote: str | None = None) -> str:
     """The table output of ``deepvm recommend``: ``mark`` gives a configuration's mark (e.g.
     ``*`` for an estimated eFLOPS), explained by ``footnote``."""

@@ -138,7 +138,8 @@ def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
                        optional=True)
         vcpus = _float(raw["vCPUs"] or "", "vCPUs", line, source, optional=False)
         memory = _float(raw["MemoryGiB"] or "", "MemoryGiB", line, source, optional=False)
-        assert vcpus is not None and memory is not None
+        assert vcpus is not None
+        assert memory is not None
         rows.append(VmRow(
             instance=name, accelerator=(raw["AcceleratorName"] or "").strip(),
             count=int(count or 0), vcpus=int(vcpus), memory_gib=memory,

@@ -485,7 +485,17 @@ def plan_job(
 
 
 __all__ = [
-    "GOALS", "PLAN_POLICIES", "PLAN_POLICY_LABELS", "GpuAssumption", "Goal", "JobPlanResult",
-    "MonteCarloEstimate", "PlanAssumptions", "PlanEstimate", "PolicyEstimates",
-    "cluster_arrays", "configuration_samples", "plan_job",
+    "GOALS",
+    "PLAN_POLICIES",
+    "PLAN_POLICY_LABELS",
+    "Goal",
+    "GpuAssumption",
+    "JobPlanResult",
+    "MonteCarloEstimate",
+    "PlanAssumptions",
+    "PlanEstimate",
+    "PolicyEstimates",
+    "cluster_arrays",
+    "configuration_samples",
+    "plan_job",
 ]

@@ -116,7 +116,8 @@ def default_speed_basis(catalog: Catalog) -> SpeedBasis | None:
     if not ranking:
         return None
     reference = catalog.instance(ranking[0].name)
-    assert isinstance(reference, GpuType) and reference.eflops is not None
+    assert isinstance(reference, GpuType)
+    assert reference.eflops is not None
     t_ref1 = EXAMPLE_EPOCH_SECONDS
     times = {g.name: t_ref1 * (reference.eflops / g.eflops) for g in catalog.gpu_types
              if g.eflops is not None}

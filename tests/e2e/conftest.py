@@ -14,11 +14,12 @@ Every test collected under tests/e2e gets the ``e2e`` marker automatically.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from dashboard_server import running_server
@@ -43,14 +44,14 @@ CHROMIUM_ARGS = [
 ]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if E2E_DIR in Path(str(item.path)).resolve().parents:
             item.add_marker(pytest.mark.e2e)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):
+def pytest_runtest_makereport(item: pytest.Item):
     # Keep each phase's report on the item so that `page` can screenshot failed tests.
     report = yield
     setattr(item, f"rep_{report.when}", report)
@@ -109,6 +110,8 @@ def artifacts_dir() -> Path:
 @pytest.fixture
 def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     """A new context and page for each test; closed afterwards."""
+    from playwright.sync_api import Error as PlaywrightError
+
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     new_page = context.new_page()
     try:
@@ -118,8 +121,7 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
         if report is not None and report.failed:
             ARTIFACTS_DIR.mkdir(parents=True, exist_ok=True)
             name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-150:]
-            try:
+            # A screenshot must never hide the real failure.
+            with contextlib.suppress(PlaywrightError, OSError):
                 new_page.screenshot(path=str(ARTIFACTS_DIR / f"FAILED-{name}.png"), full_page=True)
-            except Exception:
-                pass  # a screenshot must never hide the real failure
         context.close()

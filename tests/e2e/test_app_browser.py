@@ -155,9 +155,9 @@ def test_invalid_link_warns_and_falls_back(page: Page, streamlit_server: str) ->
     open_app(page, f"{streamlit_server}/?pw=abc&catalog=nope")
     expect(page.get_by_text("URL parameter pw='abc' is not a number")).to_be_visible()
     expect(page.get_by_text("URL parameter catalog='nope'")).to_be_visible()
-    # the default catalog, today's us-east-1 prices: 19 x g5g.xlarge at PW 3 (the oracle's,
-    # tests/test_dashboard_gpus.py)
-    expect(headline(page)).to_contain_text("19 × g5g.xlarge")
+    # the default catalog, today's us-east-1 prices, ranked by speed: 1 x p3.16xlarge at PW 3
+    # (the brute force's, tests/test_dashboard_gpus.py::test_default_page_ranks_todays_...)
+    expect(headline(page)).to_contain_text("1 × p3.16xlarge")
     expect(page.get_by_text("Traceback")).to_have_count(0)
 
 
@@ -277,7 +277,8 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
     expect(why).to_contain_text("+30.8 %")
     card = page.locator(".st-key-rec_card").bounding_box()
     strip = why.bounding_box()
-    assert card is not None and strip is not None
+    assert card is not None
+    assert strip is not None
     top = card["y"] - 8
     page.screenshot(path=str(artifacts_dir / "demo-card.png"), clip={
         "x": card["x"] - 8, "y": top, "width": card["width"] + 16,
@@ -286,15 +287,16 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
 
 def test_default_is_todays_catalog_and_the_paper_is_one_click_away(page: Page,
                                                                    streamlit_server: str) -> None:
-    """Issue 19: the root URL opens on today's us-east-1 prices (19 g5g.xlarge at PW 3, the
-    oracle's in tests/test_dashboard_gpus.py); the sidebar's button sets the paper's Table IV
-    scenario (17 g4dn.xlarge) and the URL follows."""
+    """Issue 19: the root URL opens on today's us-east-1 prices (1 p3.16xlarge at PW 3 by
+    speed, the brute force's in tests/test_dashboard_gpus.py); the sidebar's button sets the
+    paper's Table IV scenario (17 g4dn.xlarge) and the URL follows."""
     open_app(page, streamlit_server)
-    expect(headline(page)).to_contain_text("19 × g5g.xlarge", timeout=LOAD_TIMEOUT_MS)
+    expect(headline(page)).to_contain_text("1 × p3.16xlarge", timeout=LOAD_TIMEOUT_MS)
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar).to_contain_text("prices of 2025-H1")
     sidebar.get_by_role("button", name="Paper's scenario (Table IV)").click()
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
     expect(page).to_have_url(re.compile(r"catalog=aws-us-east-1-2023-10(&|$)"))
     expect(sidebar).to_contain_text("prices of 2023-10-01")
-    assert query(page)["objective"] == "paper" and query(page)["pw"] == "3"
+    assert query(page)["objective"] == "paper"
+    assert query(page)["pw"] == "3"

@@ -12,6 +12,7 @@ needed); each is drawn at a half-column and a full-width size, then:
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from pathlib import Path
@@ -117,7 +118,7 @@ def problems(drawn: dict[str, Any], name: str, width: int) -> list[str]:
                   for position, value in ticks if abs(value / position - 1) > 0.02]
         edges = [low, *(p for p, _ in ticks), high]
         found += [f"{name}: {axis['name']} has no label between {a:g} and {b:g}"
-                  for a, b in zip(edges, edges[1:], strict=False) if b / a > 10.0 + 1e-9]
+                  for a, b in itertools.pairwise(edges) if b / a > 10.0 + 1e-9]
     return found
 
 

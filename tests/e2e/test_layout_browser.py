@@ -57,7 +57,8 @@ def test_json_preview_scrolls_inside_a_box(page: Page, streamlit_server: str) ->
     code = page.locator('[data-testid="stCode"]').first
     expect(code).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     box = code.bounding_box()
-    assert box is not None and box["height"] <= 600, box
+    assert box is not None
+    assert box["height"] <= 600, box
 
 
 @pytest.mark.parametrize("slug", ["", "plan", "simulate", "catalog"])

@@ -88,7 +88,9 @@ def _session_secrets(session: Any) -> tuple[str, ...]:
         if creds is None:
             return ()
         frozen = creds.get_frozen_credentials()
-    except Exception:  # resolving credentials may fail in any way here; redact what we can
+    # Blind on purpose: this runs while translating another failure, and a credential
+    # provider (process, SSO, metadata) may raise anything; that must not replace the error.
+    except Exception:  # noqa: BLE001 - redact what we can, never mask the original failure
         return ()
     return tuple(s for s in (frozen.access_key, frozen.secret_key, frozen.token) if s)
 
