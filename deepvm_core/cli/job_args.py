@@ -11,11 +11,10 @@ gives speedup shapes and relative one-VM times, never the job's epoch time (``jo
 from __future__ import annotations
 
 import argparse
-import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from deepvm_core.cli.common import number
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job.measurements import (
     MeasurementTable,
@@ -24,21 +23,6 @@ from deepvm_core.job.measurements import (
 )
 from deepvm_core.job.speedup import SPEEDUP_MODELS, SpeedupModel
 from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
-
-
-def _positive(kind: Callable[[str], Any], *, minimum: float, strict: bool) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if value <= minimum if strict else value < minimum:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} must be {'>' if strict else '>='} {minimum:g}")
-        return value
-    return parse
 
 
 def add_job_arguments(group: Any, *, example_by_default: bool = True) -> None:
@@ -51,9 +35,9 @@ def add_job_arguments(group: Any, *, example_by_default: bool = True) -> None:
     seconds = EXAMPLE_EPOCH_SECONDS if example_by_default else None
     example = (f"default {EXAMPLE_EPOCHS:g}, the example job" if example_by_default
                else "gives a job estimate of the pick")
-    group.add_argument("--epochs", type=_positive(float, minimum=0.0, strict=True),
+    group.add_argument("--epochs", type=number(float, 0.0, strict=True),
                        default=epochs, help=f"epochs E of the job (> 0; {example})")
-    group.add_argument("--epoch-seconds", type=_positive(float, minimum=0.0, strict=True),
+    group.add_argument("--epoch-seconds", type=number(float, 0.0, strict=True),
                        default=seconds,
                        help="measured seconds per epoch t_ref of YOUR job on --ref-nodes VMs of "
                             "--ref-type, the only absolute time"
@@ -62,7 +46,7 @@ def add_job_arguments(group: Any, *, example_by_default: bool = True) -> None:
                                if example_by_default else ""))
     group.add_argument("--ref-type", metavar="TYPE",
                        help="GPU type of that measurement (default: the top spot-FLOPP type)")
-    group.add_argument("--ref-nodes", type=_positive(int, minimum=1, strict=False), default=1,
+    group.add_argument("--ref-nodes", type=number(int, 1), default=1,
                        help="VMs of that measurement (default 1)")
     group.add_argument("--speedup", choices=SPEEDUP_MODELS, default="fitted",
                        help="speedup model S(n): fitted (default, the logistic), paper (n K(n)) "

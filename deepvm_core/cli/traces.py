@@ -30,6 +30,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cli.common import number
 from deepvm_core.errors import DeepVMError
 from deepvm_core.home import SPOT_TRACES_VARIABLE, spot_traces_dir
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
@@ -51,30 +52,11 @@ from deepvm_core.traces import (
 )
 from deepvm_core.traces.fetch import fetch_traces
 from deepvm_core.traces.planning import replay_hook
+from deepvm_core.units import MINUTES_PER_HOUR
 
 TRACES_COMMANDS: Final = ("traces", "backtest")
 EXIT_USAGE: Final = 2
 SECONDS_PER_HOUR: Final = 3600.0
-MINUTES_PER_HOUR: Final = 60.0
-
-
-def _number(kind: Callable[[str], Any], low: float, high: float | None = None,
-            strict: bool = False) -> Callable[[str], Any]:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if value < low or (strict and value == low) or (high is not None and value > high):
-            bound = f"{'>' if strict else '>='} {low:g}" + (
-                f" and <= {high:,}" if high is not None else "")
-            raise argparse.ArgumentTypeError(f"{text!r} must be {bound}")
-        return value
-    return parse
-
-
 def _pool_arg(text: str) -> tuple[str, str]:
     name, sep, path = text.partition("=")
     if not sep or not path:
@@ -94,7 +76,7 @@ def add_traces_parsers(subparsers: Any) -> None:
     st = sub.add_parser("stats", help="availability, interruptions, MTBI and mean wait of "
                                       "each trace for a cluster of N spot VMs")
     st.add_argument("files", nargs="+", metavar="FILE", help="trace files (JSON)")
-    st.add_argument("--nodes", type=_number(int, 1), required=True, metavar="N",
+    st.add_argument("--nodes", type=number(int, 1), required=True, metavar="N",
                     help="spot VMs of the cluster (a count trace needs >= N VMs up)")
     st.add_argument("--format", choices=("table", "json"), default="table")
 
@@ -114,10 +96,10 @@ def add_traces_parsers(subparsers: Any) -> None:
     bt.add_argument("--policy", choices=POLICIES, default="failover",
                     help="wait (first pool only), failover (default) or deadline (failover "
                          "plus an on-demand fallback; needs --deadline-hours)")
-    bt.add_argument("--deadline-hours", type=_number(float, 0.0, strict=True), metavar="H")
-    bt.add_argument("--starts", type=_number(int, 1, MAX_STARTS), default=DEFAULT_STARTS,
+    bt.add_argument("--deadline-hours", type=number(float, 0.0, strict=True), metavar="H")
+    bt.add_argument("--starts", type=number(int, 1, maximum=MAX_STARTS), default=DEFAULT_STARTS,
                     help=f"start times (default {DEFAULT_STARTS})")
-    bt.add_argument("--restart-min", type=_number(float, 0.0), metavar="R",
+    bt.add_argument("--restart-min", type=number(float, 0.0), metavar="R",
                     help="restart R, minutes (default: the plan's)")
     bt.add_argument("--catalog", help="catalog for prices (default: the plan's, by name)")
     bt.add_argument("--format", choices=("table", "json"), default="table")
