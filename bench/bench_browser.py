@@ -38,8 +38,8 @@ from playwright.sync_api import expect, sync_playwright
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from deepvm_core.job.workload import EXAMPLE_EPOCHS  # noqa: E402
-from tests.dashboard_server import running_server  # noqa: E402
+from deepvm_core.workload.workload import EXAMPLE_EPOCHS
+from tests.dashboard_server import running_server
 
 PW_LABEL = "PW: pricing willingness (USD/hour)"
 CARD = ".st-key-rec_card h3"

@@ -19,12 +19,13 @@ from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
 
-from deepvm_core.catalog.store import load_catalog  # noqa: E402
-from deepvm_core.job import SpeedupModel, Workload  # noqa: E402
-from deepvm_core.job.planner import plan_job  # noqa: E402
-from deepvm_core.model import Scenario  # noqa: E402
-from deepvm_core.recommend.recommendation import recommend  # noqa: E402
-from deepvm_core.search.candidates import build_candidates  # noqa: E402
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.search.candidates import build_candidates
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 CATALOG = "aws-us-east-1-2025-h1"
 PWS = (3.0, 10.0, 50.0)

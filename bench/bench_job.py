@@ -27,26 +27,19 @@ import numpy as np
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
-from synthetic import synthetic_catalog  # noqa: E402
+from synthetic import synthetic_catalog
 
-from deepvm_core.catalog import Catalog  # noqa: E402
-from deepvm_core.catalog.store import load_catalog  # noqa: E402
-from deepvm_core.job import (  # noqa: E402
-    SINGLE_ANCHOR,
-    TIERING,
-    ClusterArrays,
-    JobInputs,
-    SpeedupModel,
-    Workload,
-    expected_jobs,
-    job_inputs,
-    pareto_frontier,
-    simulate_jobs,
-)
-from deepvm_core.job.planner import cluster_arrays, plan_job  # noqa: E402
-from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
-from deepvm_core.model import Scenario  # noqa: E402
-from deepvm_core.search.candidates import build_candidates  # noqa: E402
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.inputs import ClusterArrays, JobInputs, job_inputs
+from deepvm_core.job.montecarlo import simulate_jobs
+from deepvm_core.job.objectives import pareto_frontier
+from deepvm_core.model import Arch, Scenario
+from deepvm_core.pipeline.plan import cluster_arrays, plan_job
+from deepvm_core.search.candidates import build_candidates
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
@@ -63,12 +56,12 @@ def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
 def ten_configurations() -> JobInputs:
     catalog = load_catalog("aws-us-east-1-2023-10")
     n = np.array([17, 16, 8, 4, 2, 17, 7, 12, 24, 32])
-    arch = np.array([TIERING, SINGLE_ANCHOR] * 5)
+    arch = np.array([Arch.TIERING, Arch.SINGLE_ANCHOR] * 5)
     gpu = np.array([1, 1, 1, 1, 1, 2, 2, 2, 2, 2])
-    spot = np.where(arch == TIERING, n, n - 1)
+    spot = np.where(arch == Arch.TIERING, n, n - 1)
     gpus = [catalog.gpu_types[g] for g in gpu]
-    m = np.where(arch == TIERING, n // 20 + 1, 0)
-    od = np.where(arch == TIERING, m * 0.17, [g.on_demand_usd_per_hour for g in gpus])
+    m = np.where(arch == Arch.TIERING, n // 20 + 1, 0)
+    od = np.where(arch == Arch.TIERING, m * 0.17, [g.on_demand_usd_per_hour for g in gpus])
     price = od + spot * np.array([g.spot_usd_per_hour for g in gpus])
     clusters = ClusterArrays(architecture=arch, gpu_index=gpu, n_gpu=n, n_spot=spot,
                              memory_nodes=m, gpu_network_gbps=[g.network_gbps for g in gpus],

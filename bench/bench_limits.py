@@ -35,17 +35,18 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
-from synthetic import synthetic_catalog  # noqa: E402
+from synthetic import synthetic_catalog
 
-from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES  # noqa: E402
-from deepvm_core.catalog.store import load_catalog  # noqa: E402
-from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
-from deepvm_core.errors import CatalogError, InputError, SolverTimeoutError  # noqa: E402
-from deepvm_core.job import JobInputs, simulate_jobs  # noqa: E402
-from deepvm_core.model import MAX_NODES, Scenario  # noqa: E402
-from deepvm_core.recommend.recommendation import recommend  # noqa: E402
-from deepvm_core.search.solvers import ilp  # noqa: E402
-from tests.factories import catalog_dict, cpu_row, gpu_row  # noqa: E402
+from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.validation import catalog_from_json_text
+from deepvm_core.errors import CatalogError, InputError, SolverTimeoutError
+from deepvm_core.job.inputs import JobInputs
+from deepvm_core.job.montecarlo import simulate_jobs
+from deepvm_core.model import MAX_NODES, Scenario
+from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.search.solvers import ilp
+from tests.factories import catalog_dict, cpu_row, gpu_row
 
 
 def seconds(call: Callable[[], object], expect: type[BaseException] | None = None,

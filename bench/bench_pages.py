@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
-from synthetic import synthetic_catalog  # noqa: E402
+from synthetic import synthetic_catalog
 
 PAGES = ("recommend", "plan", "instances", "catalog", "simulate", "regions", "method")
 

@@ -28,9 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_browser import WATCH, _launch, summary  # noqa: E402
+from bench_browser import WATCH, _launch, summary
 
-from tests.dashboard_server import running_server  # noqa: E402
+from tests.dashboard_server import running_server
 
 TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 FOLDER = "availability-1node-aws-10-26-2022"

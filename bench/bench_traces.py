@@ -19,13 +19,18 @@ import time
 from pathlib import Path
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.cli.traces import backtest_inputs
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job import SpeedupModel, Workload, plan_job
+from deepvm_core.job.backtest import backtest
+from deepvm_core.job.trace_models import ReferenceJob, check_models
+from deepvm_core.market.pools import make_pool
+from deepvm_core.market.trace import load_trace
+from deepvm_core.market.trace_stats import pool_statistics
 from deepvm_core.model import Scenario
-from deepvm_core.traces import backtest, load_trace, make_pool, pool_statistics
-from deepvm_core.traces.models import ReferenceJob, check_models
-from deepvm_core.traces.planning import replay_hook
+from deepvm_core.pipeline.backtest_plan import PlannedCluster, backtest_job
+from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.pipeline.replay_hook import replay_hook
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 REFERENCE_JOB = ReferenceJob(full_segments=9, segment_hours=1.01, last_segment_hours=1.0,
@@ -41,7 +46,7 @@ def bench_backtest(files: list[Path]) -> None:
     worst = min(files, key=lambda f: pool_statistics(load_trace(f)).availability)
     gpu = plan["chosen"]["gpu"]["name"]
     pool = make_pool(catalog, f"{gpu}@{worst.stem}", load_trace(worst))
-    _, job = backtest_inputs(plan, "plan", catalog, [pool], 0.1)
+    _, job = backtest_job(catalog, PlannedCluster.of_estimate(result.chosen), [pool], 0.1)
     deadline = 1.5 * plan["chosen"]["estimate"]["compute_hours"]
     print(f"1. {plan['chosen']['summary']}: {plan['chosen']['estimate']['compute_hours']:.2f} "
           f"compute hours, {job.full_segments[0]} checkpoints; worst trace {worst.parent.name}/"

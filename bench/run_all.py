@@ -26,19 +26,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
-import bench_limits  # noqa: E402
-from synthetic import synthetic_catalog  # noqa: E402
+import bench_limits
+from synthetic import synthetic_catalog
 
-from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES  # noqa: E402
-from deepvm_core.catalog.schema import catalog_to_dict  # noqa: E402
-from deepvm_core.catalog.store import load_catalog  # noqa: E402
-from deepvm_core.catalog.validation import catalog_from_json_text  # noqa: E402
-from deepvm_core.model import MAX_NODES, Scenario, flopp_ranking  # noqa: E402
-from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, recommend  # noqa: E402
-from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep  # noqa: E402
-from deepvm_core.search.candidates import build_candidates  # noqa: E402
-from deepvm_core.search.tables import CandidateTable  # noqa: E402
-from tests import oracle  # noqa: E402
+from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES
+from deepvm_core.catalog.catalog import catalog_to_dict
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.validation import catalog_from_json_text
+from deepvm_core.model import MAX_NODES, Scenario, flopp_ranking
+from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, recommend
+from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
+from deepvm_core.search.candidates import build_candidates
+from deepvm_core.search.tables import CandidateTable
+from tests import oracle
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:

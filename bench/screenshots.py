@@ -23,7 +23,7 @@ from playwright.sync_api import expect, sync_playwright
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests.dashboard_server import running_server  # noqa: E402
+from tests.dashboard_server import running_server
 
 VIEWPORT = {"width": 1280, "height": 720}
 CATALOG = "catalog=aws-us-east-1-2023-10"

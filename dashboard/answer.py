@@ -1,6 +1,6 @@
 """The one answer in words (issue 18): what a budget holder reads on Recommend's and Plan a
 job's cards. Pure: no Streamlit; the numbers come from the core (:mod:`deepvm_core.job.baseline`,
-:mod:`deepvm_core.io.recommend_job`), the formats from :mod:`dashboard.formatting`.
+:mod:`deepvm_core.pipeline.recommend_job`), the formats from :mod:`dashboard.formatting`.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dashboard.formatting import duration as job_hours
 from dashboard.formatting import usd
-from deepvm_core.job import PlanEstimate
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.model import Configuration
-from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.pipeline.plan import PlanEstimate
+from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 
-#: How the page states the example job (the core's, :mod:`deepvm_core.search.speed`).
+#: How the page states the example job (the core's, :mod:`deepvm_core.workload.speed`).
 EXAMPLE_JOB = (f"a ResNet-50-sized job ({EXAMPLE_EPOCHS:g} epochs of {EXAMPLE_EPOCH_SECONDS:g} s "
                "on one VM of the reference type): edit the epoch time to yours")
 

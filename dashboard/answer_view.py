@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import streamlit as st
 
 from dashboard import answer, state
-from deepvm_core.job import PlanEstimate
+from deepvm_core.pipeline.plan import PlanEstimate
 
 
 def browser_zone() -> answer.BrowserZone:

@@ -18,47 +18,48 @@ import streamlit as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
+from deepvm_core.hardware.calibrate import Calibration, calibrate_catalog
+from deepvm_core.hardware.coverage import TypeTable, combine_measurements
+from deepvm_core.hardware.measurements import (
+    MeasurementTable,
+    bundled_measurements_paths,
+    parse_measurements_csv,
+)
+from deepvm_core.hardware.method_tables import MethodTable, artifact_curves, estimator_error_tables
+from deepvm_core.hardware.scaling_prior import prior_errors, step_speedup
+from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.io.recommend_job import (
+from deepvm_core.io.recommend_export import with_job_estimate
+from deepvm_core.job.montecarlo import JobSamples
+from deepvm_core.model import Configuration, Scenario
+from deepvm_core.pipeline.plan import (
+    PLAN_POLICIES,
+    Goal,
+    JobPlanResult,
+    PlanEstimate,
+    configuration_samples,
+    plan_job,
+)
+from deepvm_core.pipeline.recommend_job import (
     JOB_TRIALS,
     PlanVsRecommend,
     RecommendJob,
     compare_plan_with_recommendation,
     estimate_configuration,
     recommend_job,
-    with_job_estimate,
 )
-from deepvm_core.job import (
-    PLAN_POLICIES,
-    Calibration,
-    Goal,
-    JobPlanResult,
-    JobSamples,
-    MeasurementTable,
-    PlanEstimate,
-    SpeedupModel,
-    Workload,
-    bundled_measurements_paths,
-    calibrate_catalog,
-    configuration_samples,
-    parse_measurements_csv,
-    plan_job,
-)
-from deepvm_core.job.coverage import TypeTable, combine_measurements
-from deepvm_core.job.method_tables import MethodTable, artifact_curves, estimator_error_tables
-from deepvm_core.job.scaling_prior import prior_errors, step_speedup
-from deepvm_core.job.unused import unused_measurements_warnings
-from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card (issue 9)
     import pandas as pd
 
     from dashboard.spot_compute import PoolSet
-    from deepvm_core.traces import Policy
+    from deepvm_core.job.backtest import RecoveryPolicy
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -199,7 +200,7 @@ def measurements_in_use(upload: tuple[str, str] | None
                         ) -> tuple[MeasurementTable, tuple[TypeTable, ...]]:
     """The measurements the plan uses: the bundled file, with the rows of ``upload`` (file
     name, CSV text) for the types it measures well
-    (:func:`deepvm_core.job.coverage.combine_measurements`); and which table each type uses."""
+    (:func:`deepvm_core.hardware.coverage.combine_measurements`); and which table each type uses."""
     bundled = measurements_table(*bundled_measurements())
     if upload is None:
         return bundled, tuple(TypeTable(m.instance, bundled.source) for m in bundled.instances)
@@ -215,10 +216,10 @@ def _plan(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: 
     del catalog_sha256, pools_key  # the cache key only
     replay = None
     if _pools is not None and _pools.pools:
-        from deepvm_core.traces.planning import replay_hook
+        from deepvm_core.pipeline.replay_hook import replay_hook
 
         policy = "failover" if recovery == "deadline" and deadline is None else recovery
-        replay = replay_hook(_catalog, _pools.pools, recovery=cast("Policy", policy),
+        replay = replay_hook(_catalog, _pools.pools, recovery=cast("RecoveryPolicy", policy),
                              deadline_hours=deadline)
     return plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
                     goal=goal, deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
@@ -300,7 +301,7 @@ def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | Non
 
 
 def unused_measurements(catalog: Catalog, name: str, text: str) -> tuple[str, ...]:
-    """:func:`deepvm_core.job.unused.unused_measurements_warnings` of a measurements CSV."""
+    """:func:`deepvm_core.hardware.unused.unused_measurements_warnings` of a measurements CSV."""
     return tuple(unused_measurements_warnings(catalog, measurements_table(name, text)))
 
 
@@ -314,7 +315,7 @@ def _calibrate(catalog_sha256: str, _catalog: Catalog, name: str, text: str,
 
 def calibration(catalog: Catalog, name: str, text: str,
                 eflops_reference: str | None) -> Calibration:
-    """:func:`deepvm_core.job.calibrate_catalog` of ``catalog`` on a measurements CSV (with
+    """:func:`deepvm_core.hardware.calibrate_catalog` of ``catalog`` on a measurements CSV (with
     ``eflops_reference``, relative eFLOPS from one-node times too)."""
     return _calibrate(catalog.sha256, catalog, name, text, eflops_reference)
 
@@ -341,7 +342,7 @@ def job_recommendation(catalog: Catalog, scenario: Scenario, solver: Solver, top
 
 
 def the_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel) -> RecommendJob:
-    """:func:`deepvm_core.io.recommend_job.recommend_job`: the job and its speed basis."""
+    """:func:`deepvm_core.pipeline.recommend_job.recommend_job`: the job and its speed basis."""
     return recommend_job(catalog, workload, speedup)
 
 
@@ -355,7 +356,7 @@ def _estimate(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, worklo
 
 def job_estimate(catalog: Catalog, scenario: Scenario, job: RecommendJob,
                  config: Configuration, trials: int = JOB_TRIALS) -> PlanEstimate:
-    """:func:`deepvm_core.io.recommend_job.estimate_configuration`: the job on ``config``
+    """:func:`deepvm_core.pipeline.recommend_job.estimate_configuration`: the job on ``config``
     (expected, on demand, Monte Carlo with ``trials`` seeded runs), cached."""
     key = replace(scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
     return _estimate(catalog.sha256, catalog, key, job.workload, job.speedup, config, trials)
@@ -363,13 +364,13 @@ def job_estimate(catalog: Catalog, scenario: Scenario, job: RecommendJob,
 
 def plan_vs_recommend(plan: JobPlanResult, rec: Recommendation, catalog: Catalog,
                       job: RecommendJob) -> PlanVsRecommend:
-    """:func:`deepvm_core.io.recommend_job.compare_plan_with_recommendation`."""
+    """:func:`deepvm_core.pipeline.recommend_job.compare_plan_with_recommendation`."""
     return compare_plan_with_recommendation(plan, rec, catalog, job)
 
 
 def export_with_job(text: str, rec: Recommendation, catalog: Catalog, job: RecommendJob) -> str:
     """The recommend export ``text`` with the job's estimate of the pick and its summary
-    (:func:`deepvm_core.io.recommend_job.with_job_estimate`), as ``deepvm recommend --epochs
+    (:func:`deepvm_core.io.recommend_export.with_job_estimate`), as ``deepvm recommend --epochs
     ...`` writes it."""
     doc = with_job_estimate(json.loads(text), rec, catalog, job)
     return json.dumps(doc, indent=2) + "\n"
@@ -380,7 +381,7 @@ def export_with_job(text: str, rec: Recommendation, catalog: Catalog, job: Recom
 
 @st.cache_resource(show_spinner=False)
 def method_tables() -> tuple[MethodTable, ...]:
-    """:func:`deepvm_core.job.method_tables.estimator_error_tables` (about a second of fits,
+    """:func:`deepvm_core.hardware.method_tables.estimator_error_tables` (about a second of fits,
     the same for every session: computed once per server)."""
     return estimator_error_tables()
 
@@ -388,7 +389,7 @@ def method_tables() -> tuple[MethodTable, ...]:
 @st.cache_resource(show_spinner=False)
 def prior_curves() -> pd.DataFrame:
     """Each measured speedup curve of the artifact beside the scaling prior fitted without it
-    (:func:`deepvm_core.job.scaling_prior.prior_errors`) and perfect scaling S(n) = n: columns
+    (:func:`deepvm_core.hardware.scaling_prior.prior_errors`) and perfect scaling S(n) = n: columns
     ``curve``, ``n``, ``speedup`` and ``series`` (``measured``, ``prior (held out)``,
     ``S(n) = n``), long form for a line chart."""
     import pandas as pd

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.provenance import carry_sources
-from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import CatalogError, Problem
 

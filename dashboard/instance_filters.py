@@ -21,7 +21,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard import keys, url, url_warnings
-from deepvm_core.catalog.accelerators import accelerator_of_instance
+from deepvm_core.hardware.accelerators import accelerator_of_instance
 
 #: Most bars of the FLOPP chart and most curves of the scaling charts (readable at a glance).
 CHART_TYPES = 30

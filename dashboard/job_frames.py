@@ -10,18 +10,11 @@ from dashboard import url
 from dashboard.formatting import duration
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.job import (
-    PLAN_POLICIES,
-    Calibration,
-    JobPlanResult,
-    PlanEstimate,
-    SpeedupModel,
-    fitted_speedup,
-    paper_speedup,
-)
-from deepvm_core.job.coverage import TypeTable
-from deepvm_core.job.mtbi import default_mtbi
-from deepvm_core.job.planner import PLAN_POLICY_LABELS
+from deepvm_core.hardware.calibrate import Calibration
+from deepvm_core.hardware.coverage import TypeTable
+from deepvm_core.market.mtbi import default_mtbi
+from deepvm_core.pipeline.plan import PLAN_POLICIES, PLAN_POLICY_LABELS, JobPlanResult, PlanEstimate
+from deepvm_core.workload.speedup import SpeedupModel, fitted_speedup, paper_speedup
 
 #: The editable column of :func:`mtbi_frame`.
 MTBI_COLUMN = "MTBI (h, before the scale)"
@@ -31,7 +24,7 @@ SPEEDUP_NODES = np.arange(1, 33)
 
 def mtbi_frame(catalog: Catalog, overrides: dict[str, float]) -> pd.DataFrame:
     """Per GPU type: its Spot Advisor bucket, where its MTBI comes from (``user`` for an
-    override in ``overrides``, else :func:`deepvm_core.job.mtbi.default_mtbi`'s source) and
+    override in ``overrides``, else :func:`deepvm_core.market.mtbi.default_mtbi`'s source) and
     the MTBI in hours before the scale, as text (:func:`dashboard.url.format_mtbi_hours`): a
     person types it, and :func:`mtbi_overrides` reads it (scientific notation too)."""
     rows = []

@@ -16,12 +16,16 @@ import streamlit as st
 from dashboard import compute, formatting, keys, url
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.io.recommend_job import PlanVsRecommend, RecommendJob
-from deepvm_core.job import AUTO, Goal, JobPlanResult, SpeedupModel, Workload, top_spot_flopp_gpu
-from deepvm_core.job.speedup import SpeedupModelName, reference_epoch_seconds_from_table
-from deepvm_core.job.workload import example_workload
 from deepvm_core.model import Arch, Configuration, Scenario
+from deepvm_core.pipeline.plan import Goal, JobPlanResult
+from deepvm_core.pipeline.recommend_job import PlanVsRecommend, RecommendJob
 from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.speedup import (
+    SpeedupModel,
+    SpeedupModelName,
+    reference_epoch_seconds_from_table,
+)
+from deepvm_core.workload.workload import AUTO, Workload, example_workload, top_spot_flopp_gpu
 
 if TYPE_CHECKING:
     from dashboard.spot_compute import PoolSet

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from dashboard.formatting import duration, usd
-from deepvm_core.job import JobPlanResult, cheapest, fastest
+from deepvm_core.job.objectives import cheapest, fastest
+from deepvm_core.pipeline.plan import JobPlanResult
 
 
 def _against(value: float, limit: float | None, text: str) -> str:

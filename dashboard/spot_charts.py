@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from deepvm_core.traces import BacktestRuns, Policy
+from deepvm_core.job.backtest import BacktestRuns, RecoveryPolicy
 
 POLICY_COLORS = {"wait": "#999999", "failover": "#0072B2", "deadline": "#009E73"}
 DEADLINE_COLOR = "#D55E00"
@@ -30,7 +30,7 @@ def availability_strip(x_hours: np.ndarray, names: Sequence[str],
     return fig
 
 
-def makespan_cdf(runs: Mapping[Policy, BacktestRuns], deadline_hours: float) -> go.Figure:
+def makespan_cdf(runs: Mapping[RecoveryPolicy, BacktestRuns], deadline_hours: float) -> go.Figure:
     """Per policy, the share of start times whose run was done within a time; the deadline as
     a dashed line."""
     fig = go.Figure()

@@ -23,26 +23,16 @@ import pandas as pd
 import streamlit as st
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.cli.traces import backtest_inputs
 from deepvm_core.errors import DeepVMError
 from deepvm_core.files import write_bytes_atomic
 from deepvm_core.home import spot_traces_dir
-from deepvm_core.job import JobPlanResult, PlanEstimate
-from deepvm_core.traces import (
-    POLICIES,
-    BacktestRuns,
-    Policy,
-    Pool,
-    SpotTrace,
-    TraceError,
-    backtest,
-    check_pools,
-    load_trace,
-    make_pool,
-    parse_trace,
-    pool_statistics,
-    up_ticks,
-)
+from deepvm_core.io.backtest_doc import runs_to_dict
+from deepvm_core.job.backtest import BacktestRuns, RecoveryPolicy
+from deepvm_core.market.pools import Pool, check_pools, make_pool
+from deepvm_core.market.trace import SpotTrace, TraceError, load_trace, parse_trace
+from deepvm_core.market.trace_stats import pool_statistics, up_ticks
+from deepvm_core.pipeline.backtest_plan import PlannedCluster
+from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 
 #: Where the page keeps uploaded traces, under :func:`spot_traces_dir`.
 UPLOADS = "uploads"
@@ -235,29 +225,14 @@ def default_deadline(estimate: PlanEstimate) -> float:
     return DEFAULT_DEADLINE_FACTOR * estimate.compute_hours
 
 
-def policy_backtests(catalog: Catalog, config_doc: Mapping[str, Any], pools: Sequence[Pool],
-                     restart_hours: float, deadline_hours: float,
-                     starts: int) -> dict[Policy, BacktestRuns]:
-    """The configuration of ``config_doc`` (a plan JSON configuration) replayed on ``pools``
-    (failover order) under every policy (``wait``: the first pool)."""
-    _, job = backtest_inputs({"chosen": dict(config_doc)}, "the planned configuration",
-                             catalog, list(pools), restart_hours)
-    out: dict[Policy, BacktestRuns] = {}
-    for policy in POLICIES:
-        used = 1 if policy == "wait" else len(pools)
-        out[policy] = backtest([p.trace for p in pools[:used]], job.first_pools(used),
-                               policy=policy, deadline_hours=deadline_hours, starts=starts)
-    return out
-
-
-def policy_frame(runs: Mapping[Policy, BacktestRuns]) -> pd.DataFrame:
+def policy_frame(runs: Mapping[RecoveryPolicy, BacktestRuns]) -> pd.DataFrame:
     """One row per policy: makespan mean/P50/P90/max, cost mean/P90, the deadline met
     (``k of S``), the share that fell back and the mean interruptions."""
     rows = []
     for policy, r in runs.items():
         s = r.summary()
         met = 0 if s.deadline_met is None else round(float(s.deadline_met[0]) * s.runs)
-        rows.append({"Policy": policy, "Mean makespan (h)": float(s.mean_makespan_hours[0]),
+        rows.append({"RecoveryPolicy": policy, "Mean makespan (h)": float(s.mean_makespan_hours[0]),
                      "P50 (h)": float(s.makespan_p50_hours[0]),
                      "P90 (h)": float(s.makespan_p90_hours[0]),
                      "Max (h)": float(s.max_makespan_hours[0]),
@@ -269,31 +244,18 @@ def policy_frame(runs: Mapping[Policy, BacktestRuns]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def backtest_json(config_doc: Mapping[str, Any], pools: Sequence[Pool], restart_hours: float,
-                  deadline_hours: float, runs: Mapping[Policy, BacktestRuns]) -> str:
+def backtest_json(cluster: PlannedCluster, config_doc: Mapping[str, Any], pools: Sequence[Pool],
+                  restart_hours: float, deadline_hours: float,
+                  runs: Mapping[RecoveryPolicy, BacktestRuns]) -> str:
     """The download: the configuration, the pools (failover order), the inputs and, per
     policy, the summary and every run's makespan and cost."""
-    def policy_doc(r: BacktestRuns) -> dict[str, Any]:
-        s = r.summary()
-        return {"runs": s.runs, "start_ticks": r.start_ticks.tolist(),
-                "makespan_hours": {"mean": float(s.mean_makespan_hours[0]),
-                                   "p10": float(s.makespan_p10_hours[0]),
-                                   "p50": float(s.makespan_p50_hours[0]),
-                                   "p90": float(s.makespan_p90_hours[0]),
-                                   "max": float(s.max_makespan_hours[0]),
-                                   "per_run": r.makespan_hours[0].tolist()},
-                "cost_usd": {"mean": float(s.mean_cost_usd[0]), "p90": float(s.cost_p90_usd[0]),
-                             "per_run": r.cost_usd[0].tolist()},
-                "deadline_met": None if s.deadline_met is None else float(s.deadline_met[0]),
-                "fell_back": float(s.fell_back[0]),
-                "interruptions_mean": float(s.mean_interruptions[0])}
-
     doc = {"kind": "backtest", "configuration": dict(config_doc),
            "pools": [{"name": p.name, "file": p.trace.source,
                       "gap_seconds": p.trace.gap_seconds, "days": p.trace.days,
                       "spot_usd_per_hour": p.spot_usd_per_hour} for p in pools],
            "restart_hours": restart_hours, "deadline_hours": deadline_hours,
-           "policies": {policy: policy_doc(r) for policy, r in runs.items()}}
+           "compute_hours": cluster.compute_hours,
+           "policies": {policy: runs_to_dict(r, per_run=True) for policy, r in runs.items()}}
     return json.dumps(doc, indent=2) + "\n"
 
 

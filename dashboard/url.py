@@ -24,17 +24,17 @@ from dashboard.url_spot import SPOT_PARAMS, parse_spot_params
 from dashboard.url_warnings import UrlWarning, echo
 from deepvm_core.catalog import store
 from deepvm_core.defaults import field_default
-from deepvm_core.job import GOALS, SPEEDUP_MODELS, SpeedupModel, Workload
-from deepvm_core.job.errors import WorkloadError
+from deepvm_core.errors import WorkloadError
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_GOAL
-from deepvm_core.job.planner import DEFAULT_SEED
-from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 from deepvm_core.model import DEFAULT_OBJECTIVE, MAX_NODES, OBJECTIVES, Scenario
+from deepvm_core.pipeline.plan import DEFAULT_SEED, GOALS
 from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
 from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
 from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
 
 DEFAULT_CATALOG = store.DEFAULT_CATALOG
 @dataclass(frozen=True)

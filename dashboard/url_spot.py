@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dashboard.url_warnings import UrlWarning, echo
-from deepvm_core.traces.backtest import DEFAULT_STARTS, MAX_STARTS, POLICIES
+from deepvm_core.job.backtest import DEFAULT_STARTS, MAX_STARTS, RECOVERY_POLICIES
 
 #: The Spot markets page's parameters. ``pools`` (``TYPE@ZONE=FILE`` joined by ``|``, FILE
 #: relative to the per-user traces folder) and ``recovery`` are in the URL on every page once
@@ -43,12 +43,12 @@ def parse_spot_params(params: Mapping[str, str | list[str]]
                 pools[rel.strip()] = pool.strip()
             values[name] = pools
         elif name == "recovery":
-            if text in POLICIES:
+            if text in RECOVERY_POLICIES:
                 values[name] = text
             else:
                 warnings.append(UrlWarning(name, f"URL parameter recovery={echo(text)} is not "
-                                                 f"one of {', '.join(POLICIES)}; using the "
-                                                 "default failover."))
+                                                 f"one of {', '.join(RECOVERY_POLICIES)}; "
+                                                 "using the default failover."))
         else:
             low, high = (0.0, 1e6) if name == "spot_deadline" else SPOT_STARTS_RANGE
             try:

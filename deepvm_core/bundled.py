@@ -11,7 +11,7 @@ Folders (each a plain folder of :data:`BUNDLED_PACKAGE`; a file's *name* is its 
 
 * :data:`CATALOGS`: ``catalogs/*.json``, catalogs in our format;
 * :data:`MEASUREMENTS`: ``measurements/*.csv``, measured epoch times
-  (:mod:`deepvm_core.job.measurements`).
+  (:mod:`deepvm_core.hardware.measurements`).
 
 Any other bundled file is read with :func:`read_bundled_file` (e.g.
 ``read_bundled_file("gpus", "accelerators.csv")``); ``setup.py``'s ``package_data`` lists which

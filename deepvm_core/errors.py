@@ -6,6 +6,7 @@ dashboard) can catch that one class and show its message instead of a traceback.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: Exit code of ``deepvm`` for every error a user can cause (bad argument, missing or invalid
@@ -152,3 +153,41 @@ class SolverTimeoutError(SolverError):
         self.started = started
         self.binaries = binaries
         self.constraints = constraints
+
+
+# --- The job model's errors (workload, measurements, calibration) ---
+class JobModelError(DeepVMError):
+    """Base class of the job model's errors (e.g. a GPU type without any epoch time)."""
+
+
+class _ProblemsError(JobModelError):
+    """An error that lists problems (:class:`~deepvm_core.errors.Problem`)."""
+
+    what = "input"
+
+    def __init__(self, problems: Sequence[Problem], source: str | None = None):
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.source = source if source is not None else self.what
+        count = len(self.problems)
+        head = f"{self.source} is invalid ({count} problem{'s' if count != 1 else ''})"
+        super().__init__(head + ":\n" + "\n".join(f"  - {p}" for p in self.problems))
+
+
+class WorkloadError(_ProblemsError):
+    """A :class:`~deepvm_core.workload.workload.Workload` is invalid, alone or against a catalog."""
+
+    what = "workload"
+
+
+class MeasurementsError(_ProblemsError):
+    """A measurements CSV (``instance,nodes,epoch_seconds``) is invalid; problems name lines."""
+
+    what = "measurements"
+
+
+class CalibrationError(JobModelError):
+    """A scaling fit failed or was refused; the message names the instance type and why."""
+
+    def __init__(self, instance: str, message: str):
+        self.instance = instance
+        super().__init__(f"{instance}: {message}")

@@ -242,7 +242,7 @@ class Scenario:
         buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
         objective: ``paper`` (maximise Z, reproduces the paper), ``performance``
             (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives") or ``speed`` (maximise
-            the job's epochs per hour, :mod:`deepvm_core.search.speed`; the tools' default,
+            the job's epochs per hour, :mod:`deepvm_core.workload.speed`; the tools' default,
             :data:`DEFAULT_OBJECTIVE`).
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
@@ -305,7 +305,7 @@ class Configuration:
         scaling_factor: K(n).
         eflops_per_gpu: eFLOPS of one GPU VM.
         speed_epochs_per_hour: the job's training speed, epochs per hour
-            (:mod:`deepvm_core.search.speed`), or ``None`` when unknown.
+            (:mod:`deepvm_core.workload.speed`), or ``None`` when unknown.
         speed_noscale_epochs_per_hour: the same with S(n) = n (DeepVM-NoScale under speed).
         speed_vs_one_ref_vm: speed divided by the speed of one VM of the reference type
             (dimensionless), or ``None``.

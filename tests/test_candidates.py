@@ -15,7 +15,8 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.search.candidates import build_candidates, build_domain
-from deepvm_core.search.ranking import rank_configurations, top_indices
+from deepvm_core.search.ranking import rank_configurations
+from deepvm_core.search.selection import top_indices
 from deepvm_core.search.solvers.enumeration import top_configurations
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios

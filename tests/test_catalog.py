@@ -18,7 +18,8 @@ from deepvm_core.catalog import (
     ScalingParams,
 )
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict, from_artifact_dict
-from deepvm_core.catalog.schema import SCHEMA_VERSION, catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
+from deepvm_core.catalog.schema import SCHEMA_VERSION
 from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog

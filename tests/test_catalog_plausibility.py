@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.plausibility import plausibility_warnings
-from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main as cli_main
 

@@ -9,11 +9,13 @@ import inspect
 from deepvm_core.cli import build_parser
 from deepvm_core.cli.common import scenario_from_args
 from deepvm_core.cli.job import workload_from_args
-from deepvm_core.job import SpeedupModel, Workload, plan_job
 from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, Scenario
+from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 CATALOG = "paper-simulated"
 

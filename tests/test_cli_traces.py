@@ -171,7 +171,7 @@ _QuietHandler = _quiet_handler()
 def _serve_synthetic(root) -> list[str]:
     import numpy as np
 
-    from deepvm_core.traces.fetch import trace_files
+    from deepvm_core.market.trace_fetch import trace_files
     rng = np.random.default_rng(3)
     files = list(trace_files())
     for rel in files:

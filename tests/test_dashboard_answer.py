@@ -18,14 +18,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.job import bundled_measurements_paths
+from deepvm_core.hardware.measurements import bundled_measurements_paths
 from deepvm_core.model import Scenario
 from tests import job_oracle, oracle
 from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 AWS = "aws-us-east-1-2023-10"
-#: The example job (deepvm_core.search.speed): 90 epochs of 960 s on one g_ref VM, written
+#: The example job (deepvm_core.workload.speed): 90 epochs of 960 s on one g_ref VM, written
 #: here as the issue states it, not imported.
 EPOCHS, T_REF = 90.0, 960.0
 
@@ -429,9 +429,9 @@ def estimate(**changes: object):
     """A PlanEstimate with hand-picked numbers (only what the words read)."""
     from dataclasses import replace
 
-    from deepvm_core.job import PlanEstimate
     from deepvm_core.job.result import MonteCarloEstimate
     from deepvm_core.model import Configuration
+    from deepvm_core.pipeline.plan import PlanEstimate
 
     config = Configuration("tiering", "g5.xlarge", 1, 0, "t3.xlarge", 1, 0.4682, 1.0, 1.0, 1.0,
                            1.0, 1.0)

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from tests.app_expectations import pinned
 

@@ -9,8 +9,10 @@ import pytest
 
 from dashboard import compute, job_frames
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.job import SpeedupModel, Workload, plan_job
 from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 #: The Spot Advisor bucket's MTBI in hours (job-model.md, "MTBI defaults": 32 h at < 5 %,
 #: halved per bucket), and 8 h for a type without a bucket.

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import charts, result_frames, widgets
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud import aws

@@ -12,20 +12,17 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard import compute, url
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.job import (
-    SpeedupModel,
-    Workload,
-    bundled_measurements_paths,
-    load_measurements,
-    plan_job,
-)
+from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
 from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 from tests import job_oracle, oracle
 from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
-from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
 
 CARD = re.compile(rf"^### {EXAMPLE_EPOCHS:g} epochs of your job: about \*\*([\d.,]+) USD\*\* "
                   r"\(P90 ([\d.,]+) USD\), "

@@ -171,7 +171,8 @@ def test_plan_card_says_the_figures_come_from_a_replay() -> None:
 
 def test_availability_strip_bins_by_hand() -> None:
     from dashboard.spot_compute import availability_strip
-    from deepvm_core.traces import Pool, SpotTrace
+    from deepvm_core.market.pools import Pool
+    from deepvm_core.market.trace import SpotTrace
 
     def pool(zone: str, data: list[int]) -> Pool:
         counts = np.array(data, dtype=np.int64)

@@ -12,12 +12,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dashboard import keys, url
-from deepvm_core.job import SpeedupModel, Workload
-from deepvm_core.job.planner import plan_job
-from deepvm_core.job.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, MAX_NODES, Scenario
+from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.recommend import recommendation
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
 from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"

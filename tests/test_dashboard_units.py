@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dashboard import charts, editor_frames, formatting, result_frames, sweep_charts, url
-from deepvm_core.catalog.schema import catalog_sha256
+from deepvm_core.catalog.catalog import catalog_sha256
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import CatalogError, Problem
 from deepvm_core.model import Scenario

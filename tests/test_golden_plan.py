@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from deepvm_core.cli import main
-from deepvm_core.job import bundled_measurements_paths
+from deepvm_core.hardware.measurements import bundled_measurements_paths
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"

@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 from deepvm_core.catalog import GpuType
-from deepvm_core.catalog.accelerators import (
+from deepvm_core.catalog.schema import instance_row
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.validation import parse_catalog
+from deepvm_core.hardware.accelerators import (
     SOURCES,
     accelerator_for_family,
     bundled_accelerators,
     parse_accelerators,
 )
-from deepvm_core.catalog.schema import instance_row
-from deepvm_core.catalog.store import load_catalog
-from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.job.eflops_estimate import (
+from deepvm_core.hardware.eflops_estimate import (
     COMPUTE_EXPONENT,
     benchmark_comparison,
     intra_node_efficiency,
@@ -27,8 +27,8 @@ from deepvm_core.job.eflops_estimate import (
     single_gpu_eflops,
     vm_eflops,
 )
-from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
-from deepvm_core.job.scaling_prior import (
+from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
+from deepvm_core.hardware.scaling_prior import (
     DEFAULT_STEP_MODEL,
     NO_GAIN_SCALING,
     fit_step_model,
@@ -220,7 +220,7 @@ def test_sources_are_written_only_when_not_measured():
 
 
 def test_calibration_replaces_estimate_and_prior_with_measured():
-    from deepvm_core.job.calibrate import calibrate_catalog
+    from deepvm_core.hardware.calibrate import calibrate_catalog
 
     catalog = load_catalog("aws-us-east-1-2025-h1")
     table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
@@ -241,8 +241,8 @@ def test_calibration_replaces_estimate_and_prior_with_measured():
 
 
 def test_edits_keep_or_replace_the_sources():
+    from deepvm_core.catalog.catalog import catalog_to_dict
     from deepvm_core.catalog.provenance import carry_sources
-    from deepvm_core.catalog.schema import catalog_to_dict
 
     catalog = load_catalog("aws-us-east-1-2025-h1")
     rows = {r["name"]: r for r in catalog_to_dict(catalog)["gpu_types"]}

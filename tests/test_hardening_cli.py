@@ -14,15 +14,18 @@ from factories import cpu_row, gpu_row, make_catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
 from deepvm_core.cli.job import render_plan_table
+from deepvm_core.errors import WorkloadError
+from deepvm_core.hardware.measurements import bundled_measurements_paths
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job import SpeedupModel, Workload, bundled_measurements_paths, plan_job
-from deepvm_core.job.errors import WorkloadError
 from deepvm_core.job.finish import FINISH_HORIZON_HOURS, finishes, format_duration
 from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 AWS = "aws-us-east-1-2023-10"
 PLAN = ["plan", "--catalog", AWS, "--pw", "3", "--epochs", "30", "--epoch-seconds", "61.16",

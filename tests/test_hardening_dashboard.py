@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from deepvm_core.job.workload import EXAMPLE_EPOCHS
+from deepvm_core.workload.workload import EXAMPLE_EPOCHS
 from tests.app_expectations import pinned
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"

@@ -18,7 +18,7 @@ from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import MAX_NODES, Arch, Configuration, Scenario
 from deepvm_core.search.candidates import build_candidates, build_domain
-from deepvm_core.search.ranking import top_indices
+from deepvm_core.search.selection import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
 from tests.factories import (
     catalogs,

@@ -11,16 +11,14 @@ import scipy.optimize
 from scipy.optimize import OptimizeWarning, least_squares
 
 from deepvm_core.catalog.artifact import ARTIFACT_SCALING
-from deepvm_core.catalog.schema import catalog_to_dict
-from deepvm_core.errors import CatalogError
-from deepvm_core.job import (
-    CalibrationError,
-    calibrate_catalog,
-    fit_scaling,
+from deepvm_core.catalog.catalog import catalog_to_dict
+from deepvm_core.errors import CalibrationError, CatalogError
+from deepvm_core.hardware.calibrate import calibrate_catalog, fit_scaling
+from deepvm_core.hardware.measurements import (
+    bundled_measurements_paths,
     load_measurements,
     parse_measurements_csv,
 )
-from deepvm_core.job.measurements import bundled_measurements_paths
 
 BUNDLED = bundled_measurements_paths()["deepvm-scaling"]
 

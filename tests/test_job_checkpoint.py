@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.job import (
+from deepvm_core.job.checkpoint import (
     daly_interval_seconds,
     segment_plan,
     single_anchor_stall_seconds,

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.job import JobInputs, expected_jobs, segment_expectations
+from deepvm_core.job.closed_form import expected_jobs, segment_expectations
+from deepvm_core.job.inputs import JobInputs
 from tests import job_oracle
 
 

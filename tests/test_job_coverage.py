@@ -3,8 +3,8 @@ well; the others keep the fallback's rows."""
 
 from __future__ import annotations
 
-from deepvm_core.job.coverage import TypeTable, combine_measurements, measured_well
-from deepvm_core.job.measurements import parse_measurements_csv
+from deepvm_core.hardware.coverage import TypeTable, combine_measurements, measured_well
+from deepvm_core.hardware.measurements import parse_measurements_csv
 
 HEADER = "instance,nodes,epoch_seconds\n"
 FALLBACK = parse_measurements_csv(HEADER + "a,1,100\na,2,60\na,4,40\na,8,30\n"

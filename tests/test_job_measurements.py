@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from deepvm_core.errors import DeepVMError
-from deepvm_core.job import (
-    MeasurementsError,
+from deepvm_core.errors import DeepVMError, MeasurementsError
+from deepvm_core.hardware.measurements import (
     bundled_measurements_paths,
     load_measurements,
     measurements_to_csv,

@@ -8,7 +8,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.errors import InputError
-from deepvm_core.job import JobInputs, expected_jobs, sample_jobs, simulate_jobs
+from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.inputs import JobInputs
+from deepvm_core.job.montecarlo import sample_jobs, simulate_jobs
 
 
 def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.errors import InputError
-from deepvm_core.job import cheapest, fastest, pareto_frontier
+from deepvm_core.job.objectives import cheapest, fastest, pareto_frontier
 
 COST = [10.0, 8.0, 8.0, 12.0, 8.0, math.nan]
 TIME = [5.0, 9.0, 7.0, 4.0, 7.0, 1.0]

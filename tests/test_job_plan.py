@@ -7,18 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from deepvm_core.job import (
-    ClusterArrays,
-    JobModelError,
-    SpeedupModel,
-    Workload,
-    estimate_jobs,
-    expected_jobs,
-    job_inputs,
-    load_measurements,
-)
-from deepvm_core.job.measurements import bundled_measurements_paths
+from deepvm_core.errors import JobModelError
+from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
+from deepvm_core.job.closed_form import estimate_jobs, expected_jobs
+from deepvm_core.job.inputs import ClusterArrays, job_inputs
 from deepvm_core.model import Arch
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 from tests.factories import gpu_row, make_catalog
 
 G4_T1 = 61.155439  # measured one-node seconds per epoch of g4dn.xlarge

@@ -1,4 +1,4 @@
-"""The job planner (``deepvm_core.job.planner``): exact small cases by hand, the paper's
+"""The job planner (``deepvm_core.pipeline.plan``): exact small cases by hand, the paper's
 policies against ``recommend``, limits, PW off, infeasible inputs, JSON, and invariants on random
 catalogs (hypothesis, against the test oracle)."""
 
@@ -15,25 +15,24 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.errors import InputError
-from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job import (
-    SpeedupModel,
-    Workload,
-    WorkloadError,
+from deepvm_core.errors import InputError, WorkloadError
+from deepvm_core.hardware.measurements import (
+    bundled_measurements_paths,
     load_measurements,
     parse_measurements_csv,
 )
-from deepvm_core.job.measurements import bundled_measurements_paths
-from deepvm_core.job.planner import (
+from deepvm_core.io.plan_json import plan_to_dict
+from deepvm_core.model import Configuration, Scenario
+from deepvm_core.pipeline.plan import (
     PLAN_POLICIES,
     JobPlanResult,
     PlanEstimate,
     plan_job,
 )
-from deepvm_core.job.speed import speed_basis
-from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 from tests import oracle
 from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, scenarios
 
@@ -475,9 +474,11 @@ def test_a_huge_search_space_keeps_the_cheapest_memory_nodes_and_says_so(monkeyp
     import sys as _sys
     from pathlib import Path as _Path
 
-    from deepvm_core.job import SpeedupModel, Workload, plan_job
-    from deepvm_core.job import planner as planner_module
     from deepvm_core.model import Scenario as _Scenario
+    from deepvm_core.pipeline import plan as planner_module
+    from deepvm_core.pipeline.plan import plan_job
+    from deepvm_core.workload.speedup import SpeedupModel
+    from deepvm_core.workload.workload import Workload
 
     _sys.path.insert(0, str(_Path(__file__).resolve().parents[1] / "bench"))
     from synthetic import synthetic_catalog

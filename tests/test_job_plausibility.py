@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deepvm_core.job.measurements import (
+from deepvm_core.hardware.measurements import (
     implausible_speedup_warnings,
     implausible_speedups,
     parse_measurements_csv,
@@ -59,8 +59,10 @@ def test_a_monotone_sublinear_speedup_is_never_flagged(gains: list[float]) -> No
 
 def test_the_plan_warns_under_the_measured_model_only() -> None:
     from deepvm_core.catalog.store import load_catalog
-    from deepvm_core.job import SpeedupModel, Workload, plan_job
     from deepvm_core.model import Scenario
+    from deepvm_core.pipeline.plan import plan_job
+    from deepvm_core.workload.speedup import SpeedupModel
+    from deepvm_core.workload.workload import Workload
 
     catalog = load_catalog("aws-us-east-1-2023-10")
     t = table("g4dn.xlarge,1,60\ng4dn.xlarge,2,360\ng4dn.xlarge,4,20\n")

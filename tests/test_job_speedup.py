@@ -11,18 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.catalog import ScalingParams
-from deepvm_core.errors import InputError
-from deepvm_core.job import (
-    MeasurementsError,
+from deepvm_core.errors import InputError, MeasurementsError
+from deepvm_core.hardware.measurements import parse_measurements_csv
+from deepvm_core.workload.speedup import (
     SpeedupModel,
-    Workload,
     fitted_speedup,
     measured_speedup,
     one_vm_epoch_seconds,
     paper_speedup,
-    parse_measurements_csv,
     reference_epoch_seconds_from_table,
 )
+from deepvm_core.workload.workload import Workload
 from tests import job_oracle
 from tests.factories import gpu_row, make_catalog
 

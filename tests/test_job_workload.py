@@ -8,16 +8,9 @@ from dataclasses import replace
 import pytest
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.errors import CatalogError, DeepVMError
-from deepvm_core.job import (
-    ADVISOR_BUCKET_MTBI_HOURS,
-    DEFAULT_MTBI_HOURS,
-    Workload,
-    WorkloadError,
-    check_workload,
-    mtbi_estimates,
-    top_spot_flopp_gpu,
-)
+from deepvm_core.errors import CatalogError, DeepVMError, WorkloadError
+from deepvm_core.market.mtbi import ADVISOR_BUCKET_MTBI_HOURS, DEFAULT_MTBI_HOURS, mtbi_estimates
+from deepvm_core.workload.workload import Workload, check_workload, top_spot_flopp_gpu
 from tests.factories import cpu_row, gpu_row, make_catalog
 
 

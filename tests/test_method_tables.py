@@ -1,4 +1,4 @@
-"""The method's error tables (deepvm_core/job/method_tables.py) and the README that shows
+"""The method's error tables (deepvm_core/hardware/method_tables.py) and the README that shows
 them. Values are checked by hand where the arithmetic is short."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deepvm_core.job.method_tables import (
+from deepvm_core.hardware.method_tables import (
     MethodTable,
     artifact_curves,
     estimator_error_tables,

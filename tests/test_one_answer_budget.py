@@ -12,12 +12,13 @@ import pytest
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
-from deepvm_core.io.recommend_job import compare_plan_with_recommendation, recommend_job
-from deepvm_core.job import SpeedupModel, Workload, plan_job
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
-from deepvm_core.job.workload import example_workload
 from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
 from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload, example_workload
 from tests.factories import cpu_row, gpu_row, make_catalog, saturation_rows
 
 AWS = "aws-us-east-1-2023-10"

@@ -12,12 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.job import SpeedupModel, Workload
-from deepvm_core.job.speed import speed_basis
 from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration, Scenario
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.search.solvers import ilp
+from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 from tests import oracle
 from tests.factories import catalogs, scenarios
 from tests.test_ilp import enumerated

@@ -14,10 +14,12 @@ import pytest
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
 from deepvm_core.cli.job_args import load_measurements_arg
-from deepvm_core.job import SpeedupModel, Workload, job_inputs
-from deepvm_core.job.planner import cluster_arrays
+from deepvm_core.job.inputs import job_inputs
 from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import cluster_arrays
 from deepvm_core.search.candidates import build_candidates
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 AWS = "aws-us-east-1-2023-10"
 

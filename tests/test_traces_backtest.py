@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.traces import BacktestJob, SpotTrace, TraceError, backtest, start_ticks
+from deepvm_core.job.backtest import BacktestJob, backtest, start_ticks
+from deepvm_core.market.trace import SpotTrace, TraceError
 from tests.traces_oracle import NeverEnds, PoolJob, oracle_percentile, oracle_run
 
 G_SECONDS = 900.0  # 0.25 h ticks

@@ -14,16 +14,9 @@ from hypothesis import strategies as st
 
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.traces import (
-    MAX_TICKS,
-    TraceError,
-    load_trace,
-    make_pool,
-    parse_trace,
-    pool_statistics,
-    split_pool_name,
-)
-from deepvm_core.traces.pools import check_pools
+from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
+from deepvm_core.market.trace import MAX_TICKS, TraceError, load_trace, parse_trace
+from deepvm_core.market.trace_stats import pool_statistics
 
 
 def doc(data: object, gap: object = 600) -> str:
@@ -81,7 +74,7 @@ def test_binary_missing_and_over_limit_files(tmp_path):
 
 
 def test_more_than_the_tick_limit_is_refused():
-    from deepvm_core.traces.trace import _counts
+    from deepvm_core.market.trace import _counts
 
     with pytest.raises(TraceError, match="10,000,000"):
         _counts("x", [0] * (MAX_TICKS + 1))

@@ -1,4 +1,4 @@
-"""Models against backtests (``deepvm_core.traces.models``) on synthetic traces."""
+"""Models against backtests (``deepvm_core.job.trace_models``) on synthetic traces."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from deepvm_core.traces import SpotTrace
-from deepvm_core.traces.models import ReferenceJob, check_models, closed_form_makespan
+from deepvm_core.job.trace_models import ReferenceJob, check_models, closed_form_makespan
+from deepvm_core.market.trace import SpotTrace
 
 JOB = ReferenceJob(full_segments=3, segment_hours=0.5, last_segment_hours=0.25,
                    restart_hours=0.125)

@@ -1,4 +1,4 @@
-"""Backtesting every configuration of a GPU type with pools (``deepvm_core.traces.planning``):
+"""Backtesting every configuration of a GPU type with pools (``deepvm_core.pipeline.replay_hook``):
 the pool order and the estimates against backtests of single configurations done one by one."""
 
 from __future__ import annotations
@@ -6,12 +6,16 @@ from __future__ import annotations
 import numpy as np
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.job import SpeedupModel, Workload, job_inputs
-from deepvm_core.job.planner import cluster_arrays
+from deepvm_core.job.backtest import BacktestJob, backtest
+from deepvm_core.job.inputs import job_inputs
+from deepvm_core.market.pools import make_pool
+from deepvm_core.market.trace import SpotTrace
 from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import cluster_arrays
+from deepvm_core.pipeline.replay_hook import backtest_candidates
 from deepvm_core.search.candidates import build_candidates
-from deepvm_core.traces import BacktestJob, SpotTrace, backtest, make_pool
-from deepvm_core.traces.planning import backtest_candidates
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 
 def synthetic(seed: int, ticks: int) -> np.ndarray:

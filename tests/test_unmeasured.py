@@ -1,14 +1,14 @@
 """The one rule for eFLOPS and scaling of a built catalog's GPU types
-(deepvm_core/cloud/unmeasured.py), shared by ``deepvm catalog import`` and ``deepvm fetch``."""
+(deepvm_core/hardware/unmeasured.py), shared by ``deepvm catalog import`` and ``deepvm fetch``."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from deepvm_core.catalog import ScalingParams
-from deepvm_core.catalog.accelerators import bundled_accelerators
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.cloud.unmeasured import gpu_throughput_fields, is_derived
+from deepvm_core.hardware.accelerators import bundled_accelerators
+from deepvm_core.hardware.unmeasured import gpu_throughput_fields, is_derived
 
 A10G = bundled_accelerators()["A10G"]
 

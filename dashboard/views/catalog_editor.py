@@ -18,8 +18,9 @@ from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from dashboard.provenance import prices_age
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.plausibility import plausibility_warnings
-from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
 
 

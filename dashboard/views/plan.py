@@ -36,15 +36,16 @@ from dashboard import (
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.io.recommend_job import PlanVsRecommend
-from deepvm_core.job import GOALS, JobPlanResult, SpeedupModel
-from deepvm_core.job.workload import (
+from deepvm_core.model import Scenario
+from deepvm_core.pipeline.plan import GOALS, JobPlanResult
+from deepvm_core.pipeline.recommend_job import PlanVsRecommend
+from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import (
     MAX_CHECKPOINT_FIXED_SECONDS,
     MAX_RESTART_HOURS,
     MAX_WAIT_HOURS,
 )
-from deepvm_core.model import Scenario
-from deepvm_core.units import MINUTES_PER_HOUR
 
 MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",
@@ -55,7 +56,7 @@ GOAL_LABELS = {"cheapest": "Cheapest job", "fastest": "Fastest job"}
 # ----------------------------------------------------------------------------- inputs
 
 
-#: The core's bounds on R, W and δ0 (:mod:`deepvm_core.job.workload`) in the inputs' units: a
+#: The core's bounds on R, W and δ0 (:mod:`deepvm_core.workload.workload`) in the inputs' units: a
 #: typed value past them is refused next to the input (a URL's value is kept, and the plan's
 #: error names the bound, issue 16).
 TYPED_HIGH = {"restart_min": MAX_RESTART_HOURS * MINUTES_PER_HOUR,

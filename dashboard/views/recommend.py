@@ -26,8 +26,8 @@ from dashboard import (
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
-from deepvm_core.job import JobPlanResult, PlanEstimate
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
+from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
 
 

@@ -16,8 +16,10 @@ import streamlit as st
 from dashboard import job_view, keys, spot_charts, spot_compute, state, url_spot, widgets
 from deepvm_core.errors import DeepVMError
 from deepvm_core.io.plan_json import plan_configuration_to_dict
-from deepvm_core.job import JobPlanResult, PlanEstimate
-from deepvm_core.traces import POLICIES, TraceError
+from deepvm_core.job.backtest import RECOVERY_POLICIES
+from deepvm_core.market.trace import TraceError
+from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
+from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 
 RECOVERY_HELP = ("How the planner replays configurations of the mapped types: wait (stay in the "
                  "best pool), failover (move to the next pool that is up) or deadline (failover, "
@@ -109,7 +111,7 @@ def main() -> None:
         st.info("No pool yet: give at least one trace a pool TYPE@ZONE of catalog "
                 f"{catalog.name}.", icon=":material/info:")
         return
-    st.radio("Recovery policy of the plan", POLICIES, key=keys.SPOT_RECOVERY.name,
+    st.radio("Recovery policy of the plan", RECOVERY_POLICIES, key=keys.SPOT_RECOVERY.name,
              persist_state=keys.PERSIST, horizontal=True, help=RECOVERY_HELP)
     inputs = job_view.job_inputs(catalog, state.scenario(), keys.TOP_K.get())
     result = job_view.plan(catalog, state.scenario(), inputs)
@@ -152,8 +154,9 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
     assert doc is not None
     restart = result.assumptions.restart_hours
     try:
-        runs = spot_compute.policy_backtests(catalog, doc, ordered, restart, deadline,
-                                             int(keys.SPOT_STARTS.get()))
+        cluster = PlannedCluster.of_estimate(est)
+        runs = policy_backtests(catalog, cluster, ordered, restart, deadline,
+                                int(keys.SPOT_STARTS.get()))
     except DeepVMError as exc:
         st.error(f"Cannot replay {est.configuration.describe()}: {exc}",
                  icon=":material/error:")
@@ -181,7 +184,7 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
            if c.endswith("(h)") or c.endswith("(USD)") or c == "Interruptions"},
         "Fell back": st.column_config.NumberColumn(format="percent")})
     st.download_button("Download the backtest (JSON)",
-                       spot_compute.backtest_json(doc, ordered, restart, deadline, runs),
+                       spot_compute.backtest_json(cluster, doc, ordered, restart, deadline, runs),
                        file_name="deepvm-backtest.json", mime="application/json",
                        icon=":material/download:", key="spot_download")
 

@@ -1,20 +1,20 @@
 """Catalogs: instance types, quotas and the network-saturation table, validated.
 
-* :mod:`deepvm_core.catalog.types`: the types (each checks itself when built), re-exported
-  here;
+* :mod:`deepvm_core.catalog.types`: the row types (each checks itself when built) and
+  :mod:`deepvm_core.catalog.catalog`: the catalog that holds them, re-exported here;
 * :mod:`deepvm_core.catalog.validation`: raw JSON (our format or the artifact's) -> a
   validated :class:`Catalog`, every problem collected with its row, field and value;
-* :mod:`deepvm_core.catalog.schema`: our file format (``data/README.md``) and the hash;
+* :mod:`deepvm_core.catalog.schema`: our file format (``data/README.md``);
 * :mod:`deepvm_core.catalog.artifact`: the research artifact's format (``model.md``).
 
 Files are read and written by :mod:`deepvm_core.catalog.store`.
 """
 
+from deepvm_core.catalog.catalog import Catalog
 from deepvm_core.catalog.types import (
     DEFAULT_SATURATION,
     MAX_CPU_TYPES,
     MAX_GPU_TYPES,
-    Catalog,
     CpuType,
     GpuType,
     InstanceType,

@@ -11,14 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from deepvm_core.catalog.catalog import Catalog
 from deepvm_core.catalog.schema import SCHEMA_VERSION, saturation_rows
-from deepvm_core.catalog.types import (
-    DEFAULT_SATURATION,
-    Catalog,
-    GpuType,
-    SaturationStep,
-    ScalingParams,
-)
+from deepvm_core.catalog.types import DEFAULT_SATURATION, GpuType, SaturationStep, ScalingParams
 from deepvm_core.errors import CatalogError, Problem
 
 #: The research artifact's logistic fits for real AWS instances (``model.md``). The artifact keeps

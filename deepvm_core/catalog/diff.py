@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.units import PRICE_TOLERANCE_USD
 
 Kind = Literal["gpu", "cpu"]

@@ -21,7 +21,8 @@ from typing import Final
 
 import numpy as np
 
-from deepvm_core.catalog.types import Catalog, GpuType, InstanceType
+from deepvm_core.catalog.catalog import Catalog
+from deepvm_core.catalog.types import GpuType, InstanceType
 from deepvm_core.errors import Problem
 
 #: A price this many times higher or lower than in the base catalog is named.

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from deepvm_core.catalog.types import MEASURED, Catalog, GpuType
+from deepvm_core.catalog.catalog import Catalog
+from deepvm_core.catalog.types import MEASURED, GpuType
 
 #: The source of a value the user typed or changed.
 EDITED = "edited"

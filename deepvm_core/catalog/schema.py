@@ -1,4 +1,5 @@
-"""Our catalog file format (``data/README.md``): a catalog as a JSON-ready dict, and its hash.
+"""Our catalog file format (``data/README.md``): its versions and its rows as JSON-ready dicts
+(the whole catalog and its hash: :mod:`deepvm_core.catalog.catalog`).
 
 Version 2 added ``gpu_types[].interruption_bucket``; version 1 files still load (every bucket
 ``None``). Catalogs are always written in the current version.
@@ -9,14 +10,11 @@ and written by :mod:`deepvm_core.catalog.store`.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from deepvm_core.catalog.types import (
     MEASURED,
-    Catalog,
     GpuType,
     InstanceType,
     Quota,
@@ -71,26 +69,3 @@ def instance_row(t: InstanceType) -> dict[str, Any]:
             if getattr(t, key) != MEASURED:
                 row[key] = getattr(t, key)
     return row
-
-
-def catalog_to_dict(catalog: Catalog) -> dict[str, Any]:
-    """Our JSON format (``schema_version`` :data:`SCHEMA_VERSION`) of ``catalog``; warnings are
-    not stored."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "name": catalog.name,
-        "provider": catalog.provider,
-        "region": catalog.region,
-        "prices_date": catalog.prices_date,
-        "source": catalog.source,
-        "gpu_types": [instance_row(g) for g in catalog.gpu_types],
-        "cpu_types": [instance_row(w) for w in catalog.cpu_types],
-        "quotas": quota_rows(catalog.quotas),
-        "network_saturation": saturation_rows(catalog.saturation),
-    }
-
-
-def catalog_sha256(catalog: Catalog) -> str:
-    """SHA-256 (hex) of the canonical JSON of ``catalog`` (sorted keys, no spaces)."""
-    text = json.dumps(catalog_to_dict(catalog), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

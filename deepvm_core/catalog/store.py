@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Literal
 
 from deepvm_core import bundled, home
+from deepvm_core.catalog.catalog import Catalog, catalog_to_dict
 from deepvm_core.catalog.json_input import JsonInputError, read_bytes_bounded
-from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, catalog_to_dict
-from deepvm_core.catalog.types import Catalog
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.validation import catalog_from_json_text, json_problem
 from deepvm_core.errors import CatalogError, CatalogNotFoundError, DeepVMError
 from deepvm_core.files import write_json_atomic

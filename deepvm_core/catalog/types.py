@@ -1,4 +1,5 @@
-"""The catalog's types: instance types, quotas, the saturation table and the catalog itself.
+"""The catalog's row types: instance types, quotas and the saturation table (the catalog that
+holds them is :class:`deepvm_core.catalog.catalog.Catalog`).
 
 Every type checks itself when it is built: a value that breaks a rule of :data:`RULES` (a
 negative price, a fractional vCPU count, a scaling parameter out of range, a duplicate name)
@@ -13,13 +14,11 @@ throughput score).
 
 from __future__ import annotations
 
-import difflib
-import functools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from deepvm_core.errors import CatalogError, InstanceNotFoundError, Problem
+from deepvm_core.errors import CatalogError, Problem
 
 
 @dataclass(frozen=True)
@@ -219,9 +218,9 @@ class GpuType(InstanceType):
             (0: under 5 % of spot capacity reclaimed in the trailing month, 4: over 20 %), or
             ``None`` when unknown (the job model then applies its default and says so).
         eflops_source: where ``eflops`` comes from: ``measured`` (default), ``estimated:
-            <model>`` (:mod:`deepvm_core.job.eflops_estimate`) or ``edited``.
+            <model>`` (:mod:`deepvm_core.hardware.eflops_estimate`) or ``edited``.
         scaling_source: where ``scaling`` comes from: ``measured`` (default) or ``prior: ...``
-            (:mod:`deepvm_core.job.scaling_prior`).
+            (:mod:`deepvm_core.hardware.scaling_prior`).
     """
 
     eflops: float | None
@@ -366,75 +365,3 @@ def catalog_problems(
                 f"network_saturation[{i}]", "bandwidth_gbps", bw,
                 f"bandwidths must increase strictly (previous entry is {previous:g})"))
     return problems
-
-
-@dataclass(frozen=True)
-class Catalog:
-    """A validated catalog. Build it with :func:`~deepvm_core.catalog.validation.parse_catalog`
-    or :func:`~deepvm_core.catalog.store.load_catalog`; built directly, it checks
-    :func:`catalog_problems`.
-
-    Attributes:
-        name: short name (``aws-us-east-1-2023-10``).
-        provider: ``aws`` or ``simulated``.
-        region: the provider's region, or ``-``.
-        prices_date: ISO date (or timestamp) the prices were taken.
-        source: where the numbers come from, free text.
-        gpu_types: GPU VM types.
-        cpu_types: CPU VM types (memory nodes).
-        quotas: vCPU quotas per family; a family not listed is unlimited.
-        saturation: the network-saturation table, bandwidth ascending.
-        warnings: soft problems found while loading (the catalog is still usable).
-    """
-
-    name: str
-    provider: str
-    region: str
-    prices_date: str
-    source: str
-    gpu_types: tuple[GpuType, ...]
-    cpu_types: tuple[CpuType, ...]
-    quotas: tuple[Quota, ...] = ()
-    saturation: tuple[SaturationStep, ...] = DEFAULT_SATURATION
-    warnings: tuple[Problem, ...] = field(default=(), compare=False)
-
-    def __post_init__(self) -> None:
-        problems = catalog_problems(self.gpu_types, self.cpu_types, self.quotas,
-                                    self.saturation)
-        if problems:
-            raise CatalogError(problems, f"catalog {self.name!r}")
-
-    def quota(self, family: str) -> Quota | None:
-        """The quota of ``family``, or ``None`` when the family is unlimited."""
-        for q in self.quotas:
-            if q.family == family:
-                return q
-        return None
-
-    @property
-    def solvable_gpu_types(self) -> tuple[GpuType, ...]:
-        """GPU types with an eFLOPS score: the ones the solvers consider."""
-        return tuple(g for g in self.gpu_types if g.solvable)
-
-    def instance(self, name: str) -> GpuType | CpuType:
-        """The instance type called ``name``.
-
-        Raises:
-            InstanceNotFoundError: no such type (close matches suggested).
-        """
-        types: tuple[GpuType | CpuType, ...] = (*self.gpu_types, *self.cpu_types)
-        for t in types:
-            if t.name == name:
-                return t
-        names = [t.name for t in types]
-        raise InstanceNotFoundError(name, self.name,
-                                    tuple(difflib.get_close_matches(name, names, n=3)))
-
-    @functools.cached_property
-    def sha256(self) -> str:
-        """SHA-256 of the catalog's canonical JSON (our format): identifies its exact content.
-
-        Computed once per object (the catalog is immutable)."""
-        from deepvm_core.catalog.schema import catalog_sha256  # schema builds on these types
-
-        return catalog_sha256(self)

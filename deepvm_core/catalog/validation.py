@@ -23,6 +23,7 @@ from deepvm_core.catalog.artifact import (
     from_artifact_dict,
     is_artifact_format,
 )
+from deepvm_core.catalog.catalog import Catalog
 from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded
 from deepvm_core.catalog.schema import (
     MAX_CATALOG_BYTES,
@@ -31,7 +32,6 @@ from deepvm_core.catalog.schema import (
 )
 from deepvm_core.catalog.types import (
     RULES,
-    Catalog,
     CpuType,
     GpuType,
     Quota,

@@ -24,7 +24,7 @@ from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
 from deepvm_core.cloud.aws.parse import MalformedAnswer, parse_spot_advisor
 from deepvm_core.cloud.skypilot import build_catalog, parse_vms_csv
 from deepvm_core.errors import DeepVMError, FetchError, InputError
-from deepvm_core.job.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
+from deepvm_core.hardware.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
 
 PROG = "deepvm catalog import"
 #: Seconds to wait for a URL (connect and each read).

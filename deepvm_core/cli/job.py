@@ -7,7 +7,7 @@ Wiring into the main CLI (``deepvm_core/cli/``)::
     if args.command in PLAN_COMMANDS:
         return run_plan_command(args)
 
-``plan`` runs :func:`deepvm_core.job.planner.plan_job` and prints a comparison table (the best
+``plan`` runs :func:`deepvm_core.pipeline.plan.plan_job` and prints a comparison table (the best
 configurations and the paper's policies: hourly price, epoch time, expected makespan and
 cost, their P10-P90 ranges, events, checkpoint interval; then the assumptions and flags) or
 the plan JSON (:func:`~deepvm_core.io.plan_json.plan_to_dict`, which ``deepvm export --to
@@ -42,32 +42,37 @@ from deepvm_core.cli.common import (
 from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
 from deepvm_core.cli.traces import add_plan_pool_args, plan_replay, replay_note
 from deepvm_core.defaults import field_default
-from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
-from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
-from deepvm_core.io.recommend_job import compare_plan_with_recommendation, recommend_job
-from deepvm_core.job import (
-    AUTO,
-    GOALS,
-    JobPlanResult,
-    PlanEstimate,
-    Workload,
-    calibrate_catalog,
-    plan_job,
+from deepvm_core.errors import (
+    EXIT_USAGE,
+    CatalogError,
+    DeepVMError,
+    MeasurementsError,
+    WorkloadError,
 )
-from deepvm_core.job.calibrate import MIN_TRUSTED_R_SQUARED
-from deepvm_core.job.errors import MeasurementsError, WorkloadError
+from deepvm_core.hardware.calibrate import MIN_TRUSTED_R_SQUARED, calibrate_catalog
+from deepvm_core.hardware.unused import unused_measurements_warnings
+from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_GOAL
-from deepvm_core.job.planner import DEFAULT_SEED, PLAN_POLICY_LABELS
-from deepvm_core.job.unused import unused_measurements_warnings
-from deepvm_core.job.workload import (
+from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
+from deepvm_core.pipeline.plan import (
+    DEFAULT_SEED,
+    GOALS,
+    PLAN_POLICY_LABELS,
+    JobPlanResult,
+    PlanEstimate,
+    plan_job,
+)
+from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
+from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE, recommend
+from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.workload import (
+    AUTO,
     MAX_CHECKPOINT_FIXED_SECONDS,
     MAX_RESTART_HOURS,
     MAX_WAIT_HOURS,
+    Workload,
 )
-from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
-from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE, recommend
-from deepvm_core.units import MINUTES_PER_HOUR
 
 PLAN_COMMANDS: Final = ("plan", "calibrate")
 #: ``deepvm calibrate``: the fits were printed but not written (a fit is not trusted).

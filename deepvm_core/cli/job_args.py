@@ -3,9 +3,10 @@
 ``add_job_arguments`` adds E (``--epochs``), t_ref (``--epoch-seconds``), g_ref
 (``--ref-type``), n_ref (``--ref-nodes``), the speedup model (``--speedup``) and a measurement
 table (``--measurements``). Without ``--epochs``/``--epoch-seconds`` the job is the core's
-example (:data:`~deepvm_core.job.workload.EXAMPLE_EPOCHS` epochs of
-:data:`~deepvm_core.job.workload.EXAMPLE_EPOCH_SECONDS` s), said in the help. A measurement table
-gives speedup shapes and relative one-VM times, never the job's epoch time (``job-model.md``).
+example (:data:`~deepvm_core.workload.workload.EXAMPLE_EPOCHS` epochs of
+:data:`~deepvm_core.workload.workload.EXAMPLE_EPOCH_SECONDS` s), said in the help. A
+measurement table gives speedup shapes and relative one-VM times, never the job's epoch time
+(``job-model.md``).
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from typing import Any
 
 from deepvm_core.cli.common import number
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job.measurements import (
+from deepvm_core.hardware.measurements import (
     MeasurementTable,
     bundled_measurements_paths,
     load_measurements,
 )
-from deepvm_core.job.speedup import SPEEDUP_MODELS, SpeedupModel
-from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
 
 
 def add_job_arguments(group: Any, *, example_by_default: bool = True) -> None:

@@ -10,8 +10,8 @@ from typing import Any, TextIO
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.plausibility import plausibility_warnings
-from deepvm_core.catalog.schema import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
@@ -21,7 +21,7 @@ from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.files import write_json_atomic
 from deepvm_core.io.export import recommendation_to_dict
-from deepvm_core.io.recommend_job import with_job_estimate
+from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.io.replay import read_export, replay
 from deepvm_core.model import (
     DEFAULT_OBJECTIVE,

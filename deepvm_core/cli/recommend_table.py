@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.cli.job_args import speedup_from_args
-from deepvm_core.io.recommend_job import RecommendJob, estimate_configuration, job_summary
-from deepvm_core.io.recommend_job import recommend_job as core_recommend_job
-from deepvm_core.job.workload import example_workload
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration
+from deepvm_core.pipeline.recommend_job import RecommendJob, estimate_configuration, job_summary
+from deepvm_core.pipeline.recommend_job import recommend_job as core_recommend_job
 from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.workload.workload import example_workload
 
 
 def recommend_job(args: argparse.Namespace, catalog: Catalog) -> RecommendJob | None:

@@ -27,31 +27,25 @@ from typing import Any, Final, TextIO
 import numpy as np
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
-from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.common import number
 from deepvm_core.errors import DeepVMError
 from deepvm_core.home import SPOT_TRACES_VARIABLE, spot_traces_dir
-from deepvm_core.job.inputs import ClusterArrays, JobInputs
-from deepvm_core.job.result import JobPlanResult, ReplayEstimates
-from deepvm_core.traces import (
+from deepvm_core.io.backtest_doc import runs_to_dict
+from deepvm_core.io.plan_reader import plan_field, planned_cluster, read_plan
+from deepvm_core.job.backtest import (
     DEFAULT_STARTS,
     MAX_STARTS,
-    POLICIES,
-    BacktestJob,
-    Pool,
-    TraceError,
-    backtest,
-    check_pools,
-    load_trace,
-    make_pool,
-    pool_gpu,
-    pool_statistics,
-    split_pool_name,
+    RECOVERY_POLICIES,
 )
-from deepvm_core.traces.fetch import fetch_traces
-from deepvm_core.traces.planning import replay_hook
+from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.result import JobPlanResult, ReplayEstimates
+from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
+from deepvm_core.market.trace import TraceError, load_trace
+from deepvm_core.market.trace_fetch import fetch_traces
+from deepvm_core.market.trace_stats import pool_statistics
+from deepvm_core.pipeline.backtest_plan import replay
+from deepvm_core.pipeline.replay_hook import replay_hook
 from deepvm_core.units import MINUTES_PER_HOUR
 
 TRACES_COMMANDS: Final = ("traces", "backtest")
@@ -93,7 +87,7 @@ def add_traces_parsers(subparsers: Any) -> None:
     bt.add_argument("plan", metavar="PLAN.json")
     bt.add_argument("--pool", type=_pool_arg, action="append", required=True,
                     metavar="TYPE@ZONE=FILE", help="a pool and its trace (repeat)")
-    bt.add_argument("--policy", choices=POLICIES, default="failover",
+    bt.add_argument("--policy", choices=RECOVERY_POLICIES, default="failover",
                     help="wait (first pool only), failover (default) or deadline (failover "
                          "plus an on-demand fallback; needs --deadline-hours)")
     bt.add_argument("--deadline-hours", type=number(float, 0.0, strict=True), metavar="H")
@@ -113,7 +107,7 @@ def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
                    help="a spot market and its trace (repeat): every configuration of TYPE "
                         "is then evaluated by a backtest over TYPE's pools, ordered per "
                         "configuration by their single-pool mean makespan")
-    g.add_argument("--recovery", choices=POLICIES, default="failover",
+    g.add_argument("--recovery", choices=RECOVERY_POLICIES, default="failover",
                    help="recovery policy of those backtests (default failover; deadline needs "
                         "--deadline-hours)")
 
@@ -169,134 +163,34 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _read_plan(path: str) -> dict[str, Any]:
-    try:
-        doc = parse_json_bounded(read_bytes_bounded(path, max_bytes=MAX_CATALOG_BYTES),
-                                 max_bytes=MAX_CATALOG_BYTES)
-    except JsonInputError as exc:
-        raise DeepVMError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise DeepVMError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    if not isinstance(doc, dict) or doc.get("kind") != "job-plan":
-        raise DeepVMError(f"{path}: not a plan (deepvm plan --format json): kind must be "
-                          "'job-plan'")
-    if not isinstance(doc.get("chosen"), dict):
-        raise DeepVMError(f"{path}: the plan has no chosen configuration to replay")
-    return doc
-
-
-def _field(doc: dict[str, Any], path: str, *keys: str) -> Any:
-    value: Any = doc
-    for key in keys:
-        if not isinstance(value, dict) or key not in value:
-            raise DeepVMError(f"{path}: {'.'.join(keys)} is missing")
-        value = value[key]
-    return value
-
-
-def _positive(path: str, name: str, value: Any, *, allow_zero: bool = False) -> float:
-    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
-            or value < 0 or (value == 0 and not allow_zero)):
-        raise DeepVMError(f"{path}: {name} = {value!r}: must be a finite number "
-                          f"{'>= 0' if allow_zero else '> 0'}")
-    return float(value)
-
-
-def backtest_inputs(plan: dict[str, Any], path: str, catalog: Catalog, pools: list[Pool],
-                    restart_hours: float) -> tuple[dict[str, Any], BacktestJob]:
-    """The ``inputs`` object of ``deepvm backtest`` and the job to replay, from the plan's
-    chosen configuration: full segments ``τ + δ`` hours, the last ``T_c - K τ``; P per pool
-    with its spot VMs at the pool's price; ``P_od`` = the price less its spot VMs;
-    ``P_fallback`` = ``P_od`` + the spot VMs at on-demand price."""
-    chosen = plan["chosen"]
-    est = _field(plan, path, "chosen", "estimate")
-    gpu = _field(plan, path, "chosen", "gpu", "name")
-    spot = _field(plan, path, "chosen", "gpu", "spot")
-    if isinstance(spot, bool) or not isinstance(spot, int) or spot < 0:
-        raise DeepVMError(f"{path}: chosen.gpu.spot = {spot!r}: must be a whole number >= 0")
-    if spot == 0:
-        raise DeepVMError(f"{path}: the chosen configuration has no spot VMs: nothing to replay")
-    price = _positive(path, "chosen.hourly_price", chosen.get("hourly_price"))
-    compute = _positive(path, "chosen.estimate.compute_hours", est.get("compute_hours"))
-    stall = _positive(path, "chosen.estimate.checkpoint_stall_seconds",
-                      est.get("checkpoint_stall_seconds"), allow_zero=True) / SECONDS_PER_HOUR
-    count = est.get("checkpoints")
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise DeepVMError(f"{path}: chosen.estimate.checkpoints = {count!r}: must be a whole "
-                          "number >= 0")
-    interval_s = est.get("checkpoint_interval_seconds")
-    interval = compute if interval_s is None else _positive(
-        path, "chosen.estimate.checkpoint_interval_seconds", interval_s) / SECONDS_PER_HOUR
-    last = compute - count * interval if count else compute
-    if last <= 0:
-        raise DeepVMError(f"{path}: the chosen estimate's checkpoints ({count}) and interval do "
-                          "not fit its compute hours")
-    for p in pools:
-        if p.gpu != gpu:
-            raise TraceError("pool", f"{p.name!r}: the plan's chosen configuration runs on "
-                                     f"{gpu}, not {p.gpu}")
-    row = pool_gpu(catalog, gpu, f"{gpu}@*")
-    spot_part = spot * row.spot_usd_per_hour
-    od_part = max(price - spot_part, 0.0)
-    fallback = od_part + spot * row.on_demand_usd_per_hour
-    prices = [od_part + spot * p.spot_usd_per_hour for p in pools]
-    width = len(pools)
-    job = BacktestJob(
-        full_segments=np.array([count]), full_segment_hours=np.full((1, width), interval + stall),
-        last_segment_hours=np.full((1, width), last),
-        restart_hours=np.full((1, width), restart_hours),
-        spot_vms=np.full((1, width), spot, dtype=np.int64),
-        price_usd_per_hour=np.array([prices]), on_demand_usd_per_hour=np.full((1, width), od_part),
-        fallback_usd_per_hour=np.full((1, width), fallback))
-    inputs = {"spot_vms": spot, "compute_hours": compute, "checkpoint_interval_hours":
-              _finite(interval) if count else None, "checkpoint_stall_hours": stall,
-              "restart_hours": restart_hours, "cluster_usd_per_hour": price,
-              "on_demand_part_usd_per_hour": od_part, "fallback_usd_per_hour": fallback}
-    return inputs, job
-
-
 def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
     if args.policy == "deadline" and args.deadline_hours is None:
         raise DeepVMError("--policy deadline needs --deadline-hours H")
-    plan = _read_plan(args.plan)
-    catalog = load_catalog(args.catalog or _field(plan, args.plan, "catalog", "name"))
+    plan = read_plan(args.plan)
+    catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
     pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     check_pools(pools)
-    restart = (float(_field(plan, args.plan, "assumptions", "restart_hours"))
+    restart = (float(plan_field(plan, args.plan, "assumptions", "restart_hours"))
                if args.restart_min is None else args.restart_min / MINUTES_PER_HOUR)
-    inputs, job = backtest_inputs(plan, args.plan, catalog, pools, restart)
+    cluster = planned_cluster(plan, args.plan)
+    inputs, runs = replay(catalog, cluster, pools, restart, args.policy,
+                          deadline_hours=args.deadline_hours, starts=args.starts)
     used = pools[:1] if args.policy == "wait" else pools
-    runs = backtest([p.trace for p in used], job.first_pools(len(used)), policy=args.policy,
-                    deadline_hours=args.deadline_hours, starts=args.starts)
-    s = runs.summary()
     inputs.update({"policy": args.policy, "deadline_hours": args.deadline_hours,
                    "starts": int(runs.start_ticks.size),
                    "pools": [{"name": p.name, "file": path, "gap_seconds": p.trace.gap_seconds,
                               "spot_usd_per_hour": p.spot_usd_per_hour}
                              for p, (_, path) in zip(pools, args.pool, strict=True)]})
-    result: dict[str, Any] = {
-        "runs": s.runs,
-        "makespan_hours": {"mean": float(s.mean_makespan_hours[0]),
-                           "p10": float(s.makespan_p10_hours[0]),
-                           "p50": float(s.makespan_p50_hours[0]),
-                           "p90": float(s.makespan_p90_hours[0]),
-                           "max": float(s.max_makespan_hours[0])},
-        "cost_usd": {"mean": float(s.mean_cost_usd[0]), "p90": float(s.cost_p90_usd[0])},
-        "spot_hours_mean": float(s.mean_spot_hours[0]),
-        "interruptions_mean": float(s.mean_interruptions[0]),
-        "fell_back": float(s.fell_back[0]),
-    }
-    if s.deadline_met is not None:
-        result["deadline_met"] = float(s.deadline_met[0])
+    result = runs_to_dict(runs)
     if args.format == "json":
         out.write(json.dumps({"inputs": inputs, "result": result}, indent=2) + "\n")
         return 0
     mk, cost = result["makespan_hours"], result["cost_usd"]
-    out.write(f"Backtest of {_field(plan, args.plan, 'chosen', 'summary')}\n"
-              f"Job: {inputs['compute_hours']:.3f} compute hours, {job.full_segments[0]} "
+    out.write(f"Backtest of {plan_field(plan, args.plan, 'chosen', 'summary')}\n"
+              f"Job: {inputs['compute_hours']:.3f} compute hours, {cluster.checkpoints} "
               f"checkpoints, restart {restart * MINUTES_PER_HOUR:g} min; policy {args.policy}"
               + (f", deadline {args.deadline_hours:g} h" if args.deadline_hours else "")
-              + f"; pools {', '.join(p.name for p in used)}; {s.runs} starts\n\n")
+              + f"; pools {', '.join(p.name for p in used)}; {result['runs']} starts\n\n")
     out.write(f"makespan h: mean {mk['mean']:.2f}, P10 {mk['p10']:.2f}, P50 {mk['p50']:.2f}, "
               f"P90 {mk['p90']:.2f}, max {mk['max']:.2f}\n"
               f"cost USD:   mean {cost['mean']:.2f}, P90 {cost['p90']:.2f}\n"

@@ -19,10 +19,10 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   ``data/accelerators.csv`` (found by name, else by the instance family: trn2 has no name);
   inference chips, graphics GPUs and FPGAs are left out with the table's reason. A row without
   an accelerator is a CPU type (a memory-node candidate).
-* **eFLOPS and scaling** (:mod:`deepvm_core.cloud.unmeasured`, the rule ``deepvm fetch``
+* **eFLOPS and scaling** (:mod:`deepvm_core.hardware.unmeasured`, the rule ``deepvm fetch``
   follows too): the base catalog's measured (or edited) value when it has the type, else
-  the estimate :func:`deepvm_core.job.eflops_estimate.vm_eflops` (``estimated: ...``) and
-  the step-model prior of :mod:`deepvm_core.job.scaling_prior` (``scaling_source``
+  the estimate :func:`deepvm_core.hardware.eflops_estimate.vm_eflops` (``estimated: ...``) and
+  the step-model prior of :mod:`deepvm_core.hardware.scaling_prior` (``scaling_source``
   ``prior: ...``); a training chip without an estimate (Trainium) has ``null`` ("needs
   eFLOPS").
 * **Network, quotas, saturation.** Network bandwidth from the base catalog, else the bundled
@@ -43,18 +43,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepvm_core.bundled import read_bundled_file
-from deepvm_core.catalog.accelerators import (
+from deepvm_core.catalog.catalog import Catalog
+from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
+from deepvm_core.catalog.types import DEFAULT_SATURATION, GpuType
+from deepvm_core.catalog.validation import parse_catalog
+from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
+from deepvm_core.errors import DeepVMError
+from deepvm_core.hardware.accelerators import (
     Accelerator,
     accelerator_for_family,
     bundled_accelerators,
 )
-from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
-from deepvm_core.catalog.types import DEFAULT_SATURATION, Catalog, GpuType
-from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
-from deepvm_core.cloud.unmeasured import gpu_throughput_fields
-from deepvm_core.errors import DeepVMError
-from deepvm_core.job.scaling_prior import DEFAULT_STEP_MODEL, StepModel
+from deepvm_core.hardware.scaling_prior import DEFAULT_STEP_MODEL, StepModel
+from deepvm_core.hardware.unmeasured import gpu_throughput_fields
 
 #: The columns an importer needs (read by name).
 REQUIRED_COLUMNS: tuple[str, ...] = (
@@ -308,8 +309,8 @@ def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source:
             f"zone (spot_usd_per_hour = {how}). "
             f"eFLOPS: {len(gpu_rows) - estimated} GPU type(s) measured (base catalog), "
             f"{estimated} estimated from data/accelerators.csv "
-            "(deepvm_core.job.eflops_estimate); scaling (a, b, c) measured where the base "
-            "catalog has them, else the step-model prior (deepvm_core.job.scaling_prior). "
+            "(deepvm_core.hardware.eflops_estimate); scaling (a, b, c) measured where the base "
+            "catalog has them, else the step-model prior (deepvm_core.hardware.scaling_prior). "
             "Network: base catalog, else data/instance-network.csv. "
             + (f"Quotas and saturation table: base catalog {base.name} (not your account's). "
                if base else "No quotas. ")

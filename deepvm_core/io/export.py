@@ -45,7 +45,7 @@ A configuration is ``{"architecture", "gpu": {"name", "spot", "on_demand"}, "cpu
 ``gpu.on_demand`` count GPU VMs, ``cpu.on_demand`` memory nodes, ``objective`` is the value of
 the chosen objective; the rest (``z_paper``, ``scaling_factor``, ``cluster_flopp``,
 ``summary``) are extras; ``speed_epochs_per_hour`` is the job's training speed (epochs per hour,
-:mod:`deepvm_core.search.speed`) and ``speed_vs_one_ref_vm`` that speed divided by one
+:mod:`deepvm_core.workload.speed`) and ``speed_vs_one_ref_vm`` that speed divided by one
 reference-type VM's.
 
 **Reproducible.** ``catalog.instance_types`` holds, in our catalog format (``data/README.md``),
@@ -80,7 +80,7 @@ from deepvm_core.io.documents import (
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.distinct import DistinctCluster
 from deepvm_core.recommend.recommendation import Explanation, Recommendation
-from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.workload.speed import SpeedBasis
 
 EXPORT_SCHEMA_VERSION = 1
 

@@ -30,10 +30,10 @@ from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, SCHEMA_VERSION
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.io.export import configuration_to_dict, recommendation_to_dict
-from deepvm_core.job.speed import speed_basis
 from deepvm_core.model import OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, Solver, recommend
-from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import SpeedBasis
 
 #: The largest export file read, bytes (its rows are a subset of one catalog).
 MAX_EXPORT_BYTES = MAX_CATALOG_BYTES
@@ -238,9 +238,9 @@ def _job_speed(doc: Mapping[str, Any], catalog: Catalog,
     if not isinstance(job, Mapping) or not isinstance(job.get("inputs"), Mapping):
         return None
     inputs = job["inputs"]
-    from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
-    from deepvm_core.job.speedup import SpeedupModel
-    from deepvm_core.job.workload import example_workload
+    from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
+    from deepvm_core.workload.speedup import SpeedupModel
+    from deepvm_core.workload.workload import example_workload
 
     table = None
     bundled = bundled_measurements_paths()

@@ -34,9 +34,9 @@ from deepvm_core.job.inputs import (
     JobInputs,
     job_inputs,
 )
-from deepvm_core.job.speedup import SpeedupModel
-from deepvm_core.job.workload import Workload
 from deepvm_core.units import SECONDS_PER_HOUR
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 
 def _down_ratio(x: FloatArray) -> FloatArray:

@@ -22,18 +22,18 @@ import numpy.typing as npt
 
 from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
+from deepvm_core.errors import JobModelError
 from deepvm_core.job.checkpoint import (
     daly_interval_seconds,
     segment_plan,
     single_anchor_stall_seconds,
     tiering_stall_seconds,
 )
-from deepvm_core.job.errors import JobModelError
-from deepvm_core.job.mtbi import mtbi_estimates
-from deepvm_core.job.speedup import SpeedupModel, one_vm_epoch_seconds
-from deepvm_core.job.workload import AUTO, Workload
+from deepvm_core.market.mtbi import mtbi_estimates
 from deepvm_core.model import Arch
 from deepvm_core.units import PRICE_TOLERANCE_USD, SECONDS_PER_HOUR
+from deepvm_core.workload.speedup import SpeedupModel, one_vm_epoch_seconds
+from deepvm_core.workload.workload import AUTO, Workload
 
 
 def _bad(field: str, values: npt.NDArray[np.generic], mask: npt.NDArray[np.bool_],

@@ -1,4 +1,4 @@
-"""The job planner's result objects (:func:`deepvm_core.job.planner.plan_job` builds them):
+"""The job planner's result objects (:func:`deepvm_core.pipeline.plan.plan_job` builds them):
 one configuration's estimate, the paper's policies, the assumptions, and the whole result with
 its per-candidate arrays. Pure data; no I/O.
 """
@@ -17,14 +17,14 @@ from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.finish import finishes, unfinished_reason
 from deepvm_core.job.inputs import JobInputs
-from deepvm_core.job.mtbi import MtbiSource
 from deepvm_core.job.objectives import Goal
-from deepvm_core.job.speedup import OneVmSource, SpeedupModelName, SpeedupSource
-from deepvm_core.job.workload import CheckpointEvery, Workload
+from deepvm_core.market.mtbi import MtbiSource
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import SECONDS_PER_HOUR
+from deepvm_core.workload.speedup import OneVmSource, SpeedupModelName, SpeedupSource
+from deepvm_core.workload.workload import CheckpointEvery, Workload
 
 #: The paper's policies a plan estimates, in display order (labels: :data:`PLAN_POLICY_LABELS`).
 PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",
@@ -392,7 +392,7 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
 class ReplayEstimates:
     """Backtests of some candidates on spot traces (``traces.md``), per candidate (1-D arrays
     of the candidates' length, NaN where not evaluated); built by
-    :func:`deepvm_core.traces.planning.backtest_candidates`.
+    :func:`deepvm_core.pipeline.replay_hook.backtest_candidates`.
 
     Attributes:
         recovery: the recovery policy. runs: start times per candidate.

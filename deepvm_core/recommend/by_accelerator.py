@@ -7,7 +7,7 @@ today's GPUs: for each accelerator model (``data/accelerators.csv``: T4, A10G, L
 A100, H100, ...), what is the best cluster of that model within PW, and how does it rank?
 
 **Rule.** A GPU type belongs to the accelerator model of its AWS instance family
-(:func:`~deepvm_core.catalog.accelerators.accelerator_of_instance`: ``p4d.24xlarge`` -> A100).
+(:func:`~deepvm_core.hardware.accelerators.accelerator_of_instance`: ``p4d.24xlarge`` -> A100).
 For each model with a GPU type in the catalog:
 
 * its *best* configuration is the first, in the recommendation's own order (stage 4 of
@@ -38,7 +38,7 @@ import numpy as np
 
 from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.catalog.accelerators import (
+from deepvm_core.hardware.accelerators import (
     Accelerator,
     accelerator_of_instance,
     bundled_accelerators,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from deepvm_core.model import Configuration, Objective
-from deepvm_core.search.ranking import top_indices
+from deepvm_core.search.selection import top_indices
 from deepvm_core.search.tables import CandidateTable
 
 #: (architecture, GPU type, GPU VMs): what makes two configurations the same cluster for a

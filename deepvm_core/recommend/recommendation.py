@@ -43,12 +43,12 @@ from deepvm_core.model import (
 from deepvm_core.recommend.by_accelerator import AcceleratorBest, best_by_accelerator
 from deepvm_core.recommend.distinct import DistinctCluster, distinct_clusters
 from deepvm_core.search.candidates import build_candidates
-from deepvm_core.search.ranking import top_indices
+from deepvm_core.search.selection import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
-from deepvm_core.search.speed import SpeedBasis, example_speed_note
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import GB_PER_GIB
+from deepvm_core.workload.speed import SpeedBasis, example_speed_note
 
 Solver = Literal["enumerate", "ilp"]
 SOLVERS: tuple[Solver, ...] = ("enumerate", "ilp")
@@ -62,7 +62,7 @@ DEFAULT_SOLVER: Solver = "enumerate"
 TOP_K_RANGE = (1, 100)
 #: How many DeepVM configurations (and job-plan clusters) to show, unless told.
 DEFAULT_TOP_K = 3
-POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first")
+PAPER_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first")
 POLICY_LABELS = {
     "deepvm": "DeepVM",
     "deepvm_noscale": "DeepVM-NoScale",
@@ -80,7 +80,7 @@ class Explanation:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
             ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``; the job
-            planner (:mod:`deepvm_core.job.planner`) adds ``deadline``, ``job_budget`` and
+            planner (:mod:`deepvm_core.pipeline.plan`) adds ``deadline``, ``job_budget`` and
             ``does_not_finish`` (no cluster is expected to finish the job).
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
             were raised (``None`` when raising PW alone does not help).
@@ -148,7 +148,7 @@ class Recommendation:
         return self.deepvm[0] if self.deepvm else None
 
     def policy(self, name: str) -> Configuration | None:
-        """The configuration of policy ``name`` (one of :data:`POLICIES`)."""
+        """The configuration of policy ``name`` (one of :data:`PAPER_POLICIES`)."""
         if name == "deepvm":
             return self.best
         return {"deepvm_noscale": self.deepvm_noscale, "cost_first": self.cost_first,
@@ -382,7 +382,7 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
             the exact enumeration answers instead: ``solved_by`` is ``enumerate`` and a note
             (:func:`ilp_fallback_note`) says so.
         speed: what the training speed (every configuration's, and the ``speed`` objective)
-            is computed from: the user's job (:func:`~deepvm_core.search.speed.speed_basis`), or
+            is computed from: the user's job (:func:`~deepvm_core.workload.speed.speed_basis`), or
             ``None`` for the example job's.
 
     Raises:

@@ -18,7 +18,7 @@ Two levels
 * Tiering: ``1 <= n <=`` the spot limit of v. GPU price ``n SP(v)``, ``Z = n SPFP(v) K_v(n)``.
 * Both: performance ``eFLOPS(v) n K_v(n)`` (n counts the anchor); "noscale" values take K = 1.
 * Both: the job's training speed ``3600 S_v(n) / t_v(1)`` epochs per hour
-  (:mod:`deepvm_core.search.speed`, from a :class:`~deepvm_core.search.speed.SpeedBasis`: the
+  (:mod:`deepvm_core.workload.speed`, from a :class:`~deepvm_core.workload.speed.SpeedBasis`: the
   job's, or the example job's); "noscale" takes S(n) = n. NaN when unknown.
 
 Next to the rows, the memory-node types W (CPU types that hold ``f * s`` and may have at least
@@ -83,9 +83,9 @@ from deepvm_core.model import (
     spot_flopp,
 )
 from deepvm_core.search.ranking import name_ranks
-from deepvm_core.search.speed import SpeedBasis, default_speed_basis
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
+from deepvm_core.workload.speed import SpeedBasis, default_speed_basis
 
 __all__ = [
     "ALL_ARCHITECTURES",
@@ -171,7 +171,7 @@ def build_domain(
             not read.
         architectures: which architectures to build rows for.
         speed: what the training speed is computed from; ``None``: the example job's
-            (:func:`~deepvm_core.search.speed.default_speed_basis`).
+            (:func:`~deepvm_core.workload.speed.default_speed_basis`).
 
     Raises:
         InputError: a negative or NaN ``pw_usd_per_hour``, or a search space of more than

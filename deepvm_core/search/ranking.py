@@ -9,7 +9,8 @@ tie-break stage use it. The value an objective scores is
 :func:`deepvm_core.model.objective_attribute`'s field.
 
 The search goes one way: candidates (:mod:`deepvm_core.search.candidates`) -> ranked here
-(:func:`rank_order`; the best k without sorting everything: :func:`top_indices`;
+(:func:`rank_order`; the best k of a table without sorting everything:
+:func:`deepvm_core.search.selection.top_indices`;
 :func:`rank_positions` for tie-breaks) -> chosen (:mod:`deepvm_core.recommend.recommendation`
 for the paper's policies, :mod:`deepvm_core.job.objectives` for a job's goal).
 """
@@ -17,7 +18,6 @@ for the paper's policies, :mod:`deepvm_core.job.objectives` for a job's goal).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,13 +27,9 @@ from deepvm_core.model import (
     Configuration,
     Objective,
 )
-from deepvm_core.units import PRICE_TOLERANCE_USD
 
-if TYPE_CHECKING:  # tables imports this module; the table is only a parameter type here
-    from deepvm_core.search.tables import CandidateTable
-
-__all__ = ["combined_name_rank", "contenders", "name_ranks", "rank_configurations", "rank_order",
-           "rank_positions", "top_indices"]
+__all__ = ["combined_name_rank", "name_ranks", "rank_configurations", "rank_order",
+           "rank_positions"]
 
 
 def name_ranks(names: Sequence[str]) -> IntArray:
@@ -86,37 +82,3 @@ def rank_positions(order: IntArray) -> IntArray:
     positions = np.empty(order.size, dtype=np.int64)
     positions[order] = np.arange(order.size, dtype=np.int64)
     return positions
-
-
-def top_indices(
-    table: CandidateTable,
-    pw_usd_per_hour: float,
-    objective: Objective,
-    k: int,
-    *,
-    noscale: bool = False,
-    architecture: Arch | None = None,
-) -> IntArray:
-    """The best ``k`` affordable configurations (price <= PW; ``math.inf``: all) of ``table``,
-    best first in the order of :func:`rank_order`.
-
-    Only the configurations whose objective reaches the k-th largest (ties included) can be
-    among them, so only those are ranked (a partition instead of a sort of the whole table).
-    """
-    indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
-                         architecture=architecture)
-    return table.rank_order(objective, noscale=noscale, indices=indices)[:k]
-
-
-def contenders(table: CandidateTable, pw_usd_per_hour: float, objective: Objective, k: int, *,
-               noscale: bool = False, architecture: Arch | None = None) -> IntArray:
-    """The affordable configurations whose objective reaches the k-th largest (ties kept)."""
-    mask = table.price_usd_per_hour <= pw_usd_per_hour + PRICE_TOLERANCE_USD
-    if architecture is not None:
-        mask &= table.architecture == architecture
-    indices = np.flatnonzero(mask)
-    if 0 < k < indices.size:
-        values = table.objective_values(objective, noscale=noscale)[indices]
-        kth_largest = np.partition(values, indices.size - k)[indices.size - k]
-        indices = indices[values >= kth_largest]
-    return indices

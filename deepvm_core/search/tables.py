@@ -26,8 +26,8 @@ from deepvm_core.model import (
     objective_attribute,
 )
 from deepvm_core.search.ranking import combined_name_rank, rank_order
-from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.units import PRICE_TOLERANCE_USD
+from deepvm_core.workload.speed import SpeedBasis
 
 __all__ = ["CandidateDomain", "CandidateTable"]
 

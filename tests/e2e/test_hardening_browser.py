@@ -9,7 +9,7 @@ import pytest
 from browser_helpers import screenshot
 from playwright.sync_api import Page, expect
 
-from deepvm_core.job.workload import EXAMPLE_EPOCHS
+from deepvm_core.workload.workload import EXAMPLE_EPOCHS
 
 pytestmark = pytest.mark.e2e
 

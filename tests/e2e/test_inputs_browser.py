@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from playwright.sync_api import Page, expect
 
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 
 pytestmark = pytest.mark.e2e

@@ -1,7 +1,7 @@
 """Assembly: fetched specs and prices -> our catalog format, validated.
 
 Types, families, quotas and the saturation table carried over from a base catalog; eFLOPS and
-scaling fits by the rule of :mod:`deepvm_core.cloud.unmeasured` (the base catalog's measured
+scaling fits by the rule of :mod:`deepvm_core.hardware.unmeasured` (the base catalog's measured
 values, else the estimate from ``data/accelerators.csv`` and the step-model prior, marked by
 ``eflops_source`` and ``scaling_source``); interruption buckets from the Spot Instance Advisor
 when it was read (never carried over: they belong to a region and a month); every choice made
@@ -22,7 +22,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from deepvm_core.catalog import DEFAULT_SATURATION, Catalog, GpuType
-from deepvm_core.catalog.accelerators import accelerator_of_instance
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.client import DEFAULT_PRICING_REGION, DEFAULT_SPOT_WINDOW_HOURS
@@ -34,8 +33,9 @@ from deepvm_core.cloud.aws.parse import (
     SpotAggregate,
     aggregate_spot_usd_per_hour,
 )
-from deepvm_core.cloud.unmeasured import gpu_throughput_fields
 from deepvm_core.errors import CatalogError, FetchError
+from deepvm_core.hardware.accelerators import accelerator_of_instance
+from deepvm_core.hardware.unmeasured import gpu_throughput_fields
 
 
 def fetched_catalog_name(region: str, fetched_at: datetime) -> str:
@@ -67,7 +67,7 @@ def assemble_catalog_dict(
     A type without an on-demand price or without a spot price is left out (noted), and so is a
     type of a non-training accelerator (module docstring, "Kind"). A type of ``base`` keeps
     its family; a GPU type keeps ``base``'s measured eFLOPS and scaling fit, else gets the
-    estimate and the prior (:func:`~deepvm_core.cloud.unmeasured.gpu_throughput_fields`),
+    estimate and the prior (:func:`~deepvm_core.hardware.unmeasured.gpu_throughput_fields`),
     else eFLOPS ``null`` ("needs eFLOPS", with the reason). Quotas and the saturation table are
     ``base``'s.
 

@@ -21,7 +21,7 @@ from deepvm_core.model import (
     Configuration,
     Objective,
 )
-from deepvm_core.search.ranking import contenders
+from deepvm_core.search.selection import contenders
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
 

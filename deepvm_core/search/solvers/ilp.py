@@ -16,8 +16,8 @@ CPU name) is solved stage by stage, each stage a CBC solve:
 1. **Objective.** Maximise :math:`\sum_r \zeta_r x_r`, coefficients divided by the largest one
    (order 1). :math:`\zeta_r` is the row's value under the scenario's objective: Z
    (``paper``), :math:`eFLOPS(v)\, n\, K_v(n)` (``performance``) or the job's training speed
-   :math:`3600\, S_v(n) / t_v(1)` epochs per hour (``speed``, :mod:`deepvm_core.search.speed`); all
-   three are per GPU row (architecture, v, n), independent of the memory-node type, so one
+   :math:`3600\, S_v(n) / t_v(1)` epochs per hour (``speed``, :mod:`deepvm_core.workload.speed`);
+   all three are per GPU row (architecture, v, n), independent of the memory-node type, so one
    program serves them (with ``noscale``: K = 1, or S(n) = n for speed). Let
    :math:`\zeta^\circ` be the coefficient of the chosen row.
 2. **Price.** Fix the objective *exactly*: every row whose coefficient is not :math:`\zeta^*` is
@@ -102,8 +102,8 @@ from deepvm_core.model import (
 from deepvm_core.search.candidates import ALL_ARCHITECTURES, build_domain
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
-from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
+from deepvm_core.workload.speed import SpeedBasis
 
 __all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
            "fits_time_limit", "program_size", "solve_top_k"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.job.measurements import MeasurementTable
+from deepvm_core.hardware.measurements import MeasurementTable
 
 
 def unknown_measured_types(catalog: Catalog, measurements: MeasurementTable | None

@@ -10,7 +10,7 @@ run at segment i in pool p: ``rem = (K - i) s_p + s_last,p`` (the current segmen
 **Time.** Ticks last g hours; run j starts at tick ``floor(j L / S)`` (S = min(S, L)); its time
 0 is the beginning of that tick, tick boundaries are at ``t = k g`` (k = 0, 1, ...), and tick k
 of the run is trace tick ``(start + k) mod L`` (traces are cyclic). A pool is up or down per
-tick (:func:`~deepvm_core.traces.stats.up_ticks`).
+tick (:func:`~deepvm_core.market.trace_stats.up_ticks`).
 
 **Rules, to the letter of the contract:**
 
@@ -56,15 +56,15 @@ from typing import Final, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.traces.stats import up_threshold
-from deepvm_core.traces.trace import SpotTrace, TraceError
+from deepvm_core.market.trace import SpotTrace, TraceError
+from deepvm_core.market.trace_stats import up_threshold
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-Policy = Literal["wait", "failover", "deadline"]
-POLICIES: Final[tuple[Policy, ...]] = get_args(Policy)
+RecoveryPolicy = Literal["wait", "failover", "deadline"]
+RECOVERY_POLICIES: Final[tuple[RecoveryPolicy, ...]] = get_args(RecoveryPolicy)
 #: Start times per backtest by default, and the most accepted.
 DEFAULT_STARTS: Final = 200
 MAX_STARTS: Final = 100_000
@@ -166,7 +166,7 @@ class BacktestRuns:
         interruptions: per run. fell_back: per run, True when it finished on demand.
     """
 
-    policy: Policy
+    policy: RecoveryPolicy
     deadline_hours: float | None
     start_ticks: IntArray
     makespan_hours: FloatArray
@@ -231,8 +231,8 @@ def _ticks_to_next(mask: BoolArray) -> FloatArray:
 
 def _check_inputs(traces: list[SpotTrace], job: BacktestJob, policy: str,
                   deadline_hours: float | None, starts: int) -> None:
-    if policy not in POLICIES:
-        raise TraceError("policy", f"{policy!r}: must be one of {', '.join(POLICIES)}")
+    if policy not in RECOVERY_POLICIES:
+        raise TraceError("policy", f"{policy!r}: must be one of {', '.join(RECOVERY_POLICIES)}")
     if not traces:
         raise TraceError("pools", "a backtest needs at least one pool")
     if len(traces) != job.pools:
@@ -252,7 +252,7 @@ def _check_inputs(traces: list[SpotTrace], job: BacktestJob, policy: str,
         raise TraceError("deadline_hours", "the deadline policy needs a deadline")
 
 
-def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: Policy = "failover",
+def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolicy = "failover",
              deadline_hours: float | None = None,
              starts: int = DEFAULT_STARTS) -> BacktestRuns:
     """Replay ``job`` on the pools whose traces are ``traces`` (failover order) from ``starts``
@@ -294,7 +294,7 @@ def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: Policy = "fai
                         fell_back=fell)
 
 
-def _replay(up: BoolArray, g: float, job: BacktestJob, policy: Policy,
+def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             deadline: float | None, first: IntArray, sources: list[str],
             ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray, BoolArray]:
     """The runs of ``job`` (configurations x starts) on pools ``up`` (pools x ticks)."""
@@ -392,7 +392,7 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: Policy,
             wait.reshape(shape), inter.reshape(shape), fell.reshape(shape))
 
 
-def _advance(idx: IntArray, g: float, policy: Policy, deadline: float | None, ci: IntArray,
+def _advance(idx: IntArray, g: float, policy: RecoveryPolicy, deadline: float | None, ci: IntArray,
              pool: IntArray, seg: IntArray, restart: BoolArray, fresh: BoolArray,
              visits: IntArray, t: FloatArray,
              end_tick: FloatArray, rel: IntArray, state: IntArray, spot: FloatArray,

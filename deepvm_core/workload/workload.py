@@ -1,7 +1,7 @@
 """The training job a user wants to run (``job-model.md``, "Inputs").
 
 A :class:`Workload` checks its own values when it is built and lists every bad field with its
-value (:class:`~deepvm_core.job.errors.WorkloadError`). :func:`check_workload` then checks it
+value (:class:`~deepvm_core.errors.WorkloadError`). :func:`check_workload` then checks it
 against a catalog: the reference GPU type and the types named in MTBI overrides must exist
 (close names are suggested).
 
@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.errors import Problem
-from deepvm_core.job.errors import WorkloadError
+from deepvm_core.errors import Problem, WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
 
 # the example job's one home is search/speed.py (speed without a job uses it); re-exported
-from deepvm_core.search.speed import EXAMPLE_EPOCH_SECONDS as EXAMPLE_EPOCH_SECONDS
-from deepvm_core.search.speed import EXAMPLE_EPOCHS as EXAMPLE_EPOCHS
+from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS as EXAMPLE_EPOCH_SECONDS
+from deepvm_core.workload.speed import EXAMPLE_EPOCHS as EXAMPLE_EPOCHS
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"

@@ -29,8 +29,7 @@ import numpy as np
 
 from deepvm_core import bundled
 from deepvm_core.arrays import FloatArray
-from deepvm_core.errors import DeepVMError, Problem
-from deepvm_core.job.errors import MeasurementsError
+from deepvm_core.errors import DeepVMError, MeasurementsError, Problem
 
 #: How far a measured speedup may stray before it is called implausible (a fraction): S(n)
 #: below ``1 - tolerance`` times the best speedup at fewer nodes (it falls with n), or above

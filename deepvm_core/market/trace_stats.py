@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.traces.trace import SpotTrace, TraceError
+from deepvm_core.market.trace import SpotTrace, TraceError
 
 BoolArray = npt.NDArray[np.bool_]
 

@@ -5,12 +5,12 @@ One rule for both builders:
 
 * **eFLOPS.** The base catalog's row's value when it has one that is not itself an estimate
   (``measured``, or a user's ``edited`` value, kept with its ``eflops_source``); else the
-  estimate :func:`deepvm_core.job.eflops_estimate.vm_eflops` of the type's accelerator and
+  estimate :func:`deepvm_core.hardware.eflops_estimate.vm_eflops` of the type's accelerator and
   GPU count, rounded to 0.1 (``eflops_source`` ``estimated: k C^0.34 B^0.66 (8 x A100)``); else
   ``null`` ("needs eFLOPS": no accelerator model, or a chip without an estimate, such as
   Trainium), with the reason.
 * **Scaling.** The base catalog's (a, b, c) when it has them and they are not a prior; else,
-  with an eFLOPS, the step-model prior of :mod:`deepvm_core.job.scaling_prior` at the
+  with an eFLOPS, the step-model prior of :mod:`deepvm_core.hardware.scaling_prior` at the
   type's network bandwidth, rounded to 6 decimals (``scaling_source`` ``prior: ..., G 0.1
   GB``); else ``null``.
 
@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from deepvm_core.catalog.accelerators import Accelerator
 from deepvm_core.catalog.types import MEASURED, GpuType
-from deepvm_core.job.eflops_estimate import ESTIMATE_LABEL, vm_eflops
-from deepvm_core.job.scaling_prior import (
+from deepvm_core.hardware.accelerators import Accelerator
+from deepvm_core.hardware.eflops_estimate import ESTIMATE_LABEL, vm_eflops
+from deepvm_core.hardware.scaling_prior import (
     DEFAULT_STEP_MODEL,
     PRIOR_LABEL,
     StepModel,

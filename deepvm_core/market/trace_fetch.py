@@ -3,7 +3,7 @@
 The files (``data/spot-traces/files.json``, bundled with the package) are read relative to a base
 address: ``$DEEPVM_SPOT_TRACES_URL``, else :data:`DEFAULT_SPOT_TRACES_URL` (the public
 ``skypilot-org/spot-traces`` repository). Each file is downloaded with a timeout, bounded in
-size and checked as a trace (:func:`~deepvm_core.traces.trace.parse_trace`); only when every
+size and checked as a trace (:func:`~deepvm_core.market.trace.parse_trace`); only when every
 file is good are they written (each atomically) under the output folder. Any failure is a
 :class:`~deepvm_core.errors.FetchError` naming the address, and nothing is written.
 """
@@ -22,7 +22,7 @@ from typing import Final
 from deepvm_core.bundled import read_bundled_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import FetchError
-from deepvm_core.traces.trace import TraceError, parse_trace
+from deepvm_core.market.trace import TraceError, parse_trace
 
 #: The environment variable that overrides :data:`DEFAULT_SPOT_TRACES_URL`.
 SPOT_TRACES_URL_VARIABLE: Final = "DEEPVM_SPOT_TRACES_URL"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import InstanceNotFoundError
-from deepvm_core.traces.trace import SpotTrace, TraceError
+from deepvm_core.market.trace import SpotTrace, TraceError
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,7 +13,7 @@ figure a person reads as "x one g_ref VM": it does not depend on t_ref.
 A :class:`SpeedBasis` holds what speed is computed from. :func:`default_speed_basis` is the
 example job's (no job given: :data:`EXAMPLE_EPOCHS` epochs of :data:`EXAMPLE_EPOCH_SECONDS` s
 on one VM of the catalog's top spot-FLOPP type, ``fitted``, ρ_g from eFLOPS); a job's basis is
-built in the job model (:func:`deepvm_core.job.speed.speed_basis`), which may use a
+built in the job model (:func:`deepvm_core.workload.job_speed.speed_basis`), which may use a
 measurement table.
 """
 
@@ -46,7 +46,7 @@ EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 9
 
 class SpeedupCurve(Protocol):
     """S_g(n): what a speed basis needs of a speedup model
-    (:class:`deepvm_core.job.speedup.SpeedupModel` is one)."""
+    (:class:`deepvm_core.workload.speedup.SpeedupModel` is one)."""
 
     @property
     def name(self) -> str:

@@ -29,7 +29,7 @@ refits them).
 
 **Into the catalog.** :func:`prior_scaling` evaluates S(n) at the measured node counts (1, 2,
 4, 8, 12, ..., 32) and fits the catalog's logistic (a, b, c) with
-:func:`deepvm_core.job.calibrate.fit_scaling` (with extra steep starts,
+:func:`deepvm_core.hardware.calibrate.fit_scaling` (with extra steep starts,
 :data:`PRIOR_EXTRA_STARTS`), so the rest of the model is unchanged. Points below 1 are raised
 to 1 first (``max(S(n), 1)``: the logistic only rises; a prior whose second VM does not pay,
 ``t_c < 2 alpha + 4 G / BW``, is then flat at 1, which is :data:`NO_GAIN_SCALING`). The
@@ -62,8 +62,8 @@ import numpy.typing as npt
 
 from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog.types import ScalingParams
-from deepvm_core.job.calibrate import fit_scaling
-from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
+from deepvm_core.hardware.calibrate import fit_scaling
+from deepvm_core.hardware.measurements import InstanceMeasurements, MeasurementTable
 
 #: Default gradient size, GB: ResNet-50's FP32 gradient (25.6 M parameters x 4 bytes).
 DEFAULT_GRADIENT_GB = 0.1
@@ -189,7 +189,7 @@ def prior_errors(curves: Sequence[Curve],
 
 def measured_curves(table: MeasurementTable, eflops: Mapping[str, float], gpus: Mapping[str, int],
                     network_gbps: Mapping[str, float]) -> tuple[Curve, ...]:
-    """The :class:`Curve` of each type of a :class:`~deepvm_core.job.measurements.
+    """The :class:`Curve` of each type of a :class:`~deepvm_core.hardware.measurements.
     MeasurementTable` that has a one-node time and is in ``eflops``."""
     out = []
     for m in table.instances:

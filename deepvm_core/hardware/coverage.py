@@ -2,7 +2,7 @@
 
 A user's measurements CSV replaces the bundled rows only for the types it measures well: a
 type's rows are used when they have a one-node time and enough node counts for the scaling
-fit (:func:`deepvm_core.job.calibrate.fit_scaling` succeeds; an untrusted fit is still a
+fit (:func:`deepvm_core.hardware.calibrate.fit_scaling` succeeds; an untrusted fit is still a
 measurement, and is warned about elsewhere). Any other type keeps the fallback's rows (the
 bundled file), and :class:`TypeTable` says which table each type uses and why.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepvm_core.job.calibrate import fit_scaling
-from deepvm_core.job.errors import CalibrationError
-from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
+from deepvm_core.errors import CalibrationError
+from deepvm_core.hardware.calibrate import fit_scaling
+from deepvm_core.hardware.measurements import InstanceMeasurements, MeasurementTable
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class TypeTable:
 def measured_well(rows: InstanceMeasurements) -> str | None:
     """Why ``rows`` are not a usable measurement of their type (``None``: they are): no
     one-node time, or too few node counts to fit (the message of
-    :func:`~deepvm_core.job.calibrate.fit_scaling`, without the type's name)."""
+    :func:`~deepvm_core.hardware.calibrate.fit_scaling`, without the type's name)."""
     try:
         fit_scaling(rows)
     except CalibrationError as exc:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.job.workload import Workload
+from deepvm_core.workload.workload import Workload
 
 MtbiSource = Literal["advisor", "user", "default"]
 

@@ -5,8 +5,6 @@
   ...``).
 * :func:`estimate_configuration` runs the job model (closed form, on-demand baseline and a
   seeded Monte Carlo) on one configuration: the recommendation's pick.
-* :func:`with_job_estimate` adds that estimate to a recommend export (key ``job``) and says it
-  in the export's ``summary``.
 * :func:`compare_plan_with_recommendation` says whether the plan's answer (its goal: least
   expected cost or makespan) differs from Recommend's pick (the most speed, or Z, within PW),
   and why, in words with both clusters' job cost and time.
@@ -16,27 +14,25 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
-from deepvm_core.io.plan_json import estimate_to_dict
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.inputs import job_inputs
 from deepvm_core.job.montecarlo import simulate_jobs
-from deepvm_core.job.planner import _mc_estimates, cluster_arrays
 from deepvm_core.job.result import JobPlanResult, PlanEstimate, _estimate, _Parts
-from deepvm_core.job.speed import speed_basis
-from deepvm_core.job.speedup import SpeedupModel
-from deepvm_core.job.workload import Workload
 from deepvm_core.model import Arch, Configuration, Scenario
+from deepvm_core.pipeline.plan import _mc_estimates, cluster_arrays
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.search.candidates import build_domain
-from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.units import PRICE_TOLERANCE_USD
+from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import SpeedBasis
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 #: Monte Carlo runs of a recommendation's job estimate (seeded: the same inputs give the same
 #: numbers).
@@ -127,26 +123,6 @@ def job_summary(estimate: PlanEstimate, workload: Workload) -> str:
             f"and costs {estimate.expected_cost_usd:,.2f} USD expected; the same cluster on "
             f"demand: {estimate.on_demand_makespan_hours:.1f} h, {od:,.2f} USD "
             f"({'saves' if saved >= 0 else 'costs'} {abs(saved):,.2f} USD)")
-
-
-def with_job_estimate(doc: dict[str, Any], rec: Recommendation, catalog: Catalog,
-                      job: RecommendJob) -> dict[str, Any]:
-    """A copy of the recommend export ``doc`` with the job's inputs and the estimate of the
-    pick (``job``), its ``summary`` saying it. ``doc`` is not changed."""
-    out = dict(doc)
-    w = job.workload
-    inputs = {"epochs": w.epochs, "reference_epoch_seconds": w.reference_epoch_seconds,
-              "reference_gpu": job.speed.reference_gpu, "reference_nodes": w.reference_nodes,
-              "speedup": job.speedup.name,
-              "measurements": None if job.speedup.measurements is None
-              else job.speedup.measurements.source}
-    estimate = None if rec.best is None else estimate_configuration(catalog, rec.scenario, job,
-                                                                     rec.best)
-    out["job"] = {"inputs": inputs,
-                  "chosen_estimate": None if estimate is None else estimate_to_dict(estimate)}
-    if estimate is not None:
-        out["summary"] = f"{doc['summary'].rstrip('.')}; {job_summary(estimate, w)}."
-    return out
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,14 @@
-"""A job's speed basis (:class:`~deepvm_core.search.speed.SpeedBasis`): its one-VM times
-t_g(1) = t_ref1 ρ_g under its speedup model (:func:`~deepvm_core.job.speedup.
+"""A job's speed basis (:class:`~deepvm_core.workload.speed.SpeedBasis`): its one-VM times
+t_g(1) = t_ref1 ρ_g under its speedup model (:func:`~deepvm_core.workload.speedup.
 one_vm_epoch_seconds`), so that ``recommend`` and the plan rank and report the job's own
 training speed."""
 
 from __future__ import annotations
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.job.speedup import SpeedupModel, one_vm_epoch_seconds
-from deepvm_core.job.workload import Workload, check_workload
-from deepvm_core.search.speed import SpeedBasis
+from deepvm_core.workload.speed import SpeedBasis
+from deepvm_core.workload.speedup import SpeedupModel, one_vm_epoch_seconds
+from deepvm_core.workload.workload import Workload, check_workload
 
 
 def speed_basis(catalog: Catalog, workload: Workload,

@@ -17,7 +17,7 @@ spot(g) + n_spot spot(g, zone)`` (the pool's zone price), ``P_od`` its on-demand
 ``P_fallback = P_od + n_spot on_demand(g)``. Configurations that share an order are replayed
 together (one vectorised backtest per distinct order).
 
-:func:`~deepvm_core.job.planner.plan_job` takes it as its ``replay`` hook
+:func:`~deepvm_core.pipeline.plan.plan_job` takes it as its ``replay`` hook
 (:func:`replay_hook`): the backtested candidates then carry the backtest's mean makespan and
 cost, its percentiles and deadline share, ``evaluated_by`` = ``backtest``, their ``pools`` and
 the ``recovery`` policy.
@@ -31,11 +31,11 @@ import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.catalog import Catalog
+from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy, backtest
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.result import ReplayEstimates
-from deepvm_core.traces.backtest import DEFAULT_STARTS, BacktestJob, Policy, backtest
-from deepvm_core.traces.pools import Pool, check_pools
-from deepvm_core.traces.trace import TraceError
+from deepvm_core.market.pools import Pool, check_pools
+from deepvm_core.market.trace import TraceError
 from deepvm_core.units import SECONDS_PER_HOUR
 
 FloatArray = npt.NDArray[np.float64]
@@ -74,7 +74,7 @@ def _columns(job: BacktestJob, order: npt.NDArray[np.int64]) -> BacktestJob:
 
 
 def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs,
-                        pools: Sequence[Pool], *, recovery: Policy = "failover",
+                        pools: Sequence[Pool], *, recovery: RecoveryPolicy = "failover",
                         deadline_hours: float | None = None,
                         starts: int = DEFAULT_STARTS) -> ReplayEstimates:
     """Backtest the configurations of every GPU type that has pools (module docstring).
@@ -144,10 +144,10 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
         deadline_met=None if deadline_hours is None else out["met"])
 
 
-def replay_hook(catalog: Catalog, pools: Sequence[Pool], *, recovery: Policy = "failover",
+def replay_hook(catalog: Catalog, pools: Sequence[Pool], *, recovery: RecoveryPolicy = "failover",
                 deadline_hours: float | None = None, starts: int = DEFAULT_STARTS,
                 ) -> Callable[[ClusterArrays, JobInputs], ReplayEstimates]:
-    """The ``replay`` argument of :func:`~deepvm_core.job.planner.plan_job` for ``pools``."""
+    """The ``replay`` argument of :func:`~deepvm_core.pipeline.plan.plan_job` for ``pools``."""
     def hook(clusters: ClusterArrays, inputs: JobInputs) -> ReplayEstimates:
         return backtest_candidates(catalog, clusters, inputs, pools, recovery=recovery,
                                    deadline_hours=deadline_hours, starts=starts)

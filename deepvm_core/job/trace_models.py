@@ -5,7 +5,7 @@ For one pool and one job (K full segments of ``s = τ + δ`` hours, a last of ``
 R), the trace is cut at ``L // 2``:
 
 * **closed form:** MTBI and W estimated on the first half
-  (:func:`~deepvm_core.traces.stats.pool_statistics`), then ``job-model.md``'s exact
+  (:func:`~deepvm_core.market.trace_stats.pool_statistics`), then ``job-model.md``'s exact
   expectation ``T = K E0(s) + E0(s_last)`` with ``λ = 1 / MTBI`` (``E0`` from
   :func:`~deepvm_core.job.closed_form.segment_expectations`);
 * **empirical renewal:** the market alternates up and down periods drawn (with replacement) from
@@ -16,7 +16,7 @@ R), the trace is cut at ``L // 2``:
   rest of the up period; else it is lost and the next attempt restarts). Seeded Monte Carlo,
   vectorised over trials, one round per up period;
 * **truth:** the ``wait`` backtest of the second half
-  (:func:`~deepvm_core.traces.backtest.backtest`), its mean makespan.
+  (:func:`~deepvm_core.job.backtest.backtest`), its mean makespan.
 
 The error of a model is ``(predicted - backtest) / backtest`` (NaN when the second half never
 lets the job run: its backtest is infinite).
@@ -29,10 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from deepvm_core.job.backtest import BacktestJob, backtest
 from deepvm_core.job.closed_form import segment_expectations
-from deepvm_core.traces.backtest import BacktestJob, backtest
-from deepvm_core.traces.stats import down_run_lengths, pool_statistics, up_run_lengths, up_ticks
-from deepvm_core.traces.trace import SpotTrace, TraceError
+from deepvm_core.market.trace import SpotTrace, TraceError
+from deepvm_core.market.trace_stats import (
+    down_run_lengths,
+    pool_statistics,
+    up_run_lengths,
+    up_ticks,
+)
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -20,7 +20,7 @@ K80, M60), ``B_g`` the memory bandwidth (GB/s), both from ``data/accelerators.cs
   types: ``k = exp(mean(ln(E_measured / (C^w B^(1-w)))))``.
 
 **A VM of m GPUs.** Per-GPU mini-batches, gradients averaged over the VM's GPU link by a ring
-all-reduce (the step model of :mod:`deepvm_core.job.scaling_prior`, with no latency term:
+all-reduce (the step model of :mod:`deepvm_core.hardware.scaling_prior`, with no latency term:
 inside a VM it is microseconds):
 
     t_c     = tau G / E_1                                seconds per mini-batch
@@ -42,8 +42,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from deepvm_core.catalog.accelerators import Accelerator, bundled_accelerators
-from deepvm_core.job.scaling_prior import DEFAULT_STEP_MODEL, StepModel
+from deepvm_core.hardware.accelerators import Accelerator, bundled_accelerators
+from deepvm_core.hardware.scaling_prior import DEFAULT_STEP_MODEL, StepModel
 
 #: Lambda's ResNet-50 AMP training, img/s (lambdal/deeplearning-benchmark@aa5addb6,
 #: pytorch/csv_v1_v2/pytorch-train-throughput-fp16.csv): V100 16GB and A10 (150 W).

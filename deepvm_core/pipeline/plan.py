@@ -2,8 +2,8 @@
 (``job-model.md``, "Objectives over all feasible configurations"). Pure: no I/O, no UI.
 
 :func:`plan_job` takes a catalog, a :class:`~deepvm_core.model.Scenario` (f, s, quotas, node
-cap, objective for the tie-break), a :class:`~deepvm_core.job.workload.Workload` and a
-:class:`~deepvm_core.job.speedup.SpeedupModel`, and returns a :class:`JobPlanResult`:
+cap, objective for the tie-break), a :class:`~deepvm_core.workload.workload.Workload` and a
+:class:`~deepvm_core.workload.speedup.SpeedupModel`, and returns a :class:`JobPlanResult`:
 
 1. **Candidates.** Every feasible configuration (``build_candidates(..., memory_node_choices=
    None)``: every memory-node type, not only the cheapest), priced within ``pw_usd_per_hour``;
@@ -50,6 +50,8 @@ import numpy as np
 from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
+from deepvm_core.hardware.measurements import implausible_speedup_warnings
+from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.finish import finishes
 from deepvm_core.job.inputs import (
@@ -57,7 +59,6 @@ from deepvm_core.job.inputs import (
     JobInputs,
     job_inputs,
 )
-from deepvm_core.job.measurements import implausible_speedup_warnings
 from deepvm_core.job.montecarlo import (
     DEFAULT_TRIALS,
     JobSamples,
@@ -65,7 +66,6 @@ from deepvm_core.job.montecarlo import (
     sample_jobs,
     simulate_jobs,
 )
-from deepvm_core.job.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.job.objectives import (
     DEFAULT_GOAL,
     GOALS,
@@ -90,13 +90,7 @@ from deepvm_core.job.result import (
     _Parts,
     unfinished_reason_of,
 )
-from deepvm_core.job.speed import speed_basis
-from deepvm_core.job.speedup import (
-    SpeedupModel,
-    one_vm_epoch_seconds,
-)
-from deepvm_core.job.unused import unused_measurements_warnings
-from deepvm_core.job.workload import Workload, check_workload
+from deepvm_core.market.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.model import Arch, Scenario
 from deepvm_core.recommend.recommendation import (
     DEFAULT_TOP_K,
@@ -108,8 +102,14 @@ from deepvm_core.recommend.recommendation import (
 )
 from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.ranking import rank_positions
-from deepvm_core.search.speed import SpeedBasis
 from deepvm_core.search.tables import CandidateTable
+from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import SpeedBasis
+from deepvm_core.workload.speedup import (
+    SpeedupModel,
+    one_vm_epoch_seconds,
+)
+from deepvm_core.workload.workload import Workload, check_workload
 
 #: The Monte Carlo seed of a plan unless told.
 DEFAULT_SEED: Final = 0
@@ -374,7 +374,7 @@ def plan_job(
         budget_usd: keep configurations whose expected cost is at most this (> 0).
         trials: Monte Carlo runs per simulated configuration, 0 for none.
         seed: seed of the Monte Carlo generator.
-        replay: backtests on spot traces (:func:`deepvm_core.traces.planning.replay_hook`):
+        replay: backtests on spot traces (:func:`deepvm_core.pipeline.replay_hook.replay_hook`):
             the candidates it evaluates take the backtest's mean makespan, cost and events
             (goal, limits and frontier then use them) and its percentiles instead of Monte
             Carlo; the others keep the closed form.

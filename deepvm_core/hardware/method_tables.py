@@ -5,18 +5,18 @@ estimate beside published training benchmarks, and the scaling prior's held-out 
 Each :class:`MethodTable` holds raw values (:meth:`MethodTable.records`, ready for a data
 frame), the formats the README prints them with (:meth:`MethodTable.markdown`) and a sentence
 on how to read it. The README's tables are this module's output (a test checks it); print them
-with ``python -m deepvm_core.job.method_tables``.
+with ``python -m deepvm_core.hardware.method_tables``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from deepvm_core.catalog.accelerators import accelerator_of_instance
 from deepvm_core.catalog.store import PAPER_CATALOG, load_catalog
-from deepvm_core.job.eflops_estimate import benchmark_comparison, leave_one_out
-from deepvm_core.job.measurements import bundled_measurements_paths, load_measurements
-from deepvm_core.job.scaling_prior import Curve, measured_curves, prior_errors
+from deepvm_core.hardware.accelerators import accelerator_of_instance
+from deepvm_core.hardware.eflops_estimate import benchmark_comparison, leave_one_out
+from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
+from deepvm_core.hardware.scaling_prior import Curve, measured_curves, prior_errors
 
 #: The catalog of the artifact's measured types (eFLOPS, network) and its measured curves.
 ARTIFACT_CATALOG = PAPER_CATALOG
@@ -68,7 +68,7 @@ def artifact_curves() -> tuple[Curve, ...]:
 
 
 def leave_one_out_table() -> MethodTable:
-    """:func:`~deepvm_core.job.eflops_estimate.leave_one_out` as a table; each chip is
+    """:func:`~deepvm_core.hardware.eflops_estimate.leave_one_out` as a table; each chip is
     labelled with the measured type that carries it."""
     types = {}
     for g in load_catalog(ARTIFACT_CATALOG).gpu_types:
@@ -90,7 +90,7 @@ def leave_one_out_table() -> MethodTable:
 
 
 def benchmark_table() -> MethodTable:
-    """:func:`~deepvm_core.job.eflops_estimate.benchmark_comparison` as a table."""
+    """:func:`~deepvm_core.hardware.eflops_estimate.benchmark_comparison` as a table."""
     rows = tuple((f"{r.accelerator} ({r.benchmark_row})", r.estimate_ratio,
                   r.resnet50_amp_ratio, r.bert_large_fp16_ratio)
                  for r in benchmark_comparison())
@@ -109,7 +109,7 @@ def benchmark_table() -> MethodTable:
 
 
 def prior_error_table() -> MethodTable:
-    """:func:`~deepvm_core.job.scaling_prior.prior_errors` on :func:`artifact_curves`."""
+    """:func:`~deepvm_core.hardware.scaling_prior.prior_errors` on :func:`artifact_curves`."""
     rows = tuple((e.instance, e.rmse_prior, e.rmse_linear)
                  for e in prior_errors(artifact_curves()))
     return MethodTable(

@@ -37,12 +37,12 @@ import numpy as np
 
 from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
-from deepvm_core.catalog.schema import catalog_to_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.types import MEASURED
 from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.job.errors import CalibrationError
-from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
-from deepvm_core.job.unused import described_type
+from deepvm_core.errors import CalibrationError
+from deepvm_core.hardware.measurements import InstanceMeasurements, MeasurementTable
+from deepvm_core.hardware.unused import described_type
 from deepvm_core.model import logistic
 
 #: Bounds of the fit: the catalog's ranges for a (0, 10], b [0, 1e5], c (0, 1e6].

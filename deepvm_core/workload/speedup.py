@@ -34,12 +34,11 @@ import numpy.typing as npt
 
 from deepvm_core.arrays import FloatArray
 from deepvm_core.catalog import Catalog, GpuType, ScalingParams
-from deepvm_core.errors import InputError, Problem
-from deepvm_core.job.errors import MeasurementsError, WorkloadError
-from deepvm_core.job.measurements import InstanceMeasurements, MeasurementTable
-from deepvm_core.job.workload import Workload, check_workload
+from deepvm_core.errors import InputError, MeasurementsError, Problem, WorkloadError
+from deepvm_core.hardware.measurements import InstanceMeasurements, MeasurementTable
 from deepvm_core.model import fitted_speedup as fitted_speedup
 from deepvm_core.model import scaling_factor
+from deepvm_core.workload.workload import Workload, check_workload
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)

@@ -1,0 +1,89 @@
+"""Reading a plan file (``deepvm plan --format json``) back: the document, checked to be a plan
+with a chosen configuration, and that configuration as a
+:class:`~deepvm_core.pipeline.backtest_plan.PlannedCluster`. A file may hold anything: every field
+is checked, and a bad one is named with the file and its value."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
+from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
+from deepvm_core.errors import DeepVMError
+from deepvm_core.pipeline.backtest_plan import PlannedCluster
+from deepvm_core.units import SECONDS_PER_HOUR
+
+
+def read_plan(path: str) -> dict[str, Any]:
+    """The plan document at ``path``.
+
+    Raises:
+        DeepVMError: unreadable, not JSON, too large, not a plan, or no chosen configuration.
+    """
+    try:
+        doc = parse_json_bounded(read_bytes_bounded(path, max_bytes=MAX_CATALOG_BYTES),
+                                 max_bytes=MAX_CATALOG_BYTES)
+    except JsonInputError as exc:
+        raise DeepVMError(f"{path}: {exc}") from None
+    except OSError as exc:
+        raise DeepVMError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    if not isinstance(doc, dict) or doc.get("kind") != "job-plan":
+        raise DeepVMError(f"{path}: not a plan (deepvm plan --format json): kind must be "
+                          "'job-plan'")
+    if not isinstance(doc.get("chosen"), dict):
+        raise DeepVMError(f"{path}: the plan has no chosen configuration to replay")
+    return doc
+
+
+def plan_field(doc: dict[str, Any], path: str, *keys: str) -> Any:
+    """``doc[keys[0]][keys[1]]...``, or an error naming the missing dotted key."""
+    value: Any = doc
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            raise DeepVMError(f"{path}: {'.'.join(keys)} is missing")
+        value = value[key]
+    return value
+
+
+def _positive(path: str, name: str, value: Any, *, allow_zero: bool = False) -> float:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value < 0 or (value == 0 and not allow_zero)):
+        raise DeepVMError(f"{path}: {name} = {value!r}: must be a finite number "
+                          f"{'>= 0' if allow_zero else '> 0'}")
+    return float(value)
+
+
+def _whole(path: str, name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise DeepVMError(f"{path}: {name} = {value!r}: must be a whole number >= 0")
+    return value
+
+
+def planned_cluster(doc: dict[str, Any], path: str) -> PlannedCluster:
+    """The plan's chosen configuration, checked field by field.
+
+    Raises:
+        DeepVMError: a field is missing or out of range (named with ``path``).
+    """
+    chosen = doc["chosen"]
+    est = plan_field(doc, path, "chosen", "estimate")
+    gpu = plan_field(doc, path, "chosen", "gpu", "name")
+    spot = _whole(path, "chosen.gpu.spot", plan_field(doc, path, "chosen", "gpu", "spot"))
+    if spot == 0:
+        raise DeepVMError(f"{path}: the chosen configuration has no spot VMs: nothing to replay")
+    price = _positive(path, "chosen.hourly_price", chosen.get("hourly_price"))
+    compute = _positive(path, "chosen.estimate.compute_hours", est.get("compute_hours"))
+    stall = _positive(path, "chosen.estimate.checkpoint_stall_seconds",
+                      est.get("checkpoint_stall_seconds"), allow_zero=True) / SECONDS_PER_HOUR
+    count = _whole(path, "chosen.estimate.checkpoints", est.get("checkpoints"))
+    interval_s = est.get("checkpoint_interval_seconds")
+    interval = compute if interval_s is None else _positive(
+        path, "chosen.estimate.checkpoint_interval_seconds", interval_s) / SECONDS_PER_HOUR
+    try:
+        return PlannedCluster(gpu=str(gpu), spot_vms=spot, hourly_price_usd=price,
+                              compute_hours=compute, checkpoint_stall_hours=stall,
+                              checkpoints=count, checkpoint_interval_hours=interval,
+                              summary=str(chosen.get("summary", "")))
+    except DeepVMError as exc:
+        raise DeepVMError(f"{path}: {exc}") from None
