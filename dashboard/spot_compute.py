@@ -232,7 +232,7 @@ def policy_frame(runs: Mapping[RecoveryPolicy, BacktestRuns]) -> pd.DataFrame:
     for policy, r in runs.items():
         s = r.summary()
         met = 0 if s.deadline_met is None else round(float(s.deadline_met[0]) * s.runs)
-        rows.append({"RecoveryPolicy": policy, "Mean makespan (h)": float(s.mean_makespan_hours[0]),
+        rows.append({"Policy": policy, "Mean makespan (h)": float(s.mean_makespan_hours[0]),
                      "P50 (h)": float(s.makespan_p50_hours[0]),
                      "P90 (h)": float(s.makespan_p90_hours[0]),
                      "Max (h)": float(s.max_makespan_hours[0]),
