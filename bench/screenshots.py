@@ -1,4 +1,4 @@
-"""Regenerate the README's dashboard screenshots (docs/screenshots/*.png).
+"""Regenerate the dashboard screenshots (docs/screenshots/*.png: the README, docs/dashboard.md).
 
 Starts the dashboard as ``make run`` does (``tests/dashboard_server.py``, loopback only, a
 temporary DEEPVM_HOME and catalog folders), opens each page in Debian's Chromium at a 1280x720

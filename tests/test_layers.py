@@ -1,6 +1,7 @@
 """The folders of deepvm_core are layers: a module imports only from its own layer or the ones
-before it (README, "Layout"). A new import that reaches up (say the catalog importing the job
-model) fails here, and so does a top-level module or folder that is not in the list."""
+before it (docs/architecture.md, "Layout"). A new import that reaches up (say the catalog
+importing the job model) fails here, and so does a top-level module or folder that is not in
+the list."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import deepvm_core
 
-#: The layers, lowest first (README "Layout").
+#: The layers, lowest first (docs/architecture.md, "Layout").
 LAYERS = ("errors", "units", "arrays", "defaults", "files", "bundled", "home", "catalog",
           "model", "search", "recommend", "job", "traces", "io", "cloud", "cli")
 # The base modules import each other freely.
