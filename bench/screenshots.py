@@ -1,13 +1,16 @@
-"""Regenerate the README's dashboard screenshots (docs/screenshots/*.png).
+"""Regenerate the dashboard screenshots (docs/screenshots/*.png: the README, docs/dashboard.md).
 
 Starts the dashboard as ``make run`` does (``tests/dashboard_server.py``, loopback only, a
-temporary DEEPVM_HOME and catalog folders), opens each page in Debian's Chromium at a 1280x720
-window, scrolls the chart to the top of the window and saves what the window shows::
+temporary DEEPVM_HOME and catalog folders), opens each page in Debian's Chromium in a 1280x720
+window, scrolls the chart to the top of the window and saves what the window shows (the default
+page: a 1280x920 window, not scrolled)::
 
     .venv/bin/python bench/screenshots.py            # all, into docs/screenshots/
     .venv/bin/python bench/screenshots.py --out /tmp/shots --only plan-frontier
 
-The pages pin the 2023 us-east-1 catalog, so the pictures do not move with the default.
+The chart pages pin the 2023 us-east-1 catalog, so the pictures do not move with the default;
+``default-page`` is the root URL as a first visitor sees it (today's catalog, PW 3), the README's
+picture.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from playwright.sync_api import expect, sync_playwright
 
@@ -25,14 +29,28 @@ sys.path.insert(0, str(REPO))
 
 from tests.dashboard_server import running_server
 
-VIEWPORT = {"width": 1280, "height": 720}
 CATALOG = "catalog=aws-us-east-1-2023-10"
-#: (file name, page path and query, the chart's Streamlit key): the chart is scrolled to the top.
+
+
+class Shot(NamedTuple):
+    """One picture: ``key`` is the Streamlit key of what to wait for, a chart (its svg, scrolled
+    to the top of the window) or, with ``scroll`` off, the recommendation card (its heading)."""
+
+    name: str
+    path: str
+    key: str
+    scroll: bool = True
+    #: The window is 1280 wide; the default page is taller than 720 so that the whole card (the
+    #: cluster, its price, speed and the example job's cost and time) is in the picture.
+    height: int = 720
+
+
 SHOTS = (
-    ("plan-frontier", f"plan?{CATALOG}&pw=3", "plan_frontier"),
-    ("plan-speedup", f"plan?{CATALOG}&pw=3", "plan_speedups"),
-    ("simulate", f"simulate?{CATALOG}&pw=3", "sim_perf_chart"),
-    ("recommend-prices", f"?{CATALOG}&pw=3", "rec_perf_chart"),
+    Shot("default-page", "", "rec_card", scroll=False, height=920),
+    Shot("plan-frontier", f"plan?{CATALOG}&pw=3", "plan_frontier"),
+    Shot("plan-speedup", f"plan?{CATALOG}&pw=3", "plan_speedups"),
+    Shot("simulate", f"simulate?{CATALOG}&pw=3", "sim_perf_chart"),
+    Shot("recommend-prices", f"?{CATALOG}&pw=3", "rec_perf_chart"),
 )
 LOAD_TIMEOUT_MS = 90_000
 #: Scroll the chart to the top of the window, below Streamlit's header (its page links).
@@ -51,16 +69,22 @@ def take(url: str, out: Path, only: set[str]) -> list[Path]:
         browser = p.chromium.launch(
             executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
             headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        for name, path, key in SHOTS:
-            if only and name not in only:
+        for shot in SHOTS:
+            if only and shot.name not in only:
                 continue
-            page = browser.new_page(viewport=VIEWPORT)
-            page.goto(f"{url}/{path}")
-            chart = page.locator(f".st-key-{key} .main-svg").first
-            expect(chart).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-            page.locator(f".st-key-{key}").evaluate(SCROLL)
+            page = browser.new_page(viewport={"width": 1280, "height": shot.height})
+            page.goto(f"{url}/{shot.path}")
+            inner = ".main-svg" if shot.scroll else "h3"
+            expect(page.locator(f".st-key-{shot.key} {inner}").first).to_be_visible(
+                timeout=LOAD_TIMEOUT_MS)
+            # The sidebar's controls come after the page (first load): wait until none is a
+            # placeholder any more.
+            expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(
+                0, timeout=LOAD_TIMEOUT_MS)
+            if shot.scroll:
+                page.locator(f".st-key-{shot.key}").evaluate(SCROLL)
             page.wait_for_timeout(1500)  # plotly's transitions and Streamlit's last rerun
-            target = out / f"{name}.png"
+            target = out / f"{shot.name}.png"
             page.screenshot(path=str(target))
             saved.append(target)
             page.close()

@@ -142,7 +142,7 @@ def test_method_page_shows_the_model_against_the_spot_traces(app: AppTest) -> No
                  if {"closed_form_error", "renewal_error"} <= set(d.value.columns))
     assert len(frame) == 12  # 8 availability and 4 preemption traces
     row = frame.set_index("trace").loc["preemption/us-west-2b_v100_1"]
-    # the README's row: backtest 16.1 h, closed form 14.8 h: (14.8 / 16.1 - 1) = -8 %
+    # docs/spot-markets.md's row: backtest 16.1 h, closed form 14.8 h: (14.8 / 16.1 - 1) = -8 %
     assert round(row["backtest_hours"], 1) == 16.1
     assert round(row["closed_form_hours"], 1) == 14.8
     assert round(row["closed_form_error"]) == -8  # percent

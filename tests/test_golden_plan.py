@@ -1,7 +1,7 @@
 """Golden files: ``deepvm plan`` (closed form and seeded Monte Carlo), table and JSON.
 
-Two jobs, the README's examples: the Table IV job (30 epochs of 61.16 s on one g4dn.xlarge,
-the bundled measurements) on ``aws-us-east-1-2023-10`` at PW 3, and a 90-epoch job on
+Two jobs, like the examples of docs/cli.md: the Table IV job (30 epochs of 61.16 s on one
+g4dn.xlarge, the bundled measurements) on ``aws-us-east-1-2023-10`` at PW 3, and a 90-epoch job on
 ``paper-simulated`` with no price bound (``--pw none``), the fastest plan within 40 USD,
 Daly's interval, a user MTBI and the sensitivity scale. The Monte Carlo uses the CLI's default
 seed, so both outputs are fixed byte for byte; the one machine-dependent string, where the

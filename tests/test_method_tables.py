@@ -1,4 +1,4 @@
-"""The method's error tables (deepvm_core/hardware/method_tables.py) and the README that shows
+"""The method's error tables (deepvm_core/hardware/method_tables.py) and docs/method.md, which shows
 them. Values are checked by hand where the arithmetic is short."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from deepvm_core.hardware.method_tables import (
     estimator_error_tables,
 )
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+METHOD_DOC = Path(__file__).resolve().parents[1] / "docs" / "method.md"
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +22,8 @@ def tables() -> dict[str, MethodTable]:
     return {t.key: t for t in estimator_error_tables()}
 
 
-def test_readme_shows_the_generated_tables_and_how_to_read_them(tables):
-    text = README.read_text(encoding="utf-8")
+def test_method_doc_shows_the_generated_tables_and_how_to_read_them(tables):
+    text = METHOD_DOC.read_text(encoding="utf-8")
     for t in tables.values():
         assert t.markdown() in text, t.key
         assert t.reading in text, t.key

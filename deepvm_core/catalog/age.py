@@ -8,7 +8,7 @@ so it is the *least* the prices can be old:
 
     age_months = (today - last) / (365.2425 / 12) days, rounded to whole months
 
-Pure: ``today`` is an argument (the dashboard and the README pass the current date).
+Pure: ``today`` is an argument (the dashboard and docs/dashboard.md pass the current date).
 """
 
 from __future__ import annotations

@@ -55,5 +55,5 @@ def accelerator_section(rec: Recommendation) -> str:
             None, "measured") for r in rec.by_accelerator if r.configuration is not None):
         out.append("eFLOPS estimated: from the accelerator model (data/accelerators.csv), not "
                    "measured; scaling prior: the data-parallel step model, not a measured "
-                   "curve (README, \"Today's GPUs\")\n")
+                   "curve (docs/method.md, \"Today's GPUs\")\n")
     return "".join(out)

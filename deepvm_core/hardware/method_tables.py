@@ -1,11 +1,11 @@
-"""The error tables of the method of today's GPUs (the README's "Today's GPUs (method)"; the
+"""The error tables of the method of today's GPUs (docs/method.md, "Today's GPUs (method)"; the
 dashboard's Method page can show the same): the eFLOPS estimate's leave-one-out error, the
 estimate beside published training benchmarks, and the scaling prior's held-out error.
 
 Each :class:`MethodTable` holds raw values (:meth:`MethodTable.records`, ready for a data
-frame), the formats the README prints them with (:meth:`MethodTable.markdown`) and a sentence
-on how to read it. The README's tables are this module's output (a test checks it); print them
-with ``python -m deepvm_core.hardware.method_tables``.
+frame), the formats docs/method.md prints them with (:meth:`MethodTable.markdown`) and a
+sentence on how to read it. The tables of docs/method.md are this module's output (a test checks
+it); print them with ``python -m deepvm_core.hardware.method_tables``.
 """
 
 from __future__ import annotations
@@ -125,11 +125,11 @@ def prior_error_table() -> MethodTable:
 
 
 def estimator_error_tables() -> tuple[MethodTable, ...]:
-    """The three tables of the method, in the README's order (the prior's fits take about a
-    second)."""
+    """The three tables of the method, in the order of docs/method.md (the prior's fits take
+    about a second)."""
     return leave_one_out_table(), benchmark_table(), prior_error_table()
 
 
-if __name__ == "__main__":  # pragma: no cover - prints the README's tables
+if __name__ == "__main__":  # pragma: no cover - prints the tables of docs/method.md
     for t in estimator_error_tables():
         print(f"{t.title}:\n\n{t.markdown()}\n\n{t.reading}\n")

@@ -46,7 +46,7 @@ whole small-message all-reduce time that nccl-tests report on two p3dn.24xlarge 
 No source the project has measures what remains of alpha on an EFA family (the per-step
 overhead of a framework on those VMs), so a smaller alpha for them would be a number tuned to
 an answer: the prior keeps one alpha for every type, uses the bandwidth each type's catalog row
-gives (400-3200 Gbit/s for these families), and says so in the README. The consequence: for
+gives (400-3200 Gbit/s for these families), and says so in docs/method.md. The consequence: for
 fast 8-GPU VMs the prior predicts little gain from a second VM (p4d.24xlarge: S(32) about 1.6;
 p5.48xlarge: none, :data:`NO_GAIN_SCALING`), which is pessimistic if that overhead is smaller
 on EFA; a measured curve (``deepvm calibrate``) replaces the prior.

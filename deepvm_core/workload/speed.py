@@ -31,12 +31,12 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.model import fitted_speedup, flopp_ranking
 from deepvm_core.units import SECONDS_PER_HOUR
 
-#: The example job, used wherever the user has not given theirs (the CLI's defaults, the
-#: README, the dashboard's Plan page, the benchmarks, speed without a job): a ResNet-50-sized
-#: job, 90 epochs of 960 s on one VM of the reference type, i.e. 24 hours of training on one
-#: VM. An example, not a measurement: edit the epoch time to yours. The README's reference type
-#: is :data:`EXAMPLE_REFERENCE_GPU` (the example leaves g_ref to its default, the catalog's top
-#: spot-FLOPP type, which it is on the bundled AWS catalogs).
+#: The example job, used wherever the user has not given theirs (the CLI's defaults,
+#: docs/cli.md, the dashboard's Plan page, the benchmarks, speed without a job): a
+#: ResNet-50-sized job, 90 epochs of 960 s on one VM of the reference type, i.e. 24 hours of
+#: training on one VM. An example, not a measurement: edit the epoch time to yours. The
+#: reference type of docs/cli.md is :data:`EXAMPLE_REFERENCE_GPU` (the example leaves g_ref
+#: to its default, the catalog's top spot-FLOPP type, which it is on the bundled AWS catalogs).
 EXAMPLE_EPOCHS: Final = 90.0
 EXAMPLE_EPOCH_SECONDS: Final = 960.0
 EXAMPLE_REFERENCE_GPU: Final = "g4dn.xlarge"
