@@ -53,7 +53,7 @@ from deepvm_core.hardware.calibrate import MIN_TRUSTED_R_SQUARED, calibrate_cata
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
-from deepvm_core.job.objectives import DEFAULT_GOAL
+from deepvm_core.job.objectives import DEFAULT_FASTEST_TOLERANCE, DEFAULT_GOAL
 from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
 from deepvm_core.pipeline.plan import (
     DEFAULT_SEED,
@@ -157,6 +157,12 @@ def add_plan_parsers(subparsers: Any) -> None:
     goal.add_argument("--goal", choices=GOALS, default=DEFAULT_GOAL,
                       help="cheapest (least expected cost) or fastest (least expected "
                            f"makespan); default {DEFAULT_GOAL}")
+    goal.add_argument("--fastest-tolerance", type=number(float, 0.0, maximum=1.0),
+                      default=DEFAULT_FASTEST_TOLERANCE, metavar="SHARE",
+                      help="with --goal fastest: clusters within this share of the least "
+                           "expected makespan count as equally fast, and the cheapest wins "
+                           f"(default {DEFAULT_FASTEST_TOLERANCE:g}; 0: the least makespan "
+                           "whatever it costs)")
     goal.add_argument("--deadline-hours", type=number(float, 0.0, strict=True),
                       metavar="H", help="only clusters whose expected makespan is <= H (with "
                                         "either goal); also the Monte Carlo deadline "
@@ -374,7 +380,8 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
-                      top_k=args.top, replay=plan_replay(args, catalog))
+                      top_k=args.top, replay=plan_replay(args, catalog),
+                      fastest_tolerance=args.fastest_tolerance)
     comparison = None
     if args.pw is not None:  # Recommend needs a PW
         job = recommend_job(catalog, workload, speedup)
