@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 import streamlit as st
 
-from dashboard import url, url_spot
+from dashboard import url, url_plan, url_spot
 from deepvm_core.cloud.aws import DEFAULT_MAX_ATTEMPTS, SpotAggregate
 from deepvm_core.model import Objective
 from deepvm_core.recommend.recommendation import Solver
@@ -132,7 +132,7 @@ EDITOR_SAVE_NAME: Key[str] = Key("ce_save_name", "")
 # ----------------------------------------------------------------------------- Plan a job
 
 #: The job's inputs, by URL name (``plan_<name>``, the keys of the Plan page's widgets).
-PLAN: dict[str, Key[Any]] = {p.name: _kept(p.key, p.default) for p in url.PLAN_PARAMS}
+PLAN: dict[str, Key[Any]] = {p.name: _kept(p.key, p.default) for p in url_plan.PLAN_PARAMS}
 #: A job is set (the Plan page was opened, or a link holds one): Recommend shows its cost.
 PLAN_ACTIVE: Key[bool] = Key("plan_active", False)
 #: GPU type name -> MTBI hours the user typed (before the scale).

@@ -22,7 +22,16 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import compute, instance_filters, keys, url, url_spot, url_warnings
+from dashboard import (
+    compute,
+    instance_filters,
+    keys,
+    url,
+    url_cleaning,
+    url_plan,
+    url_spot,
+    url_warnings,
+)
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.cloud.aws import FetchResult
 from deepvm_core.errors import DeepVMError
@@ -67,12 +76,12 @@ def wanted_params(page: str) -> dict[str, str]:
     if edited is not None:
         texts[url.EDITED_PARAM] = edited
     if keys.PLAN_ACTIVE.get():
-        for p in url.PLAN_PARAMS:
+        for p in url_plan.PLAN_PARAMS:
             value = keys.PLAN[p.name].get()
             if value != p.default:
-                texts[p.name] = url.format_plan_param(p.name, value)
+                texts[p.name] = url_plan.format_plan_param(p.name, value)
         if keys.PLAN_MTBI.get():
-            texts[url.MTBI_PARAM] = url.format_mtbi(keys.PLAN_MTBI.get())
+            texts[url_plan.MTBI_PARAM] = url_plan.format_mtbi(keys.PLAN_MTBI.get())
     texts.update(spot_params())
     return texts
 
@@ -121,15 +130,15 @@ def init_state() -> None:
         keys.UPLOADS.set(keys.UPLOADS.initial())
         recall_upload(str(st.query_params.get("catalog", "")))
         ids = catalog_choices()
-        params, cleaning = url.single_values(
+        params, cleaning = url_cleaning.single_values(
             {k: st.query_params.get_all(k) for k in st.query_params}, ids)
         seeded, warnings = url.parse_query_params(params, ids)
-        plan_seeded, plan_warnings = url.parse_plan_params(params)
+        plan_seeded, plan_warnings = url_plan.parse_plan_params(params)
         plan_warnings += instance_filters.seed(params)
         keys.URL_PAGE.set(seeded.get("page"))
-        keys.PLAN_ACTIVE.set(any(p.name in params for p in url.PLAN_PARAMS)
-                             or url.MTBI_PARAM in params)
-        mtbi, mtbi_warnings = url.parse_mtbi(params.get(url.MTBI_PARAM, ""))
+        keys.PLAN_ACTIVE.set(any(p.name in params for p in url_plan.PLAN_PARAMS)
+                             or url_plan.MTBI_PARAM in params)
+        mtbi, mtbi_warnings = url_plan.parse_mtbi(params.get(url_plan.MTBI_PARAM, ""))
         keys.PLAN_MTBI.set(mtbi)
         plan_warnings += mtbi_warnings
         for name, value in plan_seeded.items():

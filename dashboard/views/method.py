@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import compute, formatting, keys, state, url, widgets
+from dashboard import compute, formatting, keys, state, url_pages, widgets
 from deepvm_core.model import Scenario
 
 
 def link(page: str, label: str) -> None:
-    st.page_link(url.PAGE_BY_SLUG[page].file, label=label, icon=":material/arrow_forward:")
+    st.page_link(url_pages.PAGE_BY_SLUG[page].file, label=label, icon=":material/arrow_forward:")
 
 
 def stages() -> None:

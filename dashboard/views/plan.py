@@ -30,7 +30,7 @@ from dashboard import (
     state,
     typed_inputs,
     uploads,
-    url,
+    url_plan,
     widgets,
 )
 from dashboard.glossary import GLOSSARY
@@ -68,7 +68,7 @@ def _number(column: DeltaGenerator, name: str, label: str, *, step: float, fmt: 
             help: str | None = None, unit: str = "") -> None:
     """The number input of the job's input ``name`` (its key is ``keys.PLAN[name]``); a typed
     value outside its bounds is refused in words (:mod:`dashboard.typed_inputs`)."""
-    p = url.PLAN_PARAM_BY_NAME[name]
+    p = url_plan.PLAN_PARAM_BY_NAME[name]
     high = min(p.high, TYPED_HIGH.get(name, math.inf))
     if p.kind == "int":
         typed_inputs.number(column, label, keys.PLAN[name], p.low, high, unit=unit, whole=True,

@@ -20,7 +20,7 @@ from dashboard import (
     launch_panel,
     provenance,
     state,
-    url,
+    url_pages,
     widgets,
 )
 from dashboard.glossary import GLOSSARY
@@ -189,7 +189,7 @@ def job_panel(estimate: PlanEstimate, the: job_view.SessionJob,
         answer_view.budget_lines(estimate)
         if the.inputs is None:
             st.caption(f"These numbers are the example job's, {answer.EXAMPLE_JOB}.")
-            st.page_link(url.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
+            st.page_link(url_pages.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
                          icon=":material/schedule:")
     if result is not None:
         job_view.recommend_panel(result, [chosen, *(c for c in rec.deepvm if c != chosen)], {
