@@ -14,7 +14,17 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import answer, glossary, keys, state, typed_inputs, url, url_pages, widgets
+from dashboard import (
+    answer,
+    catalog_state,
+    glossary,
+    keys,
+    state,
+    typed_inputs,
+    url,
+    url_pages,
+    widgets,
+)
 from deepvm_core.errors import DeepVMError
 
 st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
@@ -54,12 +64,12 @@ def sidebar_catalog() -> DeltaGenerator:
     A chosen catalog that is gone (deleted, or an upload this server no longer has) falls back
     to the default, with a warning. The sidebar exists from the first elements on, so the page
     does not shift sideways when the rest of it arrives."""
-    choices = state.catalog_choices()
+    choices = catalog_state.catalog_choices()
     if keys.CATALOG.get() not in choices:
         keys.URL_WARNINGS.set([*keys.URL_WARNINGS.get(), f"Catalog {keys.CATALOG.get()!r} is "
                                f"no longer available; using {url.DEFAULT_CATALOG}."])
         keys.CATALOG.set(url.DEFAULT_CATALOG)
-    labels = {cid: state.choice_label(choice) for cid, choice in choices.items()}
+    labels = {cid: catalog_state.choice_label(choice) for cid, choice in choices.items()}
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key=keys.CATALOG.name, persist_state=keys.PERSIST,
@@ -135,7 +145,7 @@ sidebar_controls()
 state.sync_query_params(slug)  # once, after the page: it may set the job (Plan a job)
 
 try:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     catalog_slot.markdown(widgets.catalog_summary(active))
     if slug != "catalog":
         widgets.invalid_draft_notice(catalog_slot, active)

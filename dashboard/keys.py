@@ -195,7 +195,7 @@ LIVE_PROFILE: Key[str] = _kept("lp_profile", "")
 LIVE_ATTEMPTS: Key[int] = _kept("lp_attempts", DEFAULT_MAX_ATTEMPTS)
 #: The region whose fetch result is shown (the first again when the page is left).
 LIVE_VIEW_REGION: Key[str | None] = Key("lp_view_region", None)
-#: This session's last successful fetch (a :class:`dashboard.state.LastFetch`), or None.
+#: This session's last successful fetch (a :class:`dashboard.catalog_state.LastFetch`), or None.
 LAST_FETCH: Key[Any] = Key("last_fetch", None)
 #: The last fetch's failure: (message, FetchError kind or None), or None.
 LIVE_ERROR: Key[tuple[str, str | None] | None] = Key("lp_error", None)

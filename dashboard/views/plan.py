@@ -19,6 +19,7 @@ from streamlit.delta_generator import DeltaGenerator
 from dashboard import (
     answer,
     answer_view,
+    catalog_state,
     charts,
     compute,
     formatting,
@@ -355,7 +356,7 @@ def measurements_in_use(catalog: Catalog) -> None:
                  key="plan_measurements_in_use")
 
 
-def calibrate(active: state.ActiveCatalog) -> None:
+def calibrate(active: catalog_state.ActiveCatalog) -> None:
     """Fit (a, b, c) per GPU type to a measurements CSV and use the fits in the catalog."""
     with st.expander("Calibrate: fit the scaling curves to your measurements"):
         st.caption("A CSV with the columns instance,nodes,epoch_seconds (seconds per epoch of "
@@ -406,12 +407,12 @@ def calibrate(active: state.ActiveCatalog) -> None:
                                     key=f"plan_cal_confirm_{digest[:12]}")
         if st.button("Use these fits in the working catalog", key="plan_use_fits",
                      icon=":material/check:", disabled=not confirmed):
-            state.use_edited_catalog(active, cal.catalog)
+            catalog_state.use_edited_catalog(active, cal.catalog)
             st.success("The working catalog now carries these fits (see the catalog editor).")
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     scenario: Scenario = state.scenario()
     keys.PLAN_ACTIVE.set(True)
     st.title("Plan a job")
