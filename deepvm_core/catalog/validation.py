@@ -3,7 +3,7 @@
 Loading never stops at the first problem and never drops a row silently: every problem is
 collected with its row, field and value, and an invalid catalog raises one
 :class:`~deepvm_core.errors.CatalogError` that lists them all. The rules are those of
-:data:`~deepvm_core.catalog.types.RULES` and :func:`~deepvm_core.catalog.types.catalog_problems`,
+:data:`~deepvm_core.catalog.rules.RULES` and :func:`~deepvm_core.catalog.catalog.catalog_problems`,
 the same the types check when built directly. Soft problems (a spot price above the on-demand
 price, a GPU type without eFLOPS or without scaling parameters) are kept as
 ``Catalog.warnings``. Schema version 1 files load too; they have no interruption buckets.
@@ -23,22 +23,20 @@ from deepvm_core.catalog.artifact import (
     from_artifact_dict,
     is_artifact_format,
 )
-from deepvm_core.catalog.catalog import Catalog
+from deepvm_core.catalog.catalog import Catalog, catalog_problems
 from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded
+from deepvm_core.catalog.rules import RULES, row_count_problem
 from deepvm_core.catalog.schema import (
     MAX_CATALOG_BYTES,
     READABLE_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
 )
 from deepvm_core.catalog.types import (
-    RULES,
     CpuType,
     GpuType,
     Quota,
     SaturationStep,
     ScalingParams,
-    catalog_problems,
-    row_count_problem,
 )
 from deepvm_core.errors import CatalogError, Problem
 
