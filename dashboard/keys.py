@@ -12,8 +12,9 @@ starts again from the default when its page is left. Never pass ``value=``/``ind
 registered widget: its value is the key's. The value of a number of the sidebar lives in its
 number input's key; its slider is a view of it.
 
-Defaults come from :mod:`dashboard.url`, whose defaults are the core's (``Scenario``,
-``Workload``, ``plan_job``, ``recommend``).
+Defaults come from the URL's codecs (:mod:`dashboard.url`, :mod:`dashboard.url_plan`,
+:mod:`dashboard.url_spot`), whose defaults are the core's (``Scenario``, ``Workload``,
+``plan_job``, ``recommend``).
 
 Keys of a single page's transient widgets (buttons, the catalog editor's tables, expanders)
 are not here: nothing reads them from elsewhere.
