@@ -30,7 +30,7 @@ from deepvm_core.pipeline.plan import (
     plan_job,
 )
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 from tests import oracle

@@ -16,7 +16,7 @@ from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration, Scenario
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.search.solvers import ilp
-from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 from tests import oracle

@@ -103,13 +103,9 @@ from deepvm_core.recommend.recommendation import (
 from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.ranking import rank_positions
 from deepvm_core.search.tables import CandidateTable
-from deepvm_core.workload.job_speed import speed_basis
-from deepvm_core.workload.speed import SpeedBasis
-from deepvm_core.workload.speedup import (
-    SpeedupModel,
-    one_vm_epoch_seconds,
-)
-from deepvm_core.workload.workload import Workload, check_workload
+from deepvm_core.workload.speed import SpeedBasis, speed_basis
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 #: The Monte Carlo seed of a plan unless told.
 DEFAULT_SEED: Final = 0
@@ -241,23 +237,22 @@ def _check_inputs(scenario: Scenario, workload: Workload, pw: float | None, goal
                          "the checkpoint stall")
 
 
-def _assumptions(catalog: Catalog, workload: Workload,
-                 speedup: SpeedupModel) -> PlanAssumptions:
-    reference = check_workload(workload, catalog)
-    one_vm = one_vm_epoch_seconds(workload, catalog, speedup)
+def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> PlanAssumptions:
+    """What the plan assumes, from the job's speed basis (its one-VM times, derived once)."""
+    speedup = basis.speedup
     gpus = tuple(
         GpuAssumption(
             gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
             one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
             relative_one_vm_time=t.relative_time, one_vm_table=t.table)
-        for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), one_vm,
+        for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), basis.one_vm,
                            strict=True))
     return PlanAssumptions(
         speedup=speedup.name,
         measurements_source=None if speedup.measurements is None
         else speedup.measurements.source,
-        reference_gpu=reference.name,
+        reference_gpu=basis.reference_gpu,
         checkpoint_every_epochs=workload.checkpoint_every_epochs,
         restart_hours=float(workload.restart_hours),
         wait_hours=float(workload.wait_hours),
@@ -395,11 +390,11 @@ def plan_job(
     pw = None if pw_usd_per_hour is None or math.isinf(pw_usd_per_hour) else float(
         pw_usd_per_hour)
 
-    assumptions = _assumptions(catalog, workload, speedup)
-    table, shortlist_note = _plan_candidates(catalog, scenario,
-                                             speed_basis(catalog, workload, speedup), pw)
+    basis = speed_basis(catalog, workload, speedup)  # the one-VM times, derived once
+    assumptions = _assumptions(catalog, workload, basis)
+    table, shortlist_note = _plan_candidates(catalog, scenario, basis, pw)
     clusters = cluster_arrays(catalog, table)
-    plan = job_inputs(workload, catalog, clusters, speedup)
+    plan = job_inputs(workload, catalog, clusters, basis=basis)
     estimates = expected_jobs(plan)
     replayed = None if replay is None else replay(clusters, plan)
     if replayed is not None:  # backtested candidates: the backtest's means (traces.md)

@@ -29,8 +29,7 @@ from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.search.candidates import build_domain
 from deepvm_core.units import PRICE_TOLERANCE_USD
-from deepvm_core.workload.job_speed import speed_basis
-from deepvm_core.workload.speed import SpeedBasis
+from deepvm_core.workload.speed import SpeedBasis, speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -93,7 +92,7 @@ def estimate_configuration(catalog: Catalog, scenario: Scenario, job: RecommendJ
     if table is None or len(table) != 1:
         raise InputError("configuration", config.describe(),
                          "is not a configuration of this catalog under these limits")
-    plan = job_inputs(job.workload, catalog, cluster_arrays(catalog, table), job.speedup)
+    plan = job_inputs(job.workload, catalog, cluster_arrays(catalog, table), basis=job.speed)
     estimates = expected_jobs(plan)
     mc = None
     if trials:
