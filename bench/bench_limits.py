@@ -37,7 +37,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
 from synthetic import synthetic_catalog
 
-from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES
+from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES, Catalog
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.validation import catalog_from_json_text
 from deepvm_core.errors import CatalogError, InputError, SolverTimeoutError
@@ -45,6 +45,7 @@ from deepvm_core.job.inputs import JobInputs
 from deepvm_core.job.montecarlo import simulate_jobs
 from deepvm_core.model import MAX_NODES, Scenario
 from deepvm_core.recommend.recommendation import recommend
+from deepvm_core.search.candidates import build_domain
 from deepvm_core.search.solvers import ilp
 from tests.factories import catalog_dict, cpu_row, gpu_row
 
@@ -65,6 +66,12 @@ def seconds(call: Callable[[], object], expect: type[BaseException] | None = Non
                 raise AssertionError(f"{call} did not raise {expect.__name__}")
         times.append(time.perf_counter() - start)
     return statistics.median(times), min(times)
+
+
+def ilp_top3(catalog: Catalog, scenario: Scenario, **options: float) -> object:
+    """The integer program's top 3, the domain built first as ``recommend`` builds it."""
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=scenario.pw_usd_per_hour)
+    return ilp.solve_top_k(domain, scenario.objective, 3, **options)
 
 
 def row(label: str, bound: str, figures: tuple[float, float]) -> None:
@@ -91,15 +98,15 @@ def main() -> None:
     try:
         huge = Scenario(1000.0, use_quotas=False, max_nodes=4500)
         row("ILP: CBC stopped by a 1.5 s limit (24,000 binaries)", "1.5 + 6 s", seconds(
-            lambda: ilp.solve_top_k(aws, huge, 3, time_limit_s=1.5), SolverTimeoutError, 1))
+            lambda: ilp_top3(aws, huge, time_limit_s=1.5), SolverTimeoutError, 1))
     finally:
         ilp.ILP_SIZE_PER_SECOND = saved
     capped = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
     row("ILP: program too large for the budget, not built", "1 s", seconds(
-        lambda: ilp.solve_top_k(aws, capped, 3), SolverTimeoutError))
+        lambda: ilp_top3(aws, capped), SolverTimeoutError))
     largest = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
     row("ILP: too many saturation constraints, not built", "2 s", seconds(
-        lambda: ilp.solve_top_k(largest, Scenario(3.0, use_quotas=False), 3),
+        lambda: ilp_top3(largest, Scenario(3.0, use_quotas=False)),
         SolverTimeoutError))
 
     wide = synthetic_catalog(60, 10)

@@ -429,9 +429,8 @@ def recommend(catalog: Catalog, scenario: Scenario, solver: Solver = DEFAULT_SOL
             if left <= 0:
                 raise SolverTimeoutError("time budget spent", time_limit_s=time_limit_s,
                                          started=True, binaries=0)
-            found = ilp.solve_top_k(catalog, scenario, count, noscale=noscale,
-                                    architecture=arch, time_limit_s=left,
-                                    speed=table.domain.speed_basis)
+            found = ilp.solve_top_k(table.domain, scenario.objective, count, noscale=noscale,
+                                    architecture=arch, time_limit_s=left)
             solved.append(len(found))
             return found
 
