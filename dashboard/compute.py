@@ -34,7 +34,6 @@ from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.job.montecarlo import JobSamples
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.pipeline.plan import (
-    PLAN_POLICIES,
     Goal,
     JobPlanResult,
     PlanEstimate,
@@ -50,6 +49,7 @@ from deepvm_core.pipeline.recommend_job import (
     recommend_job,
 )
 from deepvm_core.recommend import regions
+from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
 from deepvm_core.workload.speedup import SpeedupModel
@@ -98,9 +98,9 @@ def _policies_at(catalog_sha256: str, _catalog: Catalog,
 
 
 def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
-    """Each policy of :data:`deepvm_core.recommend.sweep.SWEEP_POLICIES` at the scenario's PW, in
-    that order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
-    both objectives, so comparing them takes no second ``recommend`` (nor a second integer
+    """Each policy of :data:`deepvm_core.recommend.policies.PAPER_POLICIES` at the scenario's PW,
+    in that order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM
+    under both objectives, so comparing them takes no second ``recommend`` (nor a second integer
     program). The objective does not matter, so it is normalised away."""
     return _policies_at(catalog.sha256, catalog, replace(scenario, objective="paper"))
 
@@ -249,8 +249,8 @@ class FrontierPoints:
             cost > 0 and makespan) past the chart's limit, plus the frontier and the marked.
         frontier: the Pareto frontier, in the plan's order.
         marks: candidate -> its mark: ``best`` (the chosen one) or the first policy of
-            :data:`deepvm_core.job.PLAN_POLICIES` it is (DeepVM's first pick for ``deepvm``);
-            a policy's pick that is not expected to finish is not marked.
+            :data:`deepvm_core.recommend.policies.PAPER_POLICIES` it is (DeepVM's first pick
+            for ``deepvm``); a policy's pick that is not expected to finish is not marked.
         finishing: how many candidates are expected to finish the job.
     """
 
@@ -268,7 +268,7 @@ def frontier_points(result: JobPlanResult, limit: int) -> FrontierPoints:
     cloud = np.flatnonzero(result.finishes & np.isfinite(cost) & np.isfinite(hours) & (cost > 0))
     if cloud.size > limit:
         cloud = np.sort(np.random.default_rng(0).choice(cloud, limit, replace=False))
-    order = ("best", *PLAN_POLICIES)
+    order = ("best", *PAPER_POLICIES)
     marks: dict[int, str] = {}
     for index, tags in result.marks().items():
         usable = [m for m in order if m in tags and (m == "best" or result.finishes[index])]

@@ -22,7 +22,8 @@ from deepvm_core.model import (
     saturation_limits,
     scaling_factor,
 )
-from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.policies import POLICY_LABELS
+from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.recommend.regions import RegionComparison
 from deepvm_core.recommend.sweep import SweepResult
 

@@ -28,7 +28,8 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
-from deepvm_core.recommend.recommendation import Explanation, Recommendation
+from deepvm_core.recommend.explain import Explanation
+from deepvm_core.recommend.recommendation import Recommendation
 
 
 def infeasible(rec: Recommendation) -> None:

@@ -58,12 +58,12 @@ from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
 from deepvm_core.pipeline.plan import (
     DEFAULT_SEED,
     GOALS,
-    PLAN_POLICY_LABELS,
     JobPlanResult,
     PlanEstimate,
     plan_job,
 )
 from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
+from deepvm_core.recommend.policies import POLICY_LABELS
 from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE, recommend
 from deepvm_core.units import MINUTES_PER_HOUR
 from deepvm_core.workload.workload import (
@@ -299,7 +299,7 @@ def _labelled(result: JobPlanResult) -> list[tuple[str, PlanEstimate]]:
             rows.append((f"DeepVM {i}" if i > 1 else "DeepVM", e))
         for name, found in result.policies.items()[1:]:
             if found is not None:
-                rows.append((PLAN_POLICY_LABELS[name], found))
+                rows.append((POLICY_LABELS[name], found))
     return rows
 
 
@@ -330,7 +330,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
     if result.explanation is not None:
         out.append(f"Nothing qualifies. {result.explanation.summary}\n")
     if result.policies.computed:
-        missing = [PLAN_POLICY_LABELS[n] for n, e in result.policies.items() if e is None]
+        missing = [POLICY_LABELS[n] for n, e in result.policies.items() if e is None]
         if missing and result.size:
             out.append(f"No configuration for: {', '.join(missing)}\n")
     if result.chosen is not None:

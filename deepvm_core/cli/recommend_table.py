@@ -17,7 +17,8 @@ from deepvm_core.cli.job_args import speedup_from_args
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration
 from deepvm_core.pipeline.recommend_job import RecommendJob, estimate_configuration, job_summary
 from deepvm_core.pipeline.recommend_job import recommend_job as core_recommend_job
-from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.policies import POLICY_LABELS
+from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.workload.workload import example_workload
 
 

@@ -20,16 +20,13 @@ from deepvm_core.job.inputs import JobInputs
 from deepvm_core.job.objectives import Goal
 from deepvm_core.market.mtbi import MtbiSource
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
+from deepvm_core.recommend.explain import Explanation
+from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import SECONDS_PER_HOUR
 from deepvm_core.workload.speedup import OneVmSource, SpeedupModelName, SpeedupSource
 from deepvm_core.workload.workload import CheckpointEvery, Workload
 
-#: The paper's policies a plan estimates, in display order (labels: :data:`PLAN_POLICY_LABELS`).
-PLAN_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",
-                        "performance_first")
-PLAN_POLICY_LABELS: Final = {name: POLICY_LABELS[name] for name in PLAN_POLICIES}
 #: ``kind`` of the plan JSON (the recommend export has none).
 PLAN_KIND: Final = "job-plan"
 
@@ -140,17 +137,19 @@ class PolicyEstimates:
     computed: bool
 
     def policy(self, name: str) -> PlanEstimate | None:
-        """The estimate of policy ``name`` (:data:`PLAN_POLICIES`; ``deepvm``: its first)."""
+        """The estimate of policy ``name`` (one of
+        :data:`~deepvm_core.recommend.policies.PAPER_POLICIES`; ``deepvm``: its first)."""
         if name == "deepvm":
             return self.deepvm[0] if self.deepvm else None
-        if name not in PLAN_POLICIES:
-            raise InputError("policy", name, f"must be one of {', '.join(PLAN_POLICIES)}")
+        if name not in PAPER_POLICIES:
+            raise InputError("policy", name, f"must be one of {', '.join(PAPER_POLICIES)}")
         found: PlanEstimate | None = getattr(self, name)
         return found
 
     def items(self) -> tuple[tuple[str, PlanEstimate | None], ...]:
-        """(policy name, estimate) pairs in :data:`PLAN_POLICIES` order (DeepVM: its first)."""
-        return tuple((name, self.policy(name)) for name in PLAN_POLICIES)
+        """(policy name, estimate) pairs in the order of
+        :data:`~deepvm_core.recommend.policies.PAPER_POLICIES` (DeepVM: its first)."""
+        return tuple((name, self.policy(name)) for name in PAPER_POLICIES)
 
 
 @dataclass(frozen=True)
@@ -327,13 +326,14 @@ class JobPlanResult:
 
     def marks(self) -> dict[int, tuple[str, ...]]:
         """Candidate index -> what it is: ``best`` (best[0]), ``best_2``... and the policy
-        names of :data:`PLAN_POLICIES` (``deepvm`` its first, ``deepvm_2``... the others)."""
+        names of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES` (``deepvm`` its first,
+        ``deepvm_2``... the others)."""
         marks: dict[int, list[str]] = {}
         for i, e in enumerate(self.best):
             marks.setdefault(e.index, []).append("best" if i == 0 else f"best_{i + 1}")
         for i, e in enumerate(self.policies.deepvm):
             marks.setdefault(e.index, []).append("deepvm" if i == 0 else f"deepvm_{i + 1}")
-        for name in PLAN_POLICIES[1:]:
+        for name in PAPER_POLICIES[1:]:
             found = self.policies.policy(name)
             if found is not None:
                 marks.setdefault(found.index, []).append(name)

@@ -77,8 +77,6 @@ from deepvm_core.job.objectives import (
     within_limits,
 )
 from deepvm_core.job.result import (
-    PLAN_POLICIES,
-    PLAN_POLICY_LABELS,
     GpuAssumption,
     JobPlanResult,
     MonteCarloEstimate,
@@ -92,17 +90,17 @@ from deepvm_core.job.result import (
 )
 from deepvm_core.market.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.model import Arch, Scenario
-from deepvm_core.recommend.recommendation import (
-    DEFAULT_TOP_K,
-    TOP_K_RANGE,
+from deepvm_core.recommend.explain import (
     Explanation,
+    any_price_table,
     catalog_notes,
     explain_infeasible,
-    policy_indices,
 )
-from deepvm_core.search.candidates import build_candidates, build_domain
+from deepvm_core.recommend.policies import PAPER_POLICIES, policy_indices
+from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE
+from deepvm_core.search.candidates import build_domain, candidate_table
 from deepvm_core.search.ranking import rank_positions
-from deepvm_core.search.tables import CandidateTable
+from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.workload.speed import SpeedBasis, speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
@@ -166,20 +164,16 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
-def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
-                     pw: float | None) -> tuple[CandidateTable, tuple[str, ...]]:
-    """Every feasible configuration, with every memory-node type per (v, n); past
+def _plan_candidates(domain: CandidateDomain) -> tuple[CandidateTable, tuple[str, ...]]:
+    """Every feasible configuration of ``domain``, with every memory-node type per (v, n); past
     :data:`MAX_PLAN_CONFIGURATIONS` (a catalog near the size limit), the cheapest memory-node
     types per (v, n) only, so the plan stays interactive, and a note that says so."""
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=speed)
     tiering_rows = int(np.count_nonzero(domain.architecture == Arch.TIERING))
     pairs = tiering_rows * len(domain.cpus)
     if pairs <= MAX_PLAN_CONFIGURATIONS:
-        return build_candidates(catalog, scenario, pw_usd_per_hour=pw,
-                                memory_node_choices=None, speed=speed), ()
+        return candidate_table(domain, None), ()
     keep = max(1, MAX_PLAN_CONFIGURATIONS // max(tiering_rows, 1))
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep,
-                             speed=speed)
+    table = candidate_table(domain, keep)
     return table, (
         f"This catalog allows up to {pairs:,} (GPU type, memory-node type, n) Tiering "
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
@@ -392,7 +386,8 @@ def plan_job(
 
     basis = speed_basis(catalog, workload, speedup)  # the one-VM times, derived once
     assumptions = _assumptions(catalog, workload, basis)
-    table, shortlist_note = _plan_candidates(catalog, scenario, basis, pw)
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=basis)
+    table, shortlist_note = _plan_candidates(domain)
     clusters = cluster_arrays(catalog, table)
     plan = job_inputs(workload, catalog, clusters, basis=basis)
     estimates = expected_jobs(plan)
@@ -422,14 +417,13 @@ def plan_job(
     explanation: Explanation | None = None
     if len(table) == 0:
         priced = replace(scenario, pw_usd_per_hour=0.0 if pw is None else pw)
-        explanation = explain_infeasible(catalog, priced, build_candidates(catalog, scenario),
-                                         None)
+        explanation = explain_infeasible(catalog, priced, any_price_table(domain, table), None)
     elif best_idx.size == 0:
         explanation = _limits_explanation(parts, goal, rank)
 
-    policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
+    policy_idx: dict[str, list[int]] = {name: [] for name in PAPER_POLICIES}
     if pw is not None and len(table):
-        policy_idx.update(policy_indices(table, pw, top_k))
+        policy_idx.update(policy_indices(table, top_k))
 
     finished = finishes(time)
     simulated = sorted(i for i in ({int(i) for i in best_idx}
@@ -481,8 +475,6 @@ def plan_job(
 
 __all__ = [
     "GOALS",
-    "PLAN_POLICIES",
-    "PLAN_POLICY_LABELS",
     "Goal",
     "GpuAssumption",
     "JobPlanResult",
