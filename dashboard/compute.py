@@ -52,6 +52,7 @@ from deepvm_core.recommend import regions
 from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
+from deepvm_core.workload.speed import SpeedBasis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -73,36 +74,18 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
-               solver: Solver, top_k: int) -> Recommendation:
-    del catalog_sha256  # the cache key only
-    return recommend(_catalog, scenario, solver=solver, top_k=top_k)
+def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, solver: Solver,
+               top_k: int, job_key: tuple[object, ...] = (),
+               _speed: SpeedBasis | None = None) -> Recommendation:
+    del catalog_sha256, job_key  # the cache key only
+    return recommend(_catalog, scenario, solver=solver, top_k=top_k, speed=_speed)
 
 
 def recommendation(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
                    top_k: int = 3) -> Recommendation:
     """:func:`deepvm_core.recommend.recommendation.recommend` with ``solver`` (both give the same
-    ranking).
-
-    The Recommend page's only call into ``recommend``: the card, the tables and the JSON
-    export all read this one result."""
-    return _recommend(catalog.sha256, catalog, scenario, solver, top_k)
-
-
-@st.cache_data(show_spinner=False, max_entries=512)
-def _policies_at(catalog_sha256: str, _catalog: Catalog,
-                 scenario: Scenario) -> dict[str, Configuration | None]:
-    del catalog_sha256  # the cache key only
-    result = sweep(_catalog, scenario, np.array([scenario.pw_usd_per_hour]))
-    return {policy: configs[0] for policy, configs in result.configurations.items()}
-
-
-def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
-    """Each policy of :data:`deepvm_core.recommend.policies.PAPER_POLICIES` at the scenario's PW,
-    in that order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM
-    under both objectives, so comparing them takes no second ``recommend`` (nor a second integer
-    program). The objective does not matter, so it is normalised away."""
-    return _policies_at(catalog.sha256, catalog, replace(scenario, objective="paper"))
+    ranking), speed the core's default (the example job's)."""
+    return job_recommendation(catalog, scenario, solver, top_k, None)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -323,43 +306,51 @@ def calibration(catalog: Catalog, name: str, text: str,
 # ----------------------------------------------------------------------------- one answer
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _job_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, solver: Solver,
-                   top_k: int, workload: Workload, speedup: SpeedupModel) -> Recommendation:
-    del catalog_sha256  # the cache key only
-    job = recommend_job(_catalog, workload, speedup)
-    return recommend(_catalog, scenario, solver=solver, top_k=top_k, speed=job.speed)
+def _job_key(job: RecommendJob) -> tuple[object, ...]:
+    """What a job's results depend on, for the caches: its workload, speedup model and whether
+    it is the example job."""
+    return (job.workload, job.speedup, job.speed.job_given)
 
 
 def job_recommendation(catalog: Catalog, scenario: Scenario, solver: Solver, top_k: int,
                        job: RecommendJob | None) -> Recommendation:
-    """:func:`recommendation` ranked by ``job``'s own training speed (``None``: the example
-    job's, the core's default). Raises WorkloadError when the job does not fit the catalog."""
-    if job is None:
-        return recommendation(catalog, scenario, solver, top_k)
-    return _job_recommend(catalog.sha256, catalog, scenario, solver, top_k, job.workload,
-                          job.speedup)
-
-
-def the_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel) -> RecommendJob:
-    """:func:`deepvm_core.pipeline.recommend_job.recommend_job`: the job and its speed basis."""
-    return recommend_job(catalog, workload, speedup)
+    """:func:`recommendation` ranked by ``job``'s training speed, the job's own speed basis
+    handed down (the example job's when the page has no job of the user's; ``None``: the
+    core's default, the example job's). The Recommend page's only call into ``recommend``: the
+    card, the tables, the policy comparison and the JSON export all read this one result."""
+    key, speed = ((), None) if job is None else (_job_key(job), job.speed)
+    return _recommend(catalog.sha256, catalog, scenario, solver, top_k, key, speed)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _estimate(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
-              speedup: SpeedupModel, config: Configuration, trials: int) -> PlanEstimate:
+def _the_job(catalog_sha256: str, _catalog: Catalog, workload: Workload, speedup: SpeedupModel,
+             example: bool) -> RecommendJob:
     del catalog_sha256  # the cache key only
-    job = recommend_job(_catalog, workload, speedup)
-    return estimate_configuration(_catalog, scenario, job, config, trials=trials)
+    return recommend_job(_catalog, workload, speedup, example=example)
 
 
-def job_estimate(catalog: Catalog, scenario: Scenario, job: RecommendJob,
+def the_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel, *,
+            example: bool = False) -> RecommendJob:
+    """:func:`deepvm_core.pipeline.recommend_job.recommend_job`: the job and its speed basis,
+    derived once per catalog, job and speedup model (``example``: the example job's)."""
+    return _the_job(catalog.sha256, catalog, workload, speedup, example)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _estimate(catalog_sha256: str, scenario: Scenario, job_key: tuple[object, ...],
+              config: Configuration, trials: int, _catalog: Catalog, _rec: Recommendation,
+              _job: RecommendJob) -> PlanEstimate:
+    del catalog_sha256, scenario, job_key  # the cache key only
+    return estimate_configuration(_rec, _catalog, _job, config, trials=trials)
+
+
+def job_estimate(catalog: Catalog, rec: Recommendation, job: RecommendJob,
                  config: Configuration, trials: int = JOB_TRIALS) -> PlanEstimate:
-    """:func:`deepvm_core.pipeline.recommend_job.estimate_configuration`: the job on ``config``
-    (expected, on demand, Monte Carlo with ``trials`` seeded runs), cached."""
-    key = replace(scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
-    return _estimate(catalog.sha256, catalog, key, job.workload, job.speedup, config, trials)
+    """:func:`deepvm_core.pipeline.recommend_job.estimate_configuration`: the job on ``config``,
+    a configuration of ``rec`` read from its candidate table (expected, on demand, Monte Carlo
+    with ``trials`` seeded runs), cached."""
+    key = replace(rec.scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
+    return _estimate(catalog.sha256, key, _job_key(job), config, trials, catalog, rec, job)
 
 
 def plan_vs_recommend(plan: JobPlanResult, rec: Recommendation, catalog: Catalog,

@@ -348,17 +348,18 @@ def test_recommend_page_compares_policies(app: AppTest) -> None:
 
 @pytest.mark.parametrize("objective", ["paper", "performance"])
 def test_one_recommend_per_run(app: AppTest, monkeypatch, objective: str) -> None:
-    """The card, the tables and the export share one ``recommend``; the policies of the other
-    objective come from a one-point sweep, and agree with a full ``recommend`` of it."""
+    """The card, the tables, the policy comparison and the export share one ``recommend``: the
+    policies under the other objective come with it (``Recommendation.compared``), and agree
+    with a full ``recommend`` of that objective."""
     from deepvm_core.catalog.store import load_catalog
     from deepvm_core.model import Scenario
     from deepvm_core.recommend.recommendation import recommend
 
     calls = []
 
-    def spy(catalog, scenario, solver="enumerate", top_k=3):
+    def spy(catalog, scenario, solver="enumerate", top_k=3, speed=None):
         calls.append(scenario)
-        return recommend(catalog, scenario, solver=solver, top_k=top_k)
+        return recommend(catalog, scenario, solver=solver, top_k=top_k, speed=speed)
 
     monkeypatch.setattr(compute, "recommend", spy)
     pw = 3.37 if objective == "paper" else 3.39  # not cached by another test

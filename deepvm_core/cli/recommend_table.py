@@ -96,7 +96,7 @@ def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJ
                 if baseline else "")
         out.append(f"{POLICY_LABELS[policy]}: {_line(baseline)}{perf}\n")
     if job is not None and rec.best is not None:
-        estimate = estimate_configuration(catalog, s, job, rec.best)
+        estimate = estimate_configuration(rec, catalog, job, rec.best)
         out.append(f"Your job on the pick: {job_summary(estimate, job.workload)}.\n")
     out.extend(f"Note: {text}\n" for text in rec.notes)
     if footnote:
