@@ -9,6 +9,7 @@ the scenario without quotas when the quotas are what binds.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -20,7 +21,8 @@ from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.units import GB_PER_GIB
 from deepvm_core.workload.speed import SpeedBasis
 
-__all__ = ["Explanation", "any_price_table", "catalog_notes", "explain_infeasible"]
+__all__ = ["Explanation", "any_price_table", "catalog_notes", "explain_infeasible",
+           "explanations"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,29 @@ def explain_infeasible(
     else the reasons are structural (memory, quotas, node cap, missing types), and when the
     quotas bind, the cheapest cluster without them is named (the one other domain an
     explanation builds: the scenario without quotas)."""
+    return explanations(catalog, scenario, table, (architecture,))[architecture]
+
+
+def explanations(catalog: Catalog, scenario: Scenario, table: CandidateTable,
+                 architectures: Iterable[Arch | None]) -> dict[Arch | None, Explanation]:
+    """:func:`explain_infeasible` of each of ``architectures``; the scenario without quotas,
+    when they bind, is built at most once for all of them."""
+    relaxed: list[Configuration | None] = []
+
+    def without_quotas() -> Configuration | None:
+        """The cheapest cluster were the quotas lifted (any architecture), or ``None``."""
+        if not relaxed:
+            found = _cheapest_without_quotas(catalog, scenario, table.domain.speed_basis)
+            relaxed.append(found.configuration(int(np.lexsort(
+                (found.total_vms, found.price_usd_per_hour))[0])) if len(found) else None)
+        return relaxed[0]
+
+    return {a: _explain(catalog, scenario, table, a, without_quotas) for a in architectures}
+
+
+def _explain(catalog: Catalog, scenario: Scenario, table: CandidateTable,
+             architecture: Arch | None,
+             without_quotas: Callable[[], Configuration | None]) -> Explanation:
     sel = np.arange(len(table)) if architecture is None else np.flatnonzero(
         table.architecture == architecture)
     label = "cluster" if architecture is None else f"{architecture.label} cluster"
@@ -138,14 +163,9 @@ def explain_infeasible(
                                                                a.key)]
     binding = tuple(dict.fromkeys(b for b, _ in pairs))
     sentences = list(dict.fromkeys(s for _, s in pairs))
-    cheapest = None
-    if "quota" in binding and scenario.use_quotas:
-        relaxed = _cheapest_without_quotas(catalog, scenario, table.domain.speed_basis)
-        if len(relaxed):
-            i = int(np.lexsort((relaxed.total_vms, relaxed.price_usd_per_hour))[0])
-            cheapest = relaxed.configuration(i)
-            sentences.append("without quotas the cheapest cluster would be "
-                             f"{cheapest.describe()}")
+    cheapest = without_quotas() if "quota" in binding and scenario.use_quotas else None
+    if cheapest is not None:
+        sentences.append(f"without quotas the cheapest cluster would be {cheapest.describe()}")
     return Explanation(
         summary=f"No {label} is feasible at any price: " + "; ".join(sentences) + ".",
         binding=binding,

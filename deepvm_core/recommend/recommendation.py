@@ -29,7 +29,7 @@ from deepvm_core.recommend.explain import (
     Explanation,
     any_price_table,
     catalog_notes,
-    explain_infeasible,
+    explanations,
 )
 from deepvm_core.recommend.policies import policy_indices
 from deepvm_core.search.candidates import build_domain, candidate_table
@@ -214,6 +214,8 @@ def _recommendation(catalog: Catalog, scenario: Scenario, domain: CandidateDomai
                 for name, found in policy_indices(table, 1).items()}
     notes = catalog_notes(catalog) + _speed_notes(scenario, domain.speed_basis) + fallback
     by_accelerator = best_by_accelerator(catalog, scenario, ranking, every_price)
+    missing = [arch for arch in Arch if best[arch] is None]  # all of them when deepvm is empty
+    why = explanations(catalog, scenario, every_price, [*missing, *([] if deepvm else [None])])
     return Recommendation(
         scenario=scenario,
         catalog_name=catalog.name,
@@ -226,10 +228,8 @@ def _recommendation(catalog: Catalog, scenario: Scenario, domain: CandidateDomai
         performance_first=compared["performance_first"],
         best_single_anchor=best[Arch.SINGLE_ANCHOR],
         best_tiering=best[Arch.TIERING],
-        explanation=None if deepvm else explain_infeasible(catalog, scenario, every_price,
-                                                           None),
-        architecture_notes={arch.key: explain_infeasible(catalog, scenario, every_price, arch)
-                            for arch in Arch if best[arch] is None},
+        explanation=why.get(None),
+        architecture_notes={arch.key: why[arch] for arch in missing},
         notes=notes,
         solved_by=solved_by,
         compared=compared,
