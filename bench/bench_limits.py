@@ -46,7 +46,7 @@ from deepvm_core.job.montecarlo import simulate_jobs
 from deepvm_core.model import MAX_NODES, Scenario
 from deepvm_core.recommend.recommendation import recommend
 from deepvm_core.search.candidates import build_domain
-from deepvm_core.search.solvers import ilp
+from deepvm_core.search.solvers import ilp, ilp_program
 from tests.factories import catalog_dict, cpu_row, gpu_row
 
 
@@ -93,14 +93,14 @@ def main() -> None:
         lambda: simulate_jobs(plan, np.random.default_rng(0), trials=10_000)))
 
     aws = load_catalog("aws-us-east-1-2023-10")
-    saved = ilp.ILP_SIZE_PER_SECOND
-    ilp.ILP_SIZE_PER_SECOND = 10**9  # build the 24,000-binary program anyway
+    saved = ilp_program.ILP_SIZE_PER_SECOND
+    ilp_program.ILP_SIZE_PER_SECOND = 10**9  # build the 24,000-binary program anyway
     try:
         huge = Scenario(1000.0, use_quotas=False, max_nodes=4500)
         row("ILP: CBC stopped by a 1.5 s limit (24,000 binaries)", "1.5 + 6 s", seconds(
             lambda: ilp_top3(aws, huge, time_limit_s=1.5), SolverTimeoutError, 1))
     finally:
-        ilp.ILP_SIZE_PER_SECOND = saved
+        ilp_program.ILP_SIZE_PER_SECOND = saved
     capped = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
     row("ILP: program too large for the budget, not built", "1 s", seconds(
         lambda: ilp_top3(aws, capped), SolverTimeoutError))

@@ -357,7 +357,7 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
                                      aws_catalog: Catalog) -> None:
     """A stage 1 over 24,000 binaries does not end within 5 s; with 1.5 s CBC stops (wall clock)
     and the call says so, instead of an 'infeasible' that would end the list."""
-    monkeypatch.setattr(ilp, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
+    monkeypatch.setattr(ilp_program, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
     assert len(build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)) > 24_000
     with pytest.raises(SolverTimeoutError) as info:
@@ -367,10 +367,10 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
 
 def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -> None:
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
-    rows, constraints = ilp.program_size(
+    rows, constraints = ilp_program.program_size(
         build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0))
     assert (rows, constraints) == (28_175, 3 * 8)
-    assert not ilp.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
+    assert not ilp_program.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
     with pytest.raises(SolverTimeoutError) as info:
         solve(aws_catalog, scenario, 3)
     assert not info.value.started
@@ -384,9 +384,9 @@ def test_saturation_constraints_count_in_the_programs_size() -> None:
     The program is not built; the call returns at once."""
     catalog = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
     scenario = Scenario(3.0, use_quotas=False)
-    binaries, constraints = ilp.program_size(build_domain(catalog, scenario,
+    binaries, constraints = ilp_program.program_size(build_domain(catalog, scenario,
                                                           pw_usd_per_hour=3.0))
-    assert binaries < ilp.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
+    assert binaries < ilp_program.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
     with pytest.raises(SolverTimeoutError) as info:
         solve(catalog, scenario, 3)
     assert info.value.constraints == constraints

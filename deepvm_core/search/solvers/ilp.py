@@ -61,7 +61,9 @@ raises :class:`~deepvm_core.errors.SolverTimeoutError`, as does CBC's own "stopp
 during preprocessing reports the program *infeasible* (seen on 28,000 binaries), so a
 non-optimal answer after :data:`SUSPECT_SHARE` of the limit is a time-out too, never "no
 further configuration". A
-program larger than :data:`ILP_SIZE_PER_SECOND` (binaries plus saturation constraints) per
+program larger than :data:`~deepvm_core.search.solvers.ilp_program.ILP_SIZE_PER_SECOND`
+(binaries plus saturation constraints, :func:`~deepvm_core.search.solvers.ilp_program.
+program_size`) per
 second of budget is not built at all (building and writing it alone would use the budget, and
 CBC does not prove those in time): the same error, with ``started`` False. The saturation
 constraints count: one per Tiering GPU type and memory-node type, a million on a catalog at the
@@ -98,22 +100,24 @@ from deepvm_core.model import (
     Objective,
 )
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
-from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
+from deepvm_core.search.solvers.ilp_program import (
+    ILP_SIZE_PER_SECOND,
+    Cut,
+    Stage,
+    build_problem,
+    fits_time_limit,
+    program_size,
+    solve_problem,
+)
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
-__all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
-           "fits_time_limit", "program_size", "solve_top_k"]
+__all__ = ["ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW", "solve_top_k"]
 
 #: A solve that ends without an optimum after this share of its time limit counts as timed
 #: out, whatever it says: CBC 2.10.3 stopped by its limit in preprocessing reports
 #: "infeasible". Falling back to the enumeration is always correct; ending a top-k list on a
 #: false "infeasible" is not.
 SUSPECT_SHARE = 0.5
-#: Program size (GPU-row binaries plus saturation constraints, :func:`program_size`) built per
-#: second of budget; a larger program is not built (module doc, "Time budget"). Measured (2
-#: shared cores): a top-3 over 18,000 binaries takes 5 s; a stage 1 over 1,700 binaries and
-#: 40,000 saturation constraints 5.6 s, over 830 and 10,000 0.6 s.
-ILP_SIZE_PER_SECOND = 4_000
 
 #: Objective values closer than this (relative to the largest coefficient) are "suspects" that
 #: CBC may not separate (it resolves about 1e-7 of the objective's scale).
@@ -355,7 +359,7 @@ def solve_top_k(
     Raises:
         InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range.
         SolverTimeoutError: the budget ran out, or the program is too large for it
-            (:func:`fits_time_limit`).
+            (:func:`~deepvm_core.search.solvers.ilp_program.fits_time_limit`).
         SolverError: CBC ended a solve otherwise with a status other than optimal (or
             infeasible).
     """
@@ -387,16 +391,3 @@ def solve_top_k(
     coef = domain.objective_values(objective, noscale=noscale)
     return _Search(domain, coef, float(time_limit_s), start + time_limit_s, objective,
                    noscale).run(k)
-
-
-def program_size(domain: CandidateDomain) -> tuple[int, int]:
-    """The program's GPU-row binaries and saturation constraints (one per GPU type with Tiering
-    rows and memory-node type) over ``domain``."""
-    tiering_gpus = np.unique(domain.gpu[domain.architecture == Arch.TIERING]).size
-    return len(domain), tiering_gpus * len(domain.cpus)
-
-
-def fits_time_limit(binaries: int, constraints: int, time_limit_s: float) -> bool:
-    """True when a program of this size is worth building within ``time_limit_s`` seconds
-    (:data:`ILP_SIZE_PER_SECOND`)."""
-    return binaries + constraints <= ILP_SIZE_PER_SECOND * time_limit_s
