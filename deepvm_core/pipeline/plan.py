@@ -98,7 +98,8 @@ from deepvm_core.recommend.explain import (
 )
 from deepvm_core.recommend.policies import PAPER_POLICIES, policy_indices
 from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE
-from deepvm_core.search.candidates import build_domain, candidate_table
+from deepvm_core.search.candidates import build_domain
+from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import rank_positions
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.workload.speed import SpeedBasis, speed_basis

@@ -16,7 +16,8 @@ import numpy as np
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Arch, Configuration, Scenario
-from deepvm_core.search.candidates import build_domain, candidate_table
+from deepvm_core.search.candidates import build_domain
+from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.units import GB_PER_GIB
 from deepvm_core.workload.speed import SpeedBasis

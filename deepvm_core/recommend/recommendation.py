@@ -32,7 +32,8 @@ from deepvm_core.recommend.explain import (
     explanations,
 )
 from deepvm_core.recommend.policies import policy_indices
-from deepvm_core.search.candidates import build_domain, candidate_table
+from deepvm_core.search.candidates import build_domain
+from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import Ranking
 from deepvm_core.search.tables import CandidateDomain, CandidateTable

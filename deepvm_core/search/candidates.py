@@ -3,9 +3,9 @@
 This is the one place that builds the search space of ``model.md`` (stage 3): the enumeration
 solver, the integer program, the PW sweep, the baselines and the job planner all read it. A
 scenario's domain is built once and handed down (:func:`build_domain`); its configurations
-are a table built from it (:func:`candidate_table`), and the integer program solves on the
-domain itself. Every feasible configuration, whatever the memory-node type, and without a
-budget::
+are a table paired from it (:func:`~deepvm_core.search.pairing.candidate_table`), and the
+integer program solves on the domain itself. Every feasible configuration, whatever the
+memory-node type, and without a budget::
 
     table = candidate_table(build_domain(catalog, scenario), memory_node_choices=None)
 
@@ -31,7 +31,8 @@ domain cut at a budget, the rows of the smallest n of each (architecture, GPU ty
 price (``cheapest``): the cheapest configurations beyond PW, which explanations name, come
 from the same build.
 
-**Configurations** (:class:`CandidateTable`, built by :func:`candidate_table`): the Single
+**Configurations** (:class:`CandidateTable`, built by
+:func:`~deepvm_core.search.pairing.candidate_table`): the Single
 Anchor rows as they are, and each Tiering row paired with each memory-node type w, with the
 cheapest valid ``m = floor(n / n_sat) + 1`` (the pair is left out when m exceeds w's limit).
 Price ``n SP(v) + m OD(w)``; Z and performance do not depend on w.
@@ -41,24 +42,8 @@ vCPU quotas of each family. The scenario's PW and objective are not read: the bu
 ``pw_usd_per_hour`` argument (``None`` or ``math.inf``: no budget bound, quotas and the node
 cap still bound the space), so one table serves every PW of a sweep.
 
-Pruning
-=======
-
-Within a Tiering group (v, n), Z and performance are the same for every w, so the group ranks
-by price, then VMs (m), then CPU name, at any PW. Only its ``memory_node_choices`` best members
-can enter a top-``memory_node_choices`` list; :func:`candidate_table` keeps those (1 by
-default: the cheapest memory node per (v, n)), and ``memory_node_choices=None`` keeps every
-(v, w, n) with its cheapest valid m.
-
-To find them it does not pair every row with every memory-node type: for one GPU type v, two
-types w that give the same ``n_sat(min(BW(v), BW(w)))`` and have the same node limit need the
-same m for every n and are both within their limit or both not, so between them the lower
-``OD(w)`` (then the name) wins at every n. :meth:`CandidateDomain.memory_node_shortlist` keeps
-the ``memory_node_choices`` best of each such class, a few classes per GPU type (the saturation
-table has a handful of steps), and only those are paired with v's rows: on a catalog of 1,000
-CPU types that is about 1 % of the pairs. (Two prices ``n SP + m OD(w)`` whose ``OD`` differ
-could round to the same float, where the full pairing would fall back to the name; the shortlist
-keeps the lower ``OD``, the cheaper one in exact arithmetic.)
+Pruning: a table keeps the best ``memory_node_choices`` memory-node types of each Tiering
+(v, n) only (:mod:`deepvm_core.search.pairing`).
 
 Ranking: :meth:`CandidateTable.rank_order` orders configurations as stage 4 does
 (:mod:`deepvm_core.search.ranking`), with one name rank per configuration
@@ -90,6 +75,7 @@ from deepvm_core.model import (
     scaling_factor,
     spot_flopp,
 )
+from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import name_ranks
 from deepvm_core.search.tables import ROW_COLUMNS, CandidateDomain, CandidateTable, Limits
 from deepvm_core.units import PRICE_TOLERANCE_USD
@@ -100,13 +86,10 @@ __all__ = [
     "MAX_SEARCH_ROWS",
     "build_candidates",
     "build_domain",
-    "candidate_table",
 ]
 
 ALL_ARCHITECTURES: tuple[Arch, ...] = (Arch.SINGLE_ANCHOR, Arch.TIERING)
 
-#: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
-_CHUNK_ROWS = 1024
 #: The most GPU rows (architecture, GPU type, n) a domain may have: :func:`build_domain` refuses
 #: a larger search space (an :class:`~deepvm_core.errors.InputError` naming its size). Measured
 #: (issue 9, 2 shared cores): ranking 1,000,000 rows takes 1-2 s and about 400 MB; the node
@@ -154,15 +137,6 @@ def _budget_arg(pw: float | None) -> float | None:
                            or math.isnan(pw) or pw < 0):
         raise InputError("pw_usd_per_hour", pw, "must be a number >= 0, math.inf or None")
     return None if pw is None or math.isinf(pw) else float(pw)
-
-
-def _choices_arg(memory_node_choices: int | None) -> None:
-    """Check a ``memory_node_choices`` argument: a whole number >= 1, or ``None``."""
-    if memory_node_choices is not None and (
-            isinstance(memory_node_choices, bool) or not isinstance(memory_node_choices, int)
-            or memory_node_choices < 1):
-        raise InputError("memory_node_choices", memory_node_choices,
-                         "must be a whole number >= 1 or None (every memory-node type)")
 
 
 def build_domain(
@@ -321,52 +295,6 @@ def build_candidates(
         InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``, or a search space of
             more than :data:`MAX_SEARCH_ROWS` rows.
     """
-    _choices_arg(memory_node_choices)
     return candidate_table(build_domain(catalog, scenario, pw_usd_per_hour=pw_usd_per_hour,
                                         architectures=architectures, speed=speed),
                            memory_node_choices)
-
-
-def candidate_table(domain: CandidateDomain, memory_node_choices: int | None = 1
-                    ) -> CandidateTable:
-    """The configurations of ``domain`` (module doc): every Single Anchor row, and each Tiering
-    row paired with its best ``memory_node_choices`` memory-node types (``None``: every one).
-    Built from a domain in hand, so that one domain serves every table of a scenario.
-
-    Raises:
-        InputError: a bad ``memory_node_choices``.
-    """
-    _choices_arg(memory_node_choices)
-    single = np.flatnonzero(domain.architecture == Arch.SINGLE_ANCHOR)
-    tiering = np.flatnonzero(domain.architecture == Arch.TIERING)
-    width = len(domain.cpus)
-    parts_rows, parts_cpus = [single], [np.full(single.shape, -1, dtype=np.int64)]
-    shortlist = None if memory_node_choices is None else domain.memory_node_shortlist(
-        memory_node_choices)
-    for start in range(0, tiering.size if width else 0, _CHUNK_ROWS):  # chunks stay in cache
-        chunk = tiering[start:start + _CHUNK_ROWS]
-        if shortlist is None:
-            m, price, ok = domain.tiering_pairs(chunk)  # shape (rows, W)
-            pair_row, pair_cpu = np.nonzero(ok)
-        else:
-            listed = shortlist[domain.gpu[chunk]]  # shape (rows, S): CPU indices, -1 none
-            cpus = np.maximum(listed, 0)
-            m, price, ok = domain.tiering_pairs(
-                np.broadcast_to(chunk[:, None], listed.shape), cpus)
-            ok &= listed >= 0
-            key = np.where(ok, price, np.inf)
-            if memory_node_choices == 1:  # argmin of (price, m, CPU name), without a sort
-                tie = m * width + domain.cpu_rank[cpus]
-                tie = np.where(key == key.min(axis=1, keepdims=True), tie,
-                               np.iinfo(np.int64).max)
-                keep = np.argmin(tie, axis=1)[:, None]
-            else:
-                order = np.lexsort((domain.cpu_rank[cpus], m, key), axis=1)
-                keep = order[:, :memory_node_choices]
-            pair_row = np.repeat(np.arange(chunk.size), keep.shape[1])
-            column = keep.ravel()
-            valid = ok[pair_row, column]
-            pair_row, pair_cpu = pair_row[valid], cpus[pair_row[valid], column[valid]]
-        parts_rows.append(chunk[pair_row])
-        parts_cpus.append(pair_cpu.astype(np.int64))
-    return domain.configurations(np.concatenate(parts_rows), np.concatenate(parts_cpus))

@@ -206,36 +206,6 @@ class CandidateDomain:
             return part
         return part + np.where(cpus >= 0, np.append(self.cpu_name_rank, 0)[cpus], 0)
 
-    def memory_node_shortlist(self, per_class: int) -> IntArray:
-        """Per GPU type, the memory-node types worth pairing with its Tiering rows when only the
-        best ``per_class`` of each (v, n) are kept (module doc, "Pruning").
-
-        Returns:
-            CPU indices of shape ``(len(gpus), S)``, -1 where a GPU type has fewer than ``S``:
-            for each class of types with the same n_sat with v and the same node limit, its
-            ``per_class`` cheapest (on-demand price, then name).
-        """
-        shape = (len(self.gpus), len(self.cpus))
-        if 0 in shape:
-            return np.zeros((shape[0], 0), dtype=np.int64)
-        nsat = self.saturation_limit
-        limit = np.broadcast_to(self.memory_node_limit, shape)
-        order = np.lexsort((np.broadcast_to(self.cpu_rank, shape),
-                            np.broadcast_to(self.memory_node_price_usd_per_hour, shape),
-                            limit, nsat), axis=1)
-        sorted_nsat = np.take_along_axis(nsat, order, axis=1)
-        sorted_limit = np.take_along_axis(limit, order, axis=1)
-        first = np.ones(shape, dtype=bool)  # first member of its class, in sorted order
-        first[:, 1:] = ((sorted_nsat[:, 1:] != sorted_nsat[:, :-1])
-                        | (sorted_limit[:, 1:] != sorted_limit[:, :-1]))
-        position = np.broadcast_to(np.arange(shape[1]), shape)
-        class_start = np.maximum.accumulate(np.where(first, position, 0), axis=1)
-        keep = position - class_start < per_class
-        width = int(keep.sum(axis=1).max())
-        kept = np.argsort(~keep, axis=1, kind="stable")[:, :width]  # kept ones first, in order
-        return np.where(np.take_along_axis(keep, kept, axis=1),
-                        np.take_along_axis(order, kept, axis=1), -1)
-
     def tiering_pairs(self, rows: IntArray, cpus: IntArray | None = None) -> tuple[
             SignedArray, FloatArray, BoolArray]:
         """For Tiering rows paired with CPU indices (arrays of one shape), or with every

@@ -28,6 +28,7 @@ from deepvm_core.model import (
     Configuration,
     Objective,
 )
+from deepvm_core.search.pairing import memory_node_shortlist
 from deepvm_core.search.selection import contenders, top_indices
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
@@ -72,8 +73,8 @@ def top_configurations(
     Each (v, n) of the table stands for its best memory node, and a (v, n) whose objective is
     below the k-th largest of the table has k better configurations above it (Z and performance
     do not depend on the memory node), so only the (v, n) reaching it are paired with their
-    other memory-node candidates (:meth:`~deepvm_core.search.tables.CandidateDomain.
-    memory_node_shortlist`) before the final ranking.
+    other memory-node candidates (:func:`~deepvm_core.search.pairing.memory_node_shortlist`)
+    before the final ranking.
     """
     indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
                          architecture=architecture)
@@ -84,7 +85,7 @@ def top_configurations(
     tiering = table.architecture[indices] == Arch.TIERING
     single_rows = table.row[indices[~tiering]]
     tiering_rows = np.unique(table.row[indices[tiering]])
-    listed = domain.memory_node_shortlist(k)[domain.gpu[tiering_rows]]  # (rows, S), -1 none
+    listed = memory_node_shortlist(domain, k)[domain.gpu[tiering_rows]]  # (rows, S), -1 none
     pair_row = np.repeat(tiering_rows, listed.shape[1])
     pair_cpu = listed.ravel()
     valid = pair_cpu >= 0
