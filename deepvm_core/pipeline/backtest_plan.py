@@ -27,7 +27,7 @@ from deepvm_core.job.backtest import (
     RecoveryPolicy,
     backtest,
 )
-from deepvm_core.job.result import PlanEstimate
+from deepvm_core.job.estimate import PlanEstimate
 from deepvm_core.market.pools import Pool, pool_gpu
 from deepvm_core.market.trace import TraceError
 from deepvm_core.units import SECONDS_PER_HOUR

@@ -20,11 +20,12 @@ import numpy as np
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.estimate import EstimateParts, PlanEstimate, estimate_at
 from deepvm_core.job.inputs import job_inputs
 from deepvm_core.job.montecarlo import simulate_jobs
-from deepvm_core.job.result import JobPlanResult, PlanEstimate, _estimate, _Parts
+from deepvm_core.job.result import JobPlanResult
 from deepvm_core.model import Configuration
-from deepvm_core.pipeline.plan import _mc_estimates, cluster_arrays
+from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.workload.speed import SpeedBasis, speed_basis
@@ -84,9 +85,9 @@ def estimate_configuration(rec: Recommendation, catalog: Catalog, job: Recommend
     mc = None
     if trials:
         summary = simulate_jobs(plan, np.random.default_rng(seed), trials=trials)
-        mc = _mc_estimates(summary)[0]
-    parts = _Parts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
-    return _estimate(parts, 0, mc)
+        mc = monte_carlo_estimates(summary)[0]
+    parts = EstimateParts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
+    return estimate_at(parts, 0, mc)
 
 
 def _expected(e: PlanEstimate) -> str:
