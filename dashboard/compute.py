@@ -1,4 +1,5 @@
-"""Cached calls into ``deepvm_core``: the only place the dashboard computes.
+"""Cached calls into ``deepvm_core``: where the dashboard computes (the Spot markets page has
+:mod:`dashboard.spot_compute`, the Method page's fixed tables :mod:`dashboard.method_compute`).
 
 Arguments are hashable values (paths, mtimes, a catalog's sha256, a frozen Scenario); the
 catalog itself is passed as ``_catalog`` (not hashed) next to its sha256, which identifies its
@@ -25,8 +26,6 @@ from deepvm_core.hardware.measurements import (
     bundled_measurements_paths,
     parse_measurements_csv,
 )
-from deepvm_core.hardware.method_tables import MethodTable, artifact_curves, estimator_error_tables
-from deepvm_core.hardware.scaling_prior import prior_errors, step_speedup
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
@@ -365,50 +364,3 @@ def export_with_job(text: str, rec: Recommendation, catalog: Catalog, job: Recom
     ...`` writes it."""
     doc = with_job_estimate(json.loads(text), rec, catalog, job)
     return json.dumps(doc, indent=2) + "\n"
-
-
-# ----------------------------------------------------------------------------- Method
-
-
-@st.cache_resource(show_spinner=False)
-def method_tables() -> tuple[MethodTable, ...]:
-    """:func:`deepvm_core.hardware.method_tables.estimator_error_tables` (about a second of fits,
-    the same for every session: computed once per server)."""
-    return estimator_error_tables()
-
-
-@st.cache_resource(show_spinner=False)
-def prior_curves() -> pd.DataFrame:
-    """Each measured speedup curve of the artifact beside the scaling prior fitted without it
-    (:func:`deepvm_core.hardware.scaling_prior.prior_errors`) and perfect scaling S(n) = n: columns
-    ``curve``, ``n``, ``speedup`` and ``series`` (``measured``, ``prior (held out)``,
-    ``S(n) = n``), long form for a line chart."""
-    import pandas as pd
-
-    curves = artifact_curves()
-    rows: list[dict[str, object]] = []
-    for curve, error in zip(curves, prior_errors(curves), strict=True):
-        prior = step_speedup(error.model, curve.eflops, curve.gpus, curve.network_gbps,
-                             curve.nodes)
-        for series, values in (("measured", curve.speedups), ("prior (held out)", prior),
-                               ("S(n) = n", curve.nodes)):
-            rows += [{"curve": curve.instance, "n": n, "speedup": float(v), "series": series}
-                     for n, v in zip(curve.nodes, values, strict=True)]
-    return pd.DataFrame(rows)
-
-
-@st.cache_resource(show_spinner=False)
-def trace_model_check() -> pd.DataFrame:
-    """The closed form and the renewal model against the backtest on the development spot
-    traces (``data/trace-model-check.csv``, written by ``bench/bench_traces.py --write-data``:
-    results on those traces, not the traces), as a table: errors in percent."""
-    import io
-
-    import pandas as pd
-
-    from deepvm_core.bundled import read_bundled_file
-
-    frame = pd.read_csv(io.BytesIO(read_bundled_file("trace-model-check.csv")))
-    for column in ("closed_form_error", "renewal_error"):
-        frame[column] = frame[column] * 100.0
-    return frame
