@@ -36,7 +36,8 @@ from deepvm_core.job.inputs import ClusterArrays, JobInputs, job_inputs
 from deepvm_core.job.montecarlo import simulate_jobs
 from deepvm_core.job.objectives import pareto_frontier
 from deepvm_core.model import Arch, Scenario
-from deepvm_core.pipeline.plan import cluster_arrays, plan_job
+from deepvm_core.pipeline.job_arrays import cluster_arrays
+from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload

@@ -9,7 +9,8 @@ from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
 from deepvm_core.recommend.narrative import percent_more, short, why
-from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.policies import POLICY_LABELS
+from deepvm_core.recommend.recommendation import Recommendation
 
 #: The alternatives of the strip; NoScale is a research detail, hidden in presentation mode.
 ALTERNATIVES = ("cost_first", "performance_first", "deepvm_noscale")

@@ -16,9 +16,9 @@ from dashboard.formatting import usd
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.model import Configuration
 from deepvm_core.pipeline.plan import PlanEstimate
-from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 
-#: How the page states the example job (the core's, :mod:`deepvm_core.workload.speed`).
+#: How the page states the example job (the core's, :mod:`deepvm_core.workload.workload`).
 EXAMPLE_JOB = (f"a ResNet-50-sized job ({EXAMPLE_EPOCHS:g} epochs of {EXAMPLE_EPOCH_SECONDS:g} s "
                "on one VM of the reference type): edit the epoch time to yours")
 

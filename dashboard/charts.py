@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 
 from dashboard import chart_axes, formatting
 from dashboard.columns import Col
-from deepvm_core.recommend.recommendation import POLICY_LABELS
+from deepvm_core.recommend.policies import POLICY_LABELS
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
 POLICY_COLORS = {

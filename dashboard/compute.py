@@ -1,4 +1,5 @@
-"""Cached calls into ``deepvm_core``: the only place the dashboard computes.
+"""Cached calls into ``deepvm_core``: where the dashboard computes (the Spot markets page has
+:mod:`dashboard.spot_compute`, the Method page's fixed tables :mod:`dashboard.method_compute`).
 
 Arguments are hashable values (paths, mtimes, a catalog's sha256, a frozen Scenario); the
 catalog itself is passed as ``_catalog`` (not hashed) next to its sha256, which identifies its
@@ -25,8 +26,6 @@ from deepvm_core.hardware.measurements import (
     bundled_measurements_paths,
     parse_measurements_csv,
 )
-from deepvm_core.hardware.method_tables import MethodTable, artifact_curves, estimator_error_tables
-from deepvm_core.hardware.scaling_prior import prior_errors, step_speedup
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
@@ -34,7 +33,6 @@ from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.job.montecarlo import JobSamples
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.pipeline.plan import (
-    PLAN_POLICIES,
     Goal,
     JobPlanResult,
     PlanEstimate,
@@ -50,8 +48,10 @@ from deepvm_core.pipeline.recommend_job import (
     recommend_job,
 )
 from deepvm_core.recommend import regions
+from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
+from deepvm_core.workload.speed import SpeedBasis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -73,36 +73,18 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario,
-               solver: Solver, top_k: int) -> Recommendation:
-    del catalog_sha256  # the cache key only
-    return recommend(_catalog, scenario, solver=solver, top_k=top_k)
+def _recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, solver: Solver,
+               top_k: int, job_key: tuple[object, ...] = (),
+               _speed: SpeedBasis | None = None) -> Recommendation:
+    del catalog_sha256, job_key  # the cache key only
+    return recommend(_catalog, scenario, solver=solver, top_k=top_k, speed=_speed)
 
 
 def recommendation(catalog: Catalog, scenario: Scenario, solver: Solver = "enumerate",
                    top_k: int = 3) -> Recommendation:
     """:func:`deepvm_core.recommend.recommendation.recommend` with ``solver`` (both give the same
-    ranking).
-
-    The Recommend page's only call into ``recommend``: the card, the tables and the JSON
-    export all read this one result."""
-    return _recommend(catalog.sha256, catalog, scenario, solver, top_k)
-
-
-@st.cache_data(show_spinner=False, max_entries=512)
-def _policies_at(catalog_sha256: str, _catalog: Catalog,
-                 scenario: Scenario) -> dict[str, Configuration | None]:
-    del catalog_sha256  # the cache key only
-    result = sweep(_catalog, scenario, np.array([scenario.pw_usd_per_hour]))
-    return {policy: configs[0] for policy, configs in result.configurations.items()}
-
-
-def policies_at_pw(catalog: Catalog, scenario: Scenario) -> dict[str, Configuration | None]:
-    """Each policy of :data:`deepvm_core.recommend.sweep.SWEEP_POLICIES` at the scenario's PW, in
-    that order: a one-point sweep (exact enumeration, a few milliseconds), which holds DeepVM under
-    both objectives, so comparing them takes no second ``recommend`` (nor a second integer
-    program). The objective does not matter, so it is normalised away."""
-    return _policies_at(catalog.sha256, catalog, replace(scenario, objective="paper"))
+    ranking), speed the core's default (the example job's)."""
+    return job_recommendation(catalog, scenario, solver, top_k, None)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -249,8 +231,8 @@ class FrontierPoints:
             cost > 0 and makespan) past the chart's limit, plus the frontier and the marked.
         frontier: the Pareto frontier, in the plan's order.
         marks: candidate -> its mark: ``best`` (the chosen one) or the first policy of
-            :data:`deepvm_core.job.PLAN_POLICIES` it is (DeepVM's first pick for ``deepvm``);
-            a policy's pick that is not expected to finish is not marked.
+            :data:`deepvm_core.recommend.policies.PAPER_POLICIES` it is (DeepVM's first pick
+            for ``deepvm``); a policy's pick that is not expected to finish is not marked.
         finishing: how many candidates are expected to finish the job.
     """
 
@@ -268,7 +250,7 @@ def frontier_points(result: JobPlanResult, limit: int) -> FrontierPoints:
     cloud = np.flatnonzero(result.finishes & np.isfinite(cost) & np.isfinite(hours) & (cost > 0))
     if cloud.size > limit:
         cloud = np.sort(np.random.default_rng(0).choice(cloud, limit, replace=False))
-    order = ("best", *PLAN_POLICIES)
+    order = ("best", *PAPER_POLICIES)
     marks: dict[int, str] = {}
     for index, tags in result.marks().items():
         usable = [m for m in order if m in tags and (m == "best" or result.finishes[index])]
@@ -323,43 +305,51 @@ def calibration(catalog: Catalog, name: str, text: str,
 # ----------------------------------------------------------------------------- one answer
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _job_recommend(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, solver: Solver,
-                   top_k: int, workload: Workload, speedup: SpeedupModel) -> Recommendation:
-    del catalog_sha256  # the cache key only
-    job = recommend_job(_catalog, workload, speedup)
-    return recommend(_catalog, scenario, solver=solver, top_k=top_k, speed=job.speed)
+def _job_key(job: RecommendJob) -> tuple[object, ...]:
+    """What a job's results depend on, for the caches: its workload, speedup model and whether
+    it is the example job."""
+    return (job.workload, job.speedup, job.speed.job_given)
 
 
 def job_recommendation(catalog: Catalog, scenario: Scenario, solver: Solver, top_k: int,
                        job: RecommendJob | None) -> Recommendation:
-    """:func:`recommendation` ranked by ``job``'s own training speed (``None``: the example
-    job's, the core's default). Raises WorkloadError when the job does not fit the catalog."""
-    if job is None:
-        return recommendation(catalog, scenario, solver, top_k)
-    return _job_recommend(catalog.sha256, catalog, scenario, solver, top_k, job.workload,
-                          job.speedup)
-
-
-def the_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel) -> RecommendJob:
-    """:func:`deepvm_core.pipeline.recommend_job.recommend_job`: the job and its speed basis."""
-    return recommend_job(catalog, workload, speedup)
+    """:func:`recommendation` ranked by ``job``'s training speed, the job's own speed basis
+    handed down (the example job's when the page has no job of the user's; ``None``: the
+    core's default, the example job's). The Recommend page's only call into ``recommend``: the
+    card, the tables, the policy comparison and the JSON export all read this one result."""
+    key, speed = ((), None) if job is None else (_job_key(job), job.speed)
+    return _recommend(catalog.sha256, catalog, scenario, solver, top_k, key, speed)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _estimate(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
-              speedup: SpeedupModel, config: Configuration, trials: int) -> PlanEstimate:
+def _the_job(catalog_sha256: str, _catalog: Catalog, workload: Workload, speedup: SpeedupModel,
+             example: bool) -> RecommendJob:
     del catalog_sha256  # the cache key only
-    job = recommend_job(_catalog, workload, speedup)
-    return estimate_configuration(_catalog, scenario, job, config, trials=trials)
+    return recommend_job(_catalog, workload, speedup, example=example)
 
 
-def job_estimate(catalog: Catalog, scenario: Scenario, job: RecommendJob,
+def the_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel, *,
+            example: bool = False) -> RecommendJob:
+    """:func:`deepvm_core.pipeline.recommend_job.recommend_job`: the job and its speed basis,
+    derived once per catalog, job and speedup model (``example``: the example job's)."""
+    return _the_job(catalog.sha256, catalog, workload, speedup, example)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _estimate(catalog_sha256: str, scenario: Scenario, job_key: tuple[object, ...],
+              config: Configuration, trials: int, _catalog: Catalog, _rec: Recommendation,
+              _job: RecommendJob) -> PlanEstimate:
+    del catalog_sha256, scenario, job_key  # the cache key only
+    return estimate_configuration(_rec, _catalog, _job, config, trials=trials)
+
+
+def job_estimate(catalog: Catalog, rec: Recommendation, job: RecommendJob,
                  config: Configuration, trials: int = JOB_TRIALS) -> PlanEstimate:
-    """:func:`deepvm_core.pipeline.recommend_job.estimate_configuration`: the job on ``config``
-    (expected, on demand, Monte Carlo with ``trials`` seeded runs), cached."""
-    key = replace(scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
-    return _estimate(catalog.sha256, catalog, key, job.workload, job.speedup, config, trials)
+    """:func:`deepvm_core.pipeline.recommend_job.estimate_configuration`: the job on ``config``,
+    a configuration of ``rec`` read from its candidate table (expected, on demand, Monte Carlo
+    with ``trials`` seeded runs), cached."""
+    key = replace(rec.scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
+    return _estimate(catalog.sha256, key, _job_key(job), config, trials, catalog, rec, job)
 
 
 def plan_vs_recommend(plan: JobPlanResult, rec: Recommendation, catalog: Catalog,
@@ -374,50 +364,3 @@ def export_with_job(text: str, rec: Recommendation, catalog: Catalog, job: Recom
     ...`` writes it."""
     doc = with_job_estimate(json.loads(text), rec, catalog, job)
     return json.dumps(doc, indent=2) + "\n"
-
-
-# ----------------------------------------------------------------------------- Method
-
-
-@st.cache_resource(show_spinner=False)
-def method_tables() -> tuple[MethodTable, ...]:
-    """:func:`deepvm_core.hardware.method_tables.estimator_error_tables` (about a second of fits,
-    the same for every session: computed once per server)."""
-    return estimator_error_tables()
-
-
-@st.cache_resource(show_spinner=False)
-def prior_curves() -> pd.DataFrame:
-    """Each measured speedup curve of the artifact beside the scaling prior fitted without it
-    (:func:`deepvm_core.hardware.scaling_prior.prior_errors`) and perfect scaling S(n) = n: columns
-    ``curve``, ``n``, ``speedup`` and ``series`` (``measured``, ``prior (held out)``,
-    ``S(n) = n``), long form for a line chart."""
-    import pandas as pd
-
-    curves = artifact_curves()
-    rows: list[dict[str, object]] = []
-    for curve, error in zip(curves, prior_errors(curves), strict=True):
-        prior = step_speedup(error.model, curve.eflops, curve.gpus, curve.network_gbps,
-                             curve.nodes)
-        for series, values in (("measured", curve.speedups), ("prior (held out)", prior),
-                               ("S(n) = n", curve.nodes)):
-            rows += [{"curve": curve.instance, "n": n, "speedup": float(v), "series": series}
-                     for n, v in zip(curve.nodes, values, strict=True)]
-    return pd.DataFrame(rows)
-
-
-@st.cache_resource(show_spinner=False)
-def trace_model_check() -> pd.DataFrame:
-    """The closed form and the renewal model against the backtest on the development spot
-    traces (``data/trace-model-check.csv``, written by ``bench/bench_traces.py --write-data``:
-    results on those traces, not the traces), as a table: errors in percent."""
-    import io
-
-    import pandas as pd
-
-    from deepvm_core.bundled import read_bundled_file
-
-    frame = pd.read_csv(io.BytesIO(read_bundled_file("trace-model-check.csv")))
-    for column in ("closed_form_error", "renewal_error"):
-        frame[column] = frame[column] * 100.0
-    return frame

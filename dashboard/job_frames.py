@@ -13,7 +13,8 @@ from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.hardware.calibrate import Calibration
 from deepvm_core.hardware.coverage import TypeTable
 from deepvm_core.market.mtbi import default_mtbi
-from deepvm_core.pipeline.plan import PLAN_POLICIES, PLAN_POLICY_LABELS, JobPlanResult, PlanEstimate
+from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
+from deepvm_core.recommend.policies import PAPER_POLICIES, POLICY_LABELS
 from deepvm_core.workload.speedup import SpeedupModel, fitted_speedup, paper_speedup
 
 #: The editable column of :func:`mtbi_frame`.
@@ -94,12 +95,12 @@ def plan_comparison_frame(result: JobPlanResult) -> pd.DataFrame:
     """The top-k (``best 1``...) and the paper's policies (DeepVM's top-k ``#1``...), one row
     each."""
     rows = [_row(f"best {i}", e) for i, e in enumerate(result.best, 1)]
-    for name in PLAN_POLICIES:
+    for name in PAPER_POLICIES:
         if name == "deepvm":
-            rows += [_row(f"{PLAN_POLICY_LABELS[name]} #{i}", e)
+            rows += [_row(f"{POLICY_LABELS[name]} #{i}", e)
                      for i, e in enumerate(result.policies.deepvm, 1)]
         elif (e := result.policies.policy(name)) is not None:
-            rows.append(_row(PLAN_POLICY_LABELS[name], e))
+            rows.append(_row(POLICY_LABELS[name], e))
     return pd.DataFrame(rows)
 
 

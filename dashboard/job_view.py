@@ -169,7 +169,9 @@ class SessionJob:
 
 def session_job(catalog: Catalog, scenario: Scenario, top_k: int) -> SessionJob:
     """The job set on Plan a job (or by a link); else the core's example job, whose speed basis
-    is the core's default (no measurement table), as ``deepvm recommend`` without a job."""
+    is the core's default (no measurement table), as ``deepvm recommend`` without a job. The
+    example job does not depend on the scenario (its estimates take the recommendation's
+    checkpoint size f), so it and its basis are derived once per catalog."""
     problem = None
     if keys.PLAN_ACTIVE.get():
         try:
@@ -179,8 +181,7 @@ def session_job(catalog: Catalog, scenario: Scenario, top_k: int) -> SessionJob:
             problem = (f"Your job cannot be used here: {exc}. The example job is used "
                        "instead.")
     try:
-        example = compute.the_job(catalog, example_workload(checkpoint_gb=scenario.checkpoint_gb),
-                                  SpeedupModel())
+        example = compute.the_job(catalog, example_workload(), SpeedupModel(), example=True)
     except DeepVMError:
         return SessionJob(None, None, problem)
     return SessionJob(example, None, problem)

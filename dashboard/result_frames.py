@@ -6,7 +6,7 @@ by pages and charts alike.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,7 +22,7 @@ from deepvm_core.model import (
     saturation_limits,
     scaling_factor,
 )
-from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.policies import POLICY_LABELS
 from deepvm_core.recommend.regions import RegionComparison
 from deepvm_core.recommend.sweep import SweepResult
 
@@ -53,21 +53,6 @@ def top_k_frame(configs: Sequence[Configuration], pw: float, objective: Objectiv
     rows = [{Col.RANK: i, **configuration_row(c, pw, objective)}
             for i, c in enumerate(configs, 1)]
     return pd.DataFrame(rows, columns=[Col.RANK, *CONFIG_COLUMNS])
-
-
-def policy_configurations(
-    rec: Recommendation, at_pw: Mapping[str, Configuration | None]
-) -> dict[str, Configuration | None]:
-    """Each compared policy's configuration, in ``at_pw``'s order: ``rec``'s (the sidebar's
-    objective and solver, as on the card) where it has them, the others from ``at_pw``, every
-    policy at the same PW (``compute.policies_at_pw``)."""
-    configs = dict(at_pw)
-    configs.update(cost_first=rec.cost_first, performance_first=rec.performance_first)
-    if rec.scenario.objective == "paper":
-        configs.update(deepvm=rec.best, deepvm_noscale=rec.deepvm_noscale)
-    elif rec.scenario.objective == "performance":
-        configs["deepvm_performance"] = rec.best
-    return configs
 
 
 def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.DataFrame:

@@ -31,7 +31,8 @@ from deepvm_core.cli.fetch import main, run_fetch
 from deepvm_core.cloud import aws
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
-from deepvm_core.recommend.recommendation import catalog_notes, recommend
+from deepvm_core.recommend.explain import catalog_notes
+from deepvm_core.recommend.recommendation import recommend
 
 # The loopback servers (module scope) and the per-test environment.
 moto_url = aws_fakes.moto_url

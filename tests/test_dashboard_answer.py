@@ -429,7 +429,7 @@ def estimate(**changes: object):
     """A PlanEstimate with hand-picked numbers (only what the words read)."""
     from dataclasses import replace
 
-    from deepvm_core.job.result import MonteCarloEstimate
+    from deepvm_core.job.estimate import MonteCarloEstimate
     from deepvm_core.model import Configuration
     from deepvm_core.pipeline.plan import PlanEstimate
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from dashboard import chart_axes, charts, sweep_charts
-from deepvm_core.recommend.recommendation import POLICY_LABELS
+from deepvm_core.recommend.policies import POLICY_LABELS
 
 
 def test_number_ticks_are_the_1_2_5_series_with_full_labels() -> None:
@@ -101,9 +101,9 @@ def test_sweep_chart_gives_every_policy_its_own_panel_and_marks_binding_quotas()
         own = [t for t in fig.data if t.name in POLICY_LABELS.values()]  # the policies' lines
         assert len(own) == 5
         assert len({(t.xaxis, t.yaxis) for t in own}) == 5  # no two share a plot
-        assert [a.text for a in fig.layout.annotations][:5] == [
-            "DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
-            "DeepVM (performance objective)"]
+        assert [a.text for a in fig.layout.annotations][:5] == [  # the policies' one order
+            "DeepVM", "DeepVM (performance objective)", "DeepVM-NoScale", "Cost-First",
+            "Performance-First"]
         crosses = [t for t in fig.data if t.name == sweep_charts.QUOTA_NAME]
         assert len(crosses) == 1
         assert list(crosses[0].x) == [2.0]

@@ -20,6 +20,7 @@ from deepvm_core.model import MAX_NODES, Arch, Configuration, Scenario
 from deepvm_core.search.candidates import build_candidates, build_domain
 from deepvm_core.search.selection import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S, ilp, ilp_program
+from deepvm_core.workload.speed import SpeedBasis
 from tests.factories import (
     catalogs,
     cpu_row,
@@ -54,9 +55,18 @@ def enumerated(catalog: Catalog, scenario: Scenario, k: int, *, noscale: bool = 
     return [table.configuration(i) for i in idx]
 
 
+def solve(catalog: Catalog, scenario: Scenario, k: int, *, speed: SpeedBasis | None = None,
+          **options: Any) -> list[Configuration]:
+    """The integer program's top-k on the scenario's domain cut at its PW, built here once as
+    ``recommend`` builds it and hands it down."""
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=scenario.pw_usd_per_hour,
+                          speed=speed)
+    return ilp.solve_top_k(domain, scenario.objective, k, **options)
+
+
 def assert_matches_enumeration(catalog: Catalog, scenario: Scenario, k: int, *,
                                noscale: bool = False, architecture: str | None = None) -> None:
-    got = ilp.solve_top_k(catalog, scenario, k, noscale=noscale,
+    got = solve(catalog, scenario, k, noscale=noscale,
                           architecture=architecture)  # type: ignore[arg-type]
     assert got == enumerated(catalog, scenario, k, noscale=noscale, architecture=architecture)
 
@@ -97,7 +107,7 @@ def test_exact_price_tie_goes_to_cpu_name() -> None:
     catalog = make_catalog([gpu("g1", 1.0, 0.25)],
                            [cpu("zulu", 0.5), cpu("alpha", 0.5), cpu("mike", 0.75)])
     scenario = Scenario(2.0, use_quotas=False, max_nodes=8)
-    top = ilp.solve_top_k(catalog, scenario, 3, architecture="tiering")
+    top = solve(catalog, scenario, 3, architecture="tiering")
     # 6 x 0.25 + 0.5 = 2.0 = PW with alpha or zulu (same price and VMs: the name decides);
     # mike costs more; then 5 x 0.25 + 0.5
     assert [(c.gpu_spot, c.cpu) for c in top] == [(6, "alpha"), (6, "zulu"), (5, "alpha")]
@@ -131,7 +141,7 @@ def test_prices_closer_than_cbc_resolves_are_ranked_exactly() -> None:
     and ordered exactly: the cheaper one first, although its name sorts last."""
     catalog = make_catalog([gpu("g1", 5.0, 0.1)], [cpu("alpha", 0.100001), cpu("zulu", 0.1)])
     scenario = Scenario(1.0, use_quotas=False)
-    top = ilp.solve_top_k(catalog, scenario, 3)
+    top = solve(catalog, scenario, 3)
     # 9 x 0.1 + 0.1 = 1.0 = PW with zulu only (alpha: 1.000001); at n = 8 zulu is cheaper
     assert [(c.gpu_spot, c.cpu) for c in top] == [(9, "zulu"), (8, "zulu"), (8, "alpha")]
     assert_matches_enumeration(catalog, scenario, 4)
@@ -147,7 +157,7 @@ def test_infeasible_class_just_above_the_optimum_is_tried_first() -> None:
     class of 9 x near, within CBC's resolution above it, is checked (infeasible) first."""
     catalog = make_catalog(NEAR_TIE, [cpu("c1", 0.1, bw=25.0)])
     scenario = Scenario(1.0, use_quotas=False)
-    (best,) = ilp.solve_top_k(catalog, scenario, 1)
+    (best,) = solve(catalog, scenario, 1)
     assert (best.gpu, best.gpu_spot, best.memory_nodes) == ("far", 9, 1)
     assert_matches_enumeration(catalog, scenario, 4)
 
@@ -176,10 +186,10 @@ def test_stage_one_answer_within_cbc_tolerance_is_corrected(
         return result
 
     monkeypatch.setattr(ilp, "solve_problem", sloppy)
-    (best,) = ilp.solve_top_k(catalog, scenario, 1)
+    (best,) = solve(catalog, scenario, 1)
     assert swaps
     assert (best.gpu, best.gpu_spot) == ("near", 9)
-    top = ilp.solve_top_k(catalog, scenario, 2)
+    top = solve(catalog, scenario, 2)
     assert [(c.gpu, c.gpu_spot) for c in top] == [("near", 9), ("far", 9)]
     assert_matches_enumeration(catalog, scenario, 3)
 
@@ -187,7 +197,7 @@ def test_stage_one_answer_within_cbc_tolerance_is_corrected(
 def test_saturation_needs_more_memory_nodes() -> None:
     catalog = make_catalog([gpu("g1", 1.0, 0.1, bw=1.0)], [cpu("c1", 0.05)],
                            saturation=saturation_rows([(0.3, 3), (5.0, 10)]))
-    (best,) = ilp.solve_top_k(catalog, Scenario(1.0, use_quotas=False, max_nodes=12), 1,
+    (best,) = solve(catalog, Scenario(1.0, use_quotas=False, max_nodes=12), 1,
                               architecture="tiering")
     # n_sat = 3 at 1 Gbps: m = n // 3 + 1; 9 x 0.1 + 4 x 0.05 = 1.1 > 1, so n = 8, m = 3
     assert (best.gpu_spot, best.memory_nodes) == (8, 3)
@@ -201,13 +211,13 @@ def test_saturation_needs_more_memory_nodes() -> None:
 def test_unaffordable_pw_gives_nothing(aws_catalog: Catalog, objective: str,
                                        architecture: str | None) -> None:
     scenario = Scenario(0.01, objective=objective)  # type: ignore[arg-type]
-    assert ilp.solve_top_k(aws_catalog, scenario, 3,
+    assert solve(aws_catalog, scenario, 3,
                            architecture=architecture) == []  # type: ignore[arg-type]
 
 
 def test_fewer_than_k_when_fewer_exist() -> None:
     catalog = make_catalog([gpu("g1", 1.0, 0.5)], [cpu("c1", 0.6, memory=0.1)])  # no memory
-    got = ilp.solve_top_k(catalog, Scenario(2.0, use_quotas=False), 10)
+    got = solve(catalog, Scenario(2.0, use_quotas=False), 10)
     # Single Anchor only: 1.0 + (n - 1) x 0.5 <= 2.0 for n = 2, 3
     assert [(c.architecture, c.gpu_vms) for c in got] == [("single_anchor", 3),
                                                           ("single_anchor", 2)]
@@ -219,30 +229,30 @@ def test_quota_and_cap() -> None:
                            quotas=[{"family": "G", "on_demand_vcpus": 0, "spot_vcpus": 20},
                                    {"family": "C", "on_demand_vcpus": 4, "spot_vcpus": 0}])
     # no on-demand G quota: no Single Anchor; spot quota 20 vCPUs: at most 5 spot GPU VMs
-    (best,) = ilp.solve_top_k(catalog, Scenario(100.0, max_nodes=256), 1)
+    (best,) = solve(catalog, Scenario(100.0, max_nodes=256), 1)
     assert (best.architecture, best.gpu_spot, best.memory_nodes) == ("tiering", 5, 1)
     # quotas off, node cap 7: n <= 7 for Tiering, n - 1 <= 7 for Single Anchor
-    top = ilp.solve_top_k(catalog, Scenario(100.0, use_quotas=False, max_nodes=7), 2)
+    top = solve(catalog, Scenario(100.0, use_quotas=False, max_nodes=7), 2)
     assert [(c.architecture, c.gpu_vms) for c in top] == [("single_anchor", 8), ("tiering", 7)]
 
 
 def test_needs_eflops_types_are_left_out() -> None:
     catalog = make_catalog([gpu("fast", 0.1, 0.01, eflops=None), gpu("slow", 1.0, 0.5)],
                            [cpu("c1", 0.1)])
-    got = ilp.solve_top_k(catalog, Scenario(5.0, use_quotas=False), 5)
+    got = solve(catalog, Scenario(5.0, use_quotas=False), 5)
     assert got
     assert all(c.gpu == "slow" for c in got)
 
 
 def test_k_zero_and_bad_inputs(aws_catalog: Catalog) -> None:
     scenario = Scenario(3.0)
-    assert ilp.solve_top_k(aws_catalog, scenario, 0) == []
+    assert solve(aws_catalog, scenario, 0) == []
     with pytest.raises(InputError):
-        ilp.solve_top_k(aws_catalog, scenario, -1)
+        solve(aws_catalog, scenario, -1)
     with pytest.raises(InputError):
-        ilp.solve_top_k(aws_catalog, scenario, 1, architecture="ring")  # type: ignore[arg-type]
+        solve(aws_catalog, scenario, 1, architecture="ring")  # type: ignore[arg-type]
     with pytest.raises(InputError):
-        ilp.solve_top_k(aws_catalog, scenario, 1, time_limit_s=0)
+        solve(aws_catalog, scenario, 1, time_limit_s=0)
 
 
 # ----------------------------------------------------------------------------- solver status
@@ -262,7 +272,7 @@ def test_non_optimal_status_raises(monkeypatch: pytest.MonkeyPatch, aws_catalog:
 
     monkeypatch.setattr(ilp, "solve_problem", fake)
     with pytest.raises(SolverError, match="did not prove an optimum"):
-        ilp.solve_top_k(aws_catalog, Scenario(3.0), 3)
+        solve(aws_catalog, Scenario(3.0), 3)
 
 
 def test_infeasible_status_means_no_configuration(monkeypatch: pytest.MonkeyPatch,
@@ -273,7 +283,7 @@ def test_infeasible_status_means_no_configuration(monkeypatch: pytest.MonkeyPatc
                                        sol_status=pulp.LpSolutionInfeasible, objective=None)
 
     monkeypatch.setattr(ilp, "solve_problem", fake)
-    assert ilp.solve_top_k(aws_catalog, Scenario(3.0), 3) == []
+    assert solve(aws_catalog, Scenario(3.0), 3) == []
 
 
 def test_solve_result_of_a_real_solve(aws_catalog: Catalog) -> None:
@@ -317,7 +327,7 @@ def test_a_solve_that_reaches_the_time_limit_is_a_timeout(
 
     monkeypatch.setattr(ilp, "solve_problem", fake)
     with pytest.raises(SolverTimeoutError) as info:
-        ilp.solve_top_k(aws_catalog, Scenario(3.0), 3, time_limit_s=2.0)
+        solve(aws_catalog, Scenario(3.0), 3, time_limit_s=2.0)
     assert info.value.started
     assert info.value.time_limit_s == 2.0
     assert "did not prove an optimum within 2 s" in str(info.value)
@@ -338,7 +348,7 @@ def test_the_budget_covers_the_whole_call(monkeypatch: pytest.MonkeyPatch,
 
     monkeypatch.setattr(ilp, "solve_problem", slow)
     with pytest.raises(SolverTimeoutError):
-        ilp.solve_top_k(aws_catalog, Scenario(3.0), 5, time_limit_s=1.0)
+        solve(aws_catalog, Scenario(3.0), 5, time_limit_s=1.0)
     assert limits == sorted(limits, reverse=True)
     assert len(limits) <= 4
 
@@ -347,22 +357,22 @@ def test_cbc_stops_at_the_time_limit(monkeypatch: pytest.MonkeyPatch,
                                      aws_catalog: Catalog) -> None:
     """A stage 1 over 24,000 binaries does not end within 5 s; with 1.5 s CBC stops (wall clock)
     and the call says so, instead of an 'infeasible' that would end the list."""
-    monkeypatch.setattr(ilp, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
+    monkeypatch.setattr(ilp_program, "ILP_SIZE_PER_SECOND", 10**9)  # build it anyway
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
     assert len(build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)) > 24_000
     with pytest.raises(SolverTimeoutError) as info:
-        ilp.solve_top_k(aws_catalog, scenario, 3, time_limit_s=1.5)
+        solve(aws_catalog, scenario, 3, time_limit_s=1.5)
     assert info.value.started  # CBC ran and was stopped: bench/bench_limits.py times it
 
 
 def test_a_program_too_large_for_the_budget_is_not_built(aws_catalog: Catalog) -> None:
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=MAX_NODES)
-    rows, constraints = ilp.program_size(
+    rows, constraints = ilp_program.program_size(
         build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0))
     assert (rows, constraints) == (28_175, 3 * 8)
-    assert not ilp.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
+    assert not ilp_program.fits_time_limit(rows, constraints, ILP_TIME_LIMIT_S)
     with pytest.raises(SolverTimeoutError) as info:
-        ilp.solve_top_k(aws_catalog, scenario, 3)
+        solve(aws_catalog, scenario, 3)
     assert not info.value.started
     assert info.value.binaries == rows
     assert f"{rows:,} binaries" in str(info.value)
@@ -374,11 +384,11 @@ def test_saturation_constraints_count_in_the_programs_size() -> None:
     The program is not built; the call returns at once."""
     catalog = synthetic_catalog(MAX_GPU_TYPES, MAX_CPU_TYPES)
     scenario = Scenario(3.0, use_quotas=False)
-    binaries, constraints = ilp.program_size(build_domain(catalog, scenario,
+    binaries, constraints = ilp_program.program_size(build_domain(catalog, scenario,
                                                           pw_usd_per_hour=3.0))
-    assert binaries < ilp.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
+    assert binaries < ilp_program.ILP_SIZE_PER_SECOND * ILP_TIME_LIMIT_S < constraints
     with pytest.raises(SolverTimeoutError) as info:
-        ilp.solve_top_k(catalog, scenario, 3)
+        solve(catalog, scenario, 3)
     assert info.value.constraints == constraints
     assert not info.value.started
 
@@ -399,9 +409,9 @@ def test_when_an_infeasible_answer_is_trusted(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(ilp, "solve_problem", fake)
     if timeout:
         with pytest.raises(SolverTimeoutError):
-            ilp.solve_top_k(aws_catalog, Scenario(3.0), 3)
+            solve(aws_catalog, Scenario(3.0), 3)
     else:
-        assert ilp.solve_top_k(aws_catalog, Scenario(3.0), 3) == []
+        assert solve(aws_catalog, Scenario(3.0), 3) == []
 
 
 def test_a_real_solve_that_stops_on_time_says_so(aws_catalog: Catalog) -> None:

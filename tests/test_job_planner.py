@@ -24,13 +24,13 @@ from deepvm_core.hardware.measurements import (
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.pipeline.plan import (
-    PLAN_POLICIES,
     JobPlanResult,
     PlanEstimate,
     plan_job,
 )
+from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 from tests import oracle
@@ -137,7 +137,7 @@ def test_small_case_policies() -> None:
     assert pol.performance_first is not None
     assert identity(pol.cost_first.configuration) == SA2
     assert identity(pol.performance_first.configuration) == SA2
-    assert [name for name, _ in pol.items()] == list(PLAN_POLICIES)
+    assert [name for name, _ in pol.items()] == list(PAPER_POLICIES)
     marks = result.marks()
     assert marks[by_identity(result)[TR2]] == ("best_2", "deepvm", "deepvm_performance",
                                                "deepvm_noscale")
@@ -334,7 +334,7 @@ def test_json_keys(aws_catalog: Catalog, table_iv: JobPlanResult) -> None:
     assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier", "chosen",
             "notes"} <= set(doc)
     assert "explanation" not in doc
-    assert set(doc["policies"]) == set(PLAN_POLICIES)
+    assert set(doc["policies"]) == set(PAPER_POLICIES)
     assert len(doc["policies"]["deepvm"]) == 3
     assert len(doc["best"]) == 3
     assert doc["chosen"] == doc["best"][0]

@@ -15,13 +15,12 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration, Scenario
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import recommend
-from deepvm_core.search.solvers import ilp
-from deepvm_core.workload.job_speed import speed_basis
+from deepvm_core.workload.speed import speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 from tests import oracle
 from tests.factories import catalogs, scenarios
-from tests.test_ilp import enumerated
+from tests.test_ilp import enumerated, solve
 
 
 def identity(c: Configuration | None) -> tuple[object, ...] | None:
@@ -58,8 +57,7 @@ def test_speed_top_k_equals_the_brute_force(cat: Catalog, s: Scenario, k: int) -
 def test_speed_integer_program_equals_the_enumeration(cat: Catalog, s: Scenario, k: int,
                                                      noscale: bool) -> None:
     s = replace(s, objective="speed")
-    assert ilp.solve_top_k(cat, s, k, noscale=noscale) == enumerated(cat, s, k,
-                                                                     noscale=noscale)
+    assert solve(cat, s, k, noscale=noscale) == enumerated(cat, s, k, noscale=noscale)
 
 
 @pytest.mark.parametrize("pw", [0.8, 3.0, 10.0])
@@ -68,7 +66,7 @@ def test_speed_on_the_bundled_catalogs(aws_catalog: Catalog, sim_catalog: Catalo
     for catalog, quotas in ((aws_catalog, True), (sim_catalog, False)):
         s = Scenario(pw, objective="speed", use_quotas=quotas)
         want = [o.identity for o in oracle.top_k(catalog, s, 5)]
-        by_ilp = ilp.solve_top_k(catalog, s, 5)
+        by_ilp = solve(catalog, s, 5)
         assert [identity(c) for c in by_ilp] == want
         assert [identity(c) for c in enumerated(catalog, s, 5)] == want
 

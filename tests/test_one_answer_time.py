@@ -16,7 +16,7 @@ from deepvm_core.cli import main
 from deepvm_core.cli.job_args import load_measurements_arg
 from deepvm_core.job.inputs import job_inputs
 from deepvm_core.model import Scenario
-from deepvm_core.pipeline.plan import cluster_arrays
+from deepvm_core.pipeline.job_arrays import cluster_arrays
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload

@@ -15,7 +15,8 @@ from bench.synthetic import synthetic_catalog
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import DEFAULT_MAX_NODES, MAX_NODES, Configuration, Objective, Scenario
-from deepvm_core.recommend.recommendation import Explanation, Recommendation, Solver, recommend
+from deepvm_core.recommend.explain import Explanation
+from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.search.candidates import MAX_SEARCH_ROWS
 from deepvm_core.search.solvers import ilp, ilp_program
 from tests import oracle

@@ -12,7 +12,7 @@ from deepvm_core.job.inputs import job_inputs
 from deepvm_core.market.pools import make_pool
 from deepvm_core.market.trace import SpotTrace
 from deepvm_core.model import Scenario
-from deepvm_core.pipeline.plan import cluster_arrays
+from deepvm_core.pipeline.job_arrays import cluster_arrays
 from deepvm_core.pipeline.replay_hook import backtest_candidates
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.workload.speedup import SpeedupModel

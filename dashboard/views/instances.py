@@ -20,7 +20,7 @@ from dashboard import (
 )
 from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
-from deepvm_core.recommend.recommendation import catalog_notes
+from deepvm_core.recommend.explain import catalog_notes
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import catalog_state, compute, formatting, keys, url_pages, widgets
+from dashboard import catalog_state, compute, formatting, keys, method_compute, url_pages, widgets
 from deepvm_core.model import Scenario
 
 
@@ -158,7 +158,7 @@ def todays_gpus() -> None:
         "over the VM's network). The Instances, "
         "Recommend and Plan pages say which numbers are measured, estimated or edited. How "
         "far off the estimates are, computed now from the bundled measurements:")
-    for table in compute.method_tables():
+    for table in method_compute.method_tables():
         st.markdown(f"**{table.title}**")
         st.dataframe(table.records(), hide_index=True, key=f"method_{table.key}",
                      column_config={c: st.column_config.NumberColumn(format=_printf(f))
@@ -167,7 +167,7 @@ def todays_gpus() -> None:
         st.caption(table.reading)
     import plotly.express as px  # with the first chart of this page
 
-    curves = compute.prior_curves()
+    curves = method_compute.prior_curves()
     figure = px.line(curves, x="n", y="speedup", color="series", facet_col="curve",
                      markers=True, labels={"n": "nodes n", "speedup": "speedup t(1)/t(n)"},
                      title="Measured speedup vs the prior fitted without that curve")
@@ -187,7 +187,7 @@ def spot_reality() -> None:
         "periods) and predicts the mean makespan of the `wait` backtest on the **second half**. "
         "*Renewal* resamples the first half's up and down periods (and waits for capacity at "
         "the start). Nothing was tuned to these traces.")
-    frame = compute.trace_model_check()
+    frame = method_compute.trace_model_check()
     st.dataframe(frame, hide_index=True, key="method_trace_models", column_config={
         "trace": "trace",
         "availability": st.column_config.NumberColumn("avail.", format="%.2f"),

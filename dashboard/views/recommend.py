@@ -27,9 +27,10 @@ from dashboard import (
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
-from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Scenario
+from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
-from deepvm_core.recommend.recommendation import Explanation, Recommendation
+from deepvm_core.recommend.explain import Explanation
+from deepvm_core.recommend.recommendation import Recommendation
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -53,7 +54,7 @@ def infeasible(rec: Recommendation) -> None:
 
 
 def architecture_box(name: str, best: Configuration | None, note: Explanation | None,
-                     scenario: Scenario) -> None:
+                     objective: Objective) -> None:
     with st.container(border=True):
         st.markdown(f"**Best {ARCHITECTURE_LABELS[name]}**")
         if best is None:
@@ -64,7 +65,7 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
                 f"{best.performance:,.0f}")
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "
-                     f"{formatting.si(best.objective_value(scenario.objective))}")
+                     f"{formatting.si(best.objective_value(objective))}")
         st.markdown(line)
 
 
@@ -136,7 +137,7 @@ def launch(text: str, catalog: Catalog) -> None:
             launch_panel.render_launch_panel(json.loads(text), export_text=text)
 
 
-def policies(rec: Recommendation, active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
+def policies(rec: Recommendation) -> None:
     from dashboard import (
         charts,  # pandas and plotly: after the card (issue 9, first load)
         result_frames,
@@ -150,15 +151,14 @@ def policies(rec: Recommendation, active: catalog_state.ActiveCatalog, scenario:
         st.caption("DeepVM with the paper's objective Z and with the performance objective, "
                    "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines "
                    "(hover over a column header for its meaning).")
-    at_pw = compute.policies_at_pw(active.catalog, scenario)
-    frame = result_frames.policy_frame(result_frames.policy_configurations(rec, at_pw),
-                                       scenario.pw_usd_per_hour)
+    pw = rec.scenario.pw_usd_per_hour
+    frame = result_frames.policy_frame(rec.compared, pw)
     st.dataframe(widgets.presented(frame), hide_index=True,
                  column_config=widgets.number_columns(), key="rec_policies")
     left, right = st.columns(2)
     left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
                                          "(eFLOPS × n × K)"), key="rec_perf_chart")
-    right.plotly_chart(charts.price_dots(frame, pw=scenario.pw_usd_per_hour),
+    right.plotly_chart(charts.price_dots(frame, pw=pw),
                        key="rec_price_chart")
 
 
@@ -169,7 +169,7 @@ def job_card_lines(rec: Recommendation, chosen: Configuration, the: job_view.Ses
     Returns the estimate and the plan for the job panel."""
     if the.job is None:
         return None, None
-    estimate = compute.job_estimate(catalog, rec.scenario, the.job, chosen)
+    estimate = compute.job_estimate(catalog, rec, the.job, chosen)
     st.markdown(answer_view.words(answer.job_line(estimate, the.job.workload.epochs,
                                                   the.whose)))
     if the.inputs is None:
@@ -198,15 +198,16 @@ def job_panel(estimate: PlanEstimate, the: job_view.SessionJob,
             "DeepVM-NoScale": rec.deepvm_noscale})
 
 
-def top_k(rec: Recommendation, scenario: Scenario) -> None:
+def top_k(rec: Recommendation) -> None:
     """The top-k as a person reads it: distinct clusters, memory-node variants folded."""
     from dashboard import answer_frames  # pandas: after the card (issue 9, first load)
 
     objective = ("" if state.presentation() else
-                 f" (objective: {state.OBJECTIVE_LABELS[scenario.objective]})")
+                 f" (objective: {state.OBJECTIVE_LABELS[rec.scenario.objective]})")
     clusters = rec.distinct or tuple(answer_frames.single(c) for c in rec.deepvm)
     st.subheader(f"Top {len(clusters)} clusters{objective}")
-    frame = answer_frames.distinct_frame(clusters, scenario.pw_usd_per_hour, scenario.objective)
+    frame = answer_frames.distinct_frame(clusters, rec.scenario.pw_usd_per_hour,
+                                         rec.scenario.objective)
     st.dataframe(widgets.presented(frame), hide_index=True,
                  column_config=widgets.number_columns(), key="rec_top_k")
     st.caption("Clusters that differ only in the memory-node type are one row: the cheapest "
@@ -219,15 +220,20 @@ def show_notes(where: DeltaGenerator, rec: Recommendation) -> None:
 
 
 def main() -> None:
-    active = catalog_state.active_catalog()
-    scenario = state.scenario()
+    page(catalog_state.active_catalog(), state.scenario())
+
+
+def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
+    """The page for ``scenario``: its recommendation, built once (with the session's job and
+    that job's speed basis), then everything drawn from the recommendation (which carries its
+    scenario)."""
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)
     the = job_view.session_job(active.catalog, scenario, keys.TOP_K.get())
     if the.problem:
         st.warning(the.problem, icon=":material/warning:")
     rec = compute.job_recommendation(active.catalog, scenario, keys.SOLVER.get(),
-                                     keys.TOP_K.get(), the.job if the.inputs else None)
+                                     keys.TOP_K.get(), the.job)
     notes = st.container()  # in presentation mode after the answer (above the fold)
     if not state.presentation():
         show_notes(notes, rec)
@@ -245,7 +251,7 @@ def main() -> None:
         rank = rec.deepvm.index(chosen) + 1
         found: list[tuple[PlanEstimate | None, JobPlanResult | None]] = []
         widgets.configuration_card(
-            chosen, scenario.pw_usd_per_hour, scenario.objective,
+            chosen, rec.scenario.pw_usd_per_hour, rec.scenario.objective,
             f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
             presentation=state.presentation(),
             below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)))
@@ -264,7 +270,7 @@ def main() -> None:
         show_notes(st.container(), rec)
 
     if rec.deepvm:
-        top_k(rec, scenario)
+        top_k(rec)
 
     st.subheader("Single Anchor vs Tiering")
     st.caption(f"Single Anchor: {lowered(GLOSSARY['Single Anchor (SA)'])} "
@@ -273,10 +279,11 @@ def main() -> None:
     for column, name, best in ((left, "single_anchor", rec.best_single_anchor),
                                (right, "tiering", rec.best_tiering)):
         with column:
-            architecture_box(name, best, rec.architecture_notes.get(name), scenario)
+            architecture_box(name, best, rec.architecture_notes.get(name),
+                             rec.scenario.objective)
 
     if rec.best is not None:
-        policies(rec, active, scenario)
+        policies(rec)
 
 
 widgets.run_page(main)

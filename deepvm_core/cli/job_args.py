@@ -22,8 +22,8 @@ from deepvm_core.hardware.measurements import (
     bundled_measurements_paths,
     load_measurements,
 )
-from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 
 
 def add_job_arguments(group: Any, *, example_by_default: bool = True) -> None:

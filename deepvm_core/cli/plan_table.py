@@ -14,7 +14,8 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.io.plan_json import estimate_in_words
 from deepvm_core.model import Configuration
-from deepvm_core.pipeline.plan import PLAN_POLICY_LABELS, JobPlanResult, PlanEstimate
+from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
+from deepvm_core.recommend.policies import POLICY_LABELS
 from deepvm_core.units import MINUTES_PER_HOUR
 from deepvm_core.workload.workload import AUTO
 
@@ -82,7 +83,7 @@ def _labelled(result: JobPlanResult) -> list[tuple[str, PlanEstimate]]:
             rows.append((f"DeepVM {i}" if i > 1 else "DeepVM", e))
         for name, found in result.policies.items()[1:]:
             if found is not None:
-                rows.append((PLAN_POLICY_LABELS[name], found))
+                rows.append((POLICY_LABELS[name], found))
     return rows
 
 
@@ -113,7 +114,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
     if result.explanation is not None:
         out.append(f"Nothing qualifies. {result.explanation.summary}\n")
     if result.policies.computed:
-        missing = [PLAN_POLICY_LABELS[n] for n, e in result.policies.items() if e is None]
+        missing = [POLICY_LABELS[n] for n, e in result.policies.items() if e is None]
         if missing and result.size:
             out.append(f"No configuration for: {', '.join(missing)}\n")
     if result.chosen is not None:

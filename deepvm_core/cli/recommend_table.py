@@ -17,7 +17,8 @@ from deepvm_core.cli.job_args import speedup_from_args
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration
 from deepvm_core.pipeline.recommend_job import RecommendJob, estimate_configuration, job_summary
 from deepvm_core.pipeline.recommend_job import recommend_job as core_recommend_job
-from deepvm_core.recommend.recommendation import POLICY_LABELS, Recommendation
+from deepvm_core.recommend.policies import POLICY_LABELS
+from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.workload.workload import example_workload
 
 
@@ -95,7 +96,7 @@ def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJ
                 if baseline else "")
         out.append(f"{POLICY_LABELS[policy]}: {_line(baseline)}{perf}\n")
     if job is not None and rec.best is not None:
-        estimate = estimate_configuration(catalog, s, job, rec.best)
+        estimate = estimate_configuration(rec, catalog, job, rec.best)
         out.append(f"Your job on the pick: {job_summary(estimate, job.workload)}.\n")
     out.extend(f"Note: {text}\n" for text in rec.notes)
     if footnote:

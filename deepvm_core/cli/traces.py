@@ -38,8 +38,9 @@ from deepvm_core.job.backtest import (
     MAX_STARTS,
     RECOVERY_POLICIES,
 )
+from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
-from deepvm_core.job.result import JobPlanResult, ReplayEstimates
+from deepvm_core.job.result import JobPlanResult
 from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
 from deepvm_core.market.trace import TraceError, load_trace
 from deepvm_core.market.trace_fetch import fetch_traces

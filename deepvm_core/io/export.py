@@ -79,7 +79,8 @@ from deepvm_core.io.documents import (
 )
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.distinct import DistinctCluster
-from deepvm_core.recommend.recommendation import Explanation, Recommendation
+from deepvm_core.recommend.explain import Explanation
+from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.workload.speed import SpeedBasis
 
 EXPORT_SCHEMA_VERSION = 1

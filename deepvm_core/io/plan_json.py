@@ -18,12 +18,8 @@ from deepvm_core.io.export import (
     tool_version,
 )
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
-from deepvm_core.job.result import (
-    PLAN_KIND,
-    JobPlanResult,
-    PlanAssumptions,
-    PlanEstimate,
-)
+from deepvm_core.job.estimate import PlanEstimate
+from deepvm_core.job.result import PLAN_KIND, JobPlanResult, PlanAssumptions
 from deepvm_core.model import Objective
 
 

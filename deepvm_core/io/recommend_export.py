@@ -23,8 +23,7 @@ def with_job_estimate(doc: dict[str, Any], rec: Recommendation, catalog: Catalog
               "speedup": job.speedup.name,
               "measurements": None if job.speedup.measurements is None
               else job.speedup.measurements.source}
-    estimate = None if rec.best is None else estimate_configuration(catalog, rec.scenario, job,
-                                                                     rec.best)
+    estimate = None if rec.best is None else estimate_configuration(rec, catalog, job, rec.best)
     out["job"] = {"inputs": inputs,
                   "chosen_estimate": None if estimate is None else estimate_to_dict(estimate)}
     if estimate is not None:

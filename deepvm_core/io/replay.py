@@ -32,8 +32,7 @@ from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.io.export import configuration_to_dict, recommendation_to_dict
 from deepvm_core.model import OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, Solver, recommend
-from deepvm_core.workload.job_speed import speed_basis
-from deepvm_core.workload.speed import SpeedBasis
+from deepvm_core.workload.speed import SpeedBasis, speed_basis
 
 #: The largest export file read, bytes (its rows are a subset of one catalog).
 MAX_EXPORT_BYTES = MAX_CATALOG_BYTES

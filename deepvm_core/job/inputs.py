@@ -32,7 +32,8 @@ from deepvm_core.job.checkpoint import (
 from deepvm_core.market.mtbi import mtbi_estimates
 from deepvm_core.model import Arch
 from deepvm_core.units import PRICE_TOLERANCE_USD, SECONDS_PER_HOUR
-from deepvm_core.workload.speedup import SpeedupModel, one_vm_epoch_seconds
+from deepvm_core.workload.speed import SpeedBasis, speed_basis
+from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import AUTO, Workload
 
 
@@ -214,43 +215,50 @@ class JobInputs:
         )
 
 
-def cluster_epoch_seconds(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
-                          speedup: SpeedupModel) -> FloatArray:
-    """t_g(n) = t_g(1) / S_g(n) for every configuration, seconds per epoch.
+def cluster_epoch_seconds(catalog: Catalog, clusters: ClusterArrays,
+                          basis: SpeedBasis) -> FloatArray:
+    """t_g(n) = t_g(1) / S_g(n) for every configuration, seconds per epoch, from the job's
+    speed basis (its one-VM times t_g(1) and speedup model, derived once).
 
     Raises:
         JobModelError: a GPU index out of range, or a GPU type with no known one-VM time
             (no measured one-node row and no eFLOPS for it or for g_ref).
-        WorkloadError: the workload does not fit the catalog.
     """
     count = len(catalog.gpu_types)
     if np.any(clusters.gpu_index >= count):
         raise JobModelError(f"gpu_index: values must be below {count}, the catalog's GPU types")
-    one_vm = one_vm_epoch_seconds(workload, catalog, speedup)
     epoch = np.empty(clusters.size, dtype=np.float64)
     for g in np.unique(clusters.gpu_index):
-        t1 = one_vm[g].epoch_seconds
         gpu = catalog.gpu_types[g]
+        t1 = basis.one_vm_epoch_seconds.get(gpu.name)
         if t1 is None:
             raise JobModelError(f"{gpu.name}: no epoch time: it has no measured one-node time "
                                 "and no eFLOPS (or the reference type has none)")
         rows = clusters.gpu_index == g
-        epoch[rows] = t1 / speedup.speedup(gpu, clusters.n_gpu[rows])
+        epoch[rows] = t1 / basis.speedup.speedup(gpu, clusters.n_gpu[rows])
     return epoch
 
 
 def job_inputs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
-              speedup: SpeedupModel | None = None) -> JobInputs:
+               speedup: SpeedupModel | None = None, *,
+               basis: SpeedBasis | None = None) -> JobInputs:
     """The job plan of every configuration of ``clusters`` (formulas in the module docstring).
 
-    ``speedup`` defaults to the ``fitted`` model without measurements.
+    ``basis`` is the job's speed basis on ``catalog`` when the caller holds it (a plan builds
+    it once, :func:`deepvm_core.workload.speed.speed_basis`); without it, it is derived from
+    ``workload`` and ``speedup`` (default: the ``fitted`` model without measurements). Give one
+    of the two, not both.
 
     Raises:
         WorkloadError: the workload does not fit the catalog.
         JobModelError: see :func:`cluster_epoch_seconds`.
+        ValueError: both ``speedup`` and ``basis``.
     """
-    model = SpeedupModel() if speedup is None else speedup
-    epoch = cluster_epoch_seconds(workload, catalog, clusters, model)
+    if basis is None:
+        basis = speed_basis(catalog, workload, speedup)
+    elif speedup is not None:
+        raise ValueError("give the speedup model or the speed basis, not both")
+    epoch = cluster_epoch_seconds(catalog, clusters, basis)
     compute = workload.epochs * epoch
     sa = clusters.architecture == Arch.SINGLE_ANCHOR
     stall = np.where(

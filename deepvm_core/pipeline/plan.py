@@ -47,12 +47,18 @@ from typing import Final
 
 import numpy as np
 
-from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.hardware.measurements import implausible_speedup_warnings
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.estimate import (
+    EstimateParts,
+    MonteCarloEstimate,
+    PlanEstimate,
+    ReplayEstimates,
+    estimate_at,
+)
 from deepvm_core.job.finish import finishes
 from deepvm_core.job.inputs import (
     ClusterArrays,
@@ -62,7 +68,6 @@ from deepvm_core.job.inputs import (
 from deepvm_core.job.montecarlo import (
     DEFAULT_TRIALS,
     JobSamples,
-    MonteCarloSummary,
     sample_jobs,
     simulate_jobs,
 )
@@ -72,45 +77,29 @@ from deepvm_core.job.objectives import (
     GOALS,
     Goal,
     best_first,
-    cheapest,
-    fastest,
     pareto_frontier,
     within_limits,
 )
-from deepvm_core.job.result import (
-    PLAN_POLICIES,
-    PLAN_POLICY_LABELS,
-    GpuAssumption,
-    JobPlanResult,
-    MonteCarloEstimate,
-    PlanAssumptions,
-    PlanEstimate,
-    PolicyEstimates,
-    ReplayEstimates,
-    _estimate,
-    _Parts,
-    unfinished_reason_of,
-)
+from deepvm_core.job.result import GpuAssumption, JobPlanResult, PlanAssumptions, PolicyEstimates
 from deepvm_core.market.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.model import Arch, Scenario
-from deepvm_core.recommend.recommendation import (
-    DEFAULT_TOP_K,
-    TOP_K_RANGE,
+from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates, sub_inputs
+from deepvm_core.pipeline.plan_explain import limits_explanation
+from deepvm_core.recommend.explain import (
     Explanation,
+    any_price_table,
     catalog_notes,
     explain_infeasible,
-    policy_indices,
 )
-from deepvm_core.search.candidates import build_candidates, build_domain
+from deepvm_core.recommend.policies import PAPER_POLICIES, policy_indices
+from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE
+from deepvm_core.search.candidates import build_domain
+from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import rank_positions
-from deepvm_core.search.tables import CandidateTable
-from deepvm_core.workload.job_speed import speed_basis
-from deepvm_core.workload.speed import SpeedBasis
-from deepvm_core.workload.speedup import (
-    SpeedupModel,
-    one_vm_epoch_seconds,
-)
-from deepvm_core.workload.workload import Workload, check_workload
+from deepvm_core.search.tables import CandidateDomain, CandidateTable
+from deepvm_core.workload.speed import SpeedBasis, speed_basis
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 #: The Monte Carlo seed of a plan unless told.
 DEFAULT_SEED: Final = 0
@@ -125,29 +114,6 @@ NO_PW_NOTE: Final = ("PW is off: the paper's policies (DeepVM, NoScale, Cost-Fir
 
 
 # ----------------------------------------------------------------------------- building blocks
-
-
-def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
-    """The job model's :class:`ClusterArrays` of every configuration of ``table`` (GPU indices
-    mapped from the table's GPU types to ``catalog.gpu_types`` by name)."""
-    by_name = {g.name: i for i, g in enumerate(catalog.gpu_types)}
-    gpu_index = np.array([by_name[g.name] for g in table.gpus], dtype=np.int64)
-    gpu_bw = np.array([g.network_gbps for g in table.gpus], dtype=np.float64)
-    cpu_bw = np.append(np.array([w.network_gbps for w in table.cpus], dtype=np.float64),
-                       np.nan)  # index -1: Single Anchor, no memory node
-    single = table.architecture == Arch.SINGLE_ANCHOR
-    return ClusterArrays(
-        architecture=table.architecture.astype(np.int64),
-        gpu_index=gpu_index[table.gpu] if table.gpus else np.zeros(0, dtype=np.int64),
-        n_gpu=table.n,
-        n_spot=np.where(single, table.n - 1, table.n),
-        memory_nodes=table.m,
-        gpu_network_gbps=gpu_bw[table.gpu] if table.gpus else np.zeros(0),
-        memory_network_gbps=cpu_bw[table.cpu],
-        price_usd_per_hour=table.price_usd_per_hour,
-        on_demand_usd_per_hour=np.minimum(table.on_demand_usd_per_hour,
-                                          table.price_usd_per_hour),
-    )
 
 
 def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel,
@@ -171,47 +137,21 @@ def configuration_samples(result: JobPlanResult, catalog: Catalog, speedup: Spee
     return sample_jobs(plan, np.random.default_rng(seed), trials)
 
 
-def _plan_candidates(catalog: Catalog, scenario: Scenario, speed: SpeedBasis,
-                     pw: float | None) -> tuple[CandidateTable, tuple[str, ...]]:
-    """Every feasible configuration, with every memory-node type per (v, n); past
+def _plan_candidates(domain: CandidateDomain) -> tuple[CandidateTable, tuple[str, ...]]:
+    """Every feasible configuration of ``domain``, with every memory-node type per (v, n); past
     :data:`MAX_PLAN_CONFIGURATIONS` (a catalog near the size limit), the cheapest memory-node
     types per (v, n) only, so the plan stays interactive, and a note that says so."""
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=speed)
     tiering_rows = int(np.count_nonzero(domain.architecture == Arch.TIERING))
     pairs = tiering_rows * len(domain.cpus)
     if pairs <= MAX_PLAN_CONFIGURATIONS:
-        return build_candidates(catalog, scenario, pw_usd_per_hour=pw,
-                                memory_node_choices=None, speed=speed), ()
+        return candidate_table(domain, None), ()
     keep = max(1, MAX_PLAN_CONFIGURATIONS // max(tiering_rows, 1))
-    table = build_candidates(catalog, scenario, pw_usd_per_hour=pw, memory_node_choices=keep,
-                             speed=speed)
+    table = candidate_table(domain, keep)
     return table, (
         f"This catalog allows up to {pairs:,} (GPU type, memory-node type, n) Tiering "
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
         f"type(s) per GPU type and node count ({len(table):,} configurations). A pricier "
         "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
-
-
-def _subplan(plan: JobInputs, indices: IntArray) -> JobInputs:
-    return JobInputs(**{name: getattr(plan, name)[indices]
-                      for name in plan.__dataclass_fields__})
-
-
-def _mc_estimates(summary: MonteCarloSummary) -> list[MonteCarloEstimate]:
-    probability = summary.deadline_probability
-    return [MonteCarloEstimate(
-        trials=summary.trials,
-        mean_makespan_hours=float(summary.mean_makespan_hours[i]),
-        makespan_hours_p10=float(summary.makespan_p10_hours[i]),
-        makespan_hours_p50=float(summary.makespan_p50_hours[i]),
-        makespan_hours_p90=float(summary.makespan_p90_hours[i]),
-        mean_cost_usd=float(summary.mean_cost_usd[i]),
-        cost_usd_p10=float(summary.cost_p10_usd[i]),
-        cost_usd_p50=float(summary.cost_p50_usd[i]),
-        cost_usd_p90=float(summary.cost_p90_usd[i]),
-        mean_interruptions=float(summary.mean_interruptions[i]),
-        deadline_probability=None if probability is None else float(probability[i]),
-    ) for i in range(summary.mean_makespan_hours.size)]
 
 
 def _limit(name: str, value: float | None) -> float | None:
@@ -242,23 +182,22 @@ def _check_inputs(scenario: Scenario, workload: Workload, pw: float | None, goal
                          "the checkpoint stall")
 
 
-def _assumptions(catalog: Catalog, workload: Workload,
-                 speedup: SpeedupModel) -> PlanAssumptions:
-    reference = check_workload(workload, catalog)
-    one_vm = one_vm_epoch_seconds(workload, catalog, speedup)
+def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> PlanAssumptions:
+    """What the plan assumes, from the job's speed basis (its one-VM times, derived once)."""
+    speedup = basis.speedup
     gpus = tuple(
         GpuAssumption(
             gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
             one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
             relative_one_vm_time=t.relative_time, one_vm_table=t.table)
-        for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), one_vm,
+        for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), basis.one_vm,
                            strict=True))
     return PlanAssumptions(
         speedup=speedup.name,
         measurements_source=None if speedup.measurements is None
         else speedup.measurements.source,
-        reference_gpu=reference.name,
+        reference_gpu=basis.reference_gpu,
         checkpoint_every_epochs=workload.checkpoint_every_epochs,
         restart_hours=float(workload.restart_hours),
         wait_hours=float(workload.wait_hours),
@@ -290,58 +229,6 @@ def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
     if pw is None:
         notes.append(NO_PW_NOTE)
     return tuple(notes)
-
-
-def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanation:
-    """Why no candidate meets the deadline or the budget, and the nearest one: the fastest
-    when the deadline binds, else the cheapest when the budget binds, else (each limit is met
-    by some cluster, never both) the best by the goal."""
-    est = result.estimates
-    cost, time = est.expected_cost_usd, est.expected_makespan_hours
-    done = finishes(time)
-    quickest = fastest(cost, time, rank=rank, eligible=done, fastest_tolerance=0.0)
-    least = cheapest(cost, time, rank=rank, eligible=done)
-    if quickest is None or least is None:
-        return _unfinished_explanation(result, goal, rank)
-    limits = []
-    if result.deadline_hours is not None:
-        limits.append(f"a deadline of {result.deadline_hours:g} h")
-    if result.budget_usd is not None:
-        limits.append(f"a budget of {result.budget_usd:g} USD")
-    binding: tuple[str, ...]
-    if result.deadline_hours is not None and time[quickest] > result.deadline_hours:
-        binding, nearest, which = ("deadline",), quickest, "the fastest"
-    elif result.budget_usd is not None and cost[least] > result.budget_usd:
-        binding, nearest, which = ("job_budget",), least, "the cheapest"
-    else:
-        binding, which = ("deadline", "job_budget"), f"the {goal}"
-        nearest = quickest if goal == "fastest" else least
-    config = result.candidates.configuration(nearest)
-    summary = (f"No cluster meets {' and '.join(limits)} in expectation; {which} is "
-               f"{config.describe()}: {time[nearest]:.4g} h and {cost[nearest]:.4g} USD "
-               "expected.")
-    if binding == ("deadline",) and result.budget_usd is not None and (
-            cost[least] > result.budget_usd):
-        binding = ("deadline", "job_budget")
-        cheap = result.candidates.configuration(least)
-        summary += (f" The budget is missed too: the cheapest is {cheap.describe()}: "
-                    f"{cost[least]:.4g} USD and {time[least]:.4g} h expected.")
-    return Explanation(summary=summary, binding=binding, cheapest_feasible_usd_per_hour=None,
-                       cheapest_configuration=config)
-
-
-def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanation:
-    """Why nothing qualifies when no candidate is expected to finish: the reason of the best
-    by the goal (:mod:`deepvm_core.job.finish`)."""
-    est = result.estimates
-    order = best_first(goal, est.expected_cost_usd, est.expected_makespan_hours, rank=rank)
-    nearest = int(order[0]) if order.size else int(np.argmin(rank))  # all NaN: first by rank
-    config = result.candidates.configuration(nearest)
-    reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
-    summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
-               "Raise the MTBI or its scale, or shorten the restart or checkpoint interval.")
-    return Explanation(summary=summary, binding=("does_not_finish",),
-                       cheapest_feasible_usd_per_hour=None, cheapest_configuration=config)
 
 
 # ----------------------------------------------------------------------------- plan_job
@@ -400,11 +287,12 @@ def plan_job(
     pw = None if pw_usd_per_hour is None or math.isinf(pw_usd_per_hour) else float(
         pw_usd_per_hour)
 
-    assumptions = _assumptions(catalog, workload, speedup)
-    table, shortlist_note = _plan_candidates(catalog, scenario,
-                                             speed_basis(catalog, workload, speedup), pw)
+    basis = speed_basis(catalog, workload, speedup)  # the one-VM times, derived once
+    assumptions = _assumptions(catalog, workload, basis)
+    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=basis)
+    table, shortlist_note = _plan_candidates(domain)
     clusters = cluster_arrays(catalog, table)
-    plan = job_inputs(workload, catalog, clusters, speedup)
+    plan = job_inputs(workload, catalog, clusters, basis=basis)
     estimates = expected_jobs(plan)
     replayed = None if replay is None else replay(clusters, plan)
     if replayed is not None:  # backtested candidates: the backtest's means (traces.md)
@@ -425,7 +313,7 @@ def plan_job(
     eligible = finishes(time) & np.isfinite(cost)
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
                            eligible=eligible)
-    parts = _Parts(estimates, table, deadline, budget, within, plan, replayed)
+    parts = EstimateParts(estimates, table, deadline, budget, within, plan, replayed)
     best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
                           rank=rank, eligible=eligible,
                           fastest_tolerance=fastest_tolerance)[:top_k]
@@ -433,14 +321,13 @@ def plan_job(
     explanation: Explanation | None = None
     if len(table) == 0:
         priced = replace(scenario, pw_usd_per_hour=0.0 if pw is None else pw)
-        explanation = explain_infeasible(catalog, priced, build_candidates(catalog, scenario),
-                                         None)
+        explanation = explain_infeasible(catalog, priced, any_price_table(domain, table), None)
     elif best_idx.size == 0:
-        explanation = _limits_explanation(parts, goal, rank)
+        explanation = limits_explanation(parts, goal, rank)
 
-    policy_idx: dict[str, list[int]] = {name: [] for name in PLAN_POLICIES}
+    policy_idx: dict[str, list[int]] = {name: [] for name in PAPER_POLICIES}
     if pw is not None and len(table):
-        policy_idx.update(policy_indices(table, pw, top_k))
+        policy_idx.update(policy_indices(table, top_k))
 
     finished = finishes(time)
     simulated = sorted(i for i in ({int(i) for i in best_idx}
@@ -449,14 +336,14 @@ def plan_job(
     mc: dict[int, MonteCarloEstimate] = {}
     if trials and simulated:
         where = np.array(simulated, dtype=np.int64)
-        summary = simulate_jobs(_subplan(plan, where), np.random.default_rng(seed),
+        summary = simulate_jobs(sub_inputs(plan, where), np.random.default_rng(seed),
                                 trials=trials, deadline_hours=deadline)
-        mc = dict(zip(simulated, _mc_estimates(summary), strict=True))
+        mc = dict(zip(simulated, monte_carlo_estimates(summary), strict=True))
     if replayed is not None:
         mc.update({i: replayed.monte_carlo(i) for i in simulated if replayed.evaluated[i]})
 
     def estimate(i: int) -> PlanEstimate:
-        return _estimate(parts, int(i), mc.get(int(i)))
+        return estimate_at(parts, int(i), mc.get(int(i)))
 
     def single(name: str) -> PlanEstimate | None:
         return estimate(policy_idx[name][0]) if policy_idx[name] else None
@@ -492,8 +379,6 @@ def plan_job(
 
 __all__ = [
     "GOALS",
-    "PLAN_POLICIES",
-    "PLAN_POLICY_LABELS",
     "Goal",
     "GpuAssumption",
     "JobPlanResult",
@@ -501,7 +386,6 @@ __all__ = [
     "PlanAssumptions",
     "PlanEstimate",
     "PolicyEstimates",
-    "cluster_arrays",
     "configuration_samples",
     "plan_job",
 ]

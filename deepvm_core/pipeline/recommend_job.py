@@ -4,7 +4,8 @@
   ``recommend`` ranks by the job's own speed (``deepvm recommend --epochs ... --epoch-seconds
   ...``).
 * :func:`estimate_configuration` runs the job model (closed form, on-demand baseline and a
-  seeded Monte Carlo) on one configuration: the recommendation's pick.
+  seeded Monte Carlo) on one configuration of a recommendation, read from the recommendation's
+  own candidate table (no second domain) with the job's speed basis (no second one either).
 * :func:`compare_plan_with_recommendation` says whether the plan's answer (its goal: least
   expected cost or makespan) differs from Recommend's pick (the most speed, or Z, within PW),
   and why, in words with both clusters' job cost and time.
@@ -13,24 +14,21 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.errors import InputError
 from deepvm_core.job.closed_form import expected_jobs
+from deepvm_core.job.estimate import EstimateParts, PlanEstimate, estimate_at
 from deepvm_core.job.inputs import job_inputs
 from deepvm_core.job.montecarlo import simulate_jobs
-from deepvm_core.job.result import JobPlanResult, PlanEstimate, _estimate, _Parts
-from deepvm_core.model import Arch, Configuration, Scenario
-from deepvm_core.pipeline.plan import _mc_estimates, cluster_arrays
+from deepvm_core.job.result import JobPlanResult
+from deepvm_core.model import Configuration
+from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import Recommendation
-from deepvm_core.search.candidates import build_domain
-from deepvm_core.units import PRICE_TOLERANCE_USD
-from deepvm_core.workload.job_speed import speed_basis
-from deepvm_core.workload.speed import SpeedBasis
+from deepvm_core.workload.speed import SpeedBasis, speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -54,53 +52,42 @@ class RecommendJob:
     speed: SpeedBasis
 
 
-def recommend_job(catalog: Catalog, workload: Workload,
-                  speedup: SpeedupModel | None = None) -> RecommendJob:
-    """The job and its speed basis on ``catalog`` (speedup default: ``fitted``).
+def recommend_job(catalog: Catalog, workload: Workload, speedup: SpeedupModel | None = None, *,
+                  example: bool = False) -> RecommendJob:
+    """The job and its speed basis on ``catalog`` (speedup default: ``fitted``); ``example``:
+    the example job, whose basis says so (``job_given`` False), as where no job is given.
 
     Raises:
         WorkloadError: the workload does not fit the catalog.
     """
     model = SpeedupModel() if speedup is None else speedup
-    return RecommendJob(workload, model, speed_basis(catalog, workload, model))
+    return RecommendJob(workload, model,
+                        speed_basis(catalog, workload, model, job_given=not example))
 
 
-def estimate_configuration(catalog: Catalog, scenario: Scenario, job: RecommendJob,
+def estimate_configuration(rec: Recommendation, catalog: Catalog, job: RecommendJob,
                            config: Configuration, *, trials: int = JOB_TRIALS,
                            seed: int = 0) -> PlanEstimate:
-    """The job model on one configuration: expected makespan and cost, the on-demand baseline,
-    and Monte Carlo percentiles (``trials`` runs, 0 for none).
+    """The job model on ``config``, one configuration of ``rec`` (its pick, its top-k, a
+    baseline): expected makespan and cost, the on-demand baseline, and Monte Carlo percentiles
+    (``trials`` runs, 0 for none). The configuration's row is read from the recommendation's
+    candidate domain (:meth:`~deepvm_core.search.tables.CandidateDomain.locate`), its epoch
+    times from the job's speed basis, and the checkpoint size f is the recommendation's (one f
+    sizes the memory nodes and the checkpoint stall; the example job has no f of its own).
 
     Raises:
-        InputError: ``config`` is not a configuration of ``catalog`` under ``scenario``'s
-            limits (f, s, quotas, node cap).
+        InputError: ``config`` is not a configuration of the recommendation's domain.
     """
-    scenario = Scenario(config.hourly_price_usd, job.workload.checkpoint_gb,
-                        scenario.buffer_checkpoints, scenario.objective, scenario.use_quotas,
-                        scenario.max_nodes)
-    domain = build_domain(catalog, scenario,
-                          pw_usd_per_hour=config.hourly_price_usd + PRICE_TOLERANCE_USD,
-                          speed=job.speed)
-    gpu_names = [g.name for g in domain.gpus]
-    cpu_names = [w.name for w in domain.cpus]
-    arch = Arch.of(config.architecture)
-    rows = np.flatnonzero((domain.architecture == arch) & (domain.n == config.gpu_vms)
-                          & (domain.gpu == (gpu_names.index(config.gpu)
-                                            if config.gpu in gpu_names else -1)))
-    cpu = -1 if config.cpu is None else (cpu_names.index(config.cpu)
-                                          if config.cpu in cpu_names else -2)
-    table = domain.configurations(rows[:1], [cpu] * min(rows.size, 1)) if cpu != -2 else None
-    if table is None or len(table) != 1:
-        raise InputError("configuration", config.describe(),
-                         "is not a configuration of this catalog under these limits")
-    plan = job_inputs(job.workload, catalog, cluster_arrays(catalog, table), job.speedup)
+    table = rec.candidates.domain.locate(config)
+    workload = replace(job.workload, checkpoint_gb=rec.scenario.checkpoint_gb)
+    plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), basis=job.speed)
     estimates = expected_jobs(plan)
     mc = None
     if trials:
         summary = simulate_jobs(plan, np.random.default_rng(seed), trials=trials)
-        mc = _mc_estimates(summary)[0]
-    parts = _Parts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
-    return _estimate(parts, 0, mc)
+        mc = monte_carlo_estimates(summary)[0]
+    parts = EstimateParts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
+    return estimate_at(parts, 0, mc)
 
 
 def _expected(e: PlanEstimate) -> str:
@@ -152,7 +139,7 @@ def compare_plan_with_recommendation(plan: JobPlanResult, rec: Recommendation,
     if cluster_key(c) == cluster_key(pick) and c.cpu == pick.cpu:
         return PlanVsRecommend(True, (
             f"The plan and Recommend agree: {c.describe()} ({_expected(chosen)})."), chosen)
-    other = estimate_configuration(catalog, rec.scenario, job, pick, trials=0)
+    other = estimate_configuration(rec, catalog, job, pick, trials=0)
     goal = "the least expected cost" if plan.goal == "cheapest" else "the least expected time"
     objective = {"speed": "the most epochs per hour", "paper": "the paper's Z (eFLOP per USD)",
                  "performance": "the most eFLOPS"}[rec.scenario.objective]

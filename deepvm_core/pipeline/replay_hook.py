@@ -33,8 +33,8 @@ import numpy.typing as npt
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy
 from deepvm_core.job.backtest_replay import backtest
+from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
-from deepvm_core.job.result import ReplayEstimates
 from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import TraceError
 from deepvm_core.units import SECONDS_PER_HOUR

@@ -31,7 +31,6 @@ configurations it replays; each row here carries its own ``eflops_source`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,8 +42,9 @@ from deepvm_core.hardware.accelerators import (
     accelerator_of_instance,
     bundled_accelerators,
 )
-from deepvm_core.model import Configuration, Scenario, max_spot_vms
-from deepvm_core.search.tables import CandidateTable
+from deepvm_core.model import Configuration, Scenario
+from deepvm_core.search.solvers.enumeration import Ranking
+from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
 
 @dataclass(frozen=True)
@@ -97,20 +97,22 @@ def _group_of_table_gpus(table: CandidateTable, names: list[str]) -> IntArray:
     return np.asarray(out, dtype=np.int64)
 
 
-def _best_per_group(table: CandidateTable, scenario: Scenario, names: list[str]) -> list[int]:
-    """Indices into ``table`` of each model's best configuration, in the ranking order.
+def _best_per_group(ranking: Ranking, names: list[str]) -> list[int]:
+    """Indices into the ranking's table of each model's best configuration, in the ranking
+    order.
 
     Only a configuration whose objective equals its model's largest can be the model's best,
     so only those are ranked (stage 4); the first of each model in that order is its best."""
+    table, objective = ranking.table, ranking.objective
     if len(table) == 0:
         return []
     group = _group_of_table_gpus(table, names)[table.gpu]
-    values = table.objective_values(scenario.objective)
+    values = table.objective_values(objective)
     valid = group >= 0
     top = np.full(len(names), -np.inf)
     np.maximum.at(top, group[valid], values[valid])
     contenders = np.flatnonzero(valid & (values >= top[np.maximum(group, 0)]))
-    order = table.rank_order(scenario.objective, indices=contenders)
+    order = table.rank_order(objective, indices=contenders)
     _, first = np.unique(group[order], return_index=True)
     return [int(order[i]) for i in np.sort(first)]
 
@@ -126,13 +128,15 @@ def _cheapest_per_group(table: CandidateTable, names: list[str]) -> dict[int, in
     return {int(g): int(order[i]) for g, i in zip(ids, first, strict=True)}
 
 
-def _why_infeasible(catalog: Catalog, scenario: Scenario, acc: Accelerator,
-                    types: tuple[GpuType, ...]) -> str:
-    """Why no configuration of ``types`` is feasible at any price (one sentence)."""
+def _why_infeasible(catalog: Catalog, scenario: Scenario, domain: CandidateDomain,
+                    acc: Accelerator, types: tuple[GpuType, ...]) -> str:
+    """Why no configuration of ``types`` is feasible at any price (one sentence), from the
+    scenario's limits as its domain read them."""
     solvable = [g for g in types if g.eflops is not None]
     if not solvable:
         return f"left out of the search, {acc.note or 'no eFLOPS measured or estimated'}"
-    if all(max_spot_vms(catalog, g, scenario) < 1 for g in solvable):
+    spot = dict(zip((g.name for g in domain.gpus), domain.limits.spot.tolist(), strict=True))
+    if all(spot[g.name] < 1 for g in solvable):
         quota = catalog.quota(solvable[0].family)
         if scenario.use_quotas and quota is not None:
             return (f"not feasible at any price: the spot vCPU quota of family "
@@ -143,37 +147,38 @@ def _why_infeasible(catalog: Catalog, scenario: Scenario, acc: Accelerator,
             "on-demand quota allows no anchor or memory node")
 
 
-def best_by_accelerator(catalog: Catalog, scenario: Scenario, table: CandidateTable,
-                        every_price: Callable[[], CandidateTable]) -> tuple[AcceleratorBest, ...]:
+def best_by_accelerator(catalog: Catalog, scenario: Scenario, ranking: Ranking,
+                        every_price: CandidateTable) -> tuple[AcceleratorBest, ...]:
     """The best cluster of each accelerator model of ``catalog`` within PW (module docstring):
     the ranked models first, then the others in the order of ``data/accelerators.csv``.
 
     Args:
-        table: the candidate table priced at most the scenario's PW (``build_candidates`` with
-            ``pw_usd_per_hour``), from which the recommendation ranks.
+        ranking: the candidate table priced at most the scenario's PW, ranked by the
+            scenario's objective: the recommendation's own.
         every_price: a table that holds the cheapest configuration of every GPU type at any
-            price (``recommendation._cheapest_candidates``), built only when a model has
-            nothing within PW.
+            price, from the same domain (:func:`deepvm_core.recommend.explain.any_price_table`).
     """
     models = catalog_accelerators(catalog)
     if not models:
         return ()
     names = list(models)
+    table = ranking.table
     out: list[AcceleratorBest] = []
     gpu_group = _group_of_table_gpus(table, names)
-    for index in _best_per_group(table, scenario, names):
+    for index in _best_per_group(ranking, names):
         config = table.configuration(index)
         name = names[int(gpu_group[table.gpu[index]])]
         out.append(_row(catalog, name, models[name], len(out) + 1, config, None, ""))
     rest = [n for n in names if n not in {r.accelerator for r in out}]
-    cheapest = _cheapest_per_group(every_price(), names) if rest else {}
+    cheapest = _cheapest_per_group(every_price, names) if rest else {}
     for name in rest:
         found = cheapest.get(names.index(name))
         if found is None:
-            why = _why_infeasible(catalog, scenario, bundled_accelerators()[name], models[name])
+            why = _why_infeasible(catalog, scenario, table.domain, bundled_accelerators()[name],
+                                  models[name])
             out.append(_row(catalog, name, models[name], None, None, None, why))
             continue
-        config = every_price().configuration(found)
+        config = every_price.configuration(found)
         out.append(_row(catalog, name, models[name], None, None, config,
                         f"none within PW {scenario.pw_usd_per_hour:g} USD/h; the cheapest "
                         f"feasible is {config.describe()}"))

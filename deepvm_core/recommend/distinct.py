@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deepvm_core.model import Configuration, Objective
-from deepvm_core.search.selection import top_indices
-from deepvm_core.search.tables import CandidateTable
+from deepvm_core.model import Configuration
+from deepvm_core.search.solvers.enumeration import Ranking
 
 #: (architecture, GPU type, GPU VMs): what makes two configurations the same cluster for a
 #: person.
@@ -59,18 +58,18 @@ def fold_variants(ranked: Sequence[Configuration]) -> tuple[DistinctCluster, ...
     return tuple(DistinctCluster(v[0], tuple(v)) for v in groups.values())
 
 
-def distinct_clusters(table: CandidateTable, pw_usd_per_hour: float, objective: Objective,
-                      k: int, ranked: Sequence[Configuration] = ()) -> tuple[
-                          DistinctCluster, ...]:
-    """The first ``k`` distinct clusters affordable at PW, best first (exact enumeration).
+def distinct_clusters(ranking: Ranking, k: int, ranked: Sequence[Configuration] = ()) -> tuple[
+        DistinctCluster, ...]:
+    """The first ``k`` distinct clusters of ``ranking``, best first (exact enumeration).
 
-    ``table`` must hold one configuration per (architecture, GPU type, n), its best memory node
-    (``build_candidates(..., memory_node_choices=1)``): its top k are then k distinct clusters.
-    Each gathers its variants from ``ranked`` (the top-k list of configurations).
+    Its table must hold one configuration per (architecture, GPU type, n), its best memory node
+    (``candidate_table(domain, memory_node_choices=1)``): its top k are then k distinct
+    clusters. Each gathers its variants from ``ranked`` (the top-k list of configurations).
     """
     folded = {cluster_key(d.configuration): d for d in fold_variants(ranked)}
     found = []
-    for i in top_indices(table, pw_usd_per_hour, objective, k):
+    table = ranking.table
+    for i in ranking.top_indices(k):
         config = table.configuration(int(i))
         found.append(folded.get(cluster_key(config), DistinctCluster(config, (config,))))
     return tuple(found)

@@ -23,14 +23,20 @@ import numpy as np
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Configuration, Objective, Scenario
-from deepvm_core.recommend.recommendation import POLICY_LABELS, single_anchor_baselines
+from deepvm_core.recommend.policies import (
+    PAPER_POLICIES,
+    POLICY_LABELS,
+    single_anchor_baselines,
+)
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.search.solvers.enumeration import best_by_pw
 
-#: Policies of a sweep, in display order. ``deepvm`` uses the paper's Z, ``deepvm_performance``
-#: the performance objective; ``deepvm_noscale`` is the paper's Z with K = 1.
-SWEEP_POLICIES = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
-                  "deepvm_performance")
+#: The order of a sweep's rows (:meth:`SweepResult.rows`: its JSON and CSV, a published format
+#: pinned by ``tests/golden/sweep-*.json``): the paper's Fig. 3 policies, then DeepVM with the
+#: performance objective. Everything else, :attr:`SweepResult.configurations` included, lists
+#: the policies in the one order of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES`.
+ROW_ORDER = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
+             "deepvm_performance")
 MAX_SWEEP_POINTS = 100_000
 #: The paper's Fig. 3 PW grid, USD per hour: (start, stop, step), the sweep's default.
 FIG3_PW_GRID = (0.0, 10.0, 0.1)
@@ -66,7 +72,8 @@ class SweepResult:
 
     Attributes:
         pws: the PW values, USD per hour, ascending.
-        configurations: per policy, one configuration (or ``None``) per PW.
+        configurations: per policy of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES`
+            (in that order), one configuration (or ``None``) per PW.
         normaliser: DeepVM's performance at the largest PW (0 when it has none).
     """
 
@@ -121,9 +128,11 @@ class SweepResult:
         )
 
     def rows(self) -> list[dict[str, Any]]:
-        """One row per (PW, policy): for CSV, JSON and data frames."""
+        """One row per (PW, policy), policies in :data:`ROW_ORDER`: for CSV, JSON and data
+        frames."""
         out = []
-        for policy, configs in self.configurations.items():
+        for policy in ROW_ORDER:
+            configs = self.configurations[policy]
             norm = self.normalised(policy)
             for i, (pw, c) in enumerate(zip(self.pws, configs, strict=True)):
                 out.append({
@@ -187,7 +196,8 @@ def pw_grid(start: float, stop: float, step: float) -> np.ndarray:
 
 
 def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
-    """Every policy of :data:`SWEEP_POLICIES` at every PW of ``pws``.
+    """Every policy of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES` at every PW of
+    ``pws``.
 
     ``scenario.pw_usd_per_hour`` and ``scenario.objective`` are ignored (the sweep sets PW and
     runs both objectives); f, s, quotas and the node cap apply.
@@ -203,13 +213,14 @@ def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
         return tuple(configs.get(int(i)) for i in idx)
 
     cost_first, performance_first = single_anchor_baselines(table, pws)
-    configurations = {
+    found = {
         "deepvm": by("paper"),
+        "deepvm_performance": by("performance"),
         "deepvm_noscale": by("paper", noscale=True),
         "cost_first": tuple(cost_first),
         "performance_first": tuple(performance_first),
-        "deepvm_performance": by("performance"),
     }
+    configurations = {name: found[name] for name in PAPER_POLICIES}
     last = configurations["deepvm"][-1] if pws.size else None
     return SweepResult(
         pws=tuple(float(p) for p in pws),

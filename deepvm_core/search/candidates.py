@@ -1,10 +1,13 @@
 """The candidate domain: every configuration the DeepVM model allows, as numpy arrays.
 
 This is the one place that builds the search space of ``model.md`` (stage 3): the enumeration
-solver, the integer program, the PW sweep, the baselines and the job planner all read it. Every
-feasible configuration, whatever the memory-node type, and without a budget::
+solver, the integer program, the PW sweep, the baselines and the job planner all read it. A
+scenario's domain is built once and handed down (:func:`build_domain`); its configurations
+are a table paired from it (:func:`~deepvm_core.search.pairing.candidate_table`), and the
+integer program solves on the domain itself. Every feasible configuration, whatever the
+memory-node type, and without a budget::
 
-    table = build_candidates(catalog, scenario, memory_node_choices=None)
+    table = candidate_table(build_domain(catalog, scenario), memory_node_choices=None)
 
 Two levels
 ==========
@@ -22,9 +25,14 @@ Two levels
   job's, or the example job's); "noscale" takes S(n) = n. NaN when unknown.
 
 Next to the rows, the memory-node types W (CPU types that hold ``f * s`` and may have at least
-one node), each one's node limit, and ``n_sat(min(BW(v), BW(w)))`` per (v, w).
+one node), each one's node limit, and ``n_sat(min(BW(v), BW(w)))`` per (v, w); the scenario's
+limits on each GPU type, read once (:class:`~deepvm_core.search.tables.Limits`); and, for a
+domain cut at a budget, the rows of the smallest n of each (architecture, GPU type) at any
+price (``cheapest``): the cheapest configurations beyond PW, which explanations name, come
+from the same build.
 
-**Configurations** (:class:`CandidateTable`, built by :func:`build_candidates`): the Single
+**Configurations** (:class:`CandidateTable`, built by
+:func:`~deepvm_core.search.pairing.candidate_table`): the Single
 Anchor rows as they are, and each Tiering row paired with each memory-node type w, with the
 cheapest valid ``m = floor(n / n_sat) + 1`` (the pair is left out when m exceeds w's limit).
 Price ``n SP(v) + m OD(w)``; Z and performance do not depend on w.
@@ -34,24 +42,8 @@ vCPU quotas of each family. The scenario's PW and objective are not read: the bu
 ``pw_usd_per_hour`` argument (``None`` or ``math.inf``: no budget bound, quotas and the node
 cap still bound the space), so one table serves every PW of a sweep.
 
-Pruning
-=======
-
-Within a Tiering group (v, n), Z and performance are the same for every w, so the group ranks
-by price, then VMs (m), then CPU name, at any PW. Only its ``memory_node_choices`` best members
-can enter a top-``memory_node_choices`` list; :func:`build_candidates` keeps those (1 by
-default: the cheapest memory node per (v, n)), and ``memory_node_choices=None`` keeps every
-(v, w, n) with its cheapest valid m.
-
-To find them it does not pair every row with every memory-node type: for one GPU type v, two
-types w that give the same ``n_sat(min(BW(v), BW(w)))`` and have the same node limit need the
-same m for every n and are both within their limit or both not, so between them the lower
-``OD(w)`` (then the name) wins at every n. :meth:`CandidateDomain.memory_node_shortlist` keeps
-the ``memory_node_choices`` best of each such class, a few classes per GPU type (the saturation
-table has a handful of steps), and only those are paired with v's rows: on a catalog of 1,000
-CPU types that is about 1 % of the pairs. (Two prices ``n SP + m OD(w)`` whose ``OD`` differ
-could round to the same float, where the full pairing would fall back to the name; the shortlist
-keeps the lower ``OD``, the cheaper one in exact arithmetic.)
+Pruning: a table keeps the best ``memory_node_choices`` memory-node types of each Tiering
+(v, n) only (:mod:`deepvm_core.search.pairing`).
 
 Ranking: :meth:`CandidateTable.rank_order` orders configurations as stage 4 does
 (:mod:`deepvm_core.search.ranking`), with one name rank per configuration
@@ -69,11 +61,12 @@ import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.arrays import IntArray
-from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.catalog import Catalog, CpuType, GpuType
 from deepvm_core.errors import InputError
 from deepvm_core.model import (
     Arch,
     Scenario,
+    checkpoint_buffer_gb,
     holds_checkpoints,
     max_on_demand_vms,
     max_spot_vms,
@@ -82,8 +75,9 @@ from deepvm_core.model import (
     scaling_factor,
     spot_flopp,
 )
+from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import name_ranks
-from deepvm_core.search.tables import CandidateDomain, CandidateTable
+from deepvm_core.search.tables import ROW_COLUMNS, CandidateDomain, CandidateTable, Limits
 from deepvm_core.units import PRICE_TOLERANCE_USD
 from deepvm_core.workload.speed import SpeedBasis, default_speed_basis
 
@@ -96,13 +90,6 @@ __all__ = [
 
 ALL_ARCHITECTURES: tuple[Arch, ...] = (Arch.SINGLE_ANCHOR, Arch.TIERING)
 
-#: The per-row columns of a domain (:func:`_gpu_rows`); the first three hold integers.
-_ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_per_hour",
-                "gpu_price_usd_per_hour", "z_paper", "z_noscale", "performance",
-                "performance_noscale", "scaling_factor", "speed_epochs_per_hour",
-                "speed_noscale_epochs_per_hour")
-#: Tiering rows paired with every memory-node type per step of :func:`build_candidates`.
-_CHUNK_ROWS = 1024
 #: The most GPU rows (architecture, GPU type, n) a domain may have: :func:`build_domain` refuses
 #: a larger search space (an :class:`~deepvm_core.errors.InputError` naming its size). Measured
 #: (issue 9, 2 shared cores): ranking 1,000,000 rows takes 1-2 s and about 400 MB; the node
@@ -181,24 +168,34 @@ def build_domain(
     budget = math.inf if pw is None else pw + PRICE_TOLERANCE_USD
     wanted = {Arch(a) for a in architectures}
     gpus = catalog.solvable_gpu_types
-    cpus = [
-        w for w in catalog.cpu_types
-        if holds_checkpoints(w, scenario.checkpoint_gb, scenario.buffer_checkpoints)
-        and max_on_demand_vms(catalog, w, scenario) >= 1
-    ] if Arch.TIERING in wanted else []
-    cheapest_memory_node = min((w.on_demand_usd_per_hour for w in cpus), default=math.inf)
+    # the scenario's limits, read once here (the domain carries them to whoever asks why)
+    limits = Limits(
+        spot=np.array([max_spot_vms(catalog, g, scenario) for g in gpus], dtype=np.int64),
+        on_demand=np.array([max_on_demand_vms(catalog, g, scenario) for g in gpus],
+                           dtype=np.int64),
+        buffer_gb=checkpoint_buffer_gb(scenario.checkpoint_gb, scenario.buffer_checkpoints))
+    memory = [(w, max_on_demand_vms(catalog, w, scenario)) for w in catalog.cpu_types
+              if holds_checkpoints(w, scenario.checkpoint_gb, scenario.buffer_checkpoints)
+              ] if Arch.TIERING in wanted else []  # (CPU type, its node limit)
+    memory = [(w, limit) for w, limit in memory if limit >= 1]
+    cheapest_memory_node = min((w.on_demand_usd_per_hour for w, _ in memory), default=math.inf)
 
     ranges: list[tuple[Arch, int, int, int]] = []  # (arch, GPU index, first n, last n)
+    floor: list[tuple[Arch, int, IntArray]] = []  # the smallest n of each, at any price
     for gi, g in enumerate(gpus):
         spot, od = g.spot_usd_per_hour, g.on_demand_usd_per_hour
-        spot_limit = max_spot_vms(catalog, g, scenario)
-        if (Arch.SINGLE_ANCHOR in wanted and max_on_demand_vms(catalog, g, scenario) >= 1
-                and od <= budget):
+        spot_limit = int(limits.spot[gi])
+        anchor = Arch.SINGLE_ANCHOR in wanted and limits.on_demand[gi] >= 1
+        if anchor and spot_limit >= 1:
+            floor.append((Arch.SINGLE_ANCHOR, gi, np.array([2], dtype=np.int64)))
+        if anchor and od <= budget:
             top = spot_limit + 1  # n - 1 spot VMs
             if pw is not None:  # one more than affordable, cut exactly below
                 top = min(top, int((budget - od) / spot) + 2)
             ranges.append((Arch.SINGLE_ANCHOR, gi, 2, top))
-        if Arch.TIERING in wanted and cpus and spot + cheapest_memory_node <= budget:
+        if Arch.TIERING in wanted and memory and spot_limit >= 1:
+            floor.append((Arch.TIERING, gi, np.array([1], dtype=np.int64)))
+        if Arch.TIERING in wanted and memory and spot + cheapest_memory_node <= budget:
             top = spot_limit
             if pw is not None:
                 top = min(top, int((budget - cheapest_memory_node) / spot) + 1)
@@ -224,31 +221,53 @@ def build_domain(
     cheapest_tiering = min((gpus[gi].spot_usd_per_hour * int(n[0])
                             for arch, gi, n in blocks if arch == Arch.TIERING and n.size),
                            default=math.inf)
-    cpus = [w for w in cpus if w.on_demand_usd_per_hour + cheapest_tiering <= budget]
-    if not cpus:  # no memory node is affordable: no Tiering row can be part of a configuration
+    affordable = [(w, limit) for w, limit in memory
+                  if w.on_demand_usd_per_hour + cheapest_tiering <= budget]
+    if not affordable:  # no memory node is affordable: no Tiering row can be part of one
         blocks = [b for b in blocks if b[0] == Arch.SINGLE_ANCHOR]
     blocks = [b for b in blocks if b[2].size]
 
-    basis = speed if speed is not None or not blocks else default_speed_basis(catalog)
+    example: list[SpeedBasis | None] = []  # the example job's basis, derived once if needed
+
+    def basis_for(rows: list[tuple[Arch, int, IntArray]]) -> SpeedBasis | None:
+        if speed is not None or not rows:
+            return speed
+        if not example:
+            example.append(default_speed_basis(catalog))
+        return example[0]
+
+    cheapest = None if pw is None else _assemble(  # the smallest n of each, at any price
+        catalog, gpus, memory, floor, basis_for(floor), None, limits, None)
+    return _assemble(catalog, gpus, affordable, blocks, basis_for(blocks), pw, limits, cheapest)
+
+
+def _assemble(catalog: Catalog, gpus: tuple[GpuType, ...], memory: list[tuple[CpuType, int]],
+              blocks: list[tuple[Arch, int, IntArray]], basis: SpeedBasis | None,
+              pw: float | None, limits: Limits,
+              cheapest: CandidateDomain | None) -> CandidateDomain:
+    """The arrays of a domain of ``blocks`` (architecture, GPU index, GPU VM counts) over the
+    memory-node types of ``memory`` (CPU type, its node limit)."""
     rows = [_gpu_rows(gpus[gi], gi, arch, n, basis) for arch, gi, n in blocks]
+    cpus = [w for w, _ in memory]
 
     def column(key: str) -> npt.NDArray[Any]:
         if rows:
             return np.concatenate([block[key] for block in rows])
-        return np.zeros(0, dtype=np.int64 if key in _ROW_COLUMNS[:3] else np.float64)
+        return np.zeros(0, dtype=np.int64 if key in ROW_COLUMNS[:3] else np.float64)
 
     return CandidateDomain(
         gpus=gpus, cpus=tuple(cpus), pw_usd_per_hour=pw, speed_basis=basis,
-        **{key: column(key) for key in _ROW_COLUMNS},
+        **{key: column(key) for key in ROW_COLUMNS},
         memory_node_price_usd_per_hour=np.array([w.on_demand_usd_per_hour for w in cpus],
                                                 dtype=np.float64),
-        memory_node_limit=np.array([max_on_demand_vms(catalog, w, scenario) for w in cpus],
-                                   dtype=np.int64),
+        memory_node_limit=np.array([limit for _, limit in memory], dtype=np.int64),
         saturation_limit=saturation_limits(catalog.saturation, np.minimum(  # min(BW(v), BW(w))
             np.array([g.network_gbps for g in gpus], dtype=np.float64)[:, None],
             np.array([w.network_gbps for w in cpus], dtype=np.float64)[None, :])),
         gpu_rank=name_ranks([g.name for g in gpus]),
         cpu_rank=name_ranks([w.name for w in cpus]),
+        limits=limits,
+        cheapest=cheapest,
     )
 
 
@@ -276,43 +295,6 @@ def build_candidates(
         InputError: a bad ``pw_usd_per_hour`` or ``memory_node_choices``, or a search space of
             more than :data:`MAX_SEARCH_ROWS` rows.
     """
-    if memory_node_choices is not None and (
-            isinstance(memory_node_choices, bool) or not isinstance(memory_node_choices, int)
-            or memory_node_choices < 1):
-        raise InputError("memory_node_choices", memory_node_choices,
-                         "must be a whole number >= 1 or None (every memory-node type)")
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=pw_usd_per_hour,
-                          architectures=architectures, speed=speed)
-    single = np.flatnonzero(domain.architecture == Arch.SINGLE_ANCHOR)
-    tiering = np.flatnonzero(domain.architecture == Arch.TIERING)
-    width = len(domain.cpus)
-    parts_rows, parts_cpus = [single], [np.full(single.shape, -1, dtype=np.int64)]
-    shortlist = None if memory_node_choices is None else domain.memory_node_shortlist(
-        memory_node_choices)
-    for start in range(0, tiering.size if width else 0, _CHUNK_ROWS):  # chunks stay in cache
-        chunk = tiering[start:start + _CHUNK_ROWS]
-        if shortlist is None:
-            m, price, ok = domain.tiering_pairs(chunk)  # shape (rows, W)
-            pair_row, pair_cpu = np.nonzero(ok)
-        else:
-            listed = shortlist[domain.gpu[chunk]]  # shape (rows, S): CPU indices, -1 none
-            cpus = np.maximum(listed, 0)
-            m, price, ok = domain.tiering_pairs(
-                np.broadcast_to(chunk[:, None], listed.shape), cpus)
-            ok &= listed >= 0
-            key = np.where(ok, price, np.inf)
-            if memory_node_choices == 1:  # argmin of (price, m, CPU name), without a sort
-                tie = m * width + domain.cpu_rank[cpus]
-                tie = np.where(key == key.min(axis=1, keepdims=True), tie,
-                               np.iinfo(np.int64).max)
-                keep = np.argmin(tie, axis=1)[:, None]
-            else:
-                order = np.lexsort((domain.cpu_rank[cpus], m, key), axis=1)
-                keep = order[:, :memory_node_choices]
-            pair_row = np.repeat(np.arange(chunk.size), keep.shape[1])
-            column = keep.ravel()
-            valid = ok[pair_row, column]
-            pair_row, pair_cpu = pair_row[valid], cpus[pair_row[valid], column[valid]]
-        parts_rows.append(chunk[pair_row])
-        parts_cpus.append(pair_cpu.astype(np.int64))
-    return domain.configurations(np.concatenate(parts_rows), np.concatenate(parts_cpus))
+    return candidate_table(build_domain(catalog, scenario, pw_usd_per_hour=pw_usd_per_hour,
+                                        architectures=architectures, speed=speed),
+                           memory_node_choices)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,7 +29,13 @@ from deepvm_core.search.ranking import combined_name_rank, rank_order
 from deepvm_core.units import PRICE_TOLERANCE_USD
 from deepvm_core.workload.speed import SpeedBasis
 
-__all__ = ["CandidateDomain", "CandidateTable"]
+__all__ = ["ROW_COLUMNS", "CandidateDomain", "CandidateTable", "Limits"]
+
+#: The per-row columns of a domain (one entry per GPU row); the first three hold integers.
+ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_per_hour",
+               "gpu_price_usd_per_hour", "z_paper", "z_noscale", "performance",
+               "performance_noscale", "scaling_factor", "speed_epochs_per_hour",
+               "speed_noscale_epochs_per_hour")
 
 
 def _objective_values(arrays: CandidateDomain | CandidateTable, objective: Objective,
@@ -48,6 +54,23 @@ def _objective_values(arrays: CandidateDomain | CandidateTable, objective: Objec
 
 
 # ----------------------------------------------------------------------------- GPU rows
+
+
+@dataclass(frozen=True, eq=False)
+class Limits:
+    """The scenario's limits on each GPU type of a domain, read once when it is built (the node
+    cap, and the family's vCPU quotas when they are on), and the RAM a memory node must hold:
+    explanations of what is infeasible read them here.
+
+    Attributes:
+        spot: per GPU type, the most spot VMs.
+        on_demand: per GPU type, the most on-demand VMs (a Single Anchor's anchor).
+        buffer_gb: f * s, the checkpoint buffer a memory node must hold, GB.
+    """
+
+    spot: IntArray
+    on_demand: IntArray
+    buffer_gb: float
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +103,12 @@ class CandidateDomain:
         memory_node_limit: per CPU type, the most memory nodes (node cap, on-demand quota).
         saturation_limit: per (GPU type, CPU type), ``n_sat(min(BW(v), BW(w)))``; shape (V, W).
         gpu_rank, cpu_rank: per GPU type and per CPU type, the alphabetical rank of its name.
+        limits: the scenario's limits on each GPU type (:class:`Limits`).
+        cheapest: for a domain cut at a budget, the rows of the smallest n of each
+            (architecture, GPU type) at any price, over every memory-node type (not only the
+            affordable ones): prices rise with n and a configuration stays feasible with fewer
+            GPU VMs, so the cheapest configuration of each GPU type and architecture beyond
+            the budget is among their pairs (:meth:`any_price`). ``None`` without a budget.
     """
 
     gpus: tuple[GpuType, ...]
@@ -104,9 +133,48 @@ class CandidateDomain:
     saturation_limit: IntArray
     gpu_rank: IntArray
     cpu_rank: IntArray
+    limits: Limits
+    cheapest: CandidateDomain | None = None
 
     def __len__(self) -> int:
         return int(self.n.shape[0])
+
+    def any_price(self) -> CandidateDomain:
+        """The rows that hold the cheapest configuration of each (architecture, GPU type) at
+        any price: :attr:`cheapest`, or the domain itself when it has no budget. Explanations
+        beyond PW read them (no second domain is built)."""
+        return self if self.cheapest is None else self.cheapest
+
+    def only(self, architecture: Arch) -> CandidateDomain:
+        """The rows of one architecture: the domain the builder gives for that architecture
+        alone (Single Anchor has no memory-node types)."""
+        keep = self.architecture == architecture
+        memory = slice(None) if architecture == Arch.TIERING else slice(0)
+        return replace(
+            self, **{key: getattr(self, key)[keep] for key in ROW_COLUMNS},
+            cpus=self.cpus[memory],
+            memory_node_price_usd_per_hour=self.memory_node_price_usd_per_hour[memory],
+            memory_node_limit=self.memory_node_limit[memory],
+            saturation_limit=self.saturation_limit[:, memory], cpu_rank=self.cpu_rank[memory],
+            cheapest=None)
+
+    def locate(self, config: Configuration) -> CandidateTable:
+        """The one-entry table of ``config`` (its GPU row, with its memory-node type), as the
+        domain computes it.
+
+        Raises:
+            InputError: ``config`` is not a configuration of this domain.
+        """
+        gpu = next((i for i, g in enumerate(self.gpus) if g.name == config.gpu), -1)
+        cpu = -1 if config.cpu is None else next(
+            (i for i, w in enumerate(self.cpus) if w.name == config.cpu), -2)
+        rows = np.flatnonzero((self.architecture == Arch.of(config.architecture))
+                              & (self.n == config.gpu_vms) & (self.gpu == gpu))
+        table = self.configurations(rows[:1], [cpu] * min(rows.size, 1)) if cpu != -2 else None
+        if table is None or len(table) != 1:
+            raise InputError("configuration", config.describe(),
+                             "is not a configuration of this catalog under these limits")
+        return table
 
     @property
     def budget_usd_per_hour(self) -> float:
@@ -137,36 +205,6 @@ class CandidateDomain:
         if cpus is None:
             return part
         return part + np.where(cpus >= 0, np.append(self.cpu_name_rank, 0)[cpus], 0)
-
-    def memory_node_shortlist(self, per_class: int) -> IntArray:
-        """Per GPU type, the memory-node types worth pairing with its Tiering rows when only the
-        best ``per_class`` of each (v, n) are kept (module doc, "Pruning").
-
-        Returns:
-            CPU indices of shape ``(len(gpus), S)``, -1 where a GPU type has fewer than ``S``:
-            for each class of types with the same n_sat with v and the same node limit, its
-            ``per_class`` cheapest (on-demand price, then name).
-        """
-        shape = (len(self.gpus), len(self.cpus))
-        if 0 in shape:
-            return np.zeros((shape[0], 0), dtype=np.int64)
-        nsat = self.saturation_limit
-        limit = np.broadcast_to(self.memory_node_limit, shape)
-        order = np.lexsort((np.broadcast_to(self.cpu_rank, shape),
-                            np.broadcast_to(self.memory_node_price_usd_per_hour, shape),
-                            limit, nsat), axis=1)
-        sorted_nsat = np.take_along_axis(nsat, order, axis=1)
-        sorted_limit = np.take_along_axis(limit, order, axis=1)
-        first = np.ones(shape, dtype=bool)  # first member of its class, in sorted order
-        first[:, 1:] = ((sorted_nsat[:, 1:] != sorted_nsat[:, :-1])
-                        | (sorted_limit[:, 1:] != sorted_limit[:, :-1]))
-        position = np.broadcast_to(np.arange(shape[1]), shape)
-        class_start = np.maximum.accumulate(np.where(first, position, 0), axis=1)
-        keep = position - class_start < per_class
-        width = int(keep.sum(axis=1).max())
-        kept = np.argsort(~keep, axis=1, kind="stable")[:, :width]  # kept ones first, in order
-        return np.where(np.take_along_axis(keep, kept, axis=1),
-                        np.take_along_axis(order, kept, axis=1), -1)
 
     def tiering_pairs(self, rows: IntArray, cpus: IntArray | None = None) -> tuple[
             SignedArray, FloatArray, BoolArray]:

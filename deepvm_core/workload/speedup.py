@@ -176,13 +176,13 @@ def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
         WorkloadError: the workload does not fit the catalog (:func:`check_workload`).
     """
     reference = check_workload(workload, catalog)
+    measured_ref = model.one_node_epoch_seconds(reference)
     s_ref = float(model.speedup(reference, np.array([workload.reference_nodes]))[0])
     if not s_ref > 0:
         raise WorkloadError([Problem("workload", "reference_nodes", workload.reference_nodes,
                                      f"the speedup of {reference.name} there is {s_ref!r}; "
                                      "t_ref1 = t_ref S_ref(n_ref) needs it > 0")])
     t_ref1 = workload.reference_epoch_seconds * s_ref
-    measured_ref = model.one_node_epoch_seconds(reference)
     table = None if model.measurements is None else model.measurements.source
     times: list[OneVmTime] = []
     for g in catalog.gpu_types:

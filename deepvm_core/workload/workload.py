@@ -24,10 +24,6 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem, WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
 
-# the example job's one home is search/speed.py (speed without a job uses it); re-exported
-from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS as EXAMPLE_EPOCH_SECONDS
-from deepvm_core.workload.speed import EXAMPLE_EPOCHS as EXAMPLE_EPOCHS
-
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
 
@@ -42,6 +38,19 @@ MAX_WAIT_HOURS: Final = 168.0
 #: Upper bound of δ0, ``checkpoint_fixed_seconds``: serialising and syncing one checkpoint
 #: takes seconds; an hour is far past it (seconds).
 MAX_CHECKPOINT_FIXED_SECONDS: Final = 3600.0
+
+#: The example job (:func:`example_workload`), used wherever the user has not given theirs (the
+#: CLI's defaults, the README, the dashboard's pages, the benchmarks, speed without a job,
+#: :func:`deepvm_core.workload.speed.default_speed_basis`): a ResNet-50-sized job, 90 epochs of
+#: 960 s on one VM of the reference type, i.e. 24 hours of training on one VM. An example, not
+#: a measurement: edit the epoch time to yours. The README's reference type is
+#: :data:`EXAMPLE_REFERENCE_GPU` (the example leaves g_ref to its default, the catalog's top
+#: spot-FLOPP type, which it is on the bundled AWS catalogs).
+EXAMPLE_EPOCHS: Final = 90.0
+EXAMPLE_EPOCH_SECONDS: Final = 960.0
+EXAMPLE_REFERENCE_GPU: Final = "g4dn.xlarge"
+EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 960 s on one VM "
+                              "of the reference type (24 h); edit the epoch time to yours")
 
 
 def _number(problems: list[Problem], name: str, value: object, *, positive: bool = False,

@@ -9,9 +9,16 @@ rank), so each PW costs one binary search.
 A top-k needs up to k memory-node types per Tiering (v, n), but only for the few (v, n) whose
 objective can reach the top k: :func:`top_configurations` ranks a table of one memory node per
 (v, n) and pairs only those (v, n) with more, so a top-100 costs what a top-1 does.
+
+A :class:`Ranking` is a scenario's table with the objective it is ranked by, built once where
+the objective is chosen and handed to whatever asks for "the best k" (the recommendation, its
+distinct clusters, the best of each accelerator model).
 """
 
 from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,9 +28,34 @@ from deepvm_core.model import (
     Configuration,
     Objective,
 )
-from deepvm_core.search.selection import contenders
+from deepvm_core.search.pairing import memory_node_shortlist
+from deepvm_core.search.selection import contenders, top_indices
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A candidate table ranked by one objective (stage 4). Every configuration of the table is
+    affordable (it was built within the budget), so no PW is asked again.
+
+    Attributes:
+        table: the configurations, one memory-node type per (architecture, GPU type, n) or more.
+        objective: what ranks them (``paper``, ``performance`` or ``speed``).
+    """
+
+    table: CandidateTable
+    objective: Objective
+
+    def top(self, k: int, *, noscale: bool = False,
+            architecture: Arch | None = None) -> list[Configuration]:
+        """The best ``k`` configurations, best first (:func:`top_configurations`)."""
+        return top_configurations(self.table, math.inf, self.objective, k, noscale=noscale,
+                                  architecture=architecture)
+
+    def top_indices(self, k: int) -> IntArray:
+        """The indices into :attr:`table` of its best ``k``, best first."""
+        return top_indices(self.table, math.inf, self.objective, k)
 
 
 def top_configurations(
@@ -41,8 +73,8 @@ def top_configurations(
     Each (v, n) of the table stands for its best memory node, and a (v, n) whose objective is
     below the k-th largest of the table has k better configurations above it (Z and performance
     do not depend on the memory node), so only the (v, n) reaching it are paired with their
-    other memory-node candidates (:meth:`~deepvm_core.search.tables.CandidateDomain.
-    memory_node_shortlist`) before the final ranking.
+    other memory-node candidates (:func:`~deepvm_core.search.pairing.memory_node_shortlist`)
+    before the final ranking.
     """
     indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
                          architecture=architecture)
@@ -53,7 +85,7 @@ def top_configurations(
     tiering = table.architecture[indices] == Arch.TIERING
     single_rows = table.row[indices[~tiering]]
     tiering_rows = np.unique(table.row[indices[tiering]])
-    listed = domain.memory_node_shortlist(k)[domain.gpu[tiering_rows]]  # (rows, S), -1 none
+    listed = memory_node_shortlist(domain, k)[domain.gpu[tiering_rows]]  # (rows, S), -1 none
     pair_row = np.repeat(tiering_rows, listed.shape[1])
     pair_cpu = listed.ravel()
     valid = pair_cpu >= 0

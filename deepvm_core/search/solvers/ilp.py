@@ -61,7 +61,9 @@ raises :class:`~deepvm_core.errors.SolverTimeoutError`, as does CBC's own "stopp
 during preprocessing reports the program *infeasible* (seen on 28,000 binaries), so a
 non-optimal answer after :data:`SUSPECT_SHARE` of the limit is a time-out too, never "no
 further configuration". A
-program larger than :data:`ILP_SIZE_PER_SECOND` (binaries plus saturation constraints) per
+program larger than :data:`~deepvm_core.search.solvers.ilp_program.ILP_SIZE_PER_SECOND`
+(binaries plus saturation constraints, :func:`~deepvm_core.search.solvers.ilp_program.
+program_size`) per
 second of budget is not built at all (building and writing it alone would use the budget, and
 CBC does not prove those in time): the same error, with ``started`` False. The saturation
 constraints count: one per Tiering GPU type and memory-node type, a million on a catalog at the
@@ -89,7 +91,6 @@ from typing import Any
 import numpy as np
 
 from deepvm_core.arrays import FloatArray
-from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError, SolverError, SolverTimeoutError
 from deepvm_core.model import (
     ARCHITECTURES,
@@ -97,27 +98,26 @@ from deepvm_core.model import (
     Architecture,
     Configuration,
     Objective,
-    Scenario,
 )
-from deepvm_core.search.candidates import ALL_ARCHITECTURES, build_domain
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
-from deepvm_core.search.solvers.ilp_program import Cut, Stage, build_problem, solve_problem
+from deepvm_core.search.solvers.ilp_program import (
+    ILP_SIZE_PER_SECOND,
+    Cut,
+    Stage,
+    build_problem,
+    fits_time_limit,
+    program_size,
+    solve_problem,
+)
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
-from deepvm_core.workload.speed import SpeedBasis
 
-__all__ = ["ILP_SIZE_PER_SECOND", "ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW",
-           "fits_time_limit", "program_size", "solve_top_k"]
+__all__ = ["ILP_TIME_LIMIT_S", "OBJECTIVE_WINDOW", "PRICE_WINDOW", "solve_top_k"]
 
 #: A solve that ends without an optimum after this share of its time limit counts as timed
 #: out, whatever it says: CBC 2.10.3 stopped by its limit in preprocessing reports
 #: "infeasible". Falling back to the enumeration is always correct; ending a top-k list on a
 #: false "infeasible" is not.
 SUSPECT_SHARE = 0.5
-#: Program size (GPU-row binaries plus saturation constraints, :func:`program_size`) built per
-#: second of budget; a larger program is not built (module doc, "Time budget"). Measured (2
-#: shared cores): a top-3 over 18,000 binaries takes 5 s; a stage 1 over 1,700 binaries and
-#: 40,000 saturation constraints 5.6 s, over 830 and 10,000 0.6 s.
-ILP_SIZE_PER_SECOND = 4_000
 
 #: Objective values closer than this (relative to the largest coefficient) are "suspects" that
 #: CBC may not separate (it resolves about 1e-7 of the objective's scale).
@@ -336,30 +336,30 @@ class _Search:
 
 
 def solve_top_k(
-    catalog: Catalog,
-    scenario: Scenario,
+    domain: CandidateDomain,
+    objective: Objective,
     k: int,
     *,
     noscale: bool = False,
     architecture: Arch | Architecture | None = None,
     time_limit_s: float = ILP_TIME_LIMIT_S,
-    speed: SpeedBasis | None = None,
 ) -> list[Configuration]:
-    """The k best configurations affordable at scenario.pw_usd_per_hour under scenario.objective
-    (K = 1 in the objective if noscale), best first, in the ranking order of model.md stage 4
-    (objective desc, then lower hourly price, fewer VMs, architecture, GPU name, CPU name).
+    """The k best configurations of ``domain`` (the candidate domain cut at the budget,
+    :func:`~deepvm_core.search.candidates.build_domain` with ``pw_usd_per_hour``: the caller
+    builds it once and hands it to every call) under ``objective`` (K = 1 in the objective if
+    noscale), best first, in the ranking order of model.md stage 4 (objective desc, then lower
+    hourly price, fewer VMs, architecture, GPU name, CPU name).
 
     Fewer than ``k`` (possibly none) are returned when fewer exist. ``architecture`` (an
-    :class:`~deepvm_core.model.Arch` or its key) limits the search to one architecture.
-    ``time_limit_s`` is the budget of the whole call, seconds, building included (a call makes
-    about two solves per configuration returned; module doc, "Time budget"). ``speed``: what
-    the ``speed`` objective is computed from (default: the example job's).
+    :class:`~deepvm_core.model.Arch` or its key) limits the search to one architecture
+    (:meth:`~deepvm_core.search.tables.CandidateDomain.only`). ``time_limit_s`` is the budget
+    of the whole call, seconds (a call makes about two solves per configuration returned;
+    module doc, "Time budget"). The ``speed`` objective is the domain's speed basis.
 
     Raises:
-        InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range, or a search space
-            larger than :data:`~deepvm_core.search.candidates.MAX_SEARCH_ROWS`.
+        InputError: ``k``, ``architecture`` or ``time_limit_s`` out of range.
         SolverTimeoutError: the budget ran out, or the program is too large for it
-            (:func:`fits_time_limit`).
+            (:func:`~deepvm_core.search.solvers.ilp_program.fits_time_limit`).
         SolverError: CBC ended a solve otherwise with a status other than optimal (or
             infeasible).
     """
@@ -376,10 +376,9 @@ def solve_top_k(
         raise InputError("time_limit_s", time_limit_s, "must be a finite number of seconds > 0")
     if k == 0:
         return []
-    archs = ALL_ARCHITECTURES if architecture is None else (
-        architecture if isinstance(architecture, Arch) else Arch.of(architecture),)
-    domain = build_domain(catalog, scenario, pw_usd_per_hour=scenario.pw_usd_per_hour,
-                          architectures=archs, speed=speed)
+    if architecture is not None:
+        domain = domain.only(architecture if isinstance(architecture, Arch)
+                             else Arch.of(architecture))
     if len(domain) == 0:
         return []
     binaries, constraints = program_size(domain)
@@ -389,19 +388,6 @@ def solve_top_k(
             f"saturation constraints are more than it solves within {time_limit_s:g} s (about "
             f"{ILP_SIZE_PER_SECOND:,} per second)", time_limit_s=time_limit_s, started=False,
             binaries=binaries, constraints=constraints)
-    coef = domain.objective_values(scenario.objective, noscale=noscale)
-    return _Search(domain, coef, float(time_limit_s), start + time_limit_s, scenario.objective,
+    coef = domain.objective_values(objective, noscale=noscale)
+    return _Search(domain, coef, float(time_limit_s), start + time_limit_s, objective,
                    noscale).run(k)
-
-
-def program_size(domain: CandidateDomain) -> tuple[int, int]:
-    """The program's GPU-row binaries and saturation constraints (one per GPU type with Tiering
-    rows and memory-node type) over ``domain``."""
-    tiering_gpus = np.unique(domain.gpu[domain.architecture == Arch.TIERING]).size
-    return len(domain), tiering_gpus * len(domain.cpus)
-
-
-def fits_time_limit(binaries: int, constraints: int, time_limit_s: float) -> bool:
-    """True when a program of this size is worth building within ``time_limit_s`` seconds
-    (:data:`ILP_SIZE_PER_SECOND`)."""
-    return binaries + constraints <= ILP_SIZE_PER_SECOND * time_limit_s

@@ -1,0 +1,230 @@
+"""One configuration's job estimate: the closed form's expectations, the on-demand baseline,
+the Monte Carlo (or backtest) statistics, and why a cluster is not expected to finish, read from
+per-candidate arrays (:func:`estimate_at`). The job plan (:mod:`deepvm_core.job.result`) and a
+recommendation's job estimate (:mod:`deepvm_core.pipeline.recommend_job`) both read their
+estimates here. Pure data; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from deepvm_core.arrays import BoolArray, FloatArray
+from deepvm_core.job.baseline import on_demand_baseline_at
+from deepvm_core.job.closed_form import JobEstimates
+from deepvm_core.job.finish import finishes, unfinished_reason
+from deepvm_core.job.inputs import JobInputs
+from deepvm_core.model import Configuration
+from deepvm_core.search.tables import CandidateTable
+from deepvm_core.units import SECONDS_PER_HOUR
+
+__all__ = ["EstimateParts", "MonteCarloEstimate", "PlanArrays", "PlanEstimate",
+           "ReplayEstimates", "estimate_at", "unfinished_reason_of"]
+
+
+@dataclass(frozen=True)
+class MonteCarloEstimate:
+    """Monte Carlo statistics of one configuration.
+
+    Attributes:
+        trials: runs simulated.
+        mean_makespan_hours, makespan_hours_p10, makespan_hours_p50, makespan_hours_p90: the
+            sample mean and percentiles of the makespan, hours.
+        mean_cost_usd, cost_usd_p10, cost_usd_p50, cost_usd_p90: the same for the cost, USD.
+        mean_interruptions: mean interruption events per run.
+        deadline_probability: share of runs done within the deadline, or ``None`` without one.
+    """
+
+    trials: int
+    mean_makespan_hours: float
+    makespan_hours_p10: float
+    makespan_hours_p50: float
+    makespan_hours_p90: float
+    mean_cost_usd: float
+    cost_usd_p10: float
+    cost_usd_p50: float
+    cost_usd_p90: float
+    mean_interruptions: float
+    deadline_probability: float | None
+
+
+@dataclass(frozen=True)
+class PlanEstimate:
+    """One configuration and what the job costs and takes on it.
+
+    Attributes:
+        index: its position in the candidates (:attr:`~deepvm_core.job.result.JobPlanResult.
+            candidates`) (and in every per-candidate
+            array of the result).
+        configuration: the cluster.
+        epoch_seconds: t_g(n), seconds per epoch.
+        compute_hours: T_c, compute hours without checkpoints or failures.
+        checkpoint_stall_seconds: δ, seconds one checkpoint stalls training.
+        checkpoint_interval_seconds: τ, compute seconds between checkpoints (infinite: one
+            segment, nothing is interrupted).
+        checkpoints: checkpoints taken.
+        expected_makespan_hours: T, expected wall hours (closed form).
+        expected_cost_usd: C, expected USD (closed form).
+        expected_interruptions: N, expected interruption events (closed form).
+        within_limits: T <= the deadline and C <= the budget (True when none is given);
+            False when the cluster does not finish.
+        monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
+        evaluated_by: ``closed_form``, or ``backtest`` when spot traces of its GPU type gave T,
+            C and the percentiles (``traces.md``; :class:`ReplayEstimates`).
+        pools: the pools replayed, in failover order (``TYPE@ZONE``; empty: closed form).
+        recovery: the recovery policy of the backtest (``wait``, ``failover``, ``deadline``).
+        on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
+            interruptions), hours (:mod:`deepvm_core.job.baseline`).
+        on_demand_cost_usd: C_od, its cost, USD.
+        does_not_finish: ``None``, or why the cluster is not expected to finish
+            (:mod:`deepvm_core.job.finish`); its T, C and N are then not meaningful numbers
+            and are never shown as such.
+    """
+
+    index: int
+    configuration: Configuration
+    epoch_seconds: float
+    compute_hours: float
+    checkpoint_stall_seconds: float
+    checkpoint_interval_seconds: float
+    checkpoints: int
+    expected_makespan_hours: float
+    expected_cost_usd: float
+    expected_interruptions: float
+    within_limits: bool
+    monte_carlo: MonteCarloEstimate | None
+    on_demand_makespan_hours: float = float("nan")
+    on_demand_cost_usd: float = float("nan")
+    does_not_finish: str | None = None
+    evaluated_by: str = "closed_form"
+    pools: tuple[str, ...] = ()
+    recovery: str | None = None
+
+    def describe(self) -> str:
+        """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
+        return self.configuration.describe()
+
+
+def unfinished_reason_of(estimates: JobEstimates, plan: JobInputs | None, index: int) -> str | None:
+    """Why candidate ``index`` is not expected to finish, or ``None`` when it finishes."""
+    if bool(finishes(estimates.expected_makespan_hours[index])):
+        return None
+    compute = float(estimates.compute_hours[index])
+    if plan is None:
+        return unfinished_reason(mtbi_hours=None, restart_hours=0.0, segment_hours=0.0,
+                                 compute_hours=compute)
+    rate = float(plan.interruption_rate_per_hour[index])
+    full = int(plan.checkpoints[index]) > 0
+    segment = float(plan.full_segment_seconds[index] if full
+                    else plan.last_segment_seconds[index]) / SECONDS_PER_HOUR
+    return unfinished_reason(mtbi_hours=1.0 / rate if rate > 0 else None,
+                             restart_hours=float(plan.restart_hours[index]),
+                             segment_hours=segment, compute_hours=compute)
+
+
+class PlanArrays(Protocol):
+    """The per-candidate arrays an estimate is read from: a :class:`~deepvm_core.job.result.
+    JobPlanResult`, or :class:`EstimateParts` while the result is being built."""
+
+    @property
+    def estimates(self) -> JobEstimates: ...
+    @property
+    def candidates(self) -> CandidateTable: ...
+    @property
+    def within_limits(self) -> BoolArray: ...
+    @property
+    def job_plan(self) -> JobInputs | None: ...
+    @property
+    def replay(self) -> ReplayEstimates | None: ...
+
+
+def estimate_at(result: PlanArrays, index: int,
+                monte_carlo: MonteCarloEstimate | None) -> PlanEstimate:
+    """The estimate of candidate ``index`` from the per-candidate arrays."""
+    est, table = result.estimates, result.candidates
+    od_hours, od_cost = on_demand_baseline_at(table, est, index)
+    reason = unfinished_reason_of(est, result.job_plan, index)
+    replay = result.replay
+    hit = replay is not None and bool(replay.evaluated[index])
+    return PlanEstimate(
+        index=index,
+        configuration=table.configuration(index),
+        epoch_seconds=float(est.epoch_seconds[index]),
+        compute_hours=float(est.compute_hours[index]),
+        checkpoint_stall_seconds=float(est.checkpoint_stall_seconds[index]),
+        checkpoint_interval_seconds=float(est.checkpoint_interval_seconds[index]),
+        checkpoints=int(est.checkpoints[index]),
+        expected_makespan_hours=float(est.expected_makespan_hours[index]),
+        expected_cost_usd=float(est.expected_cost_usd[index]),
+        expected_interruptions=float(est.expected_interruptions[index]),
+        within_limits=bool(result.within_limits[index]),
+        monte_carlo=None if reason else monte_carlo,
+        does_not_finish=reason,
+        evaluated_by="backtest" if hit else "closed_form",
+        pools=replay.pools[index] if hit and replay is not None else (),
+        recovery=replay.recovery if hit and replay is not None else None,
+        on_demand_makespan_hours=od_hours,
+        on_demand_cost_usd=od_cost,
+    )
+
+
+@dataclass(frozen=True)
+class ReplayEstimates:
+    """Backtests of some candidates on spot traces (``traces.md``), per candidate (1-D arrays
+    of the candidates' length, NaN where not evaluated); built by
+    :func:`deepvm_core.pipeline.replay_hook.backtest_candidates`.
+
+    Attributes:
+        recovery: the recovery policy. runs: start times per candidate.
+        evaluated: True where a backtest gave the numbers.
+        pools: per candidate, the pool names in failover order (empty: not evaluated).
+        mean_makespan_hours, makespan_p10_hours, makespan_p50_hours, makespan_p90_hours: hours.
+        mean_cost_usd, cost_p10_usd, cost_p50_usd, cost_p90_usd: USD.
+        mean_interruptions: per run. deadline_met: share of runs within the deadline, or
+            ``None`` without one.
+    """
+
+    recovery: str
+    runs: int
+    evaluated: BoolArray
+    pools: tuple[tuple[str, ...], ...]
+    mean_makespan_hours: FloatArray
+    makespan_p10_hours: FloatArray
+    makespan_p50_hours: FloatArray
+    makespan_p90_hours: FloatArray
+    mean_cost_usd: FloatArray
+    cost_p10_usd: FloatArray
+    cost_p50_usd: FloatArray
+    cost_p90_usd: FloatArray
+    mean_interruptions: FloatArray
+    deadline_met: FloatArray | None
+
+    def monte_carlo(self, index: int) -> MonteCarloEstimate:
+        """Candidate ``index``'s backtest in the form of Monte Carlo statistics."""
+        met = None if self.deadline_met is None else float(self.deadline_met[index])
+        return MonteCarloEstimate(
+            trials=self.runs, mean_makespan_hours=float(self.mean_makespan_hours[index]),
+            makespan_hours_p10=float(self.makespan_p10_hours[index]),
+            makespan_hours_p50=float(self.makespan_p50_hours[index]),
+            makespan_hours_p90=float(self.makespan_p90_hours[index]),
+            mean_cost_usd=float(self.mean_cost_usd[index]),
+            cost_usd_p10=float(self.cost_p10_usd[index]),
+            cost_usd_p50=float(self.cost_p50_usd[index]),
+            cost_usd_p90=float(self.cost_p90_usd[index]),
+            mean_interruptions=float(self.mean_interruptions[index]),
+            deadline_probability=met)
+
+
+@dataclass(frozen=True)
+class EstimateParts:
+    """What :func:`estimate_at` reads before the result exists (the plan, a recommendation's
+    job estimate)."""
+
+    estimates: JobEstimates
+    candidates: CandidateTable
+    deadline_hours: float | None
+    budget_usd: float | None
+    within_limits: BoolArray
+    job_plan: JobInputs | None = None
+    replay: ReplayEstimates | None = None
