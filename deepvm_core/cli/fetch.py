@@ -42,7 +42,7 @@ from deepvm_core.cloud.aws import (
     validate_instance_types,
 )
 from deepvm_core.defaults import field_default
-from deepvm_core.errors import DeepVMError
+from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.home import describe_catalog_dir
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.regions import compare_regions
@@ -229,7 +229,7 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
     if args.diff and base is None:
         print(f"{PROG}: error: --diff compares with the base catalog; give one with --base",
               file=stderr)
-        return 2
+        return EXIT_USAGE
     diff_base: Catalog | None = None
     try:
         if args.diff and base is not None:  # once: the fetch's base and the diff's old prices
@@ -247,7 +247,7 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
         if bar:
             bar.close()
         print(f"{PROG}: error: {_one_line(str(exc))}", file=stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         if bar:
             bar.close()

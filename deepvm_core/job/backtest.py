@@ -54,14 +54,10 @@ from dataclasses import dataclass, fields
 from typing import Final, Literal, get_args
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import up_threshold
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 RecoveryPolicy = Literal["wait", "failover", "deadline"]
 RECOVERY_POLICIES: Final[tuple[RecoveryPolicy, ...]] = get_args(RecoveryPolicy)

@@ -30,9 +30,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-from deepvm_core.arrays import FloatArray
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.errors import InputError
 from deepvm_core.job.inputs import JobInputs
 from deepvm_core.units import SECONDS_PER_HOUR
@@ -86,7 +85,7 @@ def _truncated_exp_sums(rng: np.random.Generator, counts: FloatArray, length: Fl
     return out.reshape(np.shape(counts))
 
 
-def _sample_group(rng: np.random.Generator, segments: npt.NDArray[np.int64],
+def _sample_group(rng: np.random.Generator, segments: IntArray,
                   segment_hours: FloatArray, rate: FloatArray, restart: FloatArray,
                   trials: int) -> tuple[FloatArray, FloatArray]:
     """Up hours and events of ``segments`` identical segments, shape (configurations, trials).

@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.job.backtest import BacktestJob, backtest
 from deepvm_core.job.closed_form import segment_expectations
 from deepvm_core.market.trace import SpotTrace, TraceError
@@ -38,8 +38,6 @@ from deepvm_core.market.trace_stats import (
     up_run_lengths,
     up_ticks,
 )
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

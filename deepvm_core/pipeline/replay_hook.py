@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy, backtest
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
@@ -38,12 +38,9 @@ from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import TraceError
 from deepvm_core.units import SECONDS_PER_HOUR
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
-
-def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: npt.NDArray[
-        np.int64], pools: Sequence[Pool]) -> BacktestJob:
+def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: IntArray,
+         pools: Sequence[Pool]) -> BacktestJob:
     gpu = catalog.gpu_types[int(clusters.gpu_index[rows[0]])]
     n = clusters.n_spot[rows].astype(np.float64)[:, None]
     width = len(pools)
@@ -67,7 +64,7 @@ def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: npt
                                         axis=1))
 
 
-def _columns(job: BacktestJob, order: npt.NDArray[np.int64]) -> BacktestJob:
+def _columns(job: BacktestJob, order: IntArray) -> BacktestJob:
     return BacktestJob(**{name: getattr(job, name) if name == "full_segments"
                           else getattr(job, name)[:, order]
                           for name in job.__dataclass_fields__})
