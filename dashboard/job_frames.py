@@ -7,13 +7,13 @@ import numpy as np
 import pandas as pd
 
 from dashboard import url
-from dashboard.formatting import duration
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.hardware.calibrate import Calibration
 from deepvm_core.hardware.coverage import TypeTable
 from deepvm_core.market.mtbi import default_mtbi
 from deepvm_core.pipeline.plan import PLAN_POLICIES, PLAN_POLICY_LABELS, JobPlanResult, PlanEstimate
+from deepvm_core.text import duration
 from deepvm_core.workload.speedup import SpeedupModel, fitted_speedup, paper_speedup
 
 #: The editable column of :func:`mtbi_frame`.

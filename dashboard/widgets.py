@@ -10,12 +10,13 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from dashboard import glossary, keys, state, url
-from dashboard.formatting import si, usd_per_hour
+from dashboard.formatting import si
 from dashboard.glossary import GLOSSARY
 from dashboard.provenance import prices_age
 from dashboard.url_warnings import echo
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
+from deepvm_core.text import usd_per_hour
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd

@@ -65,7 +65,8 @@ from deepvm_core.pipeline.plan import (
 )
 from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
 from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE, recommend
-from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.text import duration
+from deepvm_core.units import MINUTES_PER_HOUR, SECONDS_PER_HOUR
 from deepvm_core.workload.workload import (
     AUTO,
     MAX_CHECKPOINT_FIXED_SECONDS,
@@ -265,7 +266,7 @@ def _row(label: str, e: PlanEstimate) -> list[str]:
     mc = e.monte_carlo
     interval = e.checkpoint_interval_seconds
     ckpt = "never" if not math.isfinite(interval) or e.checkpoints == 0 else (
-        f"{interval:.0f} s" if interval < 600 else f"{interval / 60:.0f} min")
+        duration(interval / SECONDS_PER_HOUR))
     if e.does_not_finish is not None:  # no numbers: the reason is printed under the table
         return [label, _short(e.configuration), f"{e.configuration.hourly_price_usd:.4f}",
                 _fmt(e.epoch_seconds, ".1f"), "no finish", "-", "-", "-", "-", ckpt]

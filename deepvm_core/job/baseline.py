@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.model import Arch
 from deepvm_core.search.tables import CandidateTable
+from deepvm_core.text import duration, usd
+from deepvm_core.units import SECONDS_PER_HOUR
 
-FloatArray = npt.NDArray[np.float64]
-SECONDS_PER_HOUR: Final = 3600.0
 #: Warn when the expected makespan exceeds this many times the uninterrupted makespan.
 SLOW_FACTOR: Final = 1.5
 
@@ -87,21 +87,17 @@ def savings(cost_usd: float, on_demand_cost_usd: float) -> tuple[float, float | 
     return saved, (100.0 * saved / on_demand_cost_usd if on_demand_cost_usd > 0 else None)
 
 
-def _hours(h: float) -> str:
-    return f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} days"
-
-
 def confidence_in_words(makespan_p90_hours: float, cost_p90_usd: float,
                         mean_makespan_hours: float, mean_cost_usd: float) -> str:
     """The Monte Carlo P90s in words: "9 runs in 10 finish within X and cost under Y", and,
     when the mean is above the P90 (a few very long runs pull it up), that too."""
-    text = (f"9 runs in 10 finish within {_hours(makespan_p90_hours)} and cost under "
-            f"{cost_p90_usd:,.2f} USD")
+    text = (f"9 runs in 10 finish within {duration(makespan_p90_hours)} and cost under "
+            f"{usd(cost_p90_usd)}")
     above = []
     if mean_makespan_hours > makespan_p90_hours:
-        above.append(f"the mean time, {_hours(mean_makespan_hours)}")
+        above.append(f"the mean time, {duration(mean_makespan_hours)}")
     if mean_cost_usd > cost_p90_usd:
-        above.append(f"the mean cost, {mean_cost_usd:,.2f} USD")
+        above.append(f"the mean cost, {usd(mean_cost_usd)}")
     if above:
         text += (f"; {' and '.join(above)}, {'are' if len(above) > 1 else 'is'} above that: a "
                  "few runs hit many interruptions and take far longer")
@@ -116,6 +112,6 @@ def slow_warning(expected_makespan_hours: float, on_demand_makespan_hours: float
         return None
     ratio = expected_makespan_hours / on_demand_makespan_hours
     return (f"Interruptions stretch this job to {ratio:.1f}x its uninterrupted time "
-            f"({_hours(expected_makespan_hours)} expected, {_hours(on_demand_makespan_hours)} "
+            f"({duration(expected_makespan_hours)} expected, {duration(on_demand_makespan_hours)} "
             f"without interruptions). The same cluster on demand takes "
-            f"{_hours(on_demand_makespan_hours)} and costs {on_demand_cost_usd:,.2f} USD.")
+            f"{duration(on_demand_makespan_hours)} and costs {usd(on_demand_cost_usd)}.")
