@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
-from deepvm_core.model import Configuration
 from deepvm_core.pipeline.plan import PlanEstimate
 from deepvm_core.text import duration, usd
 from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
@@ -20,14 +19,6 @@ from deepvm_core.workload.speed import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 #: How the page states the example job (the core's, :mod:`deepvm_core.workload.speed`).
 EXAMPLE_JOB = (f"a ResNet-50-sized job ({EXAMPLE_EPOCHS:g} epochs of {EXAMPLE_EPOCH_SECONDS:g} s "
                "on one VM of the reference type): edit the epoch time to yours")
-
-
-def speed_text(config: Configuration) -> str | None:
-    """``3.92 × one g4dn.xlarge``: the cluster's training speed as a multiple of one VM of the
-    reference type (never a unitless number), or ``None`` when its speed is unknown."""
-    if config.speed_vs_one_ref_vm is None or config.reference_gpu is None:
-        return None
-    return f"{config.speed_vs_one_ref_vm:.2f} × one {config.reference_gpu}"
 
 
 def finishes(estimate: PlanEstimate) -> bool:

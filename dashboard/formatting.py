@@ -24,6 +24,9 @@ from deepvm_core.text import duration_unit
 TABLE_USD_PER_HOUR = "%.4f"
 TABLE_USD = "%.2f"
 TABLE_HOURS = "%.1f"
+#: The multiplication sign of the pages: ``1 × c5.xlarge``, ``3.92 × one g4dn.xlarge``
+#: (``Configuration.speed_text(TIMES)``; the CLI writes ``x``).
+TIMES = "×"
 
 
 def duration_axis(largest_hours: float) -> tuple[float, str]:

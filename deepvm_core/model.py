@@ -365,6 +365,15 @@ class Configuration:
             body = f"TR: {self.gpu_spot} x {self.gpu} spot + {self.memory_nodes} x {self.cpu}"
         return f"{body}, {self.hourly_price_usd:.4f} USD/h"
 
+    def speed_text(self, times: str = "x") -> str | None:
+        """The training speed in words, as a multiple of one VM of the reference type (never a
+        unitless number): ``3.92 x one g4dn.xlarge``, or ``None`` when unknown. The one home of
+        that phrase (the CLI's table, the export's summary, the dashboard's card and table);
+        ``times`` is the multiplication sign (the dashboard writes ``×``)."""
+        if self.speed_vs_one_ref_vm is None or self.reference_gpu is None:
+            return None
+        return f"{self.speed_vs_one_ref_vm:.2f} {times} one {self.reference_gpu}"
+
 
 # ----------------------------------------------------------------------------- node limits
 
