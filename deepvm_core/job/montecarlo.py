@@ -162,9 +162,9 @@ class MonteCarloSummary:
     Attributes:
         trials: runs per configuration.
         mean_makespan_hours, makespan_std_error_hours: sample mean of T and its standard error.
-        makespan_p10_hours, makespan_p50_hours, makespan_p90_hours: percentiles of T.
+        makespan_hours_p10, makespan_hours_p50, makespan_hours_p90: percentiles of T.
         mean_cost_usd, cost_std_error_usd: sample mean of C and its standard error.
-        cost_p10_usd, cost_p50_usd, cost_p90_usd: percentiles of C.
+        cost_usd_p10, cost_usd_p50, cost_usd_p90: percentiles of C.
         mean_interruptions, interruptions_std_error: sample mean of N and its standard error.
         deadline_hours: the deadline asked for, or ``None``.
         deadline_probability: share of runs with T <= deadline, or ``None``.
@@ -173,14 +173,14 @@ class MonteCarloSummary:
     trials: int
     mean_makespan_hours: FloatArray
     makespan_std_error_hours: FloatArray
-    makespan_p10_hours: FloatArray
-    makespan_p50_hours: FloatArray
-    makespan_p90_hours: FloatArray
+    makespan_hours_p10: FloatArray
+    makespan_hours_p50: FloatArray
+    makespan_hours_p90: FloatArray
     mean_cost_usd: FloatArray
     cost_std_error_usd: FloatArray
-    cost_p10_usd: FloatArray
-    cost_p50_usd: FloatArray
-    cost_p90_usd: FloatArray
+    cost_usd_p10: FloatArray
+    cost_usd_p50: FloatArray
+    cost_usd_p90: FloatArray
     mean_interruptions: FloatArray
     interruptions_std_error: FloatArray
     deadline_hours: float | None
@@ -244,14 +244,14 @@ def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DE
         trials=trials,
         mean_makespan_hours=joined("makespan_mean"),
         makespan_std_error_hours=joined("makespan_error"),
-        makespan_p10_hours=joined("makespan_p10"),
-        makespan_p50_hours=joined("makespan_p50"),
-        makespan_p90_hours=joined("makespan_p90"),
+        makespan_hours_p10=joined("makespan_p10"),
+        makespan_hours_p50=joined("makespan_p50"),
+        makespan_hours_p90=joined("makespan_p90"),
         mean_cost_usd=joined("cost_mean"),
         cost_std_error_usd=joined("cost_error"),
-        cost_p10_usd=joined("cost_p10"),
-        cost_p50_usd=joined("cost_p50"),
-        cost_p90_usd=joined("cost_p90"),
+        cost_usd_p10=joined("cost_p10"),
+        cost_usd_p50=joined("cost_p50"),
+        cost_usd_p90=joined("cost_p90"),
         mean_interruptions=joined("interruptions_mean"),
         interruptions_std_error=joined("interruptions_error"),
         deadline_hours=None if deadline_hours is None else float(deadline_hours),

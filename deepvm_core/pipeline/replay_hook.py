@@ -122,9 +122,9 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             at = rows[sub]
             out["cost_p10"][at], out["cost_p50"][at] = np.percentile(runs.cost_usd, (10.0, 50.0),
                                                                      axis=1)
-            out["mean"][at], out["p10"][at] = s.mean_makespan_hours, s.makespan_p10_hours
-            out["p50"][at], out["p90"][at] = s.makespan_p50_hours, s.makespan_p90_hours
-            out["cost"][at], out["cost_p90"][at] = s.mean_cost_usd, s.cost_p90_usd
+            out["mean"][at], out["p10"][at] = s.mean_makespan_hours, s.makespan_hours_p10
+            out["p50"][at], out["p90"][at] = s.makespan_hours_p50, s.makespan_hours_p90
+            out["cost"][at], out["cost_p90"][at] = s.mean_cost_usd, s.cost_usd_p90
             out["events"][at] = s.mean_interruptions
             if s.deadline_met is not None:
                 out["met"][at] = s.deadline_met
@@ -134,10 +134,10 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             evaluated[at] = True
     return ReplayEstimates(
         recovery=recovery, runs=runs_per, evaluated=evaluated, pools=tuple(names),
-        mean_makespan_hours=out["mean"], makespan_p10_hours=out["p10"],
-        makespan_p50_hours=out["p50"], makespan_p90_hours=out["p90"],
-        mean_cost_usd=out["cost"], cost_p10_usd=out["cost_p10"], cost_p50_usd=out["cost_p50"],
-        cost_p90_usd=out["cost_p90"], mean_interruptions=out["events"],
+        mean_makespan_hours=out["mean"], makespan_hours_p10=out["p10"],
+        makespan_hours_p50=out["p50"], makespan_hours_p90=out["p90"],
+        mean_cost_usd=out["cost"], cost_usd_p10=out["cost_p10"], cost_usd_p50=out["cost_p50"],
+        cost_usd_p90=out["cost_p90"], mean_interruptions=out["events"],
         deadline_met=None if deadline_hours is None else out["met"])
 
 
