@@ -99,7 +99,7 @@ def main() -> None:
 
     print("\n== for scale: the test oracle (model.md in Python loops), one PW (5.0) ==")
     start = time.perf_counter()
-    (best,) = oracle.top_k(sim, Scenario(5.0, 0.3, 2.0, use_quotas=False), 1)
+    (best,) = oracle.top_k(sim, Scenario(5.0, 0.3, 2.0, "paper", use_quotas=False), 1)
     one = time.perf_counter() - start
     ours = fig3.configurations["deepvm"][fig3.pws.index(5.0)]
     same = ours is not None and abs(best.z - ours.z_paper) <= 1e-9 * best.z

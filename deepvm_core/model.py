@@ -51,10 +51,10 @@ Architecture = Literal["single_anchor", "tiering"]
 Objective = Literal["speed", "paper", "performance"]
 ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
 OBJECTIVES: tuple[Objective, ...] = ("speed", "paper", "performance")
-#: The tools' default objective (the CLI, and the dashboard and URL when they read it): the
-#: job's training speed, epochs per hour (``job-model.md``, "Training speed"). ``paper`` (Z)
-#: and ``performance`` reproduce the paper. :class:`Scenario` itself keeps ``paper`` as its
-#: default, so that library calls and the paper's reproductions stay as they were.
+#: The default objective of the tools (the CLI, the dashboard and its URL) and of
+#: :class:`Scenario`, so that a library call ranks as the tools do: the job's training speed,
+#: epochs per hour (``job-model.md``, "Training speed"). ``paper`` (Z) and ``performance``
+#: reproduce the paper; its reproductions ask for them by name.
 DEFAULT_OBJECTIVE: Objective = "speed"
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
@@ -240,10 +240,10 @@ class Scenario:
         pw_usd_per_hour: pricing willingness PW, USD per hour (>= 0).
         checkpoint_gb: checkpoint size f, GB (> 0).
         buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
-        objective: ``paper`` (maximise Z, reproduces the paper), ``performance``
-            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives") or ``speed`` (maximise
-            the job's epochs per hour, :mod:`deepvm_core.workload.speed`; the tools' default,
-            :data:`DEFAULT_OBJECTIVE`).
+        objective: ``speed`` (maximise the job's epochs per hour,
+            :mod:`deepvm_core.workload.speed`; the default, :data:`DEFAULT_OBJECTIVE`, as in
+            the tools), ``paper`` (maximise Z, reproduces the paper) or ``performance``
+            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
             1 to :data:`MAX_NODES`.
@@ -256,7 +256,7 @@ class Scenario:
     pw_usd_per_hour: float
     checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     buffer_checkpoints: float = 2.0
-    objective: Objective = "paper"
+    objective: Objective = DEFAULT_OBJECTIVE
     use_quotas: bool = True
     max_nodes: int = DEFAULT_MAX_NODES
 

@@ -250,12 +250,12 @@ def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppT
     from deepvm_core.model import Scenario
     from deepvm_core.recommend.recommendation import recommend
 
-    app.query_params["objective"] = "paper"  # Scenario(3.0)'s
+    app.query_params["objective"] = "paper"
     app.run()
     app.radio(key="rec_chosen").set_value(1).run()
     no_errors(app)
     catalog = load_catalog("aws-us-east-1-2023-10")
-    rec = recommend(catalog, Scenario(3.0), solver="enumerate")
+    rec = recommend(catalog, Scenario(3.0, objective="paper"), solver="enumerate")
     doc = export_doc(app)
     assert doc == recommendation_to_dict(rec, catalog, chosen=rec.deepvm[1])
     assert doc["chosen"] == doc["deepvm"][1]

@@ -112,8 +112,9 @@ def add_plan_parsers(subparsers: Any) -> None:
                     "the cheapest or fastest, and compare with the paper's policies. Monte "
                     "Carlo percentiles for the best and the policies.")
     add_scenario_args(p, with_pw=True, pw_off=True,
-                      objective_help="the final tie-break's order (model.md): paper (Z, "
-                                     "default) or performance")
+                      objective_help=f"the final tie-break's order (model.md): speed (the "
+                                     f"job's epochs per hour, default {DEFAULT_OBJECTIVE}), "
+                                     "paper (Z) or performance")
     w = _WORKLOAD_DEFAULTS
     job = p.add_argument_group("the job")
     add_job_arguments(job)

@@ -51,7 +51,6 @@ def add_recommend_parsers(sub: Any) -> None:
                       objective_help=f"speed: the job's epochs per hour (default "
                       f"{DEFAULT_OBJECTIVE}); paper: the paper's Z; performance: eFLOPS * n * "
                       "K(n)")
-    rec.set_defaults(objective=DEFAULT_OBJECTIVE)  # the tools' default (model.py)
     rec.add_argument("--replay", metavar="EXPORT.json",
                      help="run the recommendation of an export (this command's JSON) again, "
                      "with its inputs and catalog (found unchanged by name and sha256, else "
