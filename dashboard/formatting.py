@@ -20,10 +20,9 @@ from collections.abc import Sequence
 from deepvm_core.text import duration_unit
 
 #: Number formats (printf style, as ``st.column_config.NumberColumn`` takes them) of table
-#: columns: USD per hour, USD, hours.
+#: columns: USD per hour, USD.
 TABLE_USD_PER_HOUR = "%.4f"
 TABLE_USD = "%.2f"
-TABLE_HOURS = "%.1f"
 #: The multiplication sign of the pages: ``1 × c5.xlarge``, ``3.92 × one g4dn.xlarge``
 #: (``Configuration.speed_text(TIMES)``; the CLI writes ``x``).
 TIMES = "×"

@@ -124,10 +124,6 @@ class PoolSet:
     key: tuple[tuple[str, str, int], ...]
     pools: tuple[Pool, ...]
 
-    def of_gpu(self, gpu: str) -> list[Pool]:
-        """The pools of GPU type ``gpu``."""
-        return [p for p in self.pools if p.gpu == gpu]
-
 
 def build_pools(catalog: Catalog, root: Path,
                 mapping: Mapping[str, str]) -> tuple[PoolSet, list[str]]:

@@ -341,11 +341,6 @@ def fetched_catalog_id(path: Path) -> str:
     return f"fetched:{path.stem}"
 
 
-def fetched_choices() -> dict[str, CatalogChoice]:
-    """The fetched catalogs on disk (``store.fetched_dir()``), by id."""
-    return {cid: c for cid, c in catalog_choices().items() if c.kind == "fetched"}
-
-
 @dataclass(frozen=True)
 class LastFetch:
     """This session's last successful fetch (Live prices page) and what it is compared with.

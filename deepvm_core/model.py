@@ -208,11 +208,6 @@ def saturation_limit(table: tuple[SaturationStep, ...], bandwidth_gbps: float) -
     return int(saturation_limits(table, [bandwidth_gbps])[0])
 
 
-def pair_bandwidth_gbps(gpu: GpuType, cpu: CpuType) -> float:
-    """bw = min(BW(v), BW(w)): the bandwidth a checkpoint stream gets, Gbit/s."""
-    return min(gpu.network_gbps, cpu.network_gbps)
-
-
 def memory_nodes_needed(gpu_vms: SignedArray, saturation_limit_vms: SignedArray) -> SignedArray:
     """The cheapest valid m for n GPU VMs: ``floor(n / n_sat) + 1`` (so that n / m < n_sat)."""
     return gpu_vms // saturation_limit_vms + 1

@@ -20,12 +20,8 @@ uninterrupted one (T_od): interruptions and restarts eat the time, and the on-de
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
-import numpy as np
-
-from deepvm_core.arrays import FloatArray
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.model import Arch
 from deepvm_core.search.tables import CandidateTable
@@ -34,39 +30,6 @@ from deepvm_core.units import SECONDS_PER_HOUR
 
 #: Warn when the expected makespan exceeds this many times the uninterrupted makespan.
 SLOW_FACTOR: Final = 1.5
-
-
-@dataclass(frozen=True)
-class OnDemandBaseline:
-    """The same cluster with every VM on demand, per configuration (1-D arrays).
-
-    Attributes:
-        price_usd_per_hour: P_all_od, USD per hour.
-        makespan_hours: T_od, hours (no interruptions).
-        cost_usd: C_od = P_all_od · T_od, USD.
-    """
-
-    price_usd_per_hour: FloatArray
-    makespan_hours: FloatArray
-    cost_usd: FloatArray
-
-
-def all_on_demand_price(table: CandidateTable) -> FloatArray:
-    """P_all_od of every configuration: its on-demand part plus each spot GPU VM at the GPU
-    type's on-demand rate, USD per hour."""
-    od = np.array([g.on_demand_usd_per_hour for g in table.gpus], dtype=np.float64)
-    spot_vms = np.where(table.architecture == Arch.SINGLE_ANCHOR, table.n - 1, table.n)
-    gpu_od = od[table.gpu] if od.size else np.zeros(len(table))
-    return np.asarray(table.on_demand_usd_per_hour + spot_vms * gpu_od, dtype=np.float64)
-
-
-def on_demand_baseline(table: CandidateTable, estimates: JobEstimates) -> OnDemandBaseline:
-    """The on-demand baseline of every configuration of ``table`` (module doc)."""
-    price = all_on_demand_price(table)
-    hours = (estimates.compute_hours
-             + estimates.checkpoints * estimates.checkpoint_stall_seconds / SECONDS_PER_HOUR)
-    return OnDemandBaseline(price, np.asarray(hours, dtype=np.float64),
-                            np.asarray(price * hours, dtype=np.float64))
 
 
 def on_demand_baseline_at(table: CandidateTable, estimates: JobEstimates,
