@@ -29,7 +29,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.cli.common import Parser
+from deepvm_core.cli.common import Parser, run_standalone
 from deepvm_core.cloud.aws import (
     DEFAULT_BASE_CATALOG,
     DEFAULT_MAX_ATTEMPTS,
@@ -275,11 +275,7 @@ def _isatty(stream: TextIO) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """``deepvm fetch`` on its own (``python -m deepvm_core.cli.fetch``)."""
     parser = configure_fetch_parser(Parser(prog=PROG, description=DESCRIPTION))
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run_fetch(args)
+    return run_standalone(parser, argv, run_fetch)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from deepvm_core.cli.common import Parser
+from deepvm_core.cli.common import Parser, run_standalone
 from deepvm_core.cloud.fleet.bundle import build_bundle, write_bundle
 from deepvm_core.cloud.fleet.ec2 import (
     DEFAULT_MAX_ATTEMPTS,
@@ -394,11 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                        "teardown")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     add_launch_parsers(sub)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run_launch_command(args)
+    return run_standalone(parser, argv, run_launch_command)
 
 
 if __name__ == "__main__":
