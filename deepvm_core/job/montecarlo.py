@@ -27,7 +27,8 @@ sum of many truncated exponentials is approximated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Final
 
 import numpy as np
 
@@ -187,6 +188,16 @@ class MonteCarloSummary:
     deadline_probability: FloatArray | None
 
 
+#: Per sampled quantity of :class:`JobSamples`: the fields of :class:`MonteCarloSummary` that
+#: hold its mean, its standard error and (``<name>_p10``, ``_p50``, ``_p90``) its percentiles
+#: (``None``: none kept).
+_STATISTICS: Final = (
+    ("makespan_hours", "mean_makespan_hours", "makespan_std_error_hours", "makespan_hours"),
+    ("cost_usd", "mean_cost_usd", "cost_std_error_usd", "cost_usd"),
+    ("interruptions", "mean_interruptions", "interruptions_std_error", None),
+)
+
+
 def _mean_and_error(x: FloatArray) -> tuple[FloatArray, FloatArray]:
     with np.errstate(invalid="ignore", over="ignore"):
         mean = x.mean(axis=1)
@@ -223,37 +234,27 @@ def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DE
         part = JobInputs(**{name: getattr(plan, name)[start:start + step]
                           for name in plan.__dataclass_fields__})
         draws = sample_jobs(part, rng, trials)
-        for label, x in (("makespan", draws.makespan_hours), ("cost", draws.cost_usd),
-                         ("interruptions", draws.interruptions)):
+        for quantity, mean_field, error_field, percentile_field in _STATISTICS:
+            x = getattr(draws, quantity)
             mean, error = _mean_and_error(x)
-            keep(f"{label}_mean", mean)
-            keep(f"{label}_error", error)
-            if label != "interruptions":
+            keep(mean_field, mean)
+            keep(error_field, error)
+            if percentile_field is not None:
                 with np.errstate(invalid="ignore"):  # inf - inf between infinite draws
                     quantiles = np.percentile(x, PERCENTILES, axis=1)
                 for p, q in zip(PERCENTILES, quantiles, strict=True):
-                    keep(f"{label}_p{p:.0f}", q)
+                    keep(f"{percentile_field}_p{p:.0f}", q)
         if deadline_hours is not None:
-            keep("deadline", np.mean(draws.makespan_hours <= deadline_hours, axis=1))
+            keep("deadline_probability", np.mean(draws.makespan_hours <= deadline_hours, axis=1))
 
     def joined(name: str) -> FloatArray:
         parts = stats.get(name, [])
         return np.concatenate(parts) if parts else np.empty(0)
 
+    arrays = [f.name for f in fields(MonteCarloSummary)
+              if f.name not in ("trials", "deadline_hours", "deadline_probability")]
     return MonteCarloSummary(
-        trials=trials,
-        mean_makespan_hours=joined("makespan_mean"),
-        makespan_std_error_hours=joined("makespan_error"),
-        makespan_hours_p10=joined("makespan_p10"),
-        makespan_hours_p50=joined("makespan_p50"),
-        makespan_hours_p90=joined("makespan_p90"),
-        mean_cost_usd=joined("cost_mean"),
-        cost_std_error_usd=joined("cost_error"),
-        cost_usd_p10=joined("cost_p10"),
-        cost_usd_p50=joined("cost_p50"),
-        cost_usd_p90=joined("cost_p90"),
-        mean_interruptions=joined("interruptions_mean"),
-        interruptions_std_error=joined("interruptions_error"),
+        trials=trials, **{name: joined(name) for name in arrays},
         deadline_hours=None if deadline_hours is None else float(deadline_hours),
-        deadline_probability=None if deadline_hours is None else joined("deadline"),
+        deadline_probability=None if deadline_hours is None else joined("deadline_probability"),
     )
