@@ -29,29 +29,49 @@ from deepvm_core.search.ranking import combined_name_rank, rank_order
 from deepvm_core.units import PRICE_TOLERANCE_USD
 from deepvm_core.workload.speed import SpeedBasis
 
-__all__ = ["CandidateDomain", "CandidateTable"]
+__all__ = ["CandidateDomain", "CandidateTable", "ScoreColumns"]
 
 
-def _objective_values(arrays: CandidateDomain | CandidateTable, objective: Objective,
-                      noscale: bool) -> FloatArray:
-    """The objective column of a domain or a table (K = 1, or S(n) = n, if ``noscale``).
+@dataclass(frozen=True, eq=False)
+class ScoreColumns:
+    """What every objective reads, one entry per GPU row of a :class:`CandidateDomain` or per
+    configuration of a :class:`CandidateTable` (1-D arrays): both carry these columns.
 
-    Raises:
-        InputError: ``speed`` while the speed is unknown (no reference type).
+    Attributes:
+        z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
+        performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
+        scaling_factor: K(n).
+        speed_epochs_per_hour, speed_noscale_epochs_per_hour: the job's epochs per hour,
+            ``3600 S(n) / t(1)``, and with S(n) = n (NaN when unknown).
     """
-    values: FloatArray = getattr(arrays, objective_attribute(objective, noscale=noscale))
-    if objective == "speed" and np.any(np.isnan(values)):
-        raise InputError("objective", objective, "the training speed is unknown for some GPU "
-                         "type (no one-VM epoch time: give the reference type eFLOPS or a "
-                         "measured one-node time)")
-    return values
+
+    z_paper: FloatArray
+    z_noscale: FloatArray
+    performance: FloatArray
+    performance_noscale: FloatArray
+    scaling_factor: FloatArray
+    speed_epochs_per_hour: FloatArray
+    speed_noscale_epochs_per_hour: FloatArray
+
+    def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
+        """The value of every entry under ``objective`` (K = 1, or S(n) = n, if ``noscale``).
+
+        Raises:
+            InputError: ``speed`` while the speed is unknown (no reference type).
+        """
+        values: FloatArray = getattr(self, objective_attribute(objective, noscale=noscale))
+        if objective == "speed" and np.any(np.isnan(values)):
+            raise InputError("objective", objective, "the training speed is unknown for some "
+                             "GPU type (no one-VM epoch time: give the reference type eFLOPS "
+                             "or a measured one-node time)")
+        return values
 
 
 # ----------------------------------------------------------------------------- GPU rows
 
 
 @dataclass(frozen=True, eq=False)
-class CandidateDomain:
+class CandidateDomain(ScoreColumns):
     """The candidate domain, one "GPU row" per (architecture, GPU type, n)
     (:mod:`deepvm_core.search.candidates`).
 
@@ -69,11 +89,7 @@ class CandidateDomain:
         on_demand_usd_per_hour: on-demand part of the GPU price, the anchor's ``OD`` (0 for
             Tiering).
         gpu_price_usd_per_hour: the GPU price, ``OD + (n - 1) SP`` or ``n SP``.
-        z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
-        performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
-        scaling_factor: K(n).
-        speed_epochs_per_hour, speed_noscale_epochs_per_hour: the job's epochs per hour,
-            ``3600 S(n) / t(1)``, and with S(n) = n (NaN when unknown).
+        z_paper ... speed_noscale_epochs_per_hour: the row's scores (:class:`ScoreColumns`).
         speed_basis: what speed was computed from, or ``None`` (unknown: no GPU type to take
             as the reference).
         memory_node_price_usd_per_hour: per CPU type, its on-demand price OD(w).
@@ -91,13 +107,6 @@ class CandidateDomain:
     spot_usd_per_hour: FloatArray
     on_demand_usd_per_hour: FloatArray
     gpu_price_usd_per_hour: FloatArray
-    z_paper: FloatArray
-    z_noscale: FloatArray
-    performance: FloatArray
-    performance_noscale: FloatArray
-    scaling_factor: FloatArray
-    speed_epochs_per_hour: FloatArray
-    speed_noscale_epochs_per_hour: FloatArray
     speed_basis: SpeedBasis | None
     memory_node_price_usd_per_hour: FloatArray
     memory_node_limit: IntArray
@@ -114,10 +123,6 @@ class CandidateDomain:
         if self.pw_usd_per_hour is None:
             return math.inf
         return self.pw_usd_per_hour + PRICE_TOLERANCE_USD
-
-    def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
-        """The value of every row under ``objective`` (K = 1 if ``noscale``)."""
-        return _objective_values(self, objective, noscale)
 
     @property
     def cpu_name_rank(self) -> IntArray:
@@ -232,7 +237,7 @@ class CandidateDomain:
 
 
 @dataclass(frozen=True, eq=False)
-class CandidateTable:
+class CandidateTable(ScoreColumns):
     """Configurations as parallel arrays, one entry each (:mod:`deepvm_core.search.candidates`).
     Prices are USD per hour.
 
@@ -245,11 +250,8 @@ class CandidateTable:
         price_usd_per_hour: the hourly price, ``on_demand_usd_per_hour + spot_usd_per_hour``.
         on_demand_usd_per_hour: its on-demand part: the anchor's ``OD(v)``, or ``m OD(w)``.
         spot_usd_per_hour: its spot part: ``(n - 1) SP(v)``, or ``n SP(v)``.
-        z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
-        performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
-        scaling_factor: K(n).
-        speed_epochs_per_hour, speed_noscale_epochs_per_hour: the job's epochs per hour, and
-            with S(n) = n (NaN: unknown).
+        z_paper ... speed_noscale_epochs_per_hour: the configuration's scores
+            (:class:`ScoreColumns`).
         name_rank: the tie-break on names (:func:`combined_name_rank`).
     """
 
@@ -263,13 +265,6 @@ class CandidateTable:
     price_usd_per_hour: FloatArray
     on_demand_usd_per_hour: FloatArray
     spot_usd_per_hour: FloatArray
-    z_paper: FloatArray
-    z_noscale: FloatArray
-    performance: FloatArray
-    performance_noscale: FloatArray
-    scaling_factor: FloatArray
-    speed_epochs_per_hour: FloatArray
-    speed_noscale_epochs_per_hour: FloatArray
     name_rank: IntArray
 
     def __len__(self) -> int:
@@ -289,10 +284,6 @@ class CandidateTable:
     def total_vms(self) -> IntArray:
         """Every VM of each configuration, ``n + m``."""
         return self.n + self.m
-
-    def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
-        """The value of every configuration under ``objective`` (K = 1 if ``noscale``)."""
-        return _objective_values(self, objective, noscale)
 
     def rank_order(self, objective: Objective, *, noscale: bool = False,
                    indices: IntArray | None = None) -> IntArray:
