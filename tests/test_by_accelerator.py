@@ -4,19 +4,17 @@ family -> model map typed here from data/accelerators.csv; prices are derived by
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stdout
 from dataclasses import replace
 
 import oracle
 import pytest
+from cli_helpers import cli_output
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.catalog import Quota
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.cli import main
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.recommendation import recommend
 
@@ -116,10 +114,7 @@ def test_no_view_without_accelerator_models():
 
 
 def _cli(*argv: str) -> str:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        assert main(list(argv)) == 0
-    return buf.getvalue()
+    return cli_output(argv)
 
 
 def test_json_key_only_for_catalogs_with_accelerator_models():

@@ -8,17 +8,8 @@ say why in the commit.
 
 from __future__ import annotations
 
-import io
-import os
-from contextlib import redirect_stdout
-from pathlib import Path
-
 import pytest
-
-from deepvm_core.cli import main
-
-GOLDEN_DIR = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"
+from cli_helpers import GOLDEN_DIR, cli_output, golden
 
 AWS = "aws-us-east-1-2023-10"
 SIM = "paper-simulated"
@@ -43,22 +34,10 @@ for _cat in (AWS, SIM):
     CASES[f"flopp-{_cat}"] = ["flopp", "--catalog", _cat, "--format", "json"]
 
 
-def _run(argv: list[str]) -> str:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        code = main(argv)
-    assert code == 0, argv
-    return buf.getvalue()
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_cli_json_matches_golden_file(name: str) -> None:
-    path = GOLDEN_DIR / f"{name}.json"
-    text = _run(CASES[name])
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path.name}: run with DEEPVM_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8")
+    text = cli_output(CASES[name])
+    assert text == golden(f"{name}.json", text)
 
 
 def test_summaries_state_the_speed_in_the_one_phrase() -> None:

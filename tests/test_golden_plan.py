@@ -14,18 +14,11 @@ in the commit.
 
 from __future__ import annotations
 
-import io
-import os
-from contextlib import redirect_stdout
-from pathlib import Path
-
 import pytest
+from cli_helpers import GOLDEN_DIR, cli_output, golden
 
-from deepvm_core.cli import main
 from deepvm_core.hardware.measurements import bundled_measurements_paths
 
-GOLDEN_DIR = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"
 MEASUREMENTS_PLACEHOLDER = "<deepvm-scaling.csv>"
 
 #: Both were recorded when the plan's tie-break objective defaulted to the paper's Z; since issue
@@ -45,23 +38,11 @@ CASES = {f"{name}.{ext}": [*argv, "--format", fmt]
          for name, argv in JOBS.items() for ext, fmt in (("txt", "table"), ("json", "json"))}
 
 
-def _run(argv: list[str]) -> str:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        code = main(argv)
-    assert code == 0, argv
-    where = str(bundled_measurements_paths()["deepvm-scaling"])
-    return buf.getvalue().replace(where, MEASUREMENTS_PLACEHOLDER)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_plan_output_matches_golden_file(name: str) -> None:
-    path = GOLDEN_DIR / name
-    text = _run(CASES[name])
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path.name}: run with DEEPVM_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8")
+    where = str(bundled_measurements_paths()["deepvm-scaling"])
+    text = cli_output(CASES[name]).replace(where, MEASUREMENTS_PLACEHOLDER)
+    assert text == golden(name, text)
 
 
 def test_plan_sentences_write_durations_in_the_one_format() -> None:
