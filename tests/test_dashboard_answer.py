@@ -12,9 +12,9 @@ from __future__ import annotations
 import csv
 import json
 import re
-from pathlib import Path
 
 import pytest
+from app_pages import APP, new_app, no_errors
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.store import load_catalog
@@ -23,7 +23,6 @@ from deepvm_core.model import Scenario
 from tests import job_oracle, oracle
 from tests.app_expectations import pinned
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 AWS = "aws-us-east-1-2023-10"
 #: The example job (deepvm_core.workload.speed): 90 epochs of 960 s on one g_ref VM, written
 #: here as the issue states it, not imported.
@@ -32,13 +31,8 @@ EPOCHS, T_REF = 90.0, 960.0
 
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
     # The figures below are the 2023-10 catalog's (the dashboard's default is today's).
-    return pinned(AppTest.from_file(str(APP), default_timeout=90))
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+    return pinned(new_app(tmp_path, monkeypatch))
 
 
 def markdown(at: AppTest) -> str:
