@@ -12,7 +12,7 @@ price, a GPU type without eFLOPS or without scaling parameters) are kept as
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -96,6 +96,17 @@ class _Collector:
             self.error(where, key, row[key], broken)
             return None
         return number
+
+    def object_rows(self, rows: list[object],
+                    name: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """``(where, row)`` of each row of the list ``name`` that is an object (``where``:
+        ``name[i]``); each other row is recorded as a problem."""
+        for i, row in enumerate(rows):
+            where = f"{name}[{i}]"
+            if isinstance(row, Mapping):
+                yield where, row
+            else:
+                self.error(where, "(row)", row, "must be an object")
 
     def text(self, row: Mapping[str, Any], where: str, key: str) -> str | None:
         value = row.get(key)
@@ -238,11 +249,7 @@ def _read_quotas(c: _Collector, rows: object) -> tuple[Quota, ...]:
         return ()
     quotas: list[Quota] = []
     seen: set[str] = set()
-    for i, row in enumerate(rows):
-        where = f"quotas[{i}]"
-        if not isinstance(row, Mapping):
-            c.error(where, "(row)", row, "must be an object")
-            continue
+    for where, row in c.object_rows(rows, "quotas"):
         family = c.text(row, where, "family")
         od = c.number(row, where, "on_demand_vcpus")
         spot = c.number(row, where, "spot_vcpus")
@@ -267,11 +274,7 @@ def _read_saturation(c: _Collector, rows: object) -> tuple[SaturationStep, ...] 
                 "must be a non-empty list of {bandwidth_gbps, max_gpu_vms}")
         return None
     steps: list[SaturationStep] = []
-    for i, row in enumerate(rows):
-        where = f"network_saturation[{i}]"
-        if not isinstance(row, Mapping):
-            c.error(where, "(row)", row, "must be an object")
-            continue
+    for where, row in c.object_rows(rows, "network_saturation"):
         bw = c.number(row, where, "bandwidth_gbps")
         n = c.number(row, where, "max_gpu_vms")
         if bw is not None and n is not None:
