@@ -126,18 +126,14 @@ def add_plan_parsers(subparsers: Any) -> None:
                       help="Daly's checkpoint interval from the MTBI and the stall")
     # Minutes are converted to the workload's hours only when given, so that a default is the
     # workload's own value exactly.
-    job.add_argument("--restart-min", type=number(
-                         float, 0.0, maximum=MAX_RESTART_HOURS * MINUTES_PER_HOUR,
-                         bound=f" ({MAX_RESTART_HOURS:g} h, the bound on the restart R)"),
-                     help="restart after an interruption R, minutes (default "
-                          f"{w['restart_hours'] * MINUTES_PER_HOUR:g}, at most "
-                          f"{MAX_RESTART_HOURS * MINUTES_PER_HOUR:g})")
-    job.add_argument("--wait-min", type=number(
-                         float, 0.0, maximum=MAX_WAIT_HOURS * MINUTES_PER_HOUR,
-                         bound=f" ({MAX_WAIT_HOURS:g} h, the bound on the capacity wait W)"),
-                     help="capacity wait after an interruption W, minutes (default "
-                          f"{w['wait_hours'] * MINUTES_PER_HOUR:g}, at most "
-                          f"{MAX_WAIT_HOURS * MINUTES_PER_HOUR:g})")
+    for flag, field, most_hours, what, symbol in (
+            ("--restart-min", "restart_hours", MAX_RESTART_HOURS, "restart", "R"),
+            ("--wait-min", "wait_hours", MAX_WAIT_HOURS, "capacity wait", "W")):
+        most = most_hours * MINUTES_PER_HOUR
+        job.add_argument(flag, type=number(float, 0.0, maximum=most, bound=(
+                             f" ({most_hours:g} h, the bound on the {what} {symbol})")),
+                         help=f"{what} after an interruption {symbol}, minutes (default "
+                              f"{w[field] * MINUTES_PER_HOUR:g}, at most {most:g})")
     job.add_argument("--disk-gbps", type=number(float, 0.0, strict=True),
                      default=w["disk_gb_per_second"],
                      help=f"anchor disk write bandwidth D, GB/s (default "
