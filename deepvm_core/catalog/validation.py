@@ -108,6 +108,16 @@ class _Collector:
             else:
                 self.error(where, "(row)", row, "must be an object")
 
+    def optional_object(self, row: Mapping[str, Any], where: str, key: str,
+                        shape: str) -> Mapping[str, Any] | None:
+        """``row[key]`` when it is an object, ``None`` when absent or null, else ``None`` with
+        a problem saying it ``must be`` ``shape``."""
+        raw = row.get(key)
+        if raw is not None and not isinstance(raw, Mapping):
+            self.error(where, key, raw, f"must be {shape}")
+            return None
+        return raw
+
     def text(self, row: Mapping[str, Any], where: str, key: str) -> str | None:
         value = row.get(key)
         if not isinstance(value, str) or not value.strip():
@@ -137,11 +147,9 @@ def _row_label(kind: str, index: int, row: object) -> str:
 def _read_zone_prices(
     c: _Collector, row: Mapping[str, Any], where: str
 ) -> dict[str, float] | None:
-    raw = row.get("spot_by_zone_usd_per_hour")
+    raw = c.optional_object(row, where, "spot_by_zone_usd_per_hour",
+                            "an object {zone: USD/hour}")
     if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        c.error(where, "spot_by_zone_usd_per_hour", raw, "must be an object {zone: USD/hour}")
         return None
     zones: dict[str, float] = {}
     for zone, price in raw.items():
@@ -191,11 +199,8 @@ def _read_instance(
 
 
 def _read_scaling(c: _Collector, row: Mapping[str, Any], where: str) -> ScalingParams | None:
-    raw = row.get("scaling")
+    raw = c.optional_object(row, where, "scaling", "an object {a, b, c} or null")
     if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        c.error(where, "scaling", raw, "must be an object {a, b, c} or null")
         return None
     prefixed = {f"scaling.{k}": raw.get(k) for k in ("a", "b", "c")}
     a, b, c_ = (c.number(prefixed, where, f"scaling.{k}") for k in ("a", "b", "c"))
