@@ -55,6 +55,16 @@ def bundled_rows() -> dict[str, dict[int, float]]:
     return rows
 
 
+def job_on_the_speed_pick(epochs: float,
+                          t_ref: float) -> tuple[job_oracle.Job, job_oracle.Expectation]:
+    """A job of ``epochs`` epochs of ``t_ref`` s (the bundled measurements) and the job
+    oracle's expectation of it on the oracle's pick by speed at PW 3 (the paper's catalog)."""
+    catalog = load_catalog(AWS)
+    job = job_oracle.Job(epochs=epochs, t_ref=t_ref, measurements=bundled_rows())
+    pick = oracle.top_k(catalog, Scenario(3.0, objective="speed"), 1)[0]
+    return job, job_oracle.evaluate(catalog, job, pick).expectation
+
+
 def export_doc(at: AppTest) -> dict:
     at.session_state["rec_preview"] = True
     at.run()
@@ -125,9 +135,7 @@ def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) ->
     no_errors(app)
     text = markdown(app)
     catalog = load_catalog(AWS)
-    job = job_oracle.Job(epochs=30.0, t_ref=T_REF, measurements=bundled_rows())
-    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
-        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    job, pick = job_on_the_speed_pick(30.0, T_REF)
     assert (f"Your job (30 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**"
             in text)
     # Plan a job's goal is the cheapest job: the oracle's least expected cost at PW 3.
@@ -158,9 +166,7 @@ def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
     assert f"{per_hour:.2f}" == "1.47"
     assert ("Training speed: **3.92 × one g4dn.xlarge** (1.47 epochs of the job per hour)"
             in text)
-    job = job_oracle.Job(epochs=EPOCHS, t_ref=9600.0, measurements=bundled_rows())
-    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
-        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    _, pick = job_on_the_speed_pick(EPOCHS, 9600.0)
     assert f"Your job (90 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**" in text
 
 
@@ -175,10 +181,7 @@ def test_recommend_export_carries_the_job_once_set(app: AppTest) -> None:
     at.run()
     no_errors(at)
     doc = export_doc(at)
-    catalog = load_catalog(AWS)
-    job = job_oracle.Job(epochs=30.0, t_ref=T_REF, measurements=bundled_rows())
-    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
-        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    _, pick = job_on_the_speed_pick(30.0, T_REF)
     assert doc["job"]["inputs"]["epochs"] == 30
     assert doc["job"]["chosen_estimate"]["expected_cost_usd"] == pytest.approx(pick.cost_usd,
                                                                                rel=1e-9)
