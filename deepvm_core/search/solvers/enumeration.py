@@ -13,6 +13,8 @@ objective can reach the top k: :func:`top_configurations` ranks a table of one m
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import numpy as np
 
 from deepvm_core.arrays import FloatArray, IntArray
@@ -21,20 +23,13 @@ from deepvm_core.model import (
     Configuration,
     Objective,
 )
-from deepvm_core.search.selection import contenders
+from deepvm_core.search.selection import Pick, contenders
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import PRICE_TOLERANCE_USD
 
 
-def top_configurations(
-    table: CandidateTable,
-    pw_usd_per_hour: float,
-    objective: Objective,
-    k: int,
-    *,
-    noscale: bool = False,
-    architecture: Arch | None = None,
-) -> list[Configuration]:
+def top_configurations(table: CandidateTable, pw_usd_per_hour: float, objective: Objective,
+                       k: int, **pick: Unpack[Pick]) -> list[Configuration]:
     """The best ``k`` affordable configurations, best first, from a table built with
     ``memory_node_choices=1`` (or more).
 
@@ -44,8 +39,8 @@ def top_configurations(
     other memory-node candidates (:meth:`~deepvm_core.search.tables.CandidateDomain.
     memory_node_shortlist`) before the final ranking.
     """
-    indices = contenders(table, pw_usd_per_hour, objective, k, noscale=noscale,
-                         architecture=architecture)
+    indices = contenders(table, pw_usd_per_hour, objective, k, **pick)
+    noscale = pick.get("noscale", False)
     if k <= 1 or indices.size == 0:
         ranked = table.rank_order(objective, noscale=noscale, indices=indices)[:k]
         return [table.configuration(int(i)) for i in ranked]
