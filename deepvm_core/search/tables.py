@@ -53,6 +53,9 @@ class ScoreColumns:
     speed_epochs_per_hour: FloatArray
     speed_noscale_epochs_per_hour: FloatArray
 
+    def __len__(self) -> int:
+        return int(self.z_paper.shape[0])
+
     def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
         """The value of every entry under ``objective`` (K = 1, or S(n) = n, if ``noscale``).
 
@@ -113,9 +116,6 @@ class CandidateDomain(ScoreColumns):
     saturation_limit: IntArray
     gpu_rank: IntArray
     cpu_rank: IntArray
-
-    def __len__(self) -> int:
-        return int(self.n.shape[0])
 
     @property
     def budget_usd_per_hour(self) -> float:
@@ -266,9 +266,6 @@ class CandidateTable(ScoreColumns):
     on_demand_usd_per_hour: FloatArray
     spot_usd_per_hour: FloatArray
     name_rank: IntArray
-
-    def __len__(self) -> int:
-        return int(self.n.shape[0])
 
     @property
     def gpus(self) -> tuple[GpuType, ...]:
