@@ -33,3 +33,11 @@ def headline(at: AppTest) -> str:
 def table(at: AppTest, column: str) -> pd.DataFrame:
     """The first table on the page with ``column`` (AppTest keeps no key for st.dataframe)."""
     return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def opened(at: AppTest, **query: str) -> AppTest:
+    """``at`` run with ``query`` added to its URL's query parameters, without errors."""
+    at.query_params.update(query)
+    at.run()
+    no_errors(at)
+    return at

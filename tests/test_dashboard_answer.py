@@ -14,7 +14,7 @@ import json
 import re
 
 import pytest
-from app_pages import APP, new_app, no_errors
+from app_pages import APP, new_app, no_errors, opened
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.store import load_catalog
@@ -130,9 +130,7 @@ def test_top_k_lists_distinct_clusters_with_their_memory_node_variants(app: AppT
 
 
 def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) -> None:
-    app.query_params["epochs"] = "30"
-    app.run()
-    no_errors(app)
+    opened(app, epochs="30")
     text = markdown(app)
     catalog = load_catalog(AWS)
     job, pick = job_on_the_speed_pick(30.0, T_REF)
@@ -155,9 +153,7 @@ def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) ->
 def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
     """epoch_s=9600 (10 x the example's): the speed per hour is a tenth, the multiple of one
     g4dn.xlarge stays (it does not depend on t_ref), the job's time and cost follow."""
-    app.query_params["epoch_s"] = "9600"
-    app.run()
-    no_errors(app)
+    opened(app, epoch_s="9600")
     text = markdown(app)
     catalog = load_catalog(AWS)
     g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
@@ -177,9 +173,7 @@ def test_recommend_export_carries_the_job_once_set(app: AppTest) -> None:
     assert doc["inputs"]["objective"] == "speed"
     assert "the same cluster on demand" not in doc["summary"]
     at = pinned(AppTest.from_file(str(APP), default_timeout=90))
-    at.query_params["epochs"] = "30"
-    at.run()
-    no_errors(at)
+    opened(at, epochs="30")
     doc = export_doc(at)
     _, pick = job_on_the_speed_pick(30.0, T_REF)
     assert doc["job"]["inputs"]["epochs"] == 30
@@ -284,9 +278,7 @@ def test_plan_card_has_the_budget_holders_lines_and_the_1_5x_warning(app: AppTes
 
 
 def test_default_plan_states_the_example_and_the_comparison(app: AppTest) -> None:
-    app.query_params["page"] = "plan"
-    app.run()
-    no_errors(app)
+    opened(app, page="plan")
     captions = " ".join(c.value for c in app.main.caption)
     assert "The job above is an example, a ResNet-50-sized job" in captions
     sentence = next(m.value for m in app.main.markdown if "The plan picks" in m.value)
@@ -462,9 +454,7 @@ def test_confidence_in_words_says_when_the_mean_is_above_the_p90() -> None:
 def test_a_job_that_cannot_be_used_is_named_and_kept(app: AppTest) -> None:
     """Recommend with a job the core refuses (R = 10^8 min): the message names the field, the
     example job answers meanwhile, and the value stays in the URL to fix on Plan a job."""
-    app.query_params["restart_min"] = "100000000"
-    app.run()
-    no_errors(app)
+    opened(app, restart_min="100000000")
     warnings = " ".join(w.value for w in app.warning)
     assert "Your job cannot be used here" in warnings
     assert "restart_hours" in warnings
