@@ -31,9 +31,11 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -68,10 +70,30 @@ WATCH = """([selector, want]) => {
 }"""
 
 
+VIEWPORT = {"width": 1400, "height": 1000}
+
+
 def _launch(p):  # type: ignore[no-untyped-def]
     executable = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
     return p.chromium.launch(executable_path=executable, headless=True,
                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+
+
+@contextmanager
+def open_page(url: str, card: str, shown: str,
+              timeout_ms: float = 60_000) -> Iterator[tuple[Page, Locator]]:
+    """A page of a new browser at ``url`` and the locator of ``card``, once the card shows
+    ``shown``; the browser is closed afterwards."""
+    with sync_playwright() as p:
+        browser = _launch(p)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(url)
+        locator = page.locator(card)
+        expect(locator).to_contain_text(shown, timeout=timeout_ms)
+        try:
+            yield page, locator
+        finally:
+            browser.close()
 
 
 FIRST_LOAD_WATCH = """(() => {
@@ -98,7 +120,7 @@ def measure_first_load(url: str, sessions: int) -> list[tuple[float, float, floa
     with sync_playwright() as p:
         browser = _launch(p)
         for _ in range(sessions):
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context = browser.new_context(viewport=VIEWPORT)
             context.add_init_script(FIRST_LOAD_WATCH % (CARD, DEFAULT_AT_PW_3, LAST_CHART))
             page = context.new_page()
             start = time.perf_counter()
@@ -119,12 +141,8 @@ PLAN_CARD = ".st-key-plan_card h3"
 def measure_plan(url: str, tries: int, warmup: int) -> list[float]:
     """Milliseconds from typing a new epoch count (Enter) to the Plan page's card showing it."""
     times: list[float] = []
-    with sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/plan?pw=3")
-        card = page.locator(PLAN_CARD)
-        expect(card).to_contain_text(f"{EXAMPLE_EPOCHS:g} epochs of your job", timeout=60_000)
+    with open_page(f"{url}/plan?pw=3", PLAN_CARD,
+                   f"{EXAMPLE_EPOCHS:g} epochs of your job") as (page, card):
         box = page.get_by_role("spinbutton", name="Epochs", exact=True)
         for i in range(warmup + tries):
             epochs = int(EXAMPLE_EPOCHS) + 1 + i
@@ -138,7 +156,6 @@ def measure_plan(url: str, tries: int, warmup: int) -> list[float]:
             del start
             if i >= warmup:
                 times.append(browser_ms)
-        browser.close()
     return times
 
 
@@ -146,12 +163,7 @@ def measure(url: str, tries: int, warmup: int) -> tuple[list[float], list[float]
     """Browser-side and Python-side milliseconds per try (after ``warmup`` unmeasured tries)."""
     in_browser: list[float] = []
     end_to_end: list[float] = []
-    with sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(f"{url}/?pw=3&{PAPER}")
-        card = page.locator(CARD)
-        expect(card).to_contain_text(AT_PW_3, timeout=60_000)
+    with open_page(f"{url}/?pw=3&{PAPER}", CARD, AT_PW_3) as (page, card):
         slider = page.get_by_role("slider", name=PW_LABEL)
         for i in range(warmup + tries):
             key, want = STEPS[i % 2]
@@ -165,7 +177,6 @@ def measure(url: str, tries: int, warmup: int) -> tuple[list[float], list[float]
             if i >= warmup:
                 in_browser.append(browser_ms)
                 end_to_end.append(python_ms)
-        browser.close()
     return in_browser, end_to_end
 
 

@@ -11,13 +11,13 @@ recommend <= 0.5 s at every PW, plan <= 1 s. Method: median of 3 runs after a wa
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[1])]
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+
+from timing import timed
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.model import Scenario
@@ -31,15 +31,9 @@ CATALOG = "aws-us-east-1-2025-h1"
 PWS = (3.0, 10.0, 50.0)
 
 
-def timed(fn: Callable[[], object], repeat: int = 3) -> float:
-    """Median wall time (ms) of ``repeat`` calls after one warm-up."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+def median_ms(fn: Callable[[], object]) -> float:
+    """Median wall time (ms) of 3 calls after one warm-up (:func:`timing.timed`)."""
+    return timed(fn, 3)[0]
 
 
 def main() -> None:
@@ -51,10 +45,10 @@ def main() -> None:
     for pw in PWS:
         scenario = Scenario(pw)
         table = build_candidates(catalog, scenario)
-        enum_ms = timed(lambda s=scenario: recommend(catalog, s, "enumerate"))  # type: ignore[misc]
+        enum_ms = median_ms(lambda s=scenario: recommend(catalog, s, "enumerate"))  # type: ignore[misc]
         rec = recommend(catalog, scenario, "ilp")
-        ilp_ms = timed(lambda s=scenario: recommend(catalog, s, "ilp"))  # type: ignore[misc]
-        plan_ms = timed(lambda s=scenario, p=pw: plan_job(  # type: ignore[misc]
+        ilp_ms = median_ms(lambda s=scenario: recommend(catalog, s, "ilp"))  # type: ignore[misc]
+        plan_ms = median_ms(lambda s=scenario, p=pw: plan_job(  # type: ignore[misc]
             catalog, s, workload, pw_usd_per_hour=p, speedup=SpeedupModel("fitted"),
             trials=0))
         print(f"PW {pw:>4g}: {len(table):>9,} candidates  recommend enumerate {enum_ms:8.1f} ms"
@@ -64,7 +58,7 @@ def main() -> None:
             if "integer program" in note or "enumeration" in note:
                 print(f"         note: {note}")
         free = Scenario(pw, use_quotas=False)
-        free_ms = timed(lambda s=free: recommend(catalog, s, "enumerate"))  # type: ignore[misc]
+        free_ms = median_ms(lambda s=free: recommend(catalog, s, "enumerate"))  # type: ignore[misc]
         print(f"          quotas off: {len(build_candidates(catalog, free)):>9,} candidates  "
               f"recommend enumerate {free_ms:8.1f} ms")
 

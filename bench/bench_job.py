@@ -17,9 +17,7 @@ simulated catalog at PW 10, quotas off; < 1 s on the 100 x 100 synthetic catalog
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +26,7 @@ import numpy as np
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
 from synthetic import synthetic_catalog
+from timing import timed
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
@@ -41,17 +40,6 @@ from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
-
-
-def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    """Median and minimum wall time (ms) of ``repeat`` calls after one warm-up."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times), min(times)
 
 
 def ten_configurations() -> JobInputs:
@@ -97,14 +85,14 @@ def bench_planner(catalog: Catalog, pw: float, repeat: int, target_ms: float) ->
     print(f"== plan_job: {catalog.name}, PW {pw:g}, quotas off, {len(table):,} candidates ==")
     core = 0.0
     for label, fn in steps:
-        med, low = timed(fn, repeat)
+        med, low, _ = timed(fn, repeat)
         if label != "candidate table (unpruned)":
             core += med
         print(f"  {label:<28} median {med:8.2f} ms  min {low:8.2f} ms")
     print(f"  {'estimates + frontier':<28} median {core:8.2f} ms (sum of the steps after the "
           f"table; target < {target_ms:g} ms)")
     for trials in (0, 10_000):
-        med, low = timed(lambda t=trials: plan_job(  # type: ignore[misc]
+        med, low, _ = timed(lambda t=trials: plan_job(  # type: ignore[misc]
             catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup, trials=t),
             repeat)
         print(f"  plan_job, {trials:>6,} trials       median {med:8.2f} ms  min {low:8.2f} ms")
@@ -114,7 +102,7 @@ def main() -> None:
     bench_planner(load_catalog("paper-simulated"), 10.0, 20, 20.0)
     bench_planner(synthetic_catalog(), 10.0, 5, 1000.0)
     plan = ten_configurations()
-    med, low = timed(lambda: simulate_jobs(plan, np.random.default_rng(7), trials=10_000,
+    med, low, _ = timed(lambda: simulate_jobs(plan, np.random.default_rng(7), trials=10_000,
                                            deadline_hours=1.0), 20)
     print(f"Monte Carlo, 10 configurations x 10,000 trials: median {med:.1f} ms, "
           f"min {low:.1f} ms (target < 300 ms)")
@@ -132,10 +120,10 @@ def main() -> None:
         interruption_rate_per_hour=rng.choice([0.0, 1 / 32, 1 / 8, 1 / 2], size),
         restart_hours=0.1, wait_hours=0.5, price_usd_per_hour=rng.uniform(0.5, 10, size),
         on_demand_usd_per_hour=0.2)
-    med, low = timed(lambda: expected_jobs(big), 10)
+    med, low, _ = timed(lambda: expected_jobs(big), 10)
     print(f"closed form, {size:,} configurations: median {med:.1f} ms, min {low:.1f} ms")
     est = expected_jobs(big)
-    med, low = timed(lambda: pareto_frontier(est.expected_cost_usd,
+    med, low, _ = timed(lambda: pareto_frontier(est.expected_cost_usd,
                                              est.expected_makespan_hours), 10)
     print(f"Pareto frontier, {size:,} configurations: median {med:.1f} ms, min {low:.1f} ms")
 

@@ -22,13 +22,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_browser import WATCH, _launch, summary
+from bench_browser import WATCH, open_page, summary
 
 from tests.dashboard_server import running_server
 
@@ -45,12 +45,7 @@ TARGET_MS = 1000.0
 def measure(url: str, tries: int, warmup: int) -> list[float]:
     """Milliseconds from Enter in the deadline box to the card showing that deadline."""
     times: list[float] = []
-    with sync_playwright() as p:
-        browser = _launch(p)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.goto(url + PAGE)
-        card = page.locator(CARD)
-        expect(card).to_contain_text("Deadline", timeout=90_000)
+    with open_page(url + PAGE, CARD, "Deadline", timeout_ms=90_000) as (page, card):
         box = page.get_by_role("spinbutton", name=BOX)
         for i in range(warmup + tries):
             hours = 30 + i
@@ -61,7 +56,6 @@ def measure(url: str, tries: int, warmup: int) -> list[float]:
             expect(card).to_contain_text(want, timeout=30_000)
             if i >= warmup:
                 times.append(float(page.evaluate("window.__deepvmLatency")))
-        browser.close()
     return times
 
 

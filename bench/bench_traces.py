@@ -60,7 +60,7 @@ def bench_backtest(files: list[Path]) -> None:
             best = min(best, time.perf_counter() - t0)
         s = runs.summary()
         print(f"   {policy:<9} {best * 1000:7.1f} ms   mean makespan "
-              f"{s.mean_makespan_hours[0]:.1f} h, P90 {s.makespan_p90_hours[0]:.1f} h, mean "
+              f"{s.mean_makespan_hours[0]:.1f} h, P90 {s.makespan_hours_p90[0]:.1f} h, mean "
               f"cost {s.mean_cost_usd[0]:.2f} USD, fell back {s.fell_back[0]:.0%}")
 
 

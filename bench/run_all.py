@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
 import bench_limits
 from synthetic import synthetic_catalog
+from timing import timed
 
 from deepvm_core.catalog import MAX_CPU_TYPES, MAX_GPU_TYPES
 from deepvm_core.catalog.catalog import catalog_to_dict
@@ -39,17 +39,6 @@ from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
 from deepvm_core.search.candidates import build_candidates
 from deepvm_core.search.tables import CandidateTable
 from tests import oracle
-
-
-def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, object]:
-    """Median and minimum wall time (ms) of ``repeat`` calls after one warm-up."""
-    result = fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times), min(times), result
 
 
 def best_of(rec: object) -> str:
@@ -99,7 +88,7 @@ def main() -> None:
 
     print("\n== for scale: the test oracle (model.md in Python loops), one PW (5.0) ==")
     start = time.perf_counter()
-    (best,) = oracle.top_k(sim, Scenario(5.0, 0.3, 2.0, use_quotas=False), 1)
+    (best,) = oracle.top_k(sim, Scenario(5.0, 0.3, 2.0, "paper", use_quotas=False), 1)
     one = time.perf_counter() - start
     ours = fig3.configurations["deepvm"][fig3.pws.index(5.0)]
     same = ours is not None and abs(best.z - ours.z_paper) <= 1e-9 * best.z

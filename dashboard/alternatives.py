@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.formatting import usd_per_hour, usd_per_hour_change
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
 from deepvm_core.recommend.narrative import percent_more, short, why
 from deepvm_core.recommend.policies import POLICY_LABELS
 from deepvm_core.recommend.recommendation import Recommendation
+from deepvm_core.text import usd_per_hour, usd_per_hour_change
 
 #: The alternatives of the strip; NoScale is a research detail, hidden in presentation mode.
 ALTERNATIVES = ("cost_first", "performance_first", "deepvm_noscale")

@@ -1,6 +1,6 @@
 """The one answer in words (issue 18): what a budget holder reads on Recommend's and Plan a
 job's cards. Pure: no Streamlit; the numbers come from the core (:mod:`deepvm_core.job.baseline`,
-:mod:`deepvm_core.pipeline.recommend_job`), the formats from :mod:`dashboard.formatting`.
+:mod:`deepvm_core.pipeline.recommend_job`), the formats from :mod:`deepvm_core.text`.
 """
 
 from __future__ import annotations
@@ -11,24 +11,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from dashboard.formatting import duration as job_hours
-from dashboard.formatting import usd
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
-from deepvm_core.model import Configuration
 from deepvm_core.pipeline.plan import PlanEstimate
+from deepvm_core.text import duration, usd
 from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
 
 #: How the page states the example job (the core's, :mod:`deepvm_core.workload.workload`).
 EXAMPLE_JOB = (f"a ResNet-50-sized job ({EXAMPLE_EPOCHS:g} epochs of {EXAMPLE_EPOCH_SECONDS:g} s "
                "on one VM of the reference type): edit the epoch time to yours")
-
-
-def speed_text(config: Configuration) -> str | None:
-    """``3.92 × one g4dn.xlarge``: the cluster's training speed as a multiple of one VM of the
-    reference type (never a unitless number), or ``None`` when its speed is unknown."""
-    if config.speed_vs_one_ref_vm is None or config.reference_gpu is None:
-        return None
-    return f"{config.speed_vs_one_ref_vm:.2f} × one {config.reference_gpu}"
 
 
 def finishes(estimate: PlanEstimate) -> bool:
@@ -43,7 +33,7 @@ def job_line(estimate: PlanEstimate, epochs: float, whose: str = "Your job") -> 
     if not finishes(estimate):
         return f"{head} is not expected to finish: {estimate.does_not_finish or 'no finite time'}."
     return (f"{head}: about **{usd(estimate.expected_cost_usd)}** and "
-            f"**{job_hours(estimate.expected_makespan_hours)}** expected.")
+            f"**{duration(estimate.expected_makespan_hours)}** expected.")
 
 
 def on_demand_line(estimate: PlanEstimate) -> str | None:
@@ -52,7 +42,7 @@ def on_demand_line(estimate: PlanEstimate) -> str | None:
     od_cost, od_hours = estimate.on_demand_cost_usd, estimate.on_demand_makespan_hours
     if not (math.isfinite(od_cost) and math.isfinite(od_hours)):
         return None
-    text = (f"The same cluster on demand: {usd(od_cost)}, {job_hours(od_hours)}, no "
+    text = (f"The same cluster on demand: {usd(od_cost)}, {duration(od_hours)}, no "
             "interruption risk.")
     if not finishes(estimate):
         return text

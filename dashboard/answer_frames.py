@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from dashboard.answer import speed_text
 from dashboard.columns import Col
+from dashboard.formatting import TIMES
 from dashboard.result_frames import CONFIG_COLUMNS, configuration_row
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.distinct import DistinctCluster
@@ -41,7 +41,7 @@ def distinct_frame(clusters: Sequence[DistinctCluster], pw: float,
     for rank, cluster in enumerate(clusters, 1):
         row = {Col.RANK: rank, **configuration_row(cluster.configuration, pw, objective)}
         row[Col.MEM_NODES] = memory_nodes(cluster)
-        row[SPEED] = speed_text(cluster.configuration) or "unknown"
+        row[SPEED] = cluster.configuration.speed_text(TIMES) or "unknown"
         rows.append(row)
     columns = [Col.RANK, *CONFIG_COLUMNS[:CONFIG_COLUMNS.index(Col.PERF)], SPEED,
                *CONFIG_COLUMNS[CONFIG_COLUMNS.index(Col.PERF):]]

@@ -11,13 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from dashboard.formatting import (
-    DAYS_FROM_HOURS,
-    HOURS_PER_DAY,
-    duration_tick,
-    number_tick,
-    si,
-)
+from dashboard.formatting import duration_tick, number_tick, si
+from deepvm_core.text import DAYS_FROM_HOURS
+from deepvm_core.units import HOURS_PER_DAY, MINUTES_PER_HOUR
 
 #: Mantissas of the tick series within a decade; the fine series is used when the coarse one
 #: puts fewer than :data:`MIN_TICKS` ticks in the data's span.
@@ -50,16 +46,16 @@ def number_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
 
 def duration_ticks(low_hours: float, high_hours: float) -> tuple[list[float], list[str]]:
     """Tick values (hours) and labels of a log axis of durations over [low, high] hours (both
-    > 0), in the units of :func:`dashboard.formatting.duration`: ``10 min, 20 min, 30 min,
+    > 0), in the units of :func:`deepvm_core.text.duration`: ``10 min, 20 min, 30 min,
     1 h, 2 h, 5 h, 10 h, 20 h, 48 h, 5 days, 10 days, …``."""
 
     def series(lo: float, hi: float, mantissas: tuple[float, ...]) -> list[float]:
         coarse = mantissas == COARSE
-        minutes = [m for m in _series(lo * 60, 10, mantissas) if m < 10]
+        minutes = [m for m in _series(lo * MINUTES_PER_HOUR, 10, mantissas) if m < 10]
         minutes += [10, 20, 30] if coarse else [10, 15, 20, 30, 45]
         hours = [h for h in _series(1, DAYS_FROM_HOURS, mantissas) if h < DAYS_FROM_HOURS]
         days = [d for d in _series(2, max(hi / HOURS_PER_DAY, 2), mantissas) if d > 2]
-        return sorted({*(m / 60 for m in minutes), *hours, DAYS_FROM_HOURS,
+        return sorted({*(m / MINUTES_PER_HOUR for m in minutes), *hours, DAYS_FROM_HOURS,
                        *(d * HOURS_PER_DAY for d in days)})
 
     return _ticks(low_hours, high_hours, series, duration_tick)

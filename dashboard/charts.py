@@ -9,6 +9,7 @@ from plotly.subplots import make_subplots
 from dashboard import chart_axes, formatting
 from dashboard.columns import Col
 from deepvm_core.recommend.policies import POLICY_LABELS
+from deepvm_core.text import duration, usd
 
 #: One colour per policy (Okabe-Ito, readable for colour-blind users), the same on every chart.
 POLICY_COLORS = {
@@ -207,8 +208,8 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
     ``marks`` maps a candidate to its mark (``best`` or a policy name, whose label is in
     ``POLICY_LABELS``)."""
     cost, hours = points["cost"], points["hours"]
-    labels = (points["label"] + "<br>" + hours.map(formatting.duration) + " · "
-              + cost.map(formatting.usd))
+    labels = (points["label"] + "<br>" + hours.map(duration) + " · "
+              + cost.map(usd))
     fig = go.Figure()
     fig.add_trace(go.Scattergl(
         x=hours, y=cost, mode="markers", name=f"feasible clusters ({len(hours):,} of {total:,})",
@@ -258,7 +259,7 @@ def log_duration_axis(fig: go.Figure, axis: str, hours: pd.Series) -> None:
 
 def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Figure:
     """Cumulative distributions of a cluster's Monte Carlo makespan (with the deadline line),
-    the time axis in minutes, hours or days as :func:`formatting.duration` writes them."""
+    the time axis in minutes, hours or days as :func:`duration` writes them."""
     ordered = hours.sort_values().to_numpy()
     share = (pd.RangeIndex(1, len(ordered) + 1) / len(ordered)).to_numpy()
     largest = max(float(ordered[-1]) if len(ordered) else 1.0, deadline_hours or 0.0)
@@ -269,7 +270,7 @@ def distribution_chart(hours: pd.Series, deadline_hours: float | None) -> go.Fig
                                              + "<extra></extra>"))
     if deadline_hours:
         fig.add_vline(x=deadline_hours * factor, line={"color": "#D55E00", "dash": "dash"},
-                      annotation_text=f"deadline {formatting.duration(deadline_hours)}")
+                      annotation_text=f"deadline {duration(deadline_hours)}")
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     return _layout(fig, "Monte Carlo: share of runs done within a time (chosen cluster)",
                    height=320, x=f"makespan ({unit})", y="runs done")

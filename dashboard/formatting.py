@@ -1,80 +1,44 @@
-"""Numbers as short text for the pages, charts and tables (pure): one format per quantity.
+"""Numbers as text that only the dashboard writes (pure): table column formats, chart ticks
+and axes, SI abbreviations.
 
-* Money (USD): 2 decimals in sentences and cards (:func:`usd`, :func:`usd_per_hour`); tables
-  show USD/hour with 4 decimals (:data:`TABLE_USD_PER_HOUR`) and job costs with 2
+Money and durations in sentences and cards have one format, the core's
+(:mod:`deepvm_core.text`: ``text.usd``, ``text.usd_per_hour``, ``text.duration``); the axes and
+ticks here follow its duration units (:func:`deepvm_core.text.duration_unit`).
+
+* Tables show USD/hour with 4 decimals (:data:`TABLE_USD_PER_HOUR`) and job costs with 2
   (:data:`TABLE_USD`).
-* Durations (given in hours): minutes under an hour, hours with one decimal up to 48 h, days
-  with one decimal past 48 h (:func:`duration`); chart ticks use the same units without a
-  trailing ``.0`` (:func:`duration_tick`).
+* Chart ticks of durations use the units of ``text.duration`` without a trailing ``.0``
+  (:func:`duration_tick`).
 * Large numbers: one decimal and an SI suffix, ``8.0 M``, ``145.4 M``; below a thousand
   thousand, thousands separators (:func:`si`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.text import duration_unit
 
-#: Hours from which a duration is written in days (48 h is "48.0 h", 49 h "2.0 days").
-DAYS_FROM_HOURS = 48.0
-HOURS_PER_DAY = 24.0
 #: Number formats (printf style, as ``st.column_config.NumberColumn`` takes them) of table
-#: columns: USD per hour, USD, hours.
+#: columns: USD per hour, USD.
 TABLE_USD_PER_HOUR = "%.4f"
 TABLE_USD = "%.2f"
-TABLE_HOURS = "%.1f"
-#: Text of a duration that never ends (a cluster not expected to finish).
-NEVER = "never"
-
-
-def usd(value: float) -> str:
-    """Money in sentences and cards: ``1,234.57 USD``."""
-    return f"{value:,.2f} USD"
-
-
-def usd_per_hour(value: float) -> str:
-    """An hourly price in sentences and cards: ``2.87 USD/h``."""
-    return f"{value:,.2f} USD/h"
-
-
-def usd_per_hour_change(value: float) -> str:
-    """A signed difference of hourly prices: ``+0.04 USD/h``, ``-1.20 USD/h``; a difference
-    that rounds to zero but is not zero reads ``+<0.01 USD/h``."""
-    if 0 < abs(value) < 0.005:
-        return f"{'+' if value > 0 else '-'}<0.01 USD/h"
-    return f"{value:+,.2f} USD/h"
-
-
-def _duration_parts(hours: float) -> tuple[float, str]:
-    """(value, unit) of :func:`duration`: minutes under 1 h, hours to 48 h, days past."""
-    if hours < 1.0:
-        return hours * MINUTES_PER_HOUR, "min"
-    if hours <= DAYS_FROM_HOURS:
-        return hours, "h"
-    return hours / HOURS_PER_DAY, "days"
-
-
-def duration(hours: float) -> str:
-    """A duration given in hours: ``25 min``, ``2.4 h``, ``3.5 days``; ``never`` if infinite."""
-    if not math.isfinite(hours):
-        return NEVER
-    value, unit = _duration_parts(hours)
-    return f"{value:,.0f} {unit}" if unit == "min" else f"{value:,.1f} {unit}"
+#: The multiplication sign of the pages: ``1 × c5.xlarge``, ``3.92 × one g4dn.xlarge``
+#: (``Configuration.speed_text(TIMES)``; the CLI writes ``x``).
+TIMES = "×"
 
 
 def duration_axis(largest_hours: float) -> tuple[float, str]:
     """(factor from hours, unit) of a linear duration axis whose largest value is
-    ``largest_hours``: minutes under an hour, hours to 48 h, days past (as :func:`duration`)."""
-    _, unit = _duration_parts(largest_hours)
-    return {"min": float(MINUTES_PER_HOUR), "h": 1.0, "days": 1 / HOURS_PER_DAY}[unit], unit
+    ``largest_hours``: the unit :func:`deepvm_core.text.duration` writes that value in."""
+    return duration_unit(largest_hours)
 
 
 def duration_tick(hours: float) -> str:
-    """A chart tick of a duration axis: the units of :func:`duration`, no trailing zeros
-    (``30 min``, ``1 h``, ``2.5 h``, ``5 days``)."""
-    value, unit = _duration_parts(hours)
+    """A chart tick of a duration axis: the units of :func:`deepvm_core.text.duration`, no
+    trailing zeros (``30 min``, ``1 h``, ``2.5 h``, ``5 days``)."""
+    per_hour, unit = duration_unit(hours)
+    value = hours * per_hour
     return f"{value:,.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
 
 

@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 
 from dashboard import url_plan
-from dashboard.formatting import duration
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
 from deepvm_core.hardware.calibrate import Calibration
@@ -15,6 +14,7 @@ from deepvm_core.hardware.coverage import TypeTable
 from deepvm_core.market.mtbi import default_mtbi
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 from deepvm_core.recommend.policies import PAPER_POLICIES, POLICY_LABELS
+from deepvm_core.text import duration
 from deepvm_core.workload.speedup import SpeedupModel, fitted_speedup, paper_speedup
 
 #: The editable column of :func:`mtbi_frame`.

@@ -19,6 +19,7 @@ from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.pipeline.plan import Goal, JobPlanResult
 from deepvm_core.pipeline.recommend_job import PlanVsRecommend, RecommendJob
+from deepvm_core.text import duration, usd
 from deepvm_core.units import MINUTES_PER_HOUR
 from deepvm_core.workload.speedup import (
     SpeedupModel,
@@ -143,7 +144,7 @@ def job_summary(result: JobPlanResult, config: Configuration) -> str | None:
         return reason
     cost = float(result.expected_cost_usd[index])
     hours = float(result.expected_makespan_hours[index])
-    return (f"about {formatting.usd(cost)} and {formatting.duration(hours)} for "
+    return (f"about {usd(cost)} and {duration(hours)} for "
             f"{result.workload.epochs:g} epochs")
 
 
@@ -224,7 +225,7 @@ def recommend_panel(result: JobPlanResult, configs: list[Configuration],
                      "USD/h": config.hourly_price_usd,
                      "Expected job cost (USD)": float(result.expected_cost_usd[index])
                      if done else None,
-                     "Expected makespan": formatting.duration(
+                     "Expected makespan": duration(
                          float(result.expected_makespan_hours[index])) if done else None,
                      "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dashboard.formatting import duration, usd
 from deepvm_core.job.objectives import cheapest, fastest
 from deepvm_core.pipeline.plan import JobPlanResult
+from deepvm_core.text import duration, usd
 
 
 def _against(value: float, limit: float | None, text: str) -> str:

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from deepvm_core.job.backtest import RecoveryPolicy
 from deepvm_core.job.backtest_runs import BacktestRuns
+from deepvm_core.text import duration
 
 POLICY_COLORS = {"wait": "#999999", "failover": "#0072B2", "deadline": "#009E73"}
 DEADLINE_COLOR = "#D55E00"
@@ -44,7 +45,7 @@ def makespan_cdf(runs: Mapping[RecoveryPolicy, BacktestRuns], deadline_hours: fl
             hovertemplate=f"{policy}: %{{y:.0%}} of starts done within %{{x:.2f}} h"
                           "<extra></extra>"))
     fig.add_vline(x=deadline_hours, line={"color": DEADLINE_COLOR, "dash": "dash"},
-                  annotation_text=f"deadline {deadline_hours:,.1f} h")
+                  annotation_text=f"deadline {duration(deadline_hours)}")
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
     fig.update_layout(title={"text": "Backtest: share of start times done within a time",
                              "x": 0, "font": {"size": 15}},

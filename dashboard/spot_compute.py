@@ -125,10 +125,6 @@ class PoolSet:
     key: tuple[tuple[str, str, int], ...]
     pools: tuple[Pool, ...]
 
-    def of_gpu(self, gpu: str) -> list[Pool]:
-        """The pools of GPU type ``gpu``."""
-        return [p for p in self.pools if p.gpu == gpu]
-
 
 def build_pools(catalog: Catalog, root: Path,
                 mapping: Mapping[str, str]) -> tuple[PoolSet, list[str]]:
@@ -234,11 +230,11 @@ def policy_frame(runs: Mapping[RecoveryPolicy, BacktestRuns]) -> pd.DataFrame:
         s = r.summary()
         met = 0 if s.deadline_met is None else round(float(s.deadline_met[0]) * s.runs)
         rows.append({"Policy": policy, "Mean makespan (h)": float(s.mean_makespan_hours[0]),
-                     "P50 (h)": float(s.makespan_p50_hours[0]),
-                     "P90 (h)": float(s.makespan_p90_hours[0]),
+                     "P50 (h)": float(s.makespan_hours_p50[0]),
+                     "P90 (h)": float(s.makespan_hours_p90[0]),
                      "Max (h)": float(s.max_makespan_hours[0]),
                      "Mean cost (USD)": float(s.mean_cost_usd[0]),
-                     "P90 cost (USD)": float(s.cost_p90_usd[0]),
+                     "P90 cost (USD)": float(s.cost_usd_p90[0]),
                      "Deadline met": f"{met} of {s.runs}",
                      "Fell back": float(s.fell_back[0]),
                      "Interruptions": float(s.mean_interruptions[0])})

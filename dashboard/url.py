@@ -109,7 +109,7 @@ SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
     "catalog": DEFAULT_CATALOG,
-    "objective": DEFAULT_OBJECTIVE,  # the core's (speed); Scenario's own field default is paper
+    "objective": DEFAULT_OBJECTIVE,  # the core's (speed), Scenario's field default too
     "quotas": field_default(Scenario, "use_quotas"),
     "top": DEFAULT_TOP_K,
     "nodes": field_default(Scenario, "max_nodes"),

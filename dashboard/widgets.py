@@ -10,12 +10,13 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.column_types import ColumnConfig
 
 from dashboard import catalog_state, glossary, keys, state, url_pages
-from dashboard.formatting import si, usd_per_hour
+from dashboard.formatting import TIMES, si
 from dashboard.glossary import GLOSSARY
 from dashboard.provenance import prices_age
 from dashboard.url_warnings import echo
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
+from deepvm_core.text import usd_per_hour
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
@@ -146,8 +147,6 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
     ``presentation``, which keeps the card short enough for the answer to stay above the fold)
     its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of the card (the
     job's cost and time)."""
-    from dashboard.answer import speed_text
-
     with st.container(border=True, key="rec_card"):
         st.caption(heading)
         st.markdown(f"### {headline(config)}")
@@ -157,7 +156,7 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         cap = "hourly spending cap" if presentation else "PW"
         right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.2f}** of "
                        f"{'the ' if presentation else ''}**{pw:g}** USD/h {cap} ({share:.0%})")
-        speed = speed_text(config)
+        speed = config.speed_text(TIMES)
         if speed is not None and config.speed_epochs_per_hour is not None:
             right.markdown(f"Training speed: **{speed}** ({config.speed_epochs_per_hour:.2f} "
                            "epochs of the job per hour)", help=GLOSSARY["Training speed"])

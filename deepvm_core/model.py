@@ -51,10 +51,10 @@ Architecture = Literal["single_anchor", "tiering"]
 Objective = Literal["speed", "paper", "performance"]
 ARCHITECTURES: tuple[Architecture, ...] = ("single_anchor", "tiering")
 OBJECTIVES: tuple[Objective, ...] = ("speed", "paper", "performance")
-#: The tools' default objective (the CLI, and the dashboard and URL when they read it): the
-#: job's training speed, epochs per hour (``job-model.md``, "Training speed"). ``paper`` (Z)
-#: and ``performance`` reproduce the paper. :class:`Scenario` itself keeps ``paper`` as its
-#: default, so that library calls and the paper's reproductions stay as they were.
+#: The default objective of the tools (the CLI, the dashboard and its URL) and of
+#: :class:`Scenario`, so that a library call ranks as the tools do: the job's training speed,
+#: epochs per hour (``job-model.md``, "Training speed"). ``paper`` (Z) and ``performance``
+#: reproduce the paper; its reproductions ask for them by name.
 DEFAULT_OBJECTIVE: Objective = "speed"
 ARCHITECTURE_LABELS = {"single_anchor": "Single Anchor", "tiering": "Tiering"}
 
@@ -208,11 +208,6 @@ def saturation_limit(table: tuple[SaturationStep, ...], bandwidth_gbps: float) -
     return int(saturation_limits(table, [bandwidth_gbps])[0])
 
 
-def pair_bandwidth_gbps(gpu: GpuType, cpu: CpuType) -> float:
-    """bw = min(BW(v), BW(w)): the bandwidth a checkpoint stream gets, Gbit/s."""
-    return min(gpu.network_gbps, cpu.network_gbps)
-
-
 def memory_nodes_needed(gpu_vms: SignedArray, saturation_limit_vms: SignedArray) -> SignedArray:
     """The cheapest valid m for n GPU VMs: ``floor(n / n_sat) + 1`` (so that n / m < n_sat)."""
     return gpu_vms // saturation_limit_vms + 1
@@ -240,10 +235,10 @@ class Scenario:
         pw_usd_per_hour: pricing willingness PW, USD per hour (>= 0).
         checkpoint_gb: checkpoint size f, GB (> 0).
         buffer_checkpoints: buffer size s, checkpoints one memory node keeps (> 0).
-        objective: ``paper`` (maximise Z, reproduces the paper), ``performance``
-            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives") or ``speed`` (maximise
-            the job's epochs per hour, :mod:`deepvm_core.workload.speed`; the tools' default,
-            :data:`DEFAULT_OBJECTIVE`).
+        objective: ``speed`` (maximise the job's epochs per hour,
+            :mod:`deepvm_core.workload.speed`; the default, :data:`DEFAULT_OBJECTIVE`, as in
+            the tools), ``paper`` (maximise Z, reproduces the paper) or ``performance``
+            (maximise eFLOPS * n * K(n); ``model.md``, "Two objectives").
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
             1 to :data:`MAX_NODES`.
@@ -256,7 +251,7 @@ class Scenario:
     pw_usd_per_hour: float
     checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     buffer_checkpoints: float = 2.0
-    objective: Objective = "paper"
+    objective: Objective = DEFAULT_OBJECTIVE
     use_quotas: bool = True
     max_nodes: int = DEFAULT_MAX_NODES
 
@@ -364,6 +359,15 @@ class Configuration:
         else:
             body = f"TR: {self.gpu_spot} x {self.gpu} spot + {self.memory_nodes} x {self.cpu}"
         return f"{body}, {self.hourly_price_usd:.4f} USD/h"
+
+    def speed_text(self, times: str = "x") -> str | None:
+        """The training speed in words, as a multiple of one VM of the reference type (never a
+        unitless number): ``3.92 x one g4dn.xlarge``, or ``None`` when unknown. The one home of
+        that phrase (the CLI's table, the export's summary, the dashboard's card and table);
+        ``times`` is the multiplication sign (the dashboard writes ``×``)."""
+        if self.speed_vs_one_ref_vm is None or self.reference_gpu is None:
+            return None
+        return f"{self.speed_vs_one_ref_vm:.2f} {times} one {self.reference_gpu}"
 
 
 # ----------------------------------------------------------------------------- node limits

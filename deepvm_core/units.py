@@ -7,6 +7,10 @@ from typing import Final
 
 #: Seconds per hour: prices are USD/hour, times are seconds or hours by their names.
 SECONDS_PER_HOUR: Final = 3600.0
+#: Seconds per day (trace lengths are given in days).
+SECONDS_PER_DAY: Final = 86_400.0
+#: Hours per day (durations past two days are written in days).
+HOURS_PER_DAY: Final = 24.0
 #: Minutes per hour (the CLI and the dashboard take restart and wait times in minutes).
 MINUTES_PER_HOUR: Final = 60.0
 #: GB (10^9 bytes) per GiB (2^30 bytes).

@@ -22,7 +22,9 @@ SIM = "paper-simulated"
 
 
 def best(catalog: str, pw: float, **scenario: object) -> OracleConfiguration:
-    """The oracle's DeepVM (Z) choice at ``pw``."""
+    """The oracle's DeepVM (Z) choice at ``pw`` (the paper's objective unless ``scenario``
+    names another)."""
+    scenario = {"objective": "paper", **scenario}
     (found,) = oracle.top_k(load_catalog(catalog), Scenario(pw, **scenario), 1)  # type: ignore
     return found
 

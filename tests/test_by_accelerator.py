@@ -4,19 +4,17 @@ family -> model map typed here from data/accelerators.csv; prices are derived by
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stdout
 from dataclasses import replace
 
 import oracle
 import pytest
+from cli_helpers import cli_output
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.catalog import Quota
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.cli import main
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.recommendation import recommend
 
@@ -62,7 +60,8 @@ def test_each_model_best_and_rank_match_the_oracle(objective, pw):
 
 
 def test_pw_30_ranks_a100_and_h100_clusters_with_their_sources():
-    rows = {r.accelerator: r for r in recommend(load_catalog(NEW), Scenario(30.0)).by_accelerator}
+    rec = recommend(load_catalog(NEW), Scenario(30.0, objective="paper"))  # the paper's Z
+    rows = {r.accelerator: r for r in rec.by_accelerator}
     for model in ("A100", "A100-80GB", "H100", "H200", "L40S", "L4"):
         assert rows[model].rank is not None
         assert rows[model].eflops_source.startswith("estimated")
@@ -115,10 +114,7 @@ def test_no_view_without_accelerator_models():
 
 
 def _cli(*argv: str) -> str:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        assert main(list(argv)) == 0
-    return buf.getvalue()
+    return cli_output(argv)
 
 
 def test_json_key_only_for_catalogs_with_accelerator_models():
@@ -145,7 +141,7 @@ def test_table_section_marks_estimates_and_prior():
     assert "p5.48xlarge" in h100
     assert h100.split()[-2:] == ["estimated", "prior"]
     # vs #1: the model's Z over the winner's, both from the oracle
-    best = _oracle_best(load_catalog(NEW), Scenario(30.0))
+    best = _oracle_best(load_catalog(NEW), Scenario(30.0, objective="paper"))
     winner = next(iter(best.values()))
     assert h100.split()[-4] == f"{best['H100'].z / winner.z:.3f}"
     first = next(line for line in lines if line.split()[:1] == ["1"])

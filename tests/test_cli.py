@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import run_cli as run
 
 from bench.synthetic import synthetic_catalog
 from deepvm_core.catalog.store import save_catalog
@@ -16,12 +17,6 @@ from deepvm_core.cli import main
 from tests.conftest import SHARED_DATA
 
 AWS = "aws-us-east-1-2023-10"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_recommend_json_schema(capsys):

@@ -9,6 +9,7 @@ import inspect
 from deepvm_core.cli import build_parser
 from deepvm_core.cli.common import scenario_from_args
 from deepvm_core.cli.plan_args import workload_from_args
+from deepvm_core.defaults import field_default
 from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, Scenario
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.recommend.recommendation import recommend
@@ -46,12 +47,16 @@ def test_plan_minutes_become_the_workload_hours() -> None:
     assert (workload.restart_hours, workload.wait_hours) == (0.1, 0.05)
     assert workload.checkpoint_every_epochs == "auto"
     assert args.pw is None
+    assert args.objective == DEFAULT_OBJECTIVE  # plan's tie-break: the tools' default too
 
 
 def test_recommend_without_options_is_the_scenario_and_recommend_defaults() -> None:
     args = _parse("recommend", "--catalog", CATALOG, "--pw", "3")
-    # recommend's objective is the tools' default (speed, issue 18); the rest the Scenario's
-    assert scenario_from_args(args, args.pw) == Scenario(3.0, objective=DEFAULT_OBJECTIVE)
+    # recommend's objective is the tools' default (speed, issue 18), which is the Scenario's
+    # own since issue 23: a library call ranks as the tools do
+    assert scenario_from_args(args, args.pw) == Scenario(3.0) == Scenario(
+        3.0, objective=DEFAULT_OBJECTIVE)
+    assert field_default(Scenario, "objective") == DEFAULT_OBJECTIVE == "speed"
     assert args.max_nodes == DEFAULT_MAX_NODES
     assert args.top == inspect.signature(recommend).parameters["top_k"].default
     assert args.time_limit == ILP_TIME_LIMIT_S

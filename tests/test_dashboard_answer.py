@@ -12,9 +12,9 @@ from __future__ import annotations
 import csv
 import json
 import re
-from pathlib import Path
 
 import pytest
+from app_pages import APP, new_app, no_errors, opened
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.store import load_catalog
@@ -23,7 +23,6 @@ from deepvm_core.model import Scenario
 from tests import job_oracle, oracle
 from tests.app_expectations import pinned
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 AWS = "aws-us-east-1-2023-10"
 #: The example job (deepvm_core.workload.speed): 90 epochs of 960 s on one g_ref VM, written
 #: here as the issue states it, not imported.
@@ -32,13 +31,8 @@ EPOCHS, T_REF = 90.0, 960.0
 
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
     # The figures below are the 2023-10 catalog's (the dashboard's default is today's).
-    return pinned(AppTest.from_file(str(APP), default_timeout=90))
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+    return pinned(new_app(tmp_path, monkeypatch))
 
 
 def markdown(at: AppTest) -> str:
@@ -59,6 +53,16 @@ def bundled_rows() -> dict[str, dict[int, float]]:
         for row in csv.DictReader(handle):
             rows.setdefault(row["instance"], {})[int(row["nodes"])] = float(row["epoch_seconds"])
     return rows
+
+
+def job_on_the_speed_pick(epochs: float,
+                          t_ref: float) -> tuple[job_oracle.Job, job_oracle.Expectation]:
+    """A job of ``epochs`` epochs of ``t_ref`` s (the bundled measurements) and the job
+    oracle's expectation of it on the oracle's pick by speed at PW 3 (the paper's catalog)."""
+    catalog = load_catalog(AWS)
+    job = job_oracle.Job(epochs=epochs, t_ref=t_ref, measurements=bundled_rows())
+    pick = oracle.top_k(catalog, Scenario(3.0, objective="speed"), 1)[0]
+    return job, job_oracle.evaluate(catalog, job, pick).expectation
 
 
 def export_doc(at: AppTest) -> dict:
@@ -126,14 +130,10 @@ def test_top_k_lists_distinct_clusters_with_their_memory_node_variants(app: AppT
 
 
 def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) -> None:
-    app.query_params["epochs"] = "30"
-    app.run()
-    no_errors(app)
+    opened(app, epochs="30")
     text = markdown(app)
     catalog = load_catalog(AWS)
-    job = job_oracle.Job(epochs=30.0, t_ref=T_REF, measurements=bundled_rows())
-    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
-        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    job, pick = job_on_the_speed_pick(30.0, T_REF)
     assert (f"Your job (30 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**"
             in text)
     # Plan a job's goal is the cheapest job: the oracle's least expected cost at PW 3.
@@ -153,9 +153,7 @@ def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) ->
 def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
     """epoch_s=9600 (10 x the example's): the speed per hour is a tenth, the multiple of one
     g4dn.xlarge stays (it does not depend on t_ref), the job's time and cost follow."""
-    app.query_params["epoch_s"] = "9600"
-    app.run()
-    no_errors(app)
+    opened(app, epoch_s="9600")
     text = markdown(app)
     catalog = load_catalog(AWS)
     g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
@@ -164,9 +162,7 @@ def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
     assert f"{per_hour:.2f}" == "1.47"
     assert ("Training speed: **3.92 × one g4dn.xlarge** (1.47 epochs of the job per hour)"
             in text)
-    job = job_oracle.Job(epochs=EPOCHS, t_ref=9600.0, measurements=bundled_rows())
-    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
-        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    _, pick = job_on_the_speed_pick(EPOCHS, 9600.0)
     assert f"Your job (90 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**" in text
 
 
@@ -177,14 +173,9 @@ def test_recommend_export_carries_the_job_once_set(app: AppTest) -> None:
     assert doc["inputs"]["objective"] == "speed"
     assert "the same cluster on demand" not in doc["summary"]
     at = pinned(AppTest.from_file(str(APP), default_timeout=90))
-    at.query_params["epochs"] = "30"
-    at.run()
-    no_errors(at)
+    opened(at, epochs="30")
     doc = export_doc(at)
-    catalog = load_catalog(AWS)
-    job = job_oracle.Job(epochs=30.0, t_ref=T_REF, measurements=bundled_rows())
-    pick = job_oracle.evaluate(catalog, job, oracle.top_k(
-        catalog, Scenario(3.0, objective="speed"), 1)[0]).expectation
+    _, pick = job_on_the_speed_pick(30.0, T_REF)
     assert doc["job"]["inputs"]["epochs"] == 30
     assert doc["job"]["chosen_estimate"]["expected_cost_usd"] == pytest.approx(pick.cost_usd,
                                                                                rel=1e-9)
@@ -287,9 +278,7 @@ def test_plan_card_has_the_budget_holders_lines_and_the_1_5x_warning(app: AppTes
 
 
 def test_default_plan_states_the_example_and_the_comparison(app: AppTest) -> None:
-    app.query_params["page"] = "plan"
-    app.run()
-    no_errors(app)
+    opened(app, page="plan")
     captions = " ".join(c.value for c in app.main.caption)
     assert "The job above is an example, a ResNet-50-sized job" in captions
     sentence = next(m.value for m in app.main.markdown if "The plan picks" in m.value)
@@ -465,9 +454,7 @@ def test_confidence_in_words_says_when_the_mean_is_above_the_p90() -> None:
 def test_a_job_that_cannot_be_used_is_named_and_kept(app: AppTest) -> None:
     """Recommend with a job the core refuses (R = 10^8 min): the message names the field, the
     example job answers meanwhile, and the value stays in the URL to fix on Plan a job."""
-    app.query_params["restart_min"] = "100000000"
-    app.run()
-    no_errors(app)
+    opened(app, restart_min="100000000")
     warnings = " ".join(w.value for w in app.warning)
     assert "Your job cannot be used here" in warnings
     assert "restart_hours" in warnings

@@ -7,16 +7,14 @@ import hashlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from app_pages import headline, new_app, no_errors, table
 from streamlit.testing.v1 import AppTest
 
 from dashboard import compute
 from tests import app_expectations as answers
 from tests.app_expectations import pinned
-
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
 PAGES = ["views/recommend.py", "views/instances.py", "views/catalog_editor.py",
          "views/simulate.py", "views/method.py"]
@@ -26,24 +24,7 @@ TITLES = {"recommend": "Recommend", "instances": "Instances", "catalog": "Catalo
 
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
-    """The dashboard, not yet run, with user catalogs in a temporary folder."""
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return pinned(AppTest.from_file(str(APP), default_timeout=60))
-
-
-def headline(at: AppTest) -> str:
-    """The recommended configuration's headline on the card."""
-    heads = [m.value for m in at.main.markdown if m.value.startswith("### ")]
-    return heads[0] if heads else ""
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def table(at: AppTest, column: str):
-    """The first table on the page with ``column`` (AppTest keeps no key for st.dataframe)."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return pinned(new_app(tmp_path, monkeypatch, timeout_s=60))
 
 
 def open_expanders(at: AppTest, *keys: str) -> None:
@@ -250,12 +231,12 @@ def test_json_export_matches_recommendation_to_dict_for_the_chosen_one(app: AppT
     from deepvm_core.model import Scenario
     from deepvm_core.recommend.recommendation import recommend
 
-    app.query_params["objective"] = "paper"  # Scenario(3.0)'s
+    app.query_params["objective"] = "paper"
     app.run()
     app.radio(key="rec_chosen").set_value(1).run()
     no_errors(app)
     catalog = load_catalog("aws-us-east-1-2023-10")
-    rec = recommend(catalog, Scenario(3.0), solver="enumerate")
+    rec = recommend(catalog, Scenario(3.0, objective="paper"), solver="enumerate")
     doc = export_doc(app)
     assert doc == recommendation_to_dict(rec, catalog, chosen=rec.deepvm[1])
     assert doc["chosen"] == doc["deepvm"][1]

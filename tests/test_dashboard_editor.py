@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from app_pages import APP, headline, no_errors
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
@@ -14,7 +15,6 @@ from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from tests.app_expectations import pinned
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 EDITOR = "views/catalog_editor.py"
 RECOMMEND = "views/recommend.py"
 
@@ -45,18 +45,9 @@ def edit(at: AppTest, table: int, *, edited=None, added=None, deleted=None) -> A
     return at.run()
 
 
-def headline(at: AppTest) -> str:
-    heads = [m.value for m in at.main.markdown if m.value.startswith("### ")]
-    return heads[0] if heads else ""
-
-
 def sidebar_catalog(at: AppTest) -> str:
     return next(m.value for m in at.sidebar.markdown if m.value.startswith("**")
                 and "pricing" not in m.value)
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def problems(at: AppTest) -> list[dict]:

@@ -3,19 +3,16 @@ quoted when a job's deadline and budget both fail (AppTest)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from app_pages import new_app
 from streamlit.testing.v1 import AppTest
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 CATALOG = "aws-us-east-1-2023-10"
 
 
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return AppTest.from_file(str(APP), default_timeout=90)
+    return new_app(tmp_path, monkeypatch)
 
 
 def test_recommend_offers_no_download_or_launch_when_nothing_is_feasible(app: AppTest) -> None:

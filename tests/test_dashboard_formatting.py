@@ -1,29 +1,15 @@
-"""Issue 20 item 16: one format per quantity (dashboard/formatting.py), hand-written cases."""
+"""Issue 20 item 16: one format per quantity, hand-written cases: what only the dashboard
+writes (dashboard/formatting.py); money and durations in words are the core's
+(tests/test_text.py)."""
 
 from __future__ import annotations
-
-import math
 
 from dashboard import formatting
 
 
-def test_money_has_two_decimals_in_sentences_and_cards() -> None:
-    assert formatting.usd(0.1294) == "0.13 USD"
-    assert formatting.usd(1234.567) == "1,234.57 USD"
-    assert formatting.usd_per_hour(2.8526) == "2.85 USD/h"
+def test_table_formats() -> None:
     assert formatting.TABLE_USD_PER_HOUR == "%.4f"
     assert formatting.TABLE_USD == "%.2f"
-
-
-def test_durations_minutes_hours_days() -> None:
-    assert formatting.duration(0.2763) == "17 min"  # 0.2763 × 60 = 16.6
-    assert formatting.duration(59.4 / 60) == "59 min"
-    assert formatting.duration(1.0) == "1.0 h"
-    assert formatting.duration(2.44) == "2.4 h"
-    assert formatting.duration(48.0) == "48.0 h"  # days only past 48 h
-    assert formatting.duration(49.0) == "2.0 days"  # 49 / 24 = 2.04
-    assert formatting.duration(84.0) == "3.5 days"  # 84 / 24
-    assert formatting.duration(math.inf) == "never"
 
 
 def test_duration_ticks_drop_trailing_zeros() -> None:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from app_pages import headline, new_app, no_errors, opened
 from streamlit.testing.v1 import AppTest
 
 from deepvm_core.catalog.store import load_catalog
@@ -17,22 +18,12 @@ from deepvm_core.model import Scenario
 from tests import app_expectations as expect
 from tests import oracle
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 TODAY_CATALOG = "aws-us-east-1-2025-h1"
 
 
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return AppTest.from_file(str(APP), default_timeout=90)
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def headline(at: AppTest) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("### "))
+    return new_app(tmp_path, monkeypatch)
 
 
 def test_the_oracle_agrees_with_the_literals() -> None:
@@ -92,9 +83,7 @@ def test_papers_scenario_is_one_click_away(app: AppTest) -> None:
 
 
 def test_method_page_shows_the_estimators_errors(app: AppTest) -> None:
-    app.query_params["page"] = "method"
-    app.run()
-    no_errors(app)
+    opened(app, page="method")
     frames = [d.value for d in app.dataframe]
     loo = next(f for f in frames if "measured eFLOPS" in f.columns)
     # the three measured types of the paper's Table III: 100, 377 and 696 eFLOPS
@@ -154,9 +143,7 @@ def flopp_table(at: AppTest):
 
 
 def test_instances_show_the_best_12_with_their_sources(app: AppTest) -> None:
-    app.query_params["page"] = "instances"
-    app.run()
-    no_errors(app)
+    opened(app, page="instances")
     rows = raw_gpu_rows(TODAY_CATALOG)
     ranked = best_spot_flopp(rows)
     table = flopp_table(app)

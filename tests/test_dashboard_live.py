@@ -8,12 +8,13 @@ real fetcher does; the fetcher itself is tested against loopback servers in test
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
+from app_pages import APP, no_errors, table
 from streamlit.testing.v1 import AppTest
 
 from dashboard import charts, result_frames, widgets
@@ -26,22 +27,12 @@ from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
 from tests.app_expectations import pinned
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 LIVE = "views/live_prices.py"
 REGIONS = "views/regions.py"
 BASE = "aws-us-east-1-2023-10"
 FETCHED_AT = datetime(2026, 11, 22, 1, 54, 25, tzinfo=UTC)
 STAMP = "20261122T015425Z"
 SECRET = "AKIAFAKEDEEPVM7EXAMPLE"
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def table(at: AppTest, column: str):
-    """The first table on the page with ``column``."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
 
 
 def live_catalog(region: str, factor: float = 1.0,
@@ -131,6 +122,17 @@ def open_live(at: AppTest) -> AppTest:
     no_errors(at)
     assert at.title[0].value == "Live prices"
     return at
+
+
+def fetch_errors(at: AppTest, monkeypatch: pytest.MonkeyPatch,
+                 fetch: Callable[..., object]) -> str:
+    """The error messages the Live prices page shows after a Fetch click, with ``fetch`` in
+    place of ``aws.fetch_catalogs``."""
+    monkeypatch.setattr(aws, "fetch_catalogs", fetch)
+    open_live(at)
+    at.button(key="lp_fetch").click().run()
+    no_errors(at)
+    return " ".join(e.value for e in at.error)
 
 
 # ----------------------------------------------------------------------------- pages
@@ -261,11 +263,7 @@ def test_fetch_failure_says_why_and_changes_nothing(app: AppTest, monkeypatch,
             "refused). Nothing was written.", operation="DescribeInstanceTypes",
             region="us-east-1", kind="unreachable")
 
-    monkeypatch.setattr(aws, "fetch_catalogs", failing)
-    open_live(app)
-    app.button(key="lp_fetch").click().run()
-    no_errors(app)
-    errors = " ".join(e.value for e in app.error)
+    errors = fetch_errors(app, monkeypatch, failing)
     assert "DescribeInstanceTypes" in errors
     assert "us-east-1" in errors
     assert "could not be reached" in errors
@@ -289,11 +287,7 @@ def test_unexpected_failure_is_a_message_without_credentials(app: AppTest, monke
     def broken(*_args, **_kwargs):
         raise RuntimeError(f"boom with key {SECRET} and Signature=abcdef0123")
 
-    monkeypatch.setattr(aws, "fetch_catalogs", broken)
-    open_live(app)
-    app.button(key="lp_fetch").click().run()
-    no_errors(app)
-    errors = " ".join(e.value for e in app.error)
+    errors = fetch_errors(app, monkeypatch, broken)
     assert "RuntimeError" in errors
     assert "REDACTED" in errors
     assert SECRET not in errors

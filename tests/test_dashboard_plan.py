@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import json
 import re
-from pathlib import Path
 
 import pytest
+from app_pages import APP, headline, new_app, no_errors, opened
 from streamlit.testing.v1 import AppTest
 
 from dashboard import compute, url_plan
@@ -16,13 +16,9 @@ from deepvm_core.hardware.measurements import bundled_measurements_paths, load_m
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.workload.speedup import SpeedupModel
-from deepvm_core.workload.workload import Workload
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
 from tests import job_oracle, oracle
 from tests.app_expectations import pinned
-
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-
-from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS  # noqa: E402
 
 CARD = re.compile(rf"^### {EXAMPLE_EPOCHS:g} epochs of your job: about \*\*([\d.,]+) USD\*\* "
                   r"\(P90 ([\d.,]+) USD\), "
@@ -31,19 +27,13 @@ CARD = re.compile(rf"^### {EXAMPLE_EPOCHS:g} epochs of your job: about \*\*([\d.
 
 @pytest.fixture
 def plan_page(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
+    at = pinned(new_app(tmp_path, monkeypatch))
     at.query_params["page"] = "plan"
     return at
 
 
 def card_text(at: AppTest) -> str:
-    heads = [m.value for m in at.main.markdown if m.value.startswith("### ")]
-    return heads[0] if heads else ""
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+    return headline(at)
 
 
 def oracle_job(epochs: float = EXAMPLE_EPOCHS) -> job_oracle.Job:
@@ -231,11 +221,7 @@ def test_plan_params_round_trip() -> None:
 
 
 def test_method_page_states_the_job_model(tmp_path, monkeypatch) -> None:
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    at = pinned(AppTest.from_file(str(APP), default_timeout=90))
-    at.query_params["page"] = "method"
-    at.run()
-    no_errors(at)
+    at = opened(pinned(new_app(tmp_path, monkeypatch)), page="method")
     text = " ".join(m.value for m in at.markdown)
     assert "From price per hour to the cost and time of a job" in text
     assert "The PuLP integer program is not used here" in text

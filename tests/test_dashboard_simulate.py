@@ -5,15 +5,14 @@ findings it computes, the FLOPP ranking). Expected PW ranges come from the model
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from app_pages import APP, new_app, no_errors, table
 from streamlit.testing.v1 import AppTest
 
 from tests import app_expectations as answers
 from tests.app_expectations import pinned
 
-APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 POLICY_NAMES = {"DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
                 "DeepVM (performance objective)"}
 #: Fig. 3's PWs where Performance-First beats DeepVM (Z): 0.8-1.3 and 9.5-10 USD/h.
@@ -22,18 +21,7 @@ FIG3_BEATS = [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 9.5, 9.6, 9.7, 9.8, 9.9, 10.0]
 
 @pytest.fixture
 def app(tmp_path, monkeypatch) -> AppTest:
-    """The dashboard, not yet run, with user catalogs in a temporary folder."""
-    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
-    return pinned(AppTest.from_file(str(APP), default_timeout=60))
-
-
-def no_errors(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def table(at: AppTest, column: str):
-    """The first table on the page with ``column`` (AppTest keeps no key for st.dataframe)."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    return pinned(new_app(tmp_path, monkeypatch, timeout_s=60))
 
 
 def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_cli as run
 from hypothesis import HealthCheck, given, settings
 
 from deepvm_core.catalog import Catalog
@@ -36,12 +37,6 @@ def export(catalog: Catalog, scenario: Scenario, base: Catalog | None = None,
            **kwargs: Any) -> dict[str, Any]:
     rec = recommend(catalog, scenario, **kwargs)
     return recommendation_to_dict(rec, catalog, base=base)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def write(tmp_path: Path, doc: object, name: str = "plan.json") -> str:

@@ -10,8 +10,10 @@ import math
 
 import numpy as np
 import pytest
+from cli_helpers import cli_output as _run
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_golden_plan import JOBS
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.errors import InputError
@@ -26,7 +28,6 @@ from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
-from tests.test_golden_plan import JOBS, _run
 
 
 def test_the_default_tolerance_is_two_percent() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import fleet_fakes
 import pytest
+from cli_helpers import run_cli
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, SECRETS, FleetEnv, set_fake_aws_env
 
 from deepvm_core.cli import main
@@ -73,12 +74,8 @@ def plan_id(path: Path) -> str:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    for secret in SECRETS:
-        assert secret not in out
-        assert secret not in err
-    return code, out, err
+    """``deepvm *argv``: the fake credentials never show."""
+    return run_cli(capsys, *argv, secrets=SECRETS)
 
 
 def launch_args(env: FleetEnv, export: Path, *extra: str) -> list[str]:

@@ -8,17 +8,8 @@ say why in the commit.
 
 from __future__ import annotations
 
-import io
-import os
-from contextlib import redirect_stdout
-from pathlib import Path
-
 import pytest
-
-from deepvm_core.cli import main
-
-GOLDEN_DIR = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"
+from cli_helpers import GOLDEN_DIR, cli_output, golden
 
 AWS = "aws-us-east-1-2023-10"
 SIM = "paper-simulated"
@@ -43,19 +34,23 @@ for _cat in (AWS, SIM):
     CASES[f"flopp-{_cat}"] = ["flopp", "--catalog", _cat, "--format", "json"]
 
 
-def _run(argv: list[str]) -> str:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        code = main(argv)
-    assert code == 0, argv
-    return buf.getvalue()
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_cli_json_matches_golden_file(name: str) -> None:
-    path = GOLDEN_DIR / f"{name}.json"
-    text = _run(CASES[name])
-    if UPDATE:
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"missing golden file {path.name}: run with DEEPVM_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8")
+    text = cli_output(CASES[name])
+    assert text == golden(f"{name}.json", text)
+
+
+def test_summaries_state_the_speed_in_the_one_phrase() -> None:
+    """Issue 23: the export's summary states the pick's training speed in the phrase the CLI's
+    table and the dashboard use (``Configuration.speed_text``), "training speed 3.92 x one
+    g4dn.xlarge", instead of its own "training 3.92 x as fast as one g4dn.xlarge": the
+    ``recommend`` golden files changed in that first line alone (no number, no key). 3.92 is the
+    file's own ``speed_vs_one_ref_vm`` (3.9202...) to two decimals."""
+    path = GOLDEN_DIR / "recommend-aws-us-east-1-2023-10-pw3-paper-ilp.json"
+    text = path.read_text(encoding="utf-8")
+    first = text.splitlines()[1]
+    assert first.endswith("18 VMs at 2.8526 USD per hour, training speed 3.92 x one "
+                          "g4dn.xlarge.\",")
+    assert '"speed_vs_one_ref_vm": 3.920223196531281' in text
+    assert not any("as fast as" in p.read_text(encoding="utf-8")
+                   for p in GOLDEN_DIR.glob("recommend-*.json"))

@@ -21,9 +21,10 @@ from deepvm_core.cli.plan_table import render_plan_table
 from deepvm_core.errors import WorkloadError
 from deepvm_core.hardware.measurements import bundled_measurements_paths
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job.finish import FINISH_HORIZON_HOURS, finishes, format_duration
+from deepvm_core.job.finish import FINISH_HORIZON_HOURS, finishes
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.text import duration
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -192,12 +193,12 @@ def test_deadline_and_budget_both_missed_name_both(capsys: pytest.CaptureFixture
 def test_finish_rule_and_durations_by_hand() -> None:
     assert finishes([1.0, FINISH_HORIZON_HOURS, FINISH_HORIZON_HOURS * 1.01, math.inf,
                      math.nan]).tolist() == [True, True, False, False, False]
-    assert format_duration(1e-9) == "3.6 µs"  # 3.6e-6 s
-    assert format_duration(0.1) == "6 min"  # 360 s / 60
-    assert format_duration(6.3 / 60) == "6.3 min"
-    assert format_duration(2.0) == "2 h"
-    assert format_duration(FINISH_HORIZON_HOURS) == "114 years"  # 1e6 / 8766 = 114.08
-    assert format_duration(math.inf) == "forever"
+    # Issue 23: the reasons write durations in the one format of deepvm_core.text (its own
+    # cases: tests/test_text.py); finish.format_duration ("6.3 min", "2 h", "114 years",
+    # "forever") is gone.
+    assert duration(1e-9) == "3.6 µs"  # 3.6e-6 s
+    assert duration(0.1) == "6 min"  # 360 s / 60
+    assert duration(FINISH_HORIZON_HOURS) == "114.1 years"  # 1e6 / 8766 = 114.08
     assert np.all(finishes(np.zeros(0)) == np.zeros(0, dtype=bool))
 
 

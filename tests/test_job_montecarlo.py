@@ -125,11 +125,11 @@ def test_seeded_runs_repeat_and_report_percentiles_and_deadline():
     one = simulate_jobs(plan, np.random.default_rng(5), trials=5000, deadline_hours=9.0)
     two = simulate_jobs(plan, np.random.default_rng(5), trials=5000, deadline_hours=9.0)
     np.testing.assert_array_equal(one.mean_cost_usd, two.mean_cost_usd)
-    np.testing.assert_array_equal(one.makespan_p90_hours, two.makespan_p90_hours)
+    np.testing.assert_array_equal(one.makespan_hours_p90, two.makespan_hours_p90)
     assert one.deadline_probability is not None
-    assert np.all(one.makespan_p10_hours <= one.makespan_p50_hours)
-    assert np.all(one.makespan_p50_hours <= one.makespan_p90_hours)
-    assert np.all(one.cost_p10_usd <= one.cost_p90_usd)
+    assert np.all(one.makespan_hours_p10 <= one.makespan_hours_p50)
+    assert np.all(one.makespan_hours_p50 <= one.makespan_hours_p90)
+    assert np.all(one.cost_usd_p10 <= one.cost_usd_p90)
     assert one.deadline_probability[2] == 1.0  # no spot VMs: 8 h + 7 min < 9 h
     assert 0.0 < one.deadline_probability[0] < one.deadline_probability[1] <= 1.0
     chunked = simulate_jobs(plan, np.random.default_rng(5), trials=5000, deadline_hours=9.0,

@@ -289,7 +289,7 @@ def test_extreme_mtbi_does_not_crash() -> None:
 @pytest.fixture(scope="module")
 def table_iv(aws_catalog: Catalog) -> JobPlanResult:
     table = load_measurements(bundled_measurements_paths()["deepvm-scaling"])
-    return plan_job(aws_catalog, Scenario(3.0), Workload(
+    return plan_job(aws_catalog, Scenario(3.0, objective="paper"), Workload(
         epochs=30, reference_epoch_seconds=G4_T1, reference_gpu="g4dn.xlarge"),
         pw_usd_per_hour=3.0, speedup=SpeedupModel("measured", table), trials=1000)
 
@@ -299,7 +299,8 @@ def test_policies_are_recommends(aws_catalog: Catalog, table_iv: JobPlanResult) 
     the job's speed (the plan's configurations carry it)."""
     speed = speed_basis(aws_catalog, table_iv.workload, SpeedupModel(
         "measured", load_measurements(bundled_measurements_paths()["deepvm-scaling"])))
-    rec = recommend(aws_catalog, Scenario(3.0), "enumerate", top_k=3, speed=speed)
+    rec = recommend(aws_catalog, Scenario(3.0, objective="paper"), "enumerate", top_k=3,
+                    speed=speed)
     pol = table_iv.policies
     assert [e.configuration for e in pol.deepvm] == list(rec.deepvm)
     assert pol.deepvm_noscale is not None

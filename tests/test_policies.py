@@ -73,7 +73,7 @@ def test_paper_table_iv(aws_catalog: Catalog, objective: Objective, solver: Solv
 
 def test_paper_objective_prefers_cheap_types_at_pw_1(sim_catalog: Catalog) -> None:
     """model.md, "Two objectives": at PW 1.0 Z picks 11 x H over 5 x D with one t3.xlarge."""
-    s = Scenario(1.0, 0.3, 2.0, use_quotas=False)
+    s = Scenario(1.0, 0.3, 2.0, "paper", use_quotas=False)
     paper = best(recommend(sim_catalog, s))
     perf = best(recommend(sim_catalog, Scenario(1.0, 0.3, 2.0, "performance", False)))
     assert (paper.gpu, paper.gpu_spot, paper.cpu) == ("H", 11, "t3.xlarge")

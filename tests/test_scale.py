@@ -26,7 +26,7 @@ def largest() -> Catalog:
 @pytest.mark.parametrize(("pw", "top_k"), [(3.0, 3), (100.0, 3), (1e6, 100)])
 def test_recommend_at_the_size_limit_answers_in_full(largest: Catalog, pw: float,
                                                      top_k: int) -> None:
-    scenario = Scenario(pw, 0.3, 2.0, use_quotas=False)
+    scenario = Scenario(pw, 0.3, 2.0, "paper", use_quotas=False)
     rec = recommend(largest, scenario, "enumerate", top_k=top_k)
     assert len(rec.deepvm) == top_k
     assert rec.solved_by == "enumerate"

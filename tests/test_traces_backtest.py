@@ -285,7 +285,7 @@ def test_summary_percentiles_are_numpy_linear():
     runs = backtest(traces, job(3, 0.5, 0.25), policy="wait", starts=50)
     s = runs.summary()
     values = runs.makespan_hours[0].tolist()
-    assert s.makespan_p90_hours[0] == pytest.approx(oracle_percentile(values, 90.0))
-    assert s.makespan_p10_hours[0] == pytest.approx(oracle_percentile(values, 10.0))
+    assert s.makespan_hours_p90[0] == pytest.approx(oracle_percentile(values, 90.0))
+    assert s.makespan_hours_p10[0] == pytest.approx(oracle_percentile(values, 10.0))
     assert s.max_makespan_hours[0] == max(values)
     assert s.deadline_met is None

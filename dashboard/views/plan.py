@@ -36,6 +36,7 @@ from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import JobPlanResult
 from deepvm_core.pipeline.recommend_job import PlanVsRecommend
+from deepvm_core.text import duration, usd, usd_per_hour
 from deepvm_core.workload.speedup import SpeedupModel
 
 
@@ -66,11 +67,11 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
         return
     mc = chosen.monte_carlo
     epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
-    cost = f"about **{formatting.usd(chosen.expected_cost_usd)}**"
-    hours = f"done in about **{formatting.duration(chosen.expected_makespan_hours)}**"
+    cost = f"about **{usd(chosen.expected_cost_usd)}**"
+    hours = f"done in about **{duration(chosen.expected_makespan_hours)}**"
     if mc is not None:
-        cost += f" (P90 {formatting.usd(mc.cost_usd_p90)})"
-        hours += f" (P90 {formatting.duration(mc.makespan_hours_p90)})"
+        cost += f" (P90 {usd(mc.cost_usd_p90)})"
+        hours += f" (P90 {duration(mc.makespan_hours_p90)})"
     events = chosen.expected_interruptions
     st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
     st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
@@ -79,7 +80,7 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
     left, right = st.columns([0.55, 0.45], gap="large")
     left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
     a, b = right.columns(2)
-    a.metric("Hourly price", formatting.usd_per_hour(config.hourly_price_usd))
+    a.metric("Hourly price", usd_per_hour(config.hourly_price_usd))
     b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
              help="Seconds per epoch on this cluster under the speedup model.")
     if mc is not None and mc.deadline_probability is not None:
@@ -100,8 +101,8 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
     elif deepvm is not None and deepvm.index != chosen.index:
         ratio = deepvm.expected_cost_usd / chosen.expected_cost_usd
         why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
-                      f"cost {formatting.usd(deepvm.expected_cost_usd)} ({ratio:.1f}× as much) "
-                      f"and take {formatting.duration(deepvm.expected_makespan_hours)}.")
+                      f"cost {usd(deepvm.expected_cost_usd)} ({ratio:.1f}× as much) "
+                      f"and take {duration(deepvm.expected_makespan_hours)}.")
     st.markdown(" ".join(why))
 
 
@@ -170,11 +171,11 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
     if mc is not None:
         right.markdown(
             f"**{mc.trials:,} simulated runs** of the chosen cluster (seed {result.seed}):\n\n"
-            f"- makespan P10 / P50 / P90: {formatting.duration(mc.makespan_hours_p10)} / "
-            f"{formatting.duration(mc.makespan_hours_p50)} / "
-            f"{formatting.duration(mc.makespan_hours_p90)}\n"
-            f"- cost P10 / P50 / P90: {formatting.usd(mc.cost_usd_p10)} / "
-            f"{formatting.usd(mc.cost_usd_p50)} / {formatting.usd(mc.cost_usd_p90)}\n"
+            f"- makespan P10 / P50 / P90: {duration(mc.makespan_hours_p10)} / "
+            f"{duration(mc.makespan_hours_p50)} / "
+            f"{duration(mc.makespan_hours_p90)}\n"
+            f"- cost P10 / P50 / P90: {usd(mc.cost_usd_p10)} / "
+            f"{usd(mc.cost_usd_p50)} / {usd(mc.cost_usd_p90)}\n"
             "- interruptions per run: "
             f"{mc.mean_interruptions:.2f} on average")
 

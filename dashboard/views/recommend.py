@@ -31,6 +31,7 @@ from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Sce
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 from deepvm_core.recommend.explain import Explanation
 from deepvm_core.recommend.recommendation import Recommendation
+from deepvm_core.text import usd_per_hour
 
 
 def infeasible(rec: Recommendation) -> None:
@@ -46,7 +47,7 @@ def infeasible(rec: Recommendation) -> None:
         price = explanation.cheapest_feasible_usd_per_hour
         if price is not None:
             pw = math.ceil(price * 100) / 100
-            st.markdown(f"Cheapest feasible cluster: **{formatting.usd_per_hour(price)}**")
+            st.markdown(f"Cheapest feasible cluster: **{usd_per_hour(price)}**")
             st.button(f"Raise PW to {pw:.2f} USD/h", key="rec_raise_pw", icon=":material/north:",
                       on_click=state.set_number, args=("pw", pw))
         elif explanation.cheapest_configuration is not None:
@@ -61,7 +62,7 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
             st.warning(note.summary if note else "None feasible.", icon=":material/block:")
             return
         st.markdown(widgets.cluster_lines(best))
-        line = (f"{formatting.usd_per_hour(best.hourly_price_usd)} · performance "
+        line = (f"{usd_per_hour(best.hourly_price_usd)} · performance "
                 f"{best.performance:,.0f}")
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "

@@ -15,7 +15,6 @@ from dashboard import (
     catalog_state,
     charts,
     compute,
-    formatting,
     keys,
     provenance,
     result_frames,
@@ -27,6 +26,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import prices_period
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.recommend.regions import RegionComparison
+from deepvm_core.text import usd_per_hour
 
 #: The provider whose catalogs name a real region.
 AWS = "aws"
@@ -107,7 +107,7 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog]) -> 
                    f"{provenance.prices_age(by_name[best.catalog_name])}"
                    if best.catalog_name in by_name else f"catalog {best.catalog_name}")
         a, b, c = st.columns(3)
-        a.metric("Hourly price", formatting.usd_per_hour(best.best.hourly_price_usd))
+        a.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
         b.metric("Performance", f"{best.performance:,.0f}",
                  help="eFLOPS × n × K(n), relative units")
         runner = feasible[1] if len(feasible) > 1 else None

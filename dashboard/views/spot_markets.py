@@ -29,6 +29,7 @@ from deepvm_core.job.backtest import RECOVERY_POLICIES
 from deepvm_core.market.trace import TraceError
 from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
+from deepvm_core.text import duration, usd
 
 RECOVERY_HELP = ("How the planner replays configurations of the mapped types: wait (stay in the "
                  "best pool), failover (move to the next pool that is up) or deadline (failover, "
@@ -177,14 +178,14 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
                  "types (the plan's choice has no pool)")
         st.markdown(f"**{est.configuration.describe()}**, {which}: "
                     f"{est.compute_hours:,.2f} compute hours, {est.checkpoints:,} checkpoints, "
-                    f"restart {restart * 60:g} min.")
+                    f"restart {duration(restart)}.")
         st.markdown("Pools the planner chose, in failover order: "
                     + " → ".join(f"`{p.name}`" for p in ordered))
         dl = frame.set_index("Policy")
-        st.markdown(f"Deadline **{deadline:,.1f} h**: " + "; ".join(
+        st.markdown(f"Deadline **{duration(deadline)}**: " + "; ".join(
             f"{policy} met it in **{dl.loc[policy, 'Deadline met']}** starts, mean "
-            f"{dl.loc[policy, 'Mean makespan (h)']:,.1f} h and "
-            f"{dl.loc[policy, 'Mean cost (USD)']:,.2f} USD"
+            f"{duration(dl.loc[policy, 'Mean makespan (h)'])} and "
+            f"{usd(dl.loc[policy, 'Mean cost (USD)'])}"
             + (f", fell back in {dl.loc[policy, 'Fell back']:.0%}" if policy == "deadline"
                else "") for policy in dl.index) + ".")
     st.plotly_chart(spot_charts.makespan_cdf(runs, deadline), key="spot_cdf")

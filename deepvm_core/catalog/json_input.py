@@ -134,3 +134,21 @@ def read_bytes_bounded(path: str | os.PathLike[str], *, max_bytes: int) -> bytes
         if len(data) > max_bytes:
             raise _too_large(max(os.fstat(handle.fileno()).st_size, len(data)), max_bytes)
         return data
+
+
+def read_json_file(path: str | os.PathLike[str], *, max_bytes: int,
+                   max_depth: int = MAX_JSON_DEPTH) -> object:
+    """The JSON document in the file at ``path``, read within bounds: a file larger than
+    ``max_bytes`` is refused before it is read (:func:`read_bytes_bounded`), then the text is
+    parsed by :func:`parse_json_bounded`. The one reader of the JSON documents a user gives
+    back (a plan, an export).
+
+    Raises:
+        JsonInputError: too large, too deeply nested, not text or malformed JSON, or a file
+            that cannot be read (``reason`` ``cannot be read: ...``).
+    """
+    try:
+        data = read_bytes_bounded(path, max_bytes=max_bytes)
+    except OSError as exc:
+        raise JsonInputError("(file)", None, f"cannot be read: {exc.strerror or exc}") from None
+    return parse_json_bounded(data, max_bytes=max_bytes, max_depth=max_depth)

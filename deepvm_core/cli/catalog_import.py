@@ -24,7 +24,7 @@ from deepvm_core.cloud.aws.fetch import write_fetched_catalogs
 from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
 from deepvm_core.cloud.aws.spot_advisor import parse_spot_advisor
 from deepvm_core.cloud.skypilot import build_catalog, parse_vms_csv
-from deepvm_core.errors import DeepVMError, FetchError, InputError
+from deepvm_core.errors import EXIT_USAGE, DeepVMError, FetchError, InputError
 from deepvm_core.hardware.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
 
 PROG = "deepvm catalog import"
@@ -174,7 +174,7 @@ def run_import(args: argparse.Namespace, *, stdout: TextIO | None = None,
                                     [c.name for c in catalogs]))
     except DeepVMError as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=stderr)
-        return 2
+        return EXIT_USAGE
     for catalog, path, region_notes in zip(catalogs, paths, notes, strict=True):
         estimated = sum(1 for g in catalog.gpu_types if g.eflops_source.startswith("estimated"))
         print(f"{path}  ({catalog.region}: {len(catalog.gpu_types)} GPU types, {estimated} "

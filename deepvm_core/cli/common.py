@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
@@ -26,6 +26,17 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         text = " ".join(message.split())
         self.exit(EXIT_USAGE, f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+
+
+def run_standalone(parser: argparse.ArgumentParser, argv: Sequence[str] | None,
+                   run: Callable[[argparse.Namespace], int]) -> int:
+    """A command module run on its own (``python -m deepvm_core.cli.fetch``): parse ``argv``
+    and run; argparse's own exits (``--help``, a usage error) return their code."""
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return run(args)
 
 
 def number(kind: type[int] | type[float], minimum: float | None = None, strict: bool = False,

@@ -29,7 +29,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.diff import DiffStatus, PriceChange, price_diff, summarize_price_diff
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
-from deepvm_core.cli.common import Parser
+from deepvm_core.cli.common import Parser, run_standalone
 from deepvm_core.cloud.aws import (
     DEFAULT_BASE_CATALOG,
     DEFAULT_MAX_ATTEMPTS,
@@ -42,7 +42,7 @@ from deepvm_core.cloud.aws import (
     validate_instance_types,
 )
 from deepvm_core.defaults import field_default
-from deepvm_core.errors import DeepVMError
+from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.home import describe_catalog_dir
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.regions import compare_regions
@@ -229,7 +229,7 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
     if args.diff and base is None:
         print(f"{PROG}: error: --diff compares with the base catalog; give one with --base",
               file=stderr)
-        return 2
+        return EXIT_USAGE
     diff_base: Catalog | None = None
     try:
         if args.diff and base is not None:  # once: the fetch's base and the diff's old prices
@@ -247,7 +247,7 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
         if bar:
             bar.close()
         print(f"{PROG}: error: {_one_line(str(exc))}", file=stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         if bar:
             bar.close()
@@ -275,11 +275,7 @@ def _isatty(stream: TextIO) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """``deepvm fetch`` on its own (``python -m deepvm_core.cli.fetch``)."""
     parser = configure_fetch_parser(Parser(prog=PROG, description=DESCRIPTION))
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run_fetch(args)
+    return run_standalone(parser, argv, run_fetch)
 
 
 if __name__ == "__main__":

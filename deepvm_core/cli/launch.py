@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from deepvm_core.cli.common import Parser
+from deepvm_core.cli.common import Parser, run_standalone
 from deepvm_core.cli.launch_args import add_launch_parsers, aws_settings, request_options
 from deepvm_core.cloud.fleet.bundle import build_bundle, write_bundle
 from deepvm_core.cloud.fleet.ec2 import Ec2, check_region, redact
@@ -232,11 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                        "teardown")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     add_launch_parsers(sub)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run_launch_command(args)
+    return run_standalone(parser, argv, run_launch_command)
 
 
 if __name__ == "__main__":

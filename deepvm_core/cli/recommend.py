@@ -51,7 +51,6 @@ def add_recommend_parsers(sub: Any) -> None:
                       objective_help=f"speed: the job's epochs per hour (default "
                       f"{DEFAULT_OBJECTIVE}); paper: the paper's Z; performance: eFLOPS * n * "
                       "K(n)")
-    rec.set_defaults(objective=DEFAULT_OBJECTIVE)  # the tools' default (model.py)
     rec.add_argument("--replay", metavar="EXPORT.json",
                      help="run the recommendation of an export (this command's JSON) again, "
                      "with its inputs and catalog (found unchanged by name and sha256, else "
@@ -111,10 +110,6 @@ def _load(name: str) -> Catalog:
         raise DeepVMError(f"catalog {name!r} is invalid: {first}{extra}") from None
 
 
-def _config_line(c: Configuration | None) -> str:
-    return c.describe() if c else "none feasible"
-
-
 def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     doc = read_export(args.replay)
     result = replay(doc)
@@ -145,17 +140,13 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 ESTIMATED_MARK = "*"
 
 
-def _estimated(catalog: Catalog, c: Configuration | None) -> bool:
-    """True when the GPU type of ``c`` has an estimated (not measured) eFLOPS."""
+def _estimated(catalog: Catalog, c: Configuration | str | None) -> bool:
+    """True when the GPU type of ``c`` (a configuration or a type name) has an estimated (not
+    measured) eFLOPS."""
     if c is None:
         return False
-    gpu = catalog.instance(c.gpu)
+    gpu = catalog.instance(c if isinstance(c, str) else c.gpu)
     return isinstance(gpu, GpuType) and gpu.eflops_source.startswith("estimated")
-
-
-def _marked(catalog: Catalog, c: Configuration | None) -> str:
-    """The configuration line, with ``*`` when its eFLOPS is estimated."""
-    return _config_line(c) + (f" {ESTIMATED_MARK}" if _estimated(catalog, c) else "")
 
 
 def _estimate_footnote(catalog: Catalog, shown: list[Configuration | None]) -> str | None:
@@ -217,9 +208,7 @@ def _cmd_flopp(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"{'rank':>4}  {'GPU type':<14} {'eFLOPS':>8} {'spot $/h':>9} {'OD $/h':>8} "
               f"{'spot FLOPP':>12} {'OD FLOPP':>12} {'OD rank':>7}\n")
     for r in rows:
-        gpu = catalog.instance(r.name)
-        mark = ESTIMATED_MARK if isinstance(gpu, GpuType) and gpu.eflops_source.startswith(
-            "estimated") else ""
+        mark = ESTIMATED_MARK if _estimated(catalog, r.name) else ""
         out.write(f"{r.spot_rank:>4}  {r.name + mark:<14} {r.eflops:>8g} "
                   f"{r.spot_usd_per_hour:>9.4f} "
                   f"{r.on_demand_usd_per_hour:>8.4f} {r.spot_flopp:>12.4g} "

@@ -38,10 +38,8 @@ def recommend_job(args: argparse.Namespace, catalog: Catalog) -> RecommendJob | 
 
 
 def speed_text(c: Configuration) -> str:
-    """``3.92 x one g4dn.xlarge`` (speed over one reference VM), or ``-`` when unknown."""
-    if c.speed_vs_one_ref_vm is None or c.reference_gpu is None:
-        return "-"
-    return f"{c.speed_vs_one_ref_vm:.2f} x one {c.reference_gpu}"
+    """The speed column: :meth:`Configuration.speed_text`, or ``-`` when unknown."""
+    return c.speed_text() or "-"
 
 
 def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJob | None, *,

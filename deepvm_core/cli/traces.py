@@ -29,7 +29,7 @@ import numpy as np
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.common import number
-from deepvm_core.errors import DeepVMError
+from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.home import SPOT_TRACES_VARIABLE, spot_traces_dir
 from deepvm_core.io.backtest_doc import runs_to_dict
 from deepvm_core.io.plan_reader import plan_field, planned_cluster, read_plan
@@ -50,8 +50,6 @@ from deepvm_core.pipeline.replay_hook import replay_hook
 from deepvm_core.units import MINUTES_PER_HOUR
 
 TRACES_COMMANDS: Final = ("traces", "backtest")
-EXIT_USAGE: Final = 2
-SECONDS_PER_HOUR: Final = 3600.0
 def _pool_arg(text: str) -> tuple[str, str]:
     name, sep, path = text.partition("=")
     if not sep or not path:

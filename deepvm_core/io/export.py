@@ -245,10 +245,8 @@ def recommendation_summary(rec: Recommendation, catalog: Catalog) -> str:
     if best is None:
         why = rec.explanation.summary if rec.explanation else "nothing is feasible"
         return f"No cluster {where}: {why}"
-    speed = ""
-    if best.speed_vs_one_ref_vm is not None and best.reference_gpu is not None:
-        speed = (f", training {best.speed_vs_one_ref_vm:.2f} x as fast as one "
-                 f"{best.reference_gpu}")
+    speed_text = best.speed_text()
+    speed = "" if speed_text is None else f", training speed {speed_text}"
     return (f"DeepVM recommends {best.describe()} {where}: {best.total_vms} VMs at "
             f"{best.hourly_price_usd:.4f} USD per hour{speed}.")
 

@@ -21,6 +21,7 @@ from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.job.estimate import PlanEstimate
 from deepvm_core.job.result import PLAN_KIND, JobPlanResult, PlanAssumptions
 from deepvm_core.model import Objective
+from deepvm_core.text import duration, usd
 
 
 def _finite(x: float) -> float | None:
@@ -80,13 +81,13 @@ def estimate_in_words(e: PlanEstimate) -> tuple[str, ...]:
     cluster on demand, the Monte Carlo confidence (when simulated) and the 1.5x warning."""
     if e.does_not_finish is not None:
         return (f"Not expected to finish: {e.does_not_finish}. The same cluster on demand: "
-                f"{e.on_demand_makespan_hours:.1f} h and {e.on_demand_cost_usd:,.2f} USD.",)
+                f"{duration(e.on_demand_makespan_hours)} and {usd(e.on_demand_cost_usd)}.",)
     saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
     share = "" if saved_percent is None else f", {saved_percent:.0f} %"
-    lines = [f"Expected {e.expected_makespan_hours:.1f} h and {e.expected_cost_usd:,.2f} USD; "
-             f"the same cluster on demand: {e.on_demand_makespan_hours:.1f} h and "
-             f"{e.on_demand_cost_usd:,.2f} USD ({'saves' if saved_usd >= 0 else 'costs'} "
-             f"{abs(saved_usd):,.2f} USD{share})."]
+    lines = [f"Expected {duration(e.expected_makespan_hours)} and {usd(e.expected_cost_usd)}; "
+             f"the same cluster on demand: {duration(e.on_demand_makespan_hours)} and "
+             f"{usd(e.on_demand_cost_usd)} ({'saves' if saved_usd >= 0 else 'costs'} "
+             f"{usd(abs(saved_usd))}{share})."]
     mc = e.monte_carlo
     if mc is not None:
         lines.append(confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,

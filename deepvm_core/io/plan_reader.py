@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
+from deepvm_core.catalog.json_input import JsonInputError, read_json_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import DeepVMError
 from deepvm_core.pipeline.backtest_plan import PlannedCluster
@@ -22,12 +22,9 @@ def read_plan(path: str) -> dict[str, Any]:
         DeepVMError: unreadable, not JSON, too large, not a plan, or no chosen configuration.
     """
     try:
-        doc = parse_json_bounded(read_bytes_bounded(path, max_bytes=MAX_CATALOG_BYTES),
-                                 max_bytes=MAX_CATALOG_BYTES)
+        doc = read_json_file(path, max_bytes=MAX_CATALOG_BYTES)
     except JsonInputError as exc:
-        raise DeepVMError(f"{path}: {exc}") from None
-    except OSError as exc:
-        raise DeepVMError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+        raise DeepVMError(f"{path}: {exc.reason if exc.where == '(file)' else exc}") from None
     if not isinstance(doc, dict) or doc.get("kind") != "job-plan":
         raise DeepVMError(f"{path}: not a plan (deepvm plan --format json): kind must be "
                           "'job-plan'")

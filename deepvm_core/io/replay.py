@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepvm_core.catalog import Catalog, store
-from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
+from deepvm_core.catalog.json_input import JsonInputError, read_json_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, SCHEMA_VERSION
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -78,12 +78,9 @@ def read_export(path: str | os.PathLike[str]) -> dict[str, Any]:
             ``catalog``.
     """
     try:
-        doc = parse_json_bounded(read_bytes_bounded(path, max_bytes=MAX_EXPORT_BYTES),
-                                 max_bytes=MAX_EXPORT_BYTES)
+        doc = read_json_file(path, max_bytes=MAX_EXPORT_BYTES)
     except JsonInputError as exc:
         raise ExportError(f"export {str(path)!r} is not readable JSON: {exc}") from None
-    except OSError as exc:
-        raise ExportError(f"export {str(path)!r} cannot be read: {exc.strerror}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("inputs"), Mapping) or (
             not isinstance(doc.get("catalog"), Mapping)):
         raise ExportError(f"{str(path)!r} is not an export of 'deepvm recommend --format json' "

@@ -48,9 +48,9 @@ class BacktestRuns:
             mk <= self.deadline_hours + DEADLINE_TOLERANCE_HOURS, axis=1)
         return BacktestSummary(
             runs=int(mk.shape[1]), mean_makespan_hours=mk.mean(axis=1),
-            makespan_p10_hours=p10, makespan_p50_hours=p50, makespan_p90_hours=p90,
+            makespan_hours_p10=p10, makespan_hours_p50=p50, makespan_hours_p90=p90,
             max_makespan_hours=mk.max(axis=1), mean_cost_usd=self.cost_usd.mean(axis=1),
-            cost_p90_usd=np.percentile(self.cost_usd, 90.0, axis=1),
+            cost_usd_p90=np.percentile(self.cost_usd, 90.0, axis=1),
             mean_spot_hours=self.spot_hours.mean(axis=1),
             mean_interruptions=self.interruptions.mean(axis=1),
             deadline_met=met, fell_back=self.fell_back.mean(axis=1))
@@ -64,12 +64,12 @@ class BacktestSummary:
 
     runs: int
     mean_makespan_hours: FloatArray
-    makespan_p10_hours: FloatArray
-    makespan_p50_hours: FloatArray
-    makespan_p90_hours: FloatArray
+    makespan_hours_p10: FloatArray
+    makespan_hours_p50: FloatArray
+    makespan_hours_p90: FloatArray
     max_makespan_hours: FloatArray
     mean_cost_usd: FloatArray
-    cost_p90_usd: FloatArray
+    cost_usd_p90: FloatArray
     mean_spot_hours: FloatArray
     mean_interruptions: FloatArray
     deadline_met: FloatArray | None

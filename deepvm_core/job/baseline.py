@@ -20,53 +20,16 @@ uninterrupted one (T_od): interruptions and restarts eat the time, and the on-de
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
-
-import numpy as np
-import numpy.typing as npt
 
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.model import Arch
 from deepvm_core.search.tables import CandidateTable
+from deepvm_core.text import duration, usd
+from deepvm_core.units import SECONDS_PER_HOUR
 
-FloatArray = npt.NDArray[np.float64]
-SECONDS_PER_HOUR: Final = 3600.0
 #: Warn when the expected makespan exceeds this many times the uninterrupted makespan.
 SLOW_FACTOR: Final = 1.5
-
-
-@dataclass(frozen=True)
-class OnDemandBaseline:
-    """The same cluster with every VM on demand, per configuration (1-D arrays).
-
-    Attributes:
-        price_usd_per_hour: P_all_od, USD per hour.
-        makespan_hours: T_od, hours (no interruptions).
-        cost_usd: C_od = P_all_od · T_od, USD.
-    """
-
-    price_usd_per_hour: FloatArray
-    makespan_hours: FloatArray
-    cost_usd: FloatArray
-
-
-def all_on_demand_price(table: CandidateTable) -> FloatArray:
-    """P_all_od of every configuration: its on-demand part plus each spot GPU VM at the GPU
-    type's on-demand rate, USD per hour."""
-    od = np.array([g.on_demand_usd_per_hour for g in table.gpus], dtype=np.float64)
-    spot_vms = np.where(table.architecture == Arch.SINGLE_ANCHOR, table.n - 1, table.n)
-    gpu_od = od[table.gpu] if od.size else np.zeros(len(table))
-    return np.asarray(table.on_demand_usd_per_hour + spot_vms * gpu_od, dtype=np.float64)
-
-
-def on_demand_baseline(table: CandidateTable, estimates: JobEstimates) -> OnDemandBaseline:
-    """The on-demand baseline of every configuration of ``table`` (module doc)."""
-    price = all_on_demand_price(table)
-    hours = (estimates.compute_hours
-             + estimates.checkpoints * estimates.checkpoint_stall_seconds / SECONDS_PER_HOUR)
-    return OnDemandBaseline(price, np.asarray(hours, dtype=np.float64),
-                            np.asarray(price * hours, dtype=np.float64))
 
 
 def on_demand_baseline_at(table: CandidateTable, estimates: JobEstimates,
@@ -87,21 +50,17 @@ def savings(cost_usd: float, on_demand_cost_usd: float) -> tuple[float, float | 
     return saved, (100.0 * saved / on_demand_cost_usd if on_demand_cost_usd > 0 else None)
 
 
-def _hours(h: float) -> str:
-    return f"{h:.1f} h" if h < 48 else f"{h / 24:.1f} days"
-
-
-def confidence_in_words(makespan_p90_hours: float, cost_p90_usd: float,
+def confidence_in_words(makespan_hours_p90: float, cost_usd_p90: float,
                         mean_makespan_hours: float, mean_cost_usd: float) -> str:
     """The Monte Carlo P90s in words: "9 runs in 10 finish within X and cost under Y", and,
     when the mean is above the P90 (a few very long runs pull it up), that too."""
-    text = (f"9 runs in 10 finish within {_hours(makespan_p90_hours)} and cost under "
-            f"{cost_p90_usd:,.2f} USD")
+    text = (f"9 runs in 10 finish within {duration(makespan_hours_p90)} and cost under "
+            f"{usd(cost_usd_p90)}")
     above = []
-    if mean_makespan_hours > makespan_p90_hours:
-        above.append(f"the mean time, {_hours(mean_makespan_hours)}")
-    if mean_cost_usd > cost_p90_usd:
-        above.append(f"the mean cost, {mean_cost_usd:,.2f} USD")
+    if mean_makespan_hours > makespan_hours_p90:
+        above.append(f"the mean time, {duration(mean_makespan_hours)}")
+    if mean_cost_usd > cost_usd_p90:
+        above.append(f"the mean cost, {usd(mean_cost_usd)}")
     if above:
         text += (f"; {' and '.join(above)}, {'are' if len(above) > 1 else 'is'} above that: a "
                  "few runs hit many interruptions and take far longer")
@@ -116,6 +75,6 @@ def slow_warning(expected_makespan_hours: float, on_demand_makespan_hours: float
         return None
     ratio = expected_makespan_hours / on_demand_makespan_hours
     return (f"Interruptions stretch this job to {ratio:.1f}x its uninterrupted time "
-            f"({_hours(expected_makespan_hours)} expected, {_hours(on_demand_makespan_hours)} "
+            f"({duration(expected_makespan_hours)} expected, {duration(on_demand_makespan_hours)} "
             f"without interruptions). The same cluster on demand takes "
-            f"{_hours(on_demand_makespan_hours)} and costs {on_demand_cost_usd:,.2f} USD.")
+            f"{duration(on_demand_makespan_hours)} and costs {usd(on_demand_cost_usd)}.")

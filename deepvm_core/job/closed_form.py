@@ -28,15 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.arrays import FloatArray, IntArray
-from deepvm_core.catalog import Catalog
-from deepvm_core.job.inputs import (
-    ClusterArrays,
-    JobInputs,
-    job_inputs,
-)
+from deepvm_core.job.inputs import JobInputs
 from deepvm_core.units import SECONDS_PER_HOUR
-from deepvm_core.workload.speedup import SpeedupModel
-from deepvm_core.workload.workload import Workload
 
 
 def _down_ratio(x: FloatArray) -> FloatArray:
@@ -146,10 +139,3 @@ def expected_jobs(plan: JobInputs) -> JobEstimates:
         expected_cost_usd=np.asarray(cost, dtype=np.float64),
         expected_interruptions=np.asarray(events, dtype=np.float64),
     )
-
-
-def estimate_jobs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
-                  speedup: SpeedupModel | None = None) -> JobEstimates:
-    """:func:`job_inputs`, then :func:`expected_jobs`: the job's expected makespan, events
-    and cost on every configuration."""
-    return expected_jobs(job_inputs(workload, catalog, clusters, speedup))

@@ -179,8 +179,8 @@ class ReplayEstimates:
         recovery: the recovery policy. runs: start times per candidate.
         evaluated: True where a backtest gave the numbers.
         pools: per candidate, the pool names in failover order (empty: not evaluated).
-        mean_makespan_hours, makespan_p10_hours, makespan_p50_hours, makespan_p90_hours: hours.
-        mean_cost_usd, cost_p10_usd, cost_p50_usd, cost_p90_usd: USD.
+        mean_makespan_hours, makespan_hours_p10, makespan_hours_p50, makespan_hours_p90: hours.
+        mean_cost_usd, cost_usd_p10, cost_usd_p50, cost_usd_p90: USD.
         mean_interruptions: per run. deadline_met: share of runs within the deadline, or
             ``None`` without one.
     """
@@ -190,13 +190,13 @@ class ReplayEstimates:
     evaluated: BoolArray
     pools: tuple[tuple[str, ...], ...]
     mean_makespan_hours: FloatArray
-    makespan_p10_hours: FloatArray
-    makespan_p50_hours: FloatArray
-    makespan_p90_hours: FloatArray
+    makespan_hours_p10: FloatArray
+    makespan_hours_p50: FloatArray
+    makespan_hours_p90: FloatArray
     mean_cost_usd: FloatArray
-    cost_p10_usd: FloatArray
-    cost_p50_usd: FloatArray
-    cost_p90_usd: FloatArray
+    cost_usd_p10: FloatArray
+    cost_usd_p50: FloatArray
+    cost_usd_p90: FloatArray
     mean_interruptions: FloatArray
     deadline_met: FloatArray | None
 
@@ -205,13 +205,13 @@ class ReplayEstimates:
         met = None if self.deadline_met is None else float(self.deadline_met[index])
         return MonteCarloEstimate(
             trials=self.runs, mean_makespan_hours=float(self.mean_makespan_hours[index]),
-            makespan_hours_p10=float(self.makespan_p10_hours[index]),
-            makespan_hours_p50=float(self.makespan_p50_hours[index]),
-            makespan_hours_p90=float(self.makespan_p90_hours[index]),
+            makespan_hours_p10=float(self.makespan_hours_p10[index]),
+            makespan_hours_p50=float(self.makespan_hours_p50[index]),
+            makespan_hours_p90=float(self.makespan_hours_p90[index]),
             mean_cost_usd=float(self.mean_cost_usd[index]),
-            cost_usd_p10=float(self.cost_p10_usd[index]),
-            cost_usd_p50=float(self.cost_p50_usd[index]),
-            cost_usd_p90=float(self.cost_p90_usd[index]),
+            cost_usd_p10=float(self.cost_usd_p10[index]),
+            cost_usd_p50=float(self.cost_usd_p50[index]),
+            cost_usd_p90=float(self.cost_usd_p90[index]),
             mean_interruptions=float(self.mean_interruptions[index]),
             deadline_probability=met)
 

@@ -5,7 +5,8 @@ grows like ``e^{λ(R+s)}``: when interruptions come far more often than a segmen
 (plus the restart) lasts, the expected makespan is astronomically large or overflows to
 infinity. Such a cluster is **not expected to finish**: the planner never chooses it, never
 puts it on the frontier, does not simulate it, and its numbers are shown as a reason instead
-(``does not finish: an interruption every 3.6 µs, but a retry needs 6.3 min without one``).
+(``does not finish: an interruption every 3.6 µs, but a retry needs 6 min without one``;
+the durations as :func:`deepvm_core.text.duration` writes them).
 
 A cluster finishes when its expected makespan T (hours) is finite and at most
 :data:`FINISH_HORIZON_HOURS`.
@@ -13,24 +14,18 @@ A cluster finishes when its expected makespan T (hours) is finite and at most
 
 from __future__ import annotations
 
-import math
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.arrays import BoolArray
-from deepvm_core.units import SECONDS_PER_HOUR
+from deepvm_core.text import duration
 
 #: The longest expected makespan a plan accepts as finishing, hours (about 114 years): far
 #: past any training job, and far below the astronomic values of a cluster whose segments
 #: are almost never completed between two interruptions.
 FINISH_HORIZON_HOURS: Final = 1e6
-
-#: (seconds in the unit, its symbol), smallest first; :func:`format_duration` picks the
-#: largest unit the duration reaches.
-_UNITS: Final = ((1e-6, "µs"), (1e-3, "ms"), (1.0, "s"), (60.0, "min"), (3600.0, "h"),
-                 (86_400.0, "days"), (365.25 * 86_400.0, "years"))
 
 
 def finishes(makespan_hours: npt.ArrayLike) -> BoolArray:
@@ -39,20 +34,6 @@ def finishes(makespan_hours: npt.ArrayLike) -> BoolArray:
     t = np.asarray(makespan_hours, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         return np.asarray(np.isfinite(t) & (t <= FINISH_HORIZON_HOURS), dtype=bool)
-
-
-def format_duration(hours: float) -> str:
-    """A duration in its natural unit, 2 significant figures: ``3.6 µs``, ``16 s``,
-    ``6.3 min``, ``4 h``, ``3.1 days``, ``114 years``; ``forever`` when not finite."""
-    if not math.isfinite(hours):
-        return "forever"
-    seconds = hours * SECONDS_PER_HOUR
-    size, unit = _UNITS[0]
-    for size_i, unit_i in _UNITS:
-        if seconds >= size_i:
-            size, unit = size_i, unit_i
-    value = seconds / size
-    return f"{value:.2g} {unit}" if value < 100 else f"{value:,.0f} {unit}"
 
 
 def unfinished_reason(*, mtbi_hours: float | None, restart_hours: float,
@@ -68,10 +49,10 @@ def unfinished_reason(*, mtbi_hours: float | None, restart_hours: float,
         compute_hours: T_c, the job's compute hours.
     """
     if mtbi_hours is None or not mtbi_hours > 0:
-        return (f"does not finish: {format_duration(compute_hours)} of compute, beyond the "
-                f"{format_duration(FINISH_HORIZON_HOURS)} a plan accepts")
+        return (f"does not finish: {duration(compute_hours)} of compute, beyond the "
+                f"{duration(FINISH_HORIZON_HOURS)} a plan accepts")
     retry = restart_hours + segment_hours
-    parts = ([f"restart {format_duration(restart_hours)}"] if restart_hours > 0 else []) + [
-        f"{format_duration(segment_hours)} to the next checkpoint"]
-    return (f"does not finish: an interruption every {format_duration(mtbi_hours)}, but a "
-            f"retry needs {format_duration(retry)} without one ({' + '.join(parts)})")
+    parts = ([f"restart {duration(restart_hours)}"] if restart_hours > 0 else []) + [
+        f"{duration(segment_hours)} to the next checkpoint"]
+    return (f"does not finish: an interruption every {duration(mtbi_hours)}, but a "
+            f"retry needs {duration(retry)} without one ({' + '.join(parts)})")

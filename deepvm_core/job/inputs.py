@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.arrays import FloatArray, IntArray
+from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import JobModelError
 from deepvm_core.job.checkpoint import (
@@ -37,7 +37,7 @@ from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import AUTO, Workload
 
 
-def _bad(field: str, values: npt.NDArray[np.generic], mask: npt.NDArray[np.bool_],
+def _bad(field: str, values: npt.NDArray[np.generic], mask: BoolArray,
          message: str) -> str | None:
     if not np.any(mask):
         return None

@@ -27,12 +27,12 @@ sum of many truncated exponentials is approximated.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
-from deepvm_core.arrays import FloatArray
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.errors import InputError
 from deepvm_core.job.inputs import JobInputs
 from deepvm_core.units import SECONDS_PER_HOUR
@@ -86,7 +86,7 @@ def _truncated_exp_sums(rng: np.random.Generator, counts: FloatArray, length: Fl
     return out.reshape(np.shape(counts))
 
 
-def _sample_group(rng: np.random.Generator, segments: npt.NDArray[np.int64],
+def _sample_group(rng: np.random.Generator, segments: IntArray,
                   segment_hours: FloatArray, rate: FloatArray, restart: FloatArray,
                   trials: int) -> tuple[FloatArray, FloatArray]:
     """Up hours and events of ``segments`` identical segments, shape (configurations, trials).
@@ -163,9 +163,9 @@ class MonteCarloSummary:
     Attributes:
         trials: runs per configuration.
         mean_makespan_hours, makespan_std_error_hours: sample mean of T and its standard error.
-        makespan_p10_hours, makespan_p50_hours, makespan_p90_hours: percentiles of T.
+        makespan_hours_p10, makespan_hours_p50, makespan_hours_p90: percentiles of T.
         mean_cost_usd, cost_std_error_usd: sample mean of C and its standard error.
-        cost_p10_usd, cost_p50_usd, cost_p90_usd: percentiles of C.
+        cost_usd_p10, cost_usd_p50, cost_usd_p90: percentiles of C.
         mean_interruptions, interruptions_std_error: sample mean of N and its standard error.
         deadline_hours: the deadline asked for, or ``None``.
         deadline_probability: share of runs with T <= deadline, or ``None``.
@@ -174,18 +174,28 @@ class MonteCarloSummary:
     trials: int
     mean_makespan_hours: FloatArray
     makespan_std_error_hours: FloatArray
-    makespan_p10_hours: FloatArray
-    makespan_p50_hours: FloatArray
-    makespan_p90_hours: FloatArray
+    makespan_hours_p10: FloatArray
+    makespan_hours_p50: FloatArray
+    makespan_hours_p90: FloatArray
     mean_cost_usd: FloatArray
     cost_std_error_usd: FloatArray
-    cost_p10_usd: FloatArray
-    cost_p50_usd: FloatArray
-    cost_p90_usd: FloatArray
+    cost_usd_p10: FloatArray
+    cost_usd_p50: FloatArray
+    cost_usd_p90: FloatArray
     mean_interruptions: FloatArray
     interruptions_std_error: FloatArray
     deadline_hours: float | None
     deadline_probability: FloatArray | None
+
+
+#: Per sampled quantity of :class:`JobSamples`: the fields of :class:`MonteCarloSummary` that
+#: hold its mean, its standard error and (``<name>_p10``, ``_p50``, ``_p90``) its percentiles
+#: (``None``: none kept).
+_STATISTICS: Final = (
+    ("makespan_hours", "mean_makespan_hours", "makespan_std_error_hours", "makespan_hours"),
+    ("cost_usd", "mean_cost_usd", "cost_std_error_usd", "cost_usd"),
+    ("interruptions", "mean_interruptions", "interruptions_std_error", None),
+)
 
 
 def _mean_and_error(x: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -224,37 +234,27 @@ def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DE
         part = JobInputs(**{name: getattr(plan, name)[start:start + step]
                           for name in plan.__dataclass_fields__})
         draws = sample_jobs(part, rng, trials)
-        for label, x in (("makespan", draws.makespan_hours), ("cost", draws.cost_usd),
-                         ("interruptions", draws.interruptions)):
+        for quantity, mean_field, error_field, percentile_field in _STATISTICS:
+            x = getattr(draws, quantity)
             mean, error = _mean_and_error(x)
-            keep(f"{label}_mean", mean)
-            keep(f"{label}_error", error)
-            if label != "interruptions":
+            keep(mean_field, mean)
+            keep(error_field, error)
+            if percentile_field is not None:
                 with np.errstate(invalid="ignore"):  # inf - inf between infinite draws
                     quantiles = np.percentile(x, PERCENTILES, axis=1)
                 for p, q in zip(PERCENTILES, quantiles, strict=True):
-                    keep(f"{label}_p{p:.0f}", q)
+                    keep(f"{percentile_field}_p{p:.0f}", q)
         if deadline_hours is not None:
-            keep("deadline", np.mean(draws.makespan_hours <= deadline_hours, axis=1))
+            keep("deadline_probability", np.mean(draws.makespan_hours <= deadline_hours, axis=1))
 
     def joined(name: str) -> FloatArray:
         parts = stats.get(name, [])
         return np.concatenate(parts) if parts else np.empty(0)
 
+    arrays = [f.name for f in fields(MonteCarloSummary)
+              if f.name not in ("trials", "deadline_hours", "deadline_probability")]
     return MonteCarloSummary(
-        trials=trials,
-        mean_makespan_hours=joined("makespan_mean"),
-        makespan_std_error_hours=joined("makespan_error"),
-        makespan_p10_hours=joined("makespan_p10"),
-        makespan_p50_hours=joined("makespan_p50"),
-        makespan_p90_hours=joined("makespan_p90"),
-        mean_cost_usd=joined("cost_mean"),
-        cost_std_error_usd=joined("cost_error"),
-        cost_p10_usd=joined("cost_p10"),
-        cost_p50_usd=joined("cost_p50"),
-        cost_p90_usd=joined("cost_p90"),
-        mean_interruptions=joined("interruptions_mean"),
-        interruptions_std_error=joined("interruptions_error"),
+        trials=trials, **{name: joined(name) for name in arrays},
         deadline_hours=None if deadline_hours is None else float(deadline_hours),
-        deadline_probability=None if deadline_hours is None else joined("deadline"),
+        deadline_probability=None if deadline_hours is None else joined("deadline_probability"),
     )

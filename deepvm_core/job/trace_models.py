@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.closed_form import segment_expectations
@@ -39,8 +39,6 @@ from deepvm_core.market.trace_stats import (
     up_run_lengths,
     up_ticks,
 )
-
-FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)

@@ -22,20 +22,17 @@ from pathlib import Path
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import IntArray
 from deepvm_core.catalog.json_input import JsonInputError, parse_json_bounded, read_bytes_bounded
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import DeepVMError
-
-IntArray = npt.NDArray[np.int64]
+from deepvm_core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
 #: The most ticks a trace may have (45 days of 1-second ticks is 3.9 million).
 MAX_TICKS: Final = 10_000_000
 #: The largest count a tick may hold (VMs of one market; beyond it is not a count).
 MAX_COUNT: Final = 2**31 - 1
-SECONDS_PER_DAY: Final = 86_400.0
-SECONDS_PER_HOUR: Final = 3_600.0
 
 
 class TraceError(DeepVMError):

@@ -17,11 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import BoolArray, IntArray
 from deepvm_core.market.trace import SpotTrace, TraceError
-
-BoolArray = npt.NDArray[np.bool_]
 
 
 def up_threshold(trace: SpotTrace, spot_vms: int) -> int:
@@ -47,14 +45,14 @@ def up_ticks(trace: SpotTrace, spot_vms: int) -> BoolArray:
     return np.asarray(trace.counts >= up_threshold(trace, spot_vms), dtype=bool)
 
 
-def down_run_lengths(up: BoolArray) -> npt.NDArray[np.int64]:
+def down_run_lengths(up: BoolArray) -> IntArray:
     """Lengths in ticks of the maximal runs of down ticks (runs at either end included)."""
     edges = np.diff(np.concatenate(([0], (~up).astype(np.int8), [0])))
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
     return (ends - starts).astype(np.int64)
 
 
-def up_run_lengths(up: BoolArray) -> npt.NDArray[np.int64]:
+def up_run_lengths(up: BoolArray) -> IntArray:
     """Lengths in ticks of the maximal runs of up ticks (runs at either end included)."""
     return down_run_lengths(~up)
 

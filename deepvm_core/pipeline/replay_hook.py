@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import numpy.typing as npt
 
+from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy
 from deepvm_core.job.backtest_replay import backtest
@@ -39,12 +39,9 @@ from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import TraceError
 from deepvm_core.units import SECONDS_PER_HOUR
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
-
-def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: npt.NDArray[
-        np.int64], pools: Sequence[Pool]) -> BacktestJob:
+def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: IntArray,
+         pools: Sequence[Pool]) -> BacktestJob:
     gpu = catalog.gpu_types[int(clusters.gpu_index[rows[0]])]
     n = clusters.n_spot[rows].astype(np.float64)[:, None]
     width = len(pools)
@@ -68,7 +65,7 @@ def _job(catalog: Catalog, clusters: ClusterArrays, inputs: JobInputs, rows: npt
                                         axis=1))
 
 
-def _columns(job: BacktestJob, order: npt.NDArray[np.int64]) -> BacktestJob:
+def _columns(job: BacktestJob, order: IntArray) -> BacktestJob:
     return BacktestJob(**{name: getattr(job, name) if name == "full_segments"
                           else getattr(job, name)[:, order]
                           for name in job.__dataclass_fields__})
@@ -126,9 +123,9 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             at = rows[sub]
             out["cost_p10"][at], out["cost_p50"][at] = np.percentile(runs.cost_usd, (10.0, 50.0),
                                                                      axis=1)
-            out["mean"][at], out["p10"][at] = s.mean_makespan_hours, s.makespan_p10_hours
-            out["p50"][at], out["p90"][at] = s.makespan_p50_hours, s.makespan_p90_hours
-            out["cost"][at], out["cost_p90"][at] = s.mean_cost_usd, s.cost_p90_usd
+            out["mean"][at], out["p10"][at] = s.mean_makespan_hours, s.makespan_hours_p10
+            out["p50"][at], out["p90"][at] = s.makespan_hours_p50, s.makespan_hours_p90
+            out["cost"][at], out["cost_p90"][at] = s.mean_cost_usd, s.cost_usd_p90
             out["events"][at] = s.mean_interruptions
             if s.deadline_met is not None:
                 out["met"][at] = s.deadline_met
@@ -138,10 +135,10 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             evaluated[at] = True
     return ReplayEstimates(
         recovery=recovery, runs=runs_per, evaluated=evaluated, pools=tuple(names),
-        mean_makespan_hours=out["mean"], makespan_p10_hours=out["p10"],
-        makespan_p50_hours=out["p50"], makespan_p90_hours=out["p90"],
-        mean_cost_usd=out["cost"], cost_p10_usd=out["cost_p10"], cost_p50_usd=out["cost_p50"],
-        cost_p90_usd=out["cost_p90"], mean_interruptions=out["events"],
+        mean_makespan_hours=out["mean"], makespan_hours_p10=out["p10"],
+        makespan_hours_p50=out["p50"], makespan_hours_p90=out["p90"],
+        mean_cost_usd=out["cost"], cost_usd_p10=out["cost_p10"], cost_usd_p50=out["cost_p50"],
+        cost_usd_p90=out["cost_p90"], mean_interruptions=out["events"],
         deadline_met=None if deadline_hours is None else out["met"])
 
 

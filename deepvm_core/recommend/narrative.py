@@ -15,6 +15,7 @@ import math
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
 from deepvm_core.recommend.recommendation import Recommendation
+from deepvm_core.text import usd_per_hour
 
 #: The baselines the choice is compared with, in the order of :data:`POLICIES`.
 BASELINES = (("Cost-First", "cost_first"), ("Performance-First", "performance_first"))
@@ -26,10 +27,6 @@ def _count(number: int, singular: str, *, capital: bool = False) -> str:
     """``1 VM`` / ``17 VMs``; ``One VM`` at the start of a sentence."""
     head = "One" if capital and number == 1 else str(number)
     return f"{head} {singular}{'' if number == 1 else 's'}"
-
-
-def _usd(value: float) -> str:
-    return f"{value:.2f} USD/h"
 
 
 def subject(config: Configuration) -> str:
@@ -80,7 +77,7 @@ def _stronger(chosen: Configuration, labels: list[str], baseline: Configuration,
     """A baseline has more throughput than the choice: say so, and what the choice wins."""
     verb = "has" if len(labels) == 1 else "have"
     extra = baseline.hourly_price_usd - chosen.hourly_price_usd
-    costs = f", for {extra:.2f} USD/h more" if extra >= 0.005 else ""
+    costs = f", for {usd_per_hour(extra)} more" if extra >= 0.005 else ""
     text = (f"{_names(labels)} ({short(baseline)}) {verb} {_percent(diff)} more training "
             f"throughput than this choice ({short(chosen)}){costs}")
     per_usd = percent_more(chosen.performance / chosen.hourly_price_usd,
@@ -96,13 +93,14 @@ def comparison(rec: Recommendation, chosen: Configuration) -> str | None:
     if not (math.isfinite(chosen.performance) and chosen.performance > 0):
         return None
     single = chosen.gpu_spot == 1 if chosen.architecture == "tiering" else chosen.total_vms == 1
-    budget = _usd(rec.scenario.pw_usd_per_hour)
+    budget = usd_per_hour(rec.scenario.pw_usd_per_hour)
     found = [(label, config) for label, name in BASELINES
              if (config := rec.policy(name)) is not None
              and math.isfinite(config.performance) and config.performance > 0]
     if not found:
         return (f"{subject(chosen)} {'delivers' if single else 'deliver'} a relative "
-                f"throughput of {chosen.performance:,.0f} for {_usd(chosen.hourly_price_usd)}; "
+                f"throughput of {chosen.performance:,.0f} for "
+                f"{usd_per_hour(chosen.hourly_price_usd)}; "
                 f"neither Cost-First nor Performance-First finds a cluster within {budget}.")
     same = [label for label, config in found if config == chosen]
     groups: list[tuple[list[str], Configuration]] = []
@@ -138,7 +136,7 @@ def safety(chosen: Configuration, catalog: Catalog | None = None) -> str:
         price = next((cpu.on_demand_usd_per_hour for cpu in (catalog.cpu_types if catalog
                                                              else ()) if cpu.name == chosen.cpu),
                      None)
-        cost = (f" for {_usd(nodes * price)}" if price is not None and math.isfinite(price)
+        cost = (f" for {usd_per_hour(nodes * price)}" if price is not None and math.isfinite(price)
                 else "")
         return f"{head} {verb} the checkpoints safe from spot reclaims{cost}."
     if chosen.gpu_spot == 0:

@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem, WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
+from deepvm_core.units import MINUTES_PER_HOUR
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
@@ -67,7 +68,7 @@ def _number(problems: list[Problem], name: str, value: object, *, positive: bool
     elif nonnegative and value < 0:
         problems.append(Problem(_WHERE, name, value, "must not be negative"))
     elif maximum is not None and value > maximum:
-        minutes = f" ({maximum * 60:g} min)" if unit == " h" else ""
+        minutes = f" ({maximum * MINUTES_PER_HOUR:g} min)" if unit == " h" else ""
         problems.append(Problem(_WHERE, name, value,
                                 f"must be at most {maximum:g}{unit}{minutes}"))
 

@@ -24,14 +24,11 @@ The names below are the package's entry points, re-exported from those modules.
 """
 
 from deepvm_core.cloud.aws.client import (
-    DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_READ_TIMEOUT_S,
     sanitize_message,
 )
 from deepvm_core.cloud.aws.fetch import (
     DEFAULT_BASE_CATALOG,
-    ProgressCallback,
     fetch_catalogs,
 )
 from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
@@ -48,17 +45,14 @@ from deepvm_core.errors import FetchError
 
 __all__ = [
     "DEFAULT_BASE_CATALOG",
-    "DEFAULT_CONNECT_TIMEOUT_S",
     "DEFAULT_MAX_ATTEMPTS",
     "DEFAULT_PRICING_REGION",
-    "DEFAULT_READ_TIMEOUT_S",
     "DEFAULT_SPOT_WINDOW_HOURS",
     "PRICING_REGIONS",
     "SPOT_AGGREGATES",
     "FetchError",
     "FetchResult",
     "InstanceSpec",
-    "ProgressCallback",
     "RegionFetch",
     "SpotAggregate",
     "fetch_catalogs",

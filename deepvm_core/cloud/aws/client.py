@@ -140,11 +140,13 @@ class Caller:
                          label=label) from None
 
 
-_THROTTLING = {"Throttling", "ThrottlingException", "ThrottledException", "RequestLimitExceeded",
-               "TooManyRequestsException", "RequestThrottled", "RequestThrottledException",
-               "SlowDown", "PriorRequestNotComplete", "EC2ThrottledException",
-               "BandwidthLimitExceeded", "ProvisionedThroughputExceededException",
-               "LimitExceededException"}
+#: AWS error codes that mean "slow down" (the catalog fetch and the fleet launcher's own
+#: retry rounds both read them here).
+THROTTLING_CODES = frozenset({
+    "Throttling", "ThrottlingException", "ThrottledException", "RequestLimitExceeded",
+    "TooManyRequestsException", "RequestThrottled", "RequestThrottledException", "SlowDown",
+    "PriorRequestNotComplete", "EC2ThrottledException", "BandwidthLimitExceeded",
+    "ProvisionedThroughputExceededException", "LimitExceededException"})
 _DENIED = {"AccessDenied", "AccessDeniedException", "UnauthorizedOperation", "Blocked",
            "UnauthorizedException", "NotAuthorized", "Forbidden"}
 _REJECTED_CREDENTIALS = {"AuthFailure", "InvalidClientTokenId", "UnrecognizedClientException",
@@ -152,7 +154,8 @@ _REJECTED_CREDENTIALS = {"AuthFailure", "InvalidClientTokenId", "UnrecognizedCli
                          "ExpiredTokenException", "RequestExpired", "InvalidAccessKeyId",
                          "MissingAuthenticationToken", "InvalidSignatureException"}
 _REGION_NOT_ENABLED = {"OptInRequired", "InvalidRegion", "UnsupportedOperation"}
-_DETAIL_CHARS = 300  # longest piece of an AWS message quoted in an error
+#: The longest piece of an AWS message quoted in an error, characters.
+DETAIL_CHARS = 300
 
 _IAM_ACTIONS = {
     "DescribeInstanceTypes": "ec2:DescribeInstanceTypes",
@@ -170,6 +173,93 @@ def aws_errors() -> tuple[type[BaseException], ...]:
     return (BotoCoreError, ClientError, ResponseParserError, MalformedAnswer)
 
 
+def _one_line(text: object, secrets: Sequence[str]) -> str:
+    """``text`` on one line, credentials redacted (before shortening, so that no part of a
+    secret survives a cut), at most :data:`DETAIL_CHARS` characters."""
+    line = sanitize_message(" ".join(str(text).split()), secrets)
+    return line[:DETAIL_CHARS] + "..." if len(line) > DETAIL_CHARS else line
+
+
+@dataclass(frozen=True)
+class AwsFailure:
+    """What a failed boto3 call was: the one reading of botocore's exceptions, which the catalog
+    fetch (:class:`~deepvm_core.errors.FetchError`) and the fleet launcher
+    (:class:`~deepvm_core.cloud.fleet.errors.AwsCallError`) each put in their words.
+
+    Attributes:
+        cause: ``no_credentials``, ``credentials_unloadable``, ``unreachable``, ``timeout``,
+            ``throttled``, ``credentials_rejected``, ``region_not_enabled``,
+            ``access_denied``, ``server_error``, ``refused`` (another AWS error answer),
+            ``malformed``, ``botocore`` (another botocore error) or ``other``.
+        code: the AWS error code of an error answer, else ``NoCredentials``,
+            ``EndpointUnreachable``, ``Timeout`` or the exception's class name.
+        message: AWS's message of an error answer (one line, redacted, shortened), else ``""``.
+        detail: the exception as text (one line, redacted, shortened).
+        status: the HTTP status of an error answer, or ``None``.
+        attempts: the attempts botocore made (its retries plus the first).
+        answered: AWS answered with an error (botocore's ``ClientError``), as opposed to a
+            call that got no answer or a client-side failure.
+    """
+
+    cause: str
+    code: str
+    message: str
+    detail: str
+    status: int | None = None
+    attempts: int = 1
+    answered: bool = False
+
+    @property
+    def said(self) -> str:
+        """`` (Code: message)`` or `` (Code)``: what AWS answered, for a sentence."""
+        return f" ({self.code}: {self.message})" if self.message else f" ({self.code})"
+
+
+def read_aws_failure(exc: BaseException, secrets: Sequence[str] = ()) -> AwsFailure:
+    """The :class:`AwsFailure` of ``exc``, raised by a boto3 call (``secrets`` redacted)."""
+    from botocore import exceptions as bx
+    from botocore.parsers import ResponseParserError
+
+    detail = _one_line(exc, secrets)
+    if isinstance(exc, bx.ClientError):
+        response = exc.response if isinstance(exc.response, Mapping) else {}
+        error = response.get("Error") or {}
+        meta = response.get("ResponseMetadata") or {}
+        code = str(error.get("Code") or "Unknown")
+        status = meta.get("HTTPStatusCode")
+        status = status if isinstance(status, int) else None
+        if code in THROTTLING_CODES or status == 429:
+            cause = "throttled"
+        elif code in _REJECTED_CREDENTIALS:
+            cause = "credentials_rejected"
+        elif code in _REGION_NOT_ENABLED:
+            cause = "region_not_enabled"
+        elif code in _DENIED or status == 403:
+            cause = "access_denied"
+        elif status is not None and status >= 500:
+            cause = "server_error"
+        else:
+            cause = "refused"
+        return AwsFailure(cause, code, _one_line(error.get("Message") or "", secrets), detail,
+                          status, int(meta.get("RetryAttempts") or 0) + 1, answered=True)
+    causes: tuple[tuple[str, str, tuple[type[BaseException], ...]], ...] = (
+        ("no_credentials", "NoCredentials", (bx.NoCredentialsError,)),
+        ("credentials_unloadable", "", (bx.PartialCredentialsError, bx.ProfileNotFound,
+                                        bx.SSOError, bx.TokenRetrievalError,
+                                        bx.CredentialRetrievalError, bx.InvalidConfigError)),
+        ("unreachable", "EndpointUnreachable", (bx.ConnectTimeoutError,
+                                                bx.EndpointConnectionError,
+                                                bx.ProxyConnectionError, bx.SSLError)),
+        ("timeout", "Timeout", (bx.ReadTimeoutError,)),
+        ("malformed", "", (ResponseParserError, MalformedAnswer)),
+        ("botocore", "", (bx.BotoCoreError,)),
+    )
+    for cause, code, kinds in causes:
+        if isinstance(exc, kinds):
+            return AwsFailure(cause, code or type(exc).__name__, "", detail)
+    return AwsFailure("other", type(exc).__name__, "", detail)
+
+
 def _translate(exc: BaseException, operation: str, region: str, max_attempts: int,
                secrets: Sequence[str], *, label: str | None = None) -> FetchError:
     """A :class:`FetchError` (one line, credentials redacted) for a failed boto3 call.
@@ -177,71 +267,39 @@ def _translate(exc: BaseException, operation: str, region: str, max_attempts: in
     ``operation`` is the AWS operation name (``GetProducts``); ``label`` how the message names
     it (``Pricing GetProducts (pricing endpoint us-east-1)``), by default ``operation``.
     """
-    from botocore import exceptions as bx
-    from botocore.parsers import ResponseParserError
-
-    where = f"{label or operation} for region {region}"
-    # Redact before shortening, so that no part of a secret survives a cut.
-    detail = sanitize_message(" ".join(str(exc).split()), secrets)
-    if len(detail) > _DETAIL_CHARS:
-        detail = detail[:_DETAIL_CHARS] + "..."
-    kind = "other"
-    if isinstance(exc, bx.NoCredentialsError):
-        kind = "credentials"
-        reason = ("no AWS credentials found (looked in the environment, the shared config and "
-                  "credentials files, SSO and instance metadata): set AWS_ACCESS_KEY_ID and "
-                  "AWS_SECRET_ACCESS_KEY, pass a profile, or run 'aws sso login'")
-    elif isinstance(exc, (bx.PartialCredentialsError, bx.ProfileNotFound, bx.SSOError,
-                          bx.TokenRetrievalError, bx.CredentialRetrievalError,
-                          bx.InvalidConfigError)):
-        kind = "credentials"
-        reason = f"AWS credentials could not be loaded: {detail}"
-    elif isinstance(exc, (bx.ConnectTimeoutError, bx.EndpointConnectionError,
-                          bx.ProxyConnectionError, bx.SSLError)):
-        kind = "unreachable"
-        reason = f"the endpoint could not be reached after {max_attempts} attempt(s): {detail}"
-    elif isinstance(exc, bx.ReadTimeoutError):
-        kind = "timeout"
-        reason = f"no answer in time after {max_attempts} attempt(s): {detail}"
-    elif isinstance(exc, bx.ClientError):
-        error = exc.response.get("Error", {}) if isinstance(exc.response, Mapping) else {}
-        code = str(error.get("Code") or "Unknown")
-        message = sanitize_message(" ".join(str(error.get("Message") or "").split()), secrets)
-        meta = exc.response.get("ResponseMetadata", {}) if isinstance(exc.response,
-                                                                      Mapping) else {}
-        status = meta.get("HTTPStatusCode")
-        attempts = int(meta.get("RetryAttempts") or 0) + 1
-        if len(message) > _DETAIL_CHARS:
-            message = message[:_DETAIL_CHARS] + "..."
-        said = f" ({code}: {message})" if message else f" ({code})"
-        if code in _THROTTLING or status == 429:
-            kind = "throttled"
-            reason = (f"throttled by AWS after {attempts} attempt(s){said}; try again later "
-                      "or with fewer instance types")
-        elif code in _REJECTED_CREDENTIALS:
-            kind = "credentials"
-            reason = (f"AWS rejected the credentials{said}; check them, or refresh them "
-                      "('aws sso login' for SSO)")
-        elif code in _REGION_NOT_ENABLED:
-            kind = "access_denied"
-            reason = f"the region is not enabled or not supported for this account{said}"
-        elif code in _DENIED or status == 403:
-            kind = "access_denied"
-            action = _IAM_ACTIONS.get(operation, operation)
-            reason = f"access denied{said}; the credentials need the IAM permission {action}"
-        elif isinstance(status, int) and status >= 500:
-            kind = "server_error"
-            reason = f"AWS answered HTTP {status} after {attempts} attempt(s){said}"
-        else:
-            reason = f"AWS refused the request (HTTP {status}){said}"
-    elif isinstance(exc, (ResponseParserError, MalformedAnswer)):
-        kind = "malformed"
-        reason = f"malformed answer: {detail}"
-    elif isinstance(exc, bx.BotoCoreError):
-        reason = detail
-    else:
-        reason = f"{type(exc).__name__}: {detail}"
-    message = sanitize_message(f"{where} failed: {reason}. Nothing was written.", secrets)
+    f = read_aws_failure(exc, secrets)
+    detail, said, attempts = f.detail, f.said, f.attempts
+    kind, reason = {
+        "no_credentials": (
+            "credentials", "no AWS credentials found (looked in the environment, the shared "
+            "config and credentials files, SSO and instance metadata): set AWS_ACCESS_KEY_ID "
+            "and AWS_SECRET_ACCESS_KEY, pass a profile, or run 'aws sso login'"),
+        "credentials_unloadable": (
+            "credentials", f"AWS credentials could not be loaded: {detail}"),
+        "unreachable": (
+            "unreachable", f"the endpoint could not be reached after {max_attempts} "
+            f"attempt(s): {detail}"),
+        "timeout": ("timeout", f"no answer in time after {max_attempts} attempt(s): {detail}"),
+        "throttled": (
+            "throttled", f"throttled by AWS after {attempts} attempt(s){said}; try again later "
+            "or with fewer instance types"),
+        "credentials_rejected": (
+            "credentials", f"AWS rejected the credentials{said}; check them, or refresh them "
+            "('aws sso login' for SSO)"),
+        "region_not_enabled": (
+            "access_denied", f"the region is not enabled or not supported for this "
+            f"account{said}"),
+        "access_denied": (
+            "access_denied", f"access denied{said}; the credentials need the IAM permission "
+            f"{_IAM_ACTIONS.get(operation, operation)}"),
+        "server_error": (
+            "server_error", f"AWS answered HTTP {f.status} after {attempts} attempt(s){said}"),
+        "refused": ("other", f"AWS refused the request (HTTP {f.status}){said}"),
+        "malformed": ("malformed", f"malformed answer: {detail}"),
+        "botocore": ("other", detail),
+    }.get(f.cause, ("other", f"{f.code}: {detail}"))
+    message = sanitize_message(f"{label or operation} for region {region} failed: {reason}. "
+                               "Nothing was written.", secrets)
     return FetchError(message, operation=operation, region=region, kind=kind)
 
 

@@ -19,25 +19,23 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.cloud.aws.client import sanitize_message
+from deepvm_core.cloud.aws.client import (
+    THROTTLING_CODES,
+    aws_errors,
+    read_aws_failure,
+    sanitize_message,
+)
 from deepvm_core.cloud.fleet.errors import AwsCallError, FleetInputError
-
-#: AWS error codes that mean "slow down".
-THROTTLING_CODES = frozenset({
-    "Throttling", "ThrottlingException", "ThrottledException", "RequestLimitExceeded",
-    "TooManyRequestsException", "RequestThrottled", "RequestThrottledException", "SlowDown",
-    "EC2ThrottledException", "BandwidthLimitExceeded", "PriorRequestNotComplete"})
 
 RETRY_MODES = ("standard", "adaptive")
 DEFAULT_MAX_ATTEMPTS = 5
 DEFAULT_THROTTLE_ROUNDS = 3
 DEFAULT_THROTTLE_BACKOFF_S = 2.0
 
-_DETAIL_CHARS = 300
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` on one line without credentials
     (:func:`deepvm_core.cloud.aws.client.sanitize_message`:
@@ -84,14 +82,6 @@ def check_region(region: str) -> str:
 
 def _snake(operation: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower()
-
-
-def _aws_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions of a failed boto3 call (anything else is a bug and propagates)."""
-    from botocore.exceptions import BotoCoreError, ClientError
-    from botocore.parsers import ResponseParserError
-
-    return (BotoCoreError, ClientError, ResponseParserError)
 
 
 class Ec2:
@@ -179,12 +169,12 @@ class Ec2:
         """
         method = getattr(self.client, _snake(operation))
         wait = self.settings.throttle_backoff_s
-        aws_errors = _aws_errors()
+        errors = aws_errors()
         round_ = 0
         while True:
             try:
                 return dict(method(**params))
-            except aws_errors as exc:
+            except errors as exc:
                 error = self.translate(exc, operation)
                 if error.code not in THROTTLING_CODES or round_ >= self.settings.throttle_rounds:
                     raise error from None
@@ -216,36 +206,23 @@ class Ec2:
                 return
 
     def translate(self, exc: BaseException, operation: str) -> AwsCallError:
-        """An :class:`AwsCallError` for a failed boto3 call (one line, no credentials)."""
-        from botocore import exceptions as bx
-
+        """An :class:`AwsCallError` for a failed boto3 call (one line, no credentials; what
+        the call was: :func:`~deepvm_core.cloud.aws.client.read_aws_failure`)."""
+        f = read_aws_failure(exc, self._secrets)
         where = f"{operation} in {self.region}"
-        detail = redact(str(exc), self._secrets)
-        if len(detail) > _DETAIL_CHARS:
-            detail = detail[:_DETAIL_CHARS] + "..."
-        code = type(exc).__name__
-        response = getattr(exc, "response", None)
-        if isinstance(response, Mapping) and isinstance(response.get("Error"), Mapping):
-            error = response["Error"]
-            code = str(error.get("Code") or "Unknown")
-            message = redact(str(error.get("Message") or ""), self._secrets)[:_DETAIL_CHARS]
-            attempts = int((response.get("ResponseMetadata") or {}).get("RetryAttempts") or 0) + 1
-            tries = f" after {attempts} attempts" if attempts > 1 else ""
-            text = f"{where} failed{tries}: {code}" + (f": {message}" if message else "")
-        elif isinstance(exc, bx.NoCredentialsError):
-            code = "NoCredentials"
+        if f.answered:
+            tries = f" after {f.attempts} attempts" if f.attempts > 1 else ""
+            text = f"{where} failed{tries}: {f.code}" + (f": {f.message}" if f.message else "")
+        elif f.cause == "no_credentials":
             text = (f"{where} failed: no AWS credentials found; set AWS_ACCESS_KEY_ID and "
                     "AWS_SECRET_ACCESS_KEY, pass --profile, or run 'aws sso login'")
-        elif isinstance(exc, (bx.ConnectTimeoutError, bx.EndpointConnectionError,
-                              bx.ProxyConnectionError, bx.SSLError)):
-            code = "EndpointUnreachable"
-            text = f"{where} failed: the EC2 endpoint could not be reached: {detail}"
-        elif isinstance(exc, bx.ReadTimeoutError):
-            code = "Timeout"
-            text = f"{where} failed: no answer in time: {detail}"
+        elif f.cause == "unreachable":
+            text = f"{where} failed: the EC2 endpoint could not be reached: {f.detail}"
+        elif f.cause == "timeout":
+            text = f"{where} failed: no answer in time: {f.detail}"
         else:
-            text = f"{where} failed: {code}: {detail}"
-        return AwsCallError(redact(text, self._secrets), operation=operation, code=code)
+            text = f"{where} failed: {f.code}: {f.detail}"
+        return AwsCallError(redact(text, self._secrets), operation=operation, code=f.code)
 
     def redact(self, text: str) -> str:
         """``text`` without this session's credentials."""

@@ -254,31 +254,25 @@ def part_request(plan: FleetPlan, part: FleetPart, options: RequestOptions,
     overrides = _overrides(plan, part, chosen_subnets, options.subnet_zones)
     n = part.count
     body: dict[str, Any] = {"Type": "instant"}
-    if part.market == "spot":
-        body["TargetCapacitySpecification"] = {
-            "TotalTargetCapacity": n, "SpotTargetCapacity": n, "OnDemandTargetCapacity": 0,
-            "DefaultTargetCapacityType": "spot"}
-        spot: dict[str, Any] = {
-            "AllocationStrategy": (POOL_ALLOCATION_STRATEGY if plan.pool_zones
-                                   else SPOT_ALLOCATION_STRATEGY), "SingleInstanceType": True,
-            "SingleAvailabilityZone": True, "MinTargetCapacity": n}
+    spot = part.market == "spot"
+    own, other = (("SpotTargetCapacity", "OnDemandTargetCapacity") if spot
+                  else ("OnDemandTargetCapacity", "SpotTargetCapacity"))
+    body["TargetCapacitySpecification"] = {
+        "TotalTargetCapacity": n, own: n, other: 0, "DefaultTargetCapacityType": part.market}
+    if spot:
+        strategy = POOL_ALLOCATION_STRATEGY if plan.pool_zones else SPOT_ALLOCATION_STRATEGY
         price = _price_text(options.spot_max_total_price_usd_per_hour,
                             "--spot-max-total-price")
-        if price is not None:
-            spot["MaxTotalPrice"] = price
-        body["SpotOptions"] = spot
     else:
-        body["TargetCapacitySpecification"] = {
-            "TotalTargetCapacity": n, "OnDemandTargetCapacity": n, "SpotTargetCapacity": 0,
-            "DefaultTargetCapacityType": "on-demand"}
-        on_demand: dict[str, Any] = {
-            "AllocationStrategy": ON_DEMAND_ALLOCATION_STRATEGY, "SingleInstanceType": True,
-            "SingleAvailabilityZone": True, "MinTargetCapacity": n}
+        strategy = ON_DEMAND_ALLOCATION_STRATEGY
         price = _price_text(options.on_demand_max_total_price_usd_per_hour,
                             "--on-demand-max-total-price")
-        if price is not None:
-            on_demand["MaxTotalPrice"] = price
-        body["OnDemandOptions"] = on_demand
+    market_options: dict[str, Any] = {
+        "AllocationStrategy": strategy, "SingleInstanceType": True,
+        "SingleAvailabilityZone": True, "MinTargetCapacity": n}
+    if price is not None:
+        market_options["MaxTotalPrice"] = price
+    body["SpotOptions" if spot else "OnDemandOptions"] = market_options
     body["LaunchTemplateConfigs"] = [{
         "LaunchTemplateSpecification": template.specification(), "Overrides": overrides}]
     tags = _tags(plan, part)

@@ -113,11 +113,6 @@ class FleetPlan:
         """The parts to launch, spot workers first."""
         return tuple(p for p in (self.spot, self.on_demand) if p is not None)
 
-    @property
-    def total_instances(self) -> int:
-        """Every instance of the plan."""
-        return sum(p.count for p in self.parts)
-
 
 def export_bytes(export: Mapping[str, Any]) -> bytes:
     """The bytes of ``export`` as the CLI and the dashboard write it (2-space JSON, newline)."""
