@@ -4,7 +4,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import aws_fakes
+import fleet_fakes
 import pytest
+import spot_advisor_fake
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
@@ -13,7 +16,18 @@ REPO = Path(__file__).resolve().parent.parent
 #: The research artifact's JSON files (copied verbatim from the shared reference).
 SHARED_DATA = REPO / "tests" / "fixtures" / "artifact"
 #: An excerpt of the AWS Spot Instance Advisor's data (see its README).
-SPOT_ADVISOR_EXCERPT = REPO / "tests" / "fixtures" / "spot_advisor" / "spot-advisor-excerpt.json"
+SPOT_ADVISOR_EXCERPT = spot_advisor_fake.SPOT_ADVISOR_EXCERPT
+
+# The loopback fakes of AWS, for every test that names them: one server each per session (one
+# per xdist worker), reset for each test by the per-test fixtures (aws_env, fleet_env,
+# spot_advisor).
+moto_url = aws_fakes.moto_url
+fake_aws = aws_fakes.fake_aws
+aws_env = aws_fakes.aws_env
+ec2_front = fleet_fakes.ec2_front
+fleet_env = fleet_fakes.fleet_env
+fake_spot_advisor = spot_advisor_fake.fake_spot_advisor
+spot_advisor = spot_advisor_fake.spot_advisor
 
 
 @pytest.fixture(scope="session")
