@@ -239,7 +239,9 @@ def setup_account(moto_url: str) -> dict[str, str]:
     """Launch templates ``gpu-workers`` and ``memory-nodes`` and a VPC with one subnet in each
     of us-east-1a, b and c; returns subnet id -> AZ."""
     ec2 = moto_client(moto_url)
-    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    # One of moto's own AMIs, looked up by name: listing all of them (1,300) takes seconds.
+    image = ec2.describe_images(Owners=["amazon"], Filters=[
+        {"Name": "name", "Values": ["Deep Learning AMI*"]}])["Images"][0]["ImageId"]
     for name, instance_type in ((GPU_TEMPLATE, "g4dn.xlarge"), (CPU_TEMPLATE, "c5.xlarge")):
         ec2.create_launch_template(LaunchTemplateName=name, LaunchTemplateData={
             "ImageId": image, "InstanceType": instance_type})
