@@ -181,11 +181,15 @@ def top_k(catalog: Catalog, scenario: Scenario, k: int, *, noscale: bool = False
     return ranked(found, scenario.objective, noscale)[:k]
 
 
-def baselines(catalog: Catalog, scenario: Scenario) -> tuple[
+def baselines(catalog: Catalog, scenario: Scenario,
+              found: list[OracleConfiguration] | None = None) -> tuple[
         OracleConfiguration | None, OracleConfiguration | None]:
-    """Cost-First and Performance-First (model.md, "Baseline policies") at the scenario's PW."""
+    """Cost-First and Performance-First (model.md, "Baseline policies") at the scenario's PW;
+    ``found``: :func:`configurations` at that PW when the caller has them already."""
+    if found is None:
+        found = configurations(catalog, scenario, scenario.pw_usd_per_hour)
     largest: dict[str, OracleConfiguration] = {}
-    for c in configurations(catalog, scenario, scenario.pw_usd_per_hour):
+    for c in found:
         if c.architecture == "single_anchor" and (c.gpu not in largest or
                                                   c.n > largest[c.gpu].n):
             largest[c.gpu] = c
