@@ -17,8 +17,8 @@ PORT ?= 8501
 PYTEST_ARGS ?=
 # Test processes (pytest-xdist): 2 by default, one per core of the 2-core machines the suite
 # must finish on in minutes; PYTEST_WORKERS=auto uses every core, 0 runs in this process.
-# --dist loadfile sends each test file to one worker, and all of tests/e2e to one worker
-# (tests/conftest.py: one dashboard and one browser for the browser tests).
+# --dist loadfile sends each test file to one worker, the browser tests' files first
+# (tests/conftest.py); each worker starts its own dashboard and browser for them.
 PYTEST_WORKERS ?= 2
 
 RUNTIME_STAMP := $(VENV)/.installed-runtime

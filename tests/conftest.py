@@ -60,33 +60,29 @@ def _isolated_catalog_dirs(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(tmp_path_factory.mktemp("uploads")))
 
 
-#: The xdist work unit of the browser tests (tests/e2e): one worker runs them all.
-BROWSER_TESTS = "tests/e2e"
+#: The browser tests (tests/e2e): their files are handed out first under xdist.
+BROWSER_TESTS = "tests/e2e/"
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile`` (``make test``), with the browser tests counted as one file.
+    """``--dist loadfile`` (``make test``), the browser test files first.
 
-    Each test file goes to one worker as a whole (its module fixtures run once), and one
-    worker runs every test of tests/e2e, starting with them: one dashboard and one Chromium
-    (session fixtures), whose caches every browser test shares, next to the workers that run
-    the rest. (xdist_group marks cannot say this: pytest-xdist 3.8's loadgroup no longer
-    groups under pytest 9.2, pytest-xdist#1386.) Any other ``--dist`` is xdist's own.
+    Each test file goes to one worker as a whole (its module fixtures run once). The browser
+    test files, the longest (a few seconds per test), go out first, so that every worker is
+    through them while the other files (mostly short ones) are left to even out the end; each
+    worker that runs browser tests starts one dashboard and one Chromium (session fixtures)
+    for all of them. Any other ``--dist`` is xdist's own.
     """
     if config.getoption("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
     class BrowserTestsFirst(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            path = nodeid.split("::", 1)[0]
-            return BROWSER_TESTS if path.startswith(f"{BROWSER_TESTS}/") else path
-
         def _assign_work_unit(self, node: Any) -> None:
-            # The longest unit first: the other workers share everything else meanwhile.
-            if BROWSER_TESTS in self.workqueue:
-                self.workqueue.move_to_end(BROWSER_TESTS, last=False)
+            browser = next((s for s in self.workqueue if s.startswith(BROWSER_TESTS)), None)
+            if browser is not None:
+                self.workqueue.move_to_end(browser, last=False)
             super()._assign_work_unit(node)
 
     return BrowserTestsFirst(config, log)
