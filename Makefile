@@ -1,6 +1,7 @@
 # DeepVM Studio: build, run and test. Needs only Python 3.11 (with venv) on Debian.
 #   make run    start the dashboard (HOST=127.0.0.1 PORT=8501 by default)
-#   make test   lint (ruff, mypy strict on deepvm_core) + all tests, browser tests included
+#   make test   lint (ruff, mypy strict on deepvm_core) + all tests, browser tests included,
+#               in 2 processes (PYTEST_WORKERS=0: in one)
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -14,6 +15,11 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev
 HOST ?= 127.0.0.1
 PORT ?= 8501
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist): 2 by default, one per core of the 2-core machines the suite
+# must finish on in minutes; PYTEST_WORKERS=auto uses every core, 0 runs in this process.
+# --dist loadfile sends each test file to one worker, the browser tests' files first
+# (tests/conftest.py); each worker starts its own dashboard and browser for them.
+PYTEST_WORKERS ?= 2
 
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 TEST_STAMP := $(VENV)/.installed-test
@@ -80,7 +86,7 @@ browser:
 test: install test-deps browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: test-deps
 	$(VENV)/bin/ruff check .

@@ -56,7 +56,7 @@ def fig3_findings() -> tuple[list[float], list[float]]:
         found = oracle.configurations(catalog, scenario, pw)
         deepvm = oracle.ranked(found, "paper")[:1]
         noscale = oracle.ranked(found, "paper", noscale=True)[:1]
-        cost_first, performance_first = oracle.baselines(catalog, scenario)
+        cost_first, performance_first = oracle.baselines(catalog, scenario, found)
         if deepvm and performance_first and performance_first.performance > deepvm[0].performance:
             beats.append(pw)
         if noscale and cost_first and noscale[0].performance < cost_first.performance:

@@ -2,9 +2,9 @@
 
 * moto runs as a real server on 127.0.0.1 (``ThreadedMotoServer``): it answers
   ``DescribeInstanceTypes`` from its instance-type data.
-* :class:`FakeAws` is a small ``http.server`` on 127.0.0.1 that both ``AWS_ENDPOINT_URL_EC2``
-  and ``AWS_ENDPOINT_URL_PRICING`` point to. It speaks the wire format of two operations moto
-  cannot serve realistically:
+* :class:`FakeAws` is a small server (``loopback.LoopbackServer``) on 127.0.0.1 that both
+  ``AWS_ENDPOINT_URL_EC2`` and ``AWS_ENDPOINT_URL_PRICING`` point to. It speaks the wire
+  format of two operations moto cannot serve realistically:
 
   - EC2 ``DescribeSpotPriceHistory`` (query protocol: form-encoded POST, XML answer with a
     ``spotPriceHistorySet`` and ``nextToken`` pagination); moto's spot prices are placeholders;
@@ -22,7 +22,8 @@ The fixture data derive from the bundled catalog ``aws-us-east-1-2023-10``: on-d
 are its on-demand prices, the cheapest zone's latest spot price is its spot price (other
 regions: times a factor).
 
-Fixtures (import them into a test module): ``moto_url``, ``fake_aws``, ``aws_env``.
+Fixtures (``tests/conftest.py`` makes them available to every test): ``moto_url`` and ``fake_aws``
+(one server each per session), ``aws_env`` (per test: the fake reset, the environment set).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ import pytest
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import bundled_catalog_paths, load_catalog
 from tests.aws_price_data import price_list, spot_history
-from tests.loopback import guard_loopback_only, snapshot
+from tests.loopback import LoopbackServer, forward, guard_loopback_only, send, snapshot
 
 BASE_CATALOG = "aws-us-east-1-2023-10"
 
@@ -107,43 +108,21 @@ class FakeAws:
     #: GetProducts filters the fake applies; the others are ignored, like a lax server, so
     #: decoy products come back (several pages) and the client's own attribute check counts.
     pricing_filter_fields: tuple[str, ...] = ("instanceType", "regionCode")
-    _server: http.server.ThreadingHTTPServer | None = None
+    _server: LoopbackServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def url(self) -> str:
         assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.url
 
     def start(self) -> FakeAws:
-        fake = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # One segment per answer: unbuffered header and body writes would meet Nagle's
-            # algorithm and delayed ACKs (40 ms per request).
-            wbufsize = 1 << 16
-            disable_nagle_algorithm = True
-
-            def do_POST(self) -> None:
-                fake._handle(self)
-
-            def do_GET(self) -> None:
-                fake._handle(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server = LoopbackServer(self._handle).start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
 
     def reset(self) -> None:
         with self._lock:
@@ -161,9 +140,7 @@ class FakeAws:
 
     # -- dispatch
 
-    def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("Content-Length") or 0)
-        body = h.rfile.read(length) if length else b""
+    def _handle(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
         target = h.headers.get("X-Amz-Target", "")
         scope = _CREDENTIAL_SCOPE.search(h.headers.get("Authorization", ""))
         signing_region = scope.group(1) if scope else "?"
@@ -306,29 +283,12 @@ class FakeAws:
     # -- everything else: moto
 
     def _proxy(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
-        parsed = urllib.parse.urlsplit(self.moto_url)
-        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
-        headers = {k: v for k, v in h.headers.items()
-                   if k.lower() not in ("host", "content-length", "connection")}
-        try:
-            conn.request(h.command, h.path, body=body, headers=headers)
-            response = conn.getresponse()
-            payload = response.read()
-            content_type = response.getheader("Content-Type", "text/xml")
-            status = response.status
-        finally:
-            conn.close()
-        self._send(h, status, payload, content_type)
+        self._send(h, *forward(h, self.moto_url, body, timeout_s=30))
 
     @staticmethod
     def _send(h: http.server.BaseHTTPRequestHandler, status: int, payload: bytes,
               content_type: str) -> None:
-        h.send_response(status)
-        h.send_header("Content-Type", content_type)
-        h.send_header("Content-Length", str(len(payload)))
-        h.send_header("x-amzn-RequestId", str(uuid.uuid4()))
-        h.end_headers()
-        h.wfile.write(payload)
+        send(h, status, payload, content_type)
 
 
 @dataclass
@@ -346,9 +306,24 @@ class AwsEnv:
 # ----------------------------------------------------------------------------- fixtures
 
 
-@pytest.fixture(scope="module")
+def reset_moto(moto_url: str) -> None:
+    """Forget every resource moto holds (all accounts, regions and services): a fresh AWS
+    account for the next test, without a new server."""
+    parsed = urllib.parse.urlsplit(moto_url)
+    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
+    try:
+        conn.request("POST", "/moto-api/reset")
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 200, f"moto reset answered HTTP {response.status}"
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="session")
 def moto_url() -> Iterator[str]:
-    """moto as a real server on 127.0.0.1 (a free port); yields its URL."""
+    """moto as a real server on 127.0.0.1 (a free port), one per test session (one per xdist
+    worker); yields its URL. Tests that change its state reset it first (``reset_moto``)."""
     from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -360,9 +335,10 @@ def moto_url() -> Iterator[str]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fake_aws(moto_url: str) -> Iterator[FakeAws]:
-    """The fake spot/pricing endpoint in front of moto."""
+    """The fake spot/pricing endpoint in front of moto, one per session (``aws_env`` resets
+    it for each test)."""
     fake = FakeAws(moto_url=moto_url, catalog=load_catalog(BASE_CATALOG)).start()
     try:
         yield fake

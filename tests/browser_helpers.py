@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Page
+from playwright.sync_api import Locator, Page
 
 
 def screenshot(page: Page, path: Path) -> None:
@@ -18,3 +18,12 @@ def screenshot(page: Page, path: Path) -> None:
         page.screenshot(path=str(path))
     finally:
         page.set_viewport_size(size)
+
+
+def click_grid_cell(page: Page, grid: Locator, x: float, y: float) -> None:
+    """Click the cell of the data grid ``grid`` at page point (x, y), and wait until the grid
+    holds the keyboard focus: keys pressed before it does (the first arrow, on a busy machine)
+    would be lost and the next ones land in another cell."""
+    page.mouse.click(x, y)
+    page.wait_for_function("grid => grid.contains(document.activeElement)",
+                           arg=grid.element_handle())

@@ -3,8 +3,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import aws_fakes
+import fleet_fakes
 import pytest
+import spot_advisor_fake
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
@@ -13,7 +17,18 @@ REPO = Path(__file__).resolve().parent.parent
 #: The research artifact's JSON files (copied verbatim from the shared reference).
 SHARED_DATA = REPO / "tests" / "fixtures" / "artifact"
 #: An excerpt of the AWS Spot Instance Advisor's data (see its README).
-SPOT_ADVISOR_EXCERPT = REPO / "tests" / "fixtures" / "spot_advisor" / "spot-advisor-excerpt.json"
+SPOT_ADVISOR_EXCERPT = spot_advisor_fake.SPOT_ADVISOR_EXCERPT
+
+# The loopback fakes of AWS, for every test that names them: one server each per session (one
+# per xdist worker), reset for each test by the per-test fixtures (aws_env, fleet_env,
+# spot_advisor).
+moto_url = aws_fakes.moto_url
+fake_aws = aws_fakes.fake_aws
+aws_env = aws_fakes.aws_env
+ec2_front = fleet_fakes.ec2_front
+fleet_env = fleet_fakes.fleet_env
+fake_spot_advisor = spot_advisor_fake.fake_spot_advisor
+spot_advisor = spot_advisor_fake.spot_advisor
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +58,34 @@ def _isolated_catalog_dirs(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path_factory.mktemp("user")))
     monkeypatch.setenv("DEEPVM_FETCHED_CATALOG_DIR", str(tmp_path_factory.mktemp("fetched")))
     monkeypatch.setenv("DEEPVM_UPLOAD_CATALOG_DIR", str(tmp_path_factory.mktemp("uploads")))
+
+
+#: The browser tests (tests/e2e): their files are handed out first under xdist.
+BROWSER_TESTS = "tests/e2e/"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` (``make test``), the browser test files first.
+
+    Each test file goes to one worker as a whole (its module fixtures run once). The browser
+    test files, the longest (a few seconds per test), go out first, so that every worker is
+    through them while the other files (mostly short ones) are left to even out the end; each
+    worker that runs browser tests starts one dashboard and one Chromium (session fixtures)
+    for all of them. Any other ``--dist`` is xdist's own.
+    """
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BrowserTestsFirst(LoadFileScheduling):
+        def _assign_work_unit(self, node: Any) -> None:
+            browser = next((s for s in self.workqueue if s.startswith(BROWSER_TESTS)), None)
+            if browser is not None:
+                self.workqueue.move_to_end(browser, last=False)
+            super()._assign_work_unit(node)
+
+    return BrowserTestsFirst(config, log)
 
 
 def read_json(path: Path) -> object:

@@ -100,31 +100,42 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=STOP_TIMEOUT_S)
 
 
+#: Starts on a fresh port when the chosen one was taken before Streamlit bound it (another
+#: process, such as a second xdist worker, may bind it between free_port and the start).
+START_ATTEMPTS = 3
+
+
 def start_server(env: Mapping[str, str], logs: Path,
                  timeout_s: float = START_TIMEOUT_S) -> tuple[subprocess.Popen[bytes], str]:
     """Start the dashboard with ``env``, its output in ``logs``/stdout.log and stderr.log;
-    return the process and its base URL (no trailing slash) once it is healthy.
+    return the process and its base URL (no trailing slash) once it is healthy. A port taken
+    in the meantime is replaced by a fresh one (up to ``START_ATTEMPTS`` starts).
 
     Raises:
         ServerStartError: it exited or did not answer in time (it is stopped first).
     """
-    port = free_port()
-    cmd = serve_command(port)
     logs.mkdir(parents=True, exist_ok=True)
     stdout_path, stderr_path = logs / "stdout.log", logs / "stderr.log"
-    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
-        proc = subprocess.Popen(cmd, cwd=REPO, env={**env, "PYTHONUNBUFFERED": "1"},
-                                stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                start_new_session=True)  # own group, stopped as a whole
-    url = f"http://127.0.0.1:{port}"
-    failure = _wait_for_health(proc, f"{url}/_stcore/health", timeout_s)
-    if failure is not None:
+    for attempt in range(1, START_ATTEMPTS + 1):
+        port = free_port()
+        cmd = serve_command(port)
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            proc = subprocess.Popen(cmd, cwd=REPO, env={**env, "PYTHONUNBUFFERED": "1"},
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True)  # own group, stopped as a whole
+        url = f"http://127.0.0.1:{port}"
+        failure = _wait_for_health(proc, f"{url}/_stcore/health", timeout_s)
+        if failure is None:
+            return proc, url
         stop_server(proc)
+        logged = _tail(stderr_path) + _tail(stdout_path)
+        if attempt < START_ATTEMPTS and f"Port {port} is not available" in logged:
+            continue
         raise ServerStartError(f"Streamlit did not start: {failure}\n"
                                f"command: {' '.join(cmd)}\n"
                                f"--- stderr ---\n{_tail(stderr_path)}\n"
                                f"--- stdout ---\n{_tail(stdout_path)}")
-    return proc, url
+    raise AssertionError("unreachable")
 
 
 @contextmanager

@@ -4,9 +4,9 @@
   ``CreateFleet``, ``DescribeInstances``, ``DeleteFleets``, ``TerminateInstances``, launch
   templates and subnets. It launches every instance a fleet asks for; it does not enforce
   ``MinTargetCapacity``, ``SingleAvailabilityZone`` or prices.
-* :class:`Ec2Front` is a small ``http.server`` on 127.0.0.1 in front of moto that
-  ``AWS_ENDPOINT_URL_EC2`` points to. It forwards every request to moto and records it; faults
-  are injected per operation and call number (DryRun calls counted apart):
+* :class:`Ec2Front` is a small server (``loopback.LoopbackServer``) on 127.0.0.1 in front of
+  moto that ``AWS_ENDPOINT_URL_EC2`` points to. It forwards every request to moto and records
+  it; faults are injected per operation and call number (DryRun calls counted apart):
 
   - :meth:`Ec2Front.fail`: answer an EC2 error (``RequestLimitExceeded``, HTTP 500, ...)
     instead of forwarding;
@@ -15,14 +15,14 @@
   - :meth:`Ec2Front.drop_instances`: forward, then remove instances from the answer (moto
     launched them all, the answer lists fewer and an ``errorSet``: a fleet that lies).
 
-Fixtures: ``moto_url`` (module), ``ec2_front`` (module), ``fleet_env`` (per test: moto
-reset, launch templates ``gpu-workers`` and ``memory-nodes``, three subnets in three AZs, fake
-credentials, loopback-only network).
+Fixtures (``tests/conftest.py`` makes them available to every test): ``ec2_front`` (one per
+session, in front of ``aws_fakes``' ``moto_url``), ``fleet_env`` (per test: moto reset, launch
+templates ``gpu-workers`` and ``memory-nodes``, three subnets in three AZs, fake credentials,
+loopback-only network).
 """
 
 from __future__ import annotations
 
-import http.client
 import http.server
 import os
 import threading
@@ -34,10 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aws_fakes
 import pytest
-
-from tests import aws_fakes
-from tests.loopback import guard_loopback_only
+from loopback import LoopbackServer, forward, guard_loopback_only, send
 
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15"
 REGION = "us-east-1"
@@ -85,33 +84,20 @@ class Ec2Front:
     _rules: list[_Rule] = field(default_factory=list)
     _counts: dict[tuple[str, bool], int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _server: http.server.ThreadingHTTPServer | None = None
+    _server: LoopbackServer | None = None
 
     @property
     def url(self) -> str:
         assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._server.url
 
     def start(self) -> Ec2Front:
-        front = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                front._handle(self, self.rfile.read(length))
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server = LoopbackServer(self._handle).start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
 
     def reset(self) -> None:
         with self._lock:
@@ -181,27 +167,12 @@ class Ec2Front:
 
     def _forward(self, h: http.server.BaseHTTPRequestHandler,
                  body: bytes) -> tuple[int, bytes, str]:
-        parsed = urllib.parse.urlsplit(self.moto_url)
-        conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=60)
-        headers = {k: v for k, v in h.headers.items()
-                   if k.lower() not in ("host", "content-length", "connection")}
-        try:
-            conn.request("POST", h.path, body=body, headers=headers)
-            response = conn.getresponse()
-            return (response.status, response.read(),
-                    response.getheader("Content-Type", "text/xml"))
-        finally:
-            conn.close()
+        return forward(h, self.moto_url, body)
 
     @staticmethod
     def _send(h: http.server.BaseHTTPRequestHandler, status: int, payload: bytes,
               content_type: str) -> None:
-        h.send_response(status)
-        h.send_header("Content-Type", content_type)
-        h.send_header("Content-Length", str(len(payload)))
-        h.send_header("x-amzn-RequestId", str(uuid.uuid4()))
-        h.end_headers()
-        h.wfile.write(payload)
+        send(h, status, payload, content_type)
 
 
 def _calls(nth: int | Iterable[int] | None) -> frozenset[int] | None:
@@ -228,10 +199,6 @@ def _drop_instances(payload: bytes, keep: int) -> bytes:
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-# One network guard for every AWS test: the live-price fakes' (no test reaches AWS).
-
 
 
 def moto_client(moto_url: str) -> Any:
@@ -272,7 +239,9 @@ def setup_account(moto_url: str) -> dict[str, str]:
     """Launch templates ``gpu-workers`` and ``memory-nodes`` and a VPC with one subnet in each
     of us-east-1a, b and c; returns subnet id -> AZ."""
     ec2 = moto_client(moto_url)
-    image = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
+    # One of moto's own AMIs, looked up by name: listing all of them (1,300) takes seconds.
+    image = ec2.describe_images(Owners=["amazon"], Filters=[
+        {"Name": "name", "Values": ["Deep Learning AMI*"]}])["Images"][0]["ImageId"]
     for name, instance_type in ((GPU_TEMPLATE, "g4dn.xlarge"), (CPU_TEMPLATE, "c5.xlarge")):
         ec2.create_launch_template(LaunchTemplateName=name, LaunchTemplateData={
             "ImageId": image, "InstanceType": instance_type})
@@ -288,13 +257,10 @@ def setup_account(moto_url: str) -> dict[str, str]:
 # ----------------------------------------------------------------------------- fixtures
 
 
-#: moto as a real server on 127.0.0.1 (a free port): the live-price fakes' fixture.
-moto_url = aws_fakes.moto_url
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def ec2_front(moto_url: str) -> Iterator[Ec2Front]:
-    """The fault-injecting front of moto."""
+    """The fault-injecting front of moto, one per session (``fleet_env`` resets it for each
+    test)."""
     front = Ec2Front(moto_url).start()
     try:
         yield front
@@ -325,13 +291,7 @@ def fleet_env(moto_url: str, ec2_front: Ec2Front, monkeypatch: pytest.MonkeyPatc
               tmp_path: Path) -> FleetEnv:
     """A fresh moto account behind the front, with templates and subnets, fake credentials
     and a loopback-only network."""
-    parsed = urllib.parse.urlsplit(moto_url)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=30)
-    try:
-        conn.request("POST", "/moto-api/reset")
-        conn.getresponse().read()
-    finally:
-        conn.close()
+    aws_fakes.reset_moto(moto_url)
     ec2_front.reset()
     subnets = setup_account(moto_url)
     set_fake_aws_env(monkeypatch, tmp_path, ec2_front.url)

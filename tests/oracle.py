@@ -73,12 +73,14 @@ def _neg(name: str) -> tuple[int, ...]:
 
 
 def speed(catalog: Catalog, gpu: GpuType, n: int, *, noscale: bool = False,
-          t_ref_seconds: float = EXAMPLE_T_REF_SECONDS) -> float:
+          t_ref_seconds: float = EXAMPLE_T_REF_SECONDS, ref: GpuType | None = None) -> float:
     """job-model.md, "Training speed", written out: 3600 / t_g(n) epochs per hour with
     t_g(n) = t_ref1 rho_g / S_g(n), rho_g = eFLOPS(g_ref) / eFLOPS(g) (no measurements),
     t_ref1 = t_ref (n_ref = 1), and the fitted S: 1 at n = 1, the logistic from 2 on, n without
-    a fit (noscale: n)."""
-    ref = reference_gpu(catalog)
+    a fit (noscale: n). ``ref``: g_ref when the caller has found it already
+    (:func:`reference_gpu` of the catalog), else it is found here."""
+    if ref is None:
+        ref = reference_gpu(catalog)
     one_vm = t_ref_seconds * ((ref.eflops or 0.0) / (gpu.eflops or 0.0))
     if noscale or gpu.scaling is None:
         s = float(n)
@@ -117,9 +119,11 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
     quotas = {q.family: q for q in catalog.quotas} if scenario.use_quotas else {}
     need_gb = scenario.checkpoint_gb * scenario.buffer_checkpoints
     out: list[OracleConfiguration] = []
+    ref: GpuType | None = None  # g_ref of speed, found once (a GPU type with eFLOPS exists)
     for v in catalog.gpu_types:
         if v.eflops is None:
             continue  # needs eFLOPS
+        ref = ref or reference_gpu(catalog)
         spfp = v.eflops / v.spot_usd_per_hour * 3600
         odfp = v.eflops / v.on_demand_usd_per_hour * 3600
         qv = quotas.get(v.family)
@@ -132,8 +136,8 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
                 z = (n - 1) * spfp + odfp
                 out.append(OracleConfiguration("single_anchor", v.name, n, None, 0, price,
                                                z * k, z, v.eflops * n * k, v.eflops * n,
-                                               speed(catalog, v, n),
-                                               speed(catalog, v, n, noscale=True)))
+                                               speed(catalog, v, n, ref=ref),
+                                               speed(catalog, v, n, noscale=True, ref=ref)))
         for w in catalog.cpu_types:  # Tiering: n spot + m on-demand memory nodes
             if w.memory_gib is None or w.memory_gib * GB_PER_GIB < need_gb:
                 continue
@@ -153,8 +157,9 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
                         z = n * spfp
                         out.append(OracleConfiguration("tiering", v.name, n, w.name, m, price,
                                                        z * k, z, v.eflops * n * k, v.eflops * n,
-                                                       speed(catalog, v, n),
-                                                       speed(catalog, v, n, noscale=True)))
+                                                       speed(catalog, v, n, ref=ref),
+                                                       speed(catalog, v, n, noscale=True,
+                                                             ref=ref)))
                     break
     return out
 
@@ -176,11 +181,15 @@ def top_k(catalog: Catalog, scenario: Scenario, k: int, *, noscale: bool = False
     return ranked(found, scenario.objective, noscale)[:k]
 
 
-def baselines(catalog: Catalog, scenario: Scenario) -> tuple[
+def baselines(catalog: Catalog, scenario: Scenario,
+              found: list[OracleConfiguration] | None = None) -> tuple[
         OracleConfiguration | None, OracleConfiguration | None]:
-    """Cost-First and Performance-First (model.md, "Baseline policies") at the scenario's PW."""
+    """Cost-First and Performance-First (model.md, "Baseline policies") at the scenario's PW;
+    ``found``: :func:`configurations` at that PW when the caller has them already."""
+    if found is None:
+        found = configurations(catalog, scenario, scenario.pw_usd_per_hour)
     largest: dict[str, OracleConfiguration] = {}
-    for c in configurations(catalog, scenario, scenario.pw_usd_per_hour):
+    for c in found:
         if c.architecture == "single_anchor" and (c.gpu not in largest or
                                                   c.n > largest[c.gpu].n):
             largest[c.gpu] = c

@@ -1,8 +1,10 @@
-"""A loopback fake of the AWS Spot Instance Advisor's public file: an ``http.server`` on
-127.0.0.1 that serves the excerpt (``tests/fixtures/spot_advisor``) at the URL
-``$DEEPVM_SPOT_ADVISOR_URL`` points to; it can answer an HTTP error or a broken body instead.
+"""A loopback fake of the AWS Spot Instance Advisor's public file: a server on 127.0.0.1
+(``loopback.LoopbackServer``) that serves the excerpt (``tests/fixtures/spot_advisor``) at
+the URL ``$DEEPVM_SPOT_ADVISOR_URL`` points to; it can answer an HTTP error or a broken body
+instead.
 
-Fixtures (import them into a test module): ``fake_spot_advisor``, ``spot_advisor``.
+Fixtures (``tests/conftest.py`` makes them available to every test): ``fake_spot_advisor``
+(one server per session), ``spot_advisor`` (per test: reset, the environment set).
 """
 
 from __future__ import annotations
@@ -12,13 +14,17 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPOT_ADVISOR_EXCERPT
-from tests.loopback import guard_loopback_only
+from tests.loopback import LoopbackServer, guard_loopback_only, send
 
 SPOT_ADVISOR_PATH = "/spot-advisor-data.json"
+#: An excerpt of the AWS Spot Instance Advisor's data (see its README); also
+#: ``conftest.SPOT_ADVISOR_EXCERPT``.
+SPOT_ADVISOR_EXCERPT = (Path(__file__).resolve().parent / "fixtures" / "spot_advisor"
+                        / "spot-advisor-excerpt.json")
 
 
 @dataclass
@@ -33,37 +39,22 @@ class FakeSpotAdvisor:
     status: int | None = None
     remaining: int | None = None
     requests: list[str] = field(default_factory=list)
-    _server: http.server.ThreadingHTTPServer | None = None
+    _server: LoopbackServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
     def url(self) -> str:
         assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{SPOT_ADVISOR_PATH}"
+        return f"{self._server.url}{SPOT_ADVISOR_PATH}"
 
     def start(self) -> FakeSpotAdvisor:
-        fake = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:
-                fake._answer(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
         self.reset()
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._server = LoopbackServer(self._answer).start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
 
     def reset(self) -> None:
         with self._lock:
@@ -75,26 +66,23 @@ class FakeSpotAdvisor:
         with self._lock:
             self.status, self.remaining = status, times
 
-    def _answer(self, h: http.server.BaseHTTPRequestHandler) -> None:
+    def _answer(self, h: http.server.BaseHTTPRequestHandler, _body: bytes) -> None:
         with self._lock:
             self.requests.append(h.path)
             status, body = 200, self.body
-            if h.path != SPOT_ADVISOR_PATH:
+            if h.command != "GET" or h.path != SPOT_ADVISOR_PATH:
                 status, body = 404, b"not found"
             elif self.status is not None and self.remaining != 0:
                 status, body = self.status, b"error"
                 if self.remaining is not None:
                     self.remaining -= 1
-        h.send_response(status)
-        h.send_header("Content-Type", "application/json")
-        h.send_header("Content-Length", str(len(body)))
-        h.end_headers()
-        h.wfile.write(body)
+        send(h, status, body, "application/json")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def fake_spot_advisor() -> Iterator[FakeSpotAdvisor]:
-    """The fake Spot Instance Advisor on 127.0.0.1 (a free port)."""
+    """The fake Spot Instance Advisor on 127.0.0.1 (a free port), one per session
+    (``spot_advisor`` resets it for each test)."""
     fake = FakeSpotAdvisor().start()
     try:
         yield fake

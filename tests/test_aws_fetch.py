@@ -13,7 +13,6 @@ import logging
 import math
 from pathlib import Path
 
-import aws_fakes
 import pytest
 from aws_fakes import (
     BASE_CATALOG,
@@ -33,11 +32,6 @@ from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.explain import catalog_notes
 from deepvm_core.recommend.recommendation import recommend
-
-# The loopback servers (module scope) and the per-test environment.
-moto_url = aws_fakes.moto_url
-fake_aws = aws_fakes.fake_aws
-aws_env = aws_fakes.aws_env
 
 SECRETS = (FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN)
 TABLE_IV = Scenario(3.0, checkpoint_gb=0.3, buffer_checkpoints=2.0)

@@ -83,7 +83,7 @@ def assert_same_configurations(table_configs: list[Configuration],
 exact_catalogs = catalogs(spot_may_equal_on_demand=False)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=exact_catalogs, s=scenarios(), budget=st.booleans())
 def test_unpruned_table_is_every_configuration_of_the_oracle(cat: Catalog, s: Scenario,
                                                              budget: bool) -> None:
@@ -152,7 +152,7 @@ def catalogs_with_many_memory_nodes(draw: st.DrawFn) -> Catalog:
     return make_catalog(gpus, cpus, quotas)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs_with_many_memory_nodes(), s=scenarios(pw_max=8.0, nodes_max=60),
        k=st.integers(1, 4), budget=st.booleans())
 def test_memory_node_shortlist_keeps_the_best_of_every_pair(cat: Catalog, s: Scenario, k: int,
@@ -176,7 +176,7 @@ def test_memory_node_shortlist_keeps_the_best_of_every_pair(cat: Catalog, s: Sce
     assert set(got) == want
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs_with_many_memory_nodes(), s=scenarios(pw_max=8.0, nodes_max=60),
        k=st.integers(1, 12), noscale=st.booleans(), arch=st.sampled_from([None, *Arch]))
 def test_top_configurations_from_one_memory_node_per_row_is_the_full_top_k(

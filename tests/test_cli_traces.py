@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from loopback import closed_port_url, serve_folder
 
 from deepvm_core.cli import main
 
@@ -140,34 +141,6 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
 # ----------------------------------------------------------------------------- fetch
 
 
-class _Server:
-    """Serves a folder over HTTP on 127.0.0.1 (a free port)."""
-
-    def __init__(self, root) -> None:
-        import functools
-        import http.server
-        import threading
-        handler = functools.partial(_QuietHandler, directory=str(root))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
-
-    def stop(self) -> None:
-        self.httpd.shutdown()
-
-
-def _quiet_handler():
-    import http.server
-
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-    return Handler
-
-
-_QuietHandler = _quiet_handler()
-
-
 def _serve_synthetic(root) -> list[str]:
     import numpy as np
 
@@ -185,13 +158,10 @@ def _serve_synthetic(root) -> list[str]:
 def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
     served = tmp_path / "served"
     files = _serve_synthetic(served)
-    server = _Server(served)
-    try:
-        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+    with serve_folder(served) as server:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"{server.url}/")
         out = tmp_path / "out"
         code, text, err = run(capsys, "traces", "fetch", "--out", str(out))
-    finally:
-        server.stop()
     assert code == 0, err
     assert len(files) == 12
     assert text.count("wrote ") == len(files)
@@ -202,11 +172,10 @@ def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
 def test_fetch_writes_into_the_per_user_traces_folder_by_default(tmp_path, capsys, monkeypatch):
     served = tmp_path / "served"
     files = _serve_synthetic(served)
-    server = _Server(served)
     monkeypatch.delenv("DEEPVM_SPOT_TRACES_DIR", raising=False)
     monkeypatch.setenv("DEEPVM_HOME", str(tmp_path / "home"))
-    try:
-        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+    with serve_folder(served) as server:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"{server.url}/")
         code, _, err = run(capsys, "traces", "fetch")
         assert code == 0, err
         assert all((tmp_path / "home" / "spot-traces" / rel).is_file() for rel in files)
@@ -214,16 +183,10 @@ def test_fetch_writes_into_the_per_user_traces_folder_by_default(tmp_path, capsy
         code, _, err = run(capsys, "traces", "fetch")
         assert code == 0, err
         assert all((tmp_path / "mine" / rel).is_file() for rel in files)
-    finally:
-        server.stop()
 
 
 def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys, monkeypatch):
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", closed_port_url())
     out = tmp_path / "out"
     code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
     assert code == 2
@@ -232,12 +195,9 @@ def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys,
     served = tmp_path / "served"
     files = _serve_synthetic(served)
     (served / files[-1]).write_text('{"metadata": {"gap_seconds": 0}, "data": [1]}')
-    server = _Server(served)
-    try:
-        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", server.url)
+    with serve_folder(served) as server:
+        monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"{server.url}/")
         code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
-    finally:
-        server.stop()
     assert code == 2
     assert "gap_seconds = 0" in err
     assert not out.exists()

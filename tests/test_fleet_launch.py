@@ -12,7 +12,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import fleet_fakes
 import pytest
 from cli_helpers import run_cli
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, SECRETS, FleetEnv, set_fake_aws_env
@@ -30,11 +29,6 @@ from deepvm_core.cloud.fleet import (
     prepare,
     read_export,
 )
-
-# The loopback servers (module scope) and the per-test environment.
-moto_url = fleet_fakes.moto_url
-ec2_front = fleet_fakes.ec2_front
-fleet_env = fleet_fakes.fleet_env
 
 CATALOG = "aws-us-east-1-2023-10"
 

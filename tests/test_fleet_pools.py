@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import fleet_fakes
 import pytest
 from cli_helpers import run_cli
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, SECRETS, FleetEnv
@@ -30,10 +29,6 @@ from deepvm_core.cloud.fleet import (
     plan_from_export,
     read_export,
 )
-
-moto_url = fleet_fakes.moto_url
-ec2_front = fleet_fakes.ec2_front
-fleet_env = fleet_fakes.fleet_env
 
 CATALOG = "aws-us-east-1-2023-10"
 POOLS = ["g5.xlarge@us-east-1c", "g5.xlarge@us-east-1a"]

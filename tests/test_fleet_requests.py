@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import fleet_fakes
 import pytest
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, FleetEnv
 
@@ -29,10 +28,6 @@ from deepvm_core.cloud.fleet import (
     validate_request,
 )
 from deepvm_core.cloud.fleet.target import export_bytes
-
-moto_url = fleet_fakes.moto_url
-ec2_front = fleet_fakes.ec2_front
-fleet_env = fleet_fakes.fleet_env
 
 SUBNETS = ("subnet-0aaaaaaaaaaaaaaaa", "subnet-0bbbbbbbbbbbbbbbb", "subnet-0cccccccccccccccc")
 

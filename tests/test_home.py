@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import aws_fakes
 import pytest
 
 from deepvm_core import home
@@ -20,10 +19,6 @@ from deepvm_core.errors import FetchError
 
 REPO = Path(__file__).resolve().parents[1]
 SPECIFIC = ("DEEPVM_USER_CATALOG_DIR", "DEEPVM_FETCHED_CATALOG_DIR", "DEEPVM_UPLOAD_CATALOG_DIR")
-
-moto_url = aws_fakes.moto_url
-fake_aws = aws_fakes.fake_aws
-aws_env = aws_fakes.aws_env
 
 
 @pytest.fixture

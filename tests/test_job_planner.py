@@ -383,7 +383,7 @@ def dominated_by_any(cost: np.ndarray, time: np.ndarray, i: int) -> bool:
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=exact_catalogs, s=scenarios(nodes_max=12), pw_on=st.booleans(),
        goal=st.sampled_from(["cheapest", "fastest"]),
        every=st.sampled_from([1, 2, "auto"]), wait=st.sampled_from([0.0, 0.5]),

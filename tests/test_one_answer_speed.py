@@ -31,7 +31,7 @@ def test_speed_is_the_default_objective() -> None:
     assert DEFAULT_OBJECTIVE == "speed"
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs(spot_may_equal_on_demand=False), s=scenarios(pw_max=6.0),
        k=st.integers(1, 5))
 def test_speed_top_k_equals_the_brute_force(cat: Catalog, s: Scenario, k: int) -> None:
@@ -51,7 +51,7 @@ def test_speed_top_k_equals_the_brute_force(cat: Catalog, s: Scenario, k: int) -
         assert identity(got_arch) == (best[0].identity if best else None)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs(min_gpus=2, min_cpus=1), s=scenarios(nodes_max=12), k=st.integers(1, 4),
        noscale=st.booleans())
 def test_speed_integer_program_equals_the_enumeration(cat: Catalog, s: Scenario, k: int,

@@ -153,7 +153,7 @@ def first(configs: list[oracle.OracleConfiguration]) -> oracle.OracleConfigurati
 
 
 # spot = on-demand is left out: see tests/test_candidates.py
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs(spot_may_equal_on_demand=False), s=scenarios(pw_max=6.0),
        k=st.integers(1, 5))
 def test_every_policy_equals_the_oracle(cat: Catalog, s: Scenario, k: int) -> None:
@@ -191,7 +191,7 @@ def test_more_budget_never_hurts(cat: Catalog, s: Scenario, extra: float) -> Non
         assert high.objective_value(s.objective) >= low.objective_value(s.objective) - 1e-9
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs(), s=scenarios(pw_max=4.0, nodes_max=10), k=st.integers(1, 4))
 def test_recommend_ilp_equals_enumeration(cat: Catalog, s: Scenario, k: int) -> None:
     """The integer program gives the enumeration's whole recommendation (spot = on-demand
@@ -202,7 +202,7 @@ def test_recommend_ilp_equals_enumeration(cat: Catalog, s: Scenario, k: int) -> 
         cat, s, "enumerate", top_k=k)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cat=catalogs(), s=scenarios(pw_max=1.0, nodes_max=40), quotas_off=st.booleans())
 def test_explanations_name_the_oracles_cheapest_configuration(cat: Catalog, s: Scenario,
                                                                quotas_off: bool) -> None:

@@ -4,13 +4,13 @@ never answers. The files are written here, in SkyPilot's format; no test leaves 
 
 from __future__ import annotations
 
-import http.server
 import json
 import socket
-import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from loopback import closed_port_url, serve_folder
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
@@ -140,30 +140,13 @@ def test_cli_bad_region_writes_nothing(tmp_path, capsys):
 
 
 @pytest.fixture
-def server() -> Iterator[str]:
-    body = TEXT.encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path != "/vms.csv":
-                self.send_error(404)
-                return
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+def server(tmp_path: Path) -> Iterator[str]:
+    """A loopback server of ``/vms.csv`` (404 for anything else); yields its URL."""
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "vms.csv").write_text(TEXT)
+    with serve_folder(served) as httpd:
+        yield httpd.url
 
 
 def test_cli_reads_a_url(tmp_path, capsys, server):
@@ -180,11 +163,8 @@ def test_cli_reads_a_url(tmp_path, capsys, server):
 
 
 def test_cli_down_or_silent_server_writes_nothing(tmp_path, capsys):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     out = tmp_path / "out"
-    code, _, err = run(["catalog", "import", f"http://127.0.0.1:{port}/vms.csv", "--format",
+    code, _, err = run(["catalog", "import", f"{closed_port_url()}/vms.csv", "--format",
                         "skypilot", "--region", "us-east-1", "--out", str(out)], capsys)
     assert code == 2
     assert "cannot be reached" in err

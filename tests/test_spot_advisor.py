@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-import aws_fakes
 import pytest
-import spot_advisor_fake
 from aws_fakes import AwsEnv
 from loopback import closed_port_url
 from spot_advisor_fake import FakeSpotAdvisor
@@ -22,12 +20,6 @@ from deepvm_core.cloud.aws import assemble, client, instance_types
 from deepvm_core.cloud.aws import spot_advisor as advisor
 from deepvm_core.errors import FetchError
 from tests.conftest import SPOT_ADVISOR_EXCERPT
-
-moto_url = aws_fakes.moto_url
-fake_aws = aws_fakes.fake_aws
-aws_env = aws_fakes.aws_env
-fake_spot_advisor = spot_advisor_fake.fake_spot_advisor
-spot_advisor = spot_advisor_fake.spot_advisor
 
 
 def excerpt() -> dict:

@@ -4,7 +4,8 @@
   127.0.0.1 (``tests/dashboard_server.py``), with ``DEEPVM_HOME`` and the catalog folders
   pointing at temporary ones; yields its base URL.
 - ``browser``: Debian's Chromium (``/usr/bin/chromium``, or env ``CHROMIUM_PATH``) driven by
-  Playwright. Never run ``playwright install``: the system browser is used.
+  Playwright. Never run ``playwright install``: the system browser is used. An ``expect``
+  without a timeout of its own waits up to 15 s (``EXPECT_TIMEOUT_MS``).
 - ``page``: a fresh browser context and page per test (1400x1000, downloads accepted).
   When a test fails, a screenshot is written to tests/artifacts/.
 - ``artifacts_dir``: tests/artifacts/ (git-ignored), for screenshots and downloads.
@@ -31,6 +32,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = Path(__file__).resolve().parent
 ARTIFACTS_DIR = REPO_ROOT / "tests" / "artifacts"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
+#: How long an ``expect`` without a timeout of its own waits, in milliseconds.
+EXPECT_TIMEOUT_MS = 15_000
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -83,8 +86,11 @@ def browser() -> Iterator[Browser]:
             pytest.fail(f"{reason} (CI is set, so this is an error)", pytrace=False)
         pytest.skip(reason)
 
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # An expect without its own timeout waits up to 15 s (Playwright's default: 5 s): the
+    # dashboard shares the cores with the other test workers (make test runs two).
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     playwright = sync_playwright().start()
     try:
         chromium = playwright.chromium.launch(

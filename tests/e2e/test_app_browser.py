@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import screenshot
+from browser_helpers import click_grid_cell, screenshot
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
@@ -238,7 +238,7 @@ def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamli
     assert box is not None
     # Row 1's Name cell (the Row column is about 40 px wide, Name about 85 px): clicking it
     # directly, not a cell then Home, which the grid can miss while the page is still drawing.
-    page.mouse.click(box["x"] + 110, box["y"] + 35 + 17)
+    click_grid_cell(page, grid, box["x"] + 110, box["y"] + 35 + 17)
     for _ in range(3):  # Family, OD, Spot
         page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price

@@ -12,6 +12,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from browser_helpers import click_grid_cell
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog.catalog import catalog_to_dict
@@ -60,7 +61,7 @@ def _mtbi_cell(page: Page, row: int) -> None:
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + 30, box["y"] + 35 + 17 + 35 * row)  # the GPU type cell
+    click_grid_cell(page, grid, box["x"] + 30, box["y"] + 35 + 17 + 35 * row)  # GPU type cell
     for _ in range(3):  # bucket, source, MTBI
         page.keyboard.press("ArrowRight")
 
@@ -117,7 +118,7 @@ def test_a_typed_price_typo_is_warned_and_the_edit_is_in_the_link(
         "document.querySelector('[data-testid=stDataFrame]').offsetWidth > 600")
     box = grid.bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + 110, box["y"] + 35 + 17)  # row 1's Name cell
+    click_grid_cell(page, grid, box["x"] + 110, box["y"] + 35 + 17)  # row 1's Name cell
     for _ in range(3):  # Family, OD, Spot
         page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price

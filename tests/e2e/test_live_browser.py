@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import aws_fakes
 import pytest
 from aws_fakes import (
     FAKE_ACCESS_KEY_ID,
@@ -33,10 +32,6 @@ LOAD_TIMEOUT_MS = 30_000
 FETCH_TIMEOUT_MS = 90_000
 UPDATE_TIMEOUT_MS = 15_000
 SECRETS = (FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN)
-
-# The loopback fakes (module scope).
-moto_url = aws_fakes.moto_url
-fake_aws = aws_fakes.fake_aws
 
 
 # ----------------------------------------------------------------------------- servers
