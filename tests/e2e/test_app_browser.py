@@ -117,7 +117,7 @@ def test_download_configuration_json(page: Page, streamlit_server: str,
     doc = json.loads(target.read_text())
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", doc.pop("generated_at"))
     catalog = load_catalog("aws-us-east-1-2023-10")
-    rec = recommend(catalog, Scenario(2.5), solver="enumerate", top_k=4)
+    rec = recommend(catalog, Scenario(2.5, objective="paper"), solver="enumerate", top_k=4)
     assert doc == recommendation_to_dict(rec, catalog, chosen=rec.deepvm[1])
 
 
