@@ -13,6 +13,8 @@ SECONDS_PER_DAY: Final = 86_400.0
 HOURS_PER_DAY: Final = 24.0
 #: Minutes per hour (the CLI and the dashboard take restart and wait times in minutes).
 MINUTES_PER_HOUR: Final = 60.0
+#: Bytes per GB (10^9 bytes: GPU memory and checkpoints are given in GB).
+BYTES_PER_GB: Final = 1e9
 #: GB (10^9 bytes) per GiB (2^30 bytes).
 GB_PER_GIB: Final = 1.073741824
 #: A configuration (or an on-demand part) is affordable when its price <= PW + this, USD per

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -38,19 +38,47 @@ ROW_COLUMNS = ("architecture", "gpu", "n", "spot_usd_per_hour", "on_demand_usd_p
                "speed_noscale_epochs_per_hour")
 
 
-def _objective_values(arrays: CandidateDomain | CandidateTable, objective: Objective,
-                      noscale: bool) -> FloatArray:
-    """The objective column of a domain or a table (K = 1, or S(n) = n, if ``noscale``).
+@dataclass(frozen=True, eq=False)
+class ScoreColumns:
+    """What every objective reads, one entry per GPU row of a :class:`CandidateDomain` or per
+    configuration of a :class:`CandidateTable` (1-D arrays): both carry these columns.
 
-    Raises:
-        InputError: ``speed`` while the speed is unknown (no reference type).
+    Attributes:
+        z_paper, z_noscale: the paper's Z, with the true K and with K = 1.
+        performance, performance_noscale: ``eFLOPS n K(n)`` and ``eFLOPS n``.
+        scaling_factor: K(n).
+        speed_epochs_per_hour, speed_noscale_epochs_per_hour: the job's epochs per hour,
+            ``3600 S(n) / t(1)``, and with S(n) = n (NaN when unknown).
     """
-    values: FloatArray = getattr(arrays, objective_attribute(objective, noscale=noscale))
-    if objective == "speed" and np.any(np.isnan(values)):
-        raise InputError("objective", objective, "the training speed is unknown for some GPU "
-                         "type (no one-VM epoch time: give the reference type eFLOPS or a "
-                         "measured one-node time)")
-    return values
+
+    z_paper: FloatArray
+    z_noscale: FloatArray
+    performance: FloatArray
+    performance_noscale: FloatArray
+    scaling_factor: FloatArray
+    speed_epochs_per_hour: FloatArray
+    speed_noscale_epochs_per_hour: FloatArray
+
+    def scores_at(self, index: IntArray) -> dict[str, FloatArray]:
+        """The score columns at ``index``, by field name (to build a table from a domain)."""
+        return {name: getattr(self, name)[index] for name in SCORE_COLUMNS}
+
+    def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
+        """The value of every entry under ``objective`` (K = 1, or S(n) = n, if ``noscale``).
+
+        Raises:
+            InputError: ``speed`` while the speed is unknown (no reference type).
+        """
+        values: FloatArray = getattr(self, objective_attribute(objective, noscale=noscale))
+        if objective == "speed" and np.any(np.isnan(values)):
+            raise InputError("objective", objective, "the training speed is unknown for some "
+                             "GPU type (no one-VM epoch time: give the reference type eFLOPS "
+                             "or a measured one-node time)")
+        return values
+
+
+#: The score columns' names, in :class:`ScoreColumns`' order.
+SCORE_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(ScoreColumns))
 
 
 # ----------------------------------------------------------------------------- GPU rows
@@ -74,7 +102,7 @@ class Limits:
 
 
 @dataclass(frozen=True, eq=False)
-class CandidateDomain:
+class CandidateDomain(ScoreColumns):
     """The candidate domain, one "GPU row" per (architecture, GPU type, n)
     (:mod:`deepvm_core.search.candidates`).
 
@@ -120,13 +148,6 @@ class CandidateDomain:
     spot_usd_per_hour: FloatArray
     on_demand_usd_per_hour: FloatArray
     gpu_price_usd_per_hour: FloatArray
-    z_paper: FloatArray
-    z_noscale: FloatArray
-    performance: FloatArray
-    performance_noscale: FloatArray
-    scaling_factor: FloatArray
-    speed_epochs_per_hour: FloatArray
-    speed_noscale_epochs_per_hour: FloatArray
     speed_basis: SpeedBasis | None
     memory_node_price_usd_per_hour: FloatArray
     memory_node_limit: IntArray
@@ -182,10 +203,6 @@ class CandidateDomain:
         if self.pw_usd_per_hour is None:
             return math.inf
         return self.pw_usd_per_hour + PRICE_TOLERANCE_USD
-
-    def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
-        """The value of every row under ``objective`` (K = 1 if ``noscale``)."""
-        return _objective_values(self, objective, noscale)
 
     @property
     def cpu_name_rank(self) -> IntArray:
@@ -256,12 +273,7 @@ class CandidateDomain:
             domain=self, row=row, architecture=self.architecture[row], gpu=self.gpu[row],
             cpu=cpu, n=self.n[row], m=m, price_usd_per_hour=price,
             on_demand_usd_per_hour=od, spot_usd_per_hour=self.spot_usd_per_hour[row],
-            z_paper=self.z_paper[row], z_noscale=self.z_noscale[row],
-            performance=self.performance[row],
-            performance_noscale=self.performance_noscale[row],
-            scaling_factor=self.scaling_factor[row],
-            speed_epochs_per_hour=self.speed_epochs_per_hour[row],
-            speed_noscale_epochs_per_hour=self.speed_noscale_epochs_per_hour[row],
+            **self.scores_at(row),
             name_rank=self.name_rank(row, cpu),
         )
 
@@ -270,7 +282,7 @@ class CandidateDomain:
 
 
 @dataclass(frozen=True, eq=False)
-class CandidateTable:
+class CandidateTable(ScoreColumns):
     """Configurations as parallel arrays, one entry each (:mod:`deepvm_core.search.candidates`).
     Prices are USD per hour.
 
@@ -301,13 +313,6 @@ class CandidateTable:
     price_usd_per_hour: FloatArray
     on_demand_usd_per_hour: FloatArray
     spot_usd_per_hour: FloatArray
-    z_paper: FloatArray
-    z_noscale: FloatArray
-    performance: FloatArray
-    performance_noscale: FloatArray
-    scaling_factor: FloatArray
-    speed_epochs_per_hour: FloatArray
-    speed_noscale_epochs_per_hour: FloatArray
     name_rank: IntArray
 
     def __len__(self) -> int:
@@ -327,10 +332,6 @@ class CandidateTable:
     def total_vms(self) -> IntArray:
         """Every VM of each configuration, ``n + m``."""
         return self.n + self.m
-
-    def objective_values(self, objective: Objective, *, noscale: bool = False) -> FloatArray:
-        """The value of every configuration under ``objective`` (K = 1 if ``noscale``)."""
-        return _objective_values(self, objective, noscale)
 
     def rank_order(self, objective: Objective, *, noscale: bool = False,
                    indices: IntArray | None = None) -> IntArray:

@@ -38,7 +38,7 @@ with a layer of 12 h^2 parameters, so ``48 h^2`` bytes per GPU when g > 1.
 The logits, ``4 b s V`` bytes for a vocabulary of V (STAS), are not counted (0.26 GB at
 s = 2048, b = 1, V = 32,000).
 
-**Runtime.** :data:`RUNTIME_RESERVE_GB` per GPU for the CUDA context and kernels: HF [R],
+**Runtime.** :data:`RUNTIME_RESERVEBYTES_PER_GB` per GPU for the CUDA context and kernels: HF [R],
 "the kernels alone take up 1.3GB" (1343 MB on a V100; "1-2GB").
 
 So ``need(g) = states / g + activations + runtime (+ 48 h^2 when g > 1)``, and a GPU of
@@ -66,6 +66,7 @@ import numpy.typing as npt
 
 from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import GpuType
+from deepvm_core.units import BYTES_PER_GB
 from deepvm_core.workload.gpu_hardware import GpuHardware, gpu_hardware
 from deepvm_core.workload.transformer import TransformerJob
 
@@ -84,8 +85,7 @@ CHECKPOINT_BYTES_PER_LAYER: Final = 2.0
 #: Bytes of the gathered layer of a sharded replica, per h^2: 4 bytes x 12 h^2 parameters.
 GATHERED_LAYER_BYTES_PER_H2: Final = 48.0
 #: CUDA context and kernels per GPU, GB.
-RUNTIME_RESERVE_GB: Final = 1.3
-_GB: Final = 1e9
+RUNTIME_RESERVEBYTES_PER_GB: Final = 1.3
 #: Relative slack when comparing a need with a capacity (float noise only).
 _SLACK: Final = 1e-12
 
@@ -136,7 +136,8 @@ def model_states_gb(job: TransformerJob) -> tuple[float, float, float]:
     else:
         base = WEIGHT_BYTES if job.method == "lora" else QLORA_WEIGHT_BYTES
         weights = base * job.params + WEIGHT_BYTES * trainable
-    return weights / _GB, GRADIENT_BYTES * trainable / _GB, OPTIMIZER_BYTES * trainable / _GB
+    return (weights / BYTES_PER_GB, GRADIENT_BYTES * trainable / BYTES_PER_GB,
+            OPTIMIZER_BYTES * trainable / BYTES_PER_GB)
 
 
 def activations_gb(job: TransformerJob) -> float:
@@ -144,14 +145,15 @@ def activations_gb(job: TransformerJob) -> float:
     h, layers = job.shape()
     sbh = float(job.seq_len) * job.micro_batch * h
     if job.activation_checkpointing:
-        return (CHECKPOINT_BYTES_PER_LAYER * layers + ACTIVATION_BYTES_PER_LAYER) * sbh / _GB
-    return ACTIVATION_BYTES_PER_LAYER * layers * sbh / _GB
+        per_sbh = CHECKPOINT_BYTES_PER_LAYER * layers + ACTIVATION_BYTES_PER_LAYER
+        return per_sbh * sbh / BYTES_PER_GB
+    return ACTIVATION_BYTES_PER_LAYER * layers * sbh / BYTES_PER_GB
 
 
 def gathered_layer_gb(job: TransformerJob) -> float:
     """The gathered layer of a sharded replica, GB per GPU: ``48 h^2`` bytes."""
     h, _ = job.shape()
-    return GATHERED_LAYER_BYTES_PER_H2 * h * h / _GB
+    return GATHERED_LAYER_BYTES_PER_H2 * h * h / BYTES_PER_GB
 
 
 def memory_breakdown(job: TransformerJob, gpus: int = 1) -> MemoryBreakdown:
@@ -164,7 +166,7 @@ def memory_breakdown(job: TransformerJob, gpus: int = 1) -> MemoryBreakdown:
         raise ValueError(f"gpus = {gpus}: must be 1 without sharding, >= 1 with FSDP")
     weights, gradients, optimizer = model_states_gb(job)
     return MemoryBreakdown(gpus, weights, gradients, optimizer, activations_gb(job),
-                           gathered_layer_gb(job) if gpus > 1 else 0.0, RUNTIME_RESERVE_GB)
+                           gathered_layer_gb(job) if gpus > 1 else 0.0, RUNTIME_RESERVEBYTES_PER_GB)
 
 
 def per_gpu_gb(job: TransformerJob, gpus: npt.ArrayLike) -> FloatArray:
@@ -172,7 +174,7 @@ def per_gpu_gb(job: TransformerJob, gpus: npt.ArrayLike) -> FloatArray:
     :attr:`MemoryBreakdown.per_gpu_gb`)."""
     g = np.asarray(gpus, dtype=np.float64)
     states = sum(model_states_gb(job))
-    fixed = activations_gb(job) + RUNTIME_RESERVE_GB
+    fixed = activations_gb(job) + RUNTIME_RESERVEBYTES_PER_GB
     return np.asarray(states / g + fixed + np.where(g > 1, gathered_layer_gb(job), 0.0),
                       dtype=np.float64)
 
@@ -197,7 +199,7 @@ def fewest_gpus_per_replica(job: TransformerJob, memory_gb: npt.ArrayLike,
     if job.sharding == "none":
         return out
     states = sum(model_states_gb(job))
-    room = capacity - (activations_gb(job) + RUNTIME_RESERVE_GB + gathered_layer_gb(job))
+    room = capacity - (activations_gb(job) + RUNTIME_RESERVEBYTES_PER_GB + gathered_layer_gb(job))
     possible = ~one & (room > 0)
     needed = np.full(memory.shape, np.inf)
     needed[possible] = states / room[possible]  # continuous shard count, > 1 where possible
