@@ -47,7 +47,14 @@ import pytest
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import bundled_catalog_paths, load_catalog
 from tests.aws_price_data import price_list, spot_history
-from tests.loopback import LoopbackServer, forward, guard_loopback_only, send, snapshot
+from tests.loopback import (
+    LoopbackFake,
+    LoopbackServer,
+    forward,
+    guard_loopback_only,
+    send,
+    snapshot,
+)
 
 BASE_CATALOG = "aws-us-east-1-2023-10"
 
@@ -97,7 +104,7 @@ class Fault:
 
 
 @dataclass
-class FakeAws:
+class FakeAws(LoopbackFake):
     """The fake EC2 (spot) + Pricing endpoint; everything else goes to moto."""
 
     moto_url: str
@@ -110,19 +117,6 @@ class FakeAws:
     pricing_filter_fields: tuple[str, ...] = ("instanceType", "regionCode")
     _server: LoopbackServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return self._server.url
-
-    def start(self) -> FakeAws:
-        self._server = LoopbackServer(self._handle).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
 
     def reset(self) -> None:
         with self._lock:

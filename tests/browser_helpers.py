@@ -2,9 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
-from playwright.sync_api import Locator, Page
+from playwright.sync_api import Locator, Page, expect
+
+#: How long a page may take to load, and a rerun to update it, on a busy 2-core machine (the
+#: browser tests run beside the others), ms.
+LOAD_TIMEOUT_MS = 45_000
+UPDATE_TIMEOUT_MS = 15_000
+#: The sidebar's PW control.
+PW_LABEL = "PW: pricing willingness (USD/hour)"
+#: The pages under test by path, and their titles.
+PAGES = {"recommend": "Recommend", "plan": "Plan a job", "instances": "Instances",
+         "catalog": "Catalog editor", "simulate": "Simulate", "method": "Method"}
+
+
+def headline(page: Page) -> Locator:
+    """The recommended configuration's headline on the card."""
+    return page.locator(".st-key-rec_card h3")
+
+
+def open_app(page: Page, url: str, heading: str = "Recommend") -> None:
+    """Open ``url`` and wait for the page's title and the sidebar's PW control."""
+    page.goto(url)
+    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS)
+    expect(page.get_by_role("slider", name=PW_LABEL)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+
+
+def query(page: Page) -> dict[str, str]:
+    """The page URL's query parameters (the last value of each)."""
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
 def screenshot(page: Page, path: Path) -> None:
@@ -27,3 +57,40 @@ def click_grid_cell(page: Page, grid: Locator, x: float, y: float) -> None:
     page.mouse.click(x, y)
     page.wait_for_function("grid => grid.contains(document.activeElement)",
                            arg=grid.element_handle())
+
+
+def wait_until_settled(page: Page, timeout_ms: float = 30_000) -> None:
+    """Wait until the app's script run has finished (Streamlit marks the app element
+    ``data-test-script-state="notRunning"``) and two animation frames have painted what it
+    sent: the page's last elements are in place, without a fixed sleep."""
+    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(
+        timeout=timeout_ms)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def edit_grid_cell(page: Page, grid: Locator, cell: tuple[float, float], keys: Sequence[str],
+                   text: str, landed: Callable[[], None], attempts: int = 2) -> None:
+    """Type ``text`` into a data grid's cell and press Enter: wait for the page to settle,
+    click the cell at ``cell`` (x, y offsets from the grid's top-left corner, px), press
+    ``keys`` (arrows) to reach the cell to edit, type, and check ``landed`` (an ``expect``).
+
+    On a busy machine the grid can still be redrawn by a rerun between the click and the keys,
+    and the keys go nowhere: the same edit is then made once more from a settled page (what a
+    person would do) before ``landed``'s failure is raised.
+    """
+    for attempt in range(attempts):
+        wait_until_settled(page)
+        grid.scroll_into_view_if_needed()
+        box = grid.bounding_box()
+        assert box is not None
+        click_grid_cell(page, grid, box["x"] + cell[0], box["y"] + cell[1])
+        for key in keys:
+            page.keyboard.press(key)
+        page.keyboard.type(text, delay=50)  # each key reaches the cell editor
+        page.keyboard.press("Enter")
+        try:
+            landed()
+            return
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise

@@ -36,7 +36,7 @@ from typing import Any
 
 import aws_fakes
 import pytest
-from loopback import LoopbackServer, forward, guard_loopback_only, send
+from loopback import LoopbackFake, LoopbackServer, forward, guard_loopback_only, send
 
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15"
 REGION = "us-east-1"
@@ -76,7 +76,7 @@ class Call:
 
 
 @dataclass
-class Ec2Front:
+class Ec2Front(LoopbackFake):
     """The EC2 endpoint of the tests: moto behind a fault-injecting proxy."""
 
     moto_url: str
@@ -85,19 +85,6 @@ class Ec2Front:
     _counts: dict[tuple[str, bool], int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: LoopbackServer | None = None
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return self._server.url
-
-    def start(self) -> Ec2Front:
-        self._server = LoopbackServer(self._handle).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
 
     def reset(self) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 import pytest
 
@@ -76,6 +77,33 @@ class LoopbackServer:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
+
+
+class LoopbackFake:
+    """What every fake server of the tests shares: a :class:`LoopbackServer` answering with
+    the subclass's ``_handle``, its :attr:`url` (plus ``path``), :meth:`start` and
+    :meth:`stop`. A subclass (a dataclass) declares ``_server: LoopbackServer | None = None``
+    and its own ``reset``."""
+
+    _server: LoopbackServer | None
+    #: Appended to the server's URL by :attr:`url` (a fake serving one file).
+    path = ""
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "the fake is not started"
+        return f"{self._server.url}{self.path}"
+
+    def _handle(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        self._server = LoopbackServer(self._handle).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
 
 
 def send(h: http.server.BaseHTTPRequestHandler, status: int, payload: bytes,

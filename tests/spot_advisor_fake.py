@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.loopback import LoopbackServer, guard_loopback_only, send
+from tests.loopback import LoopbackFake, LoopbackServer, guard_loopback_only, send
 
 SPOT_ADVISOR_PATH = "/spot-advisor-data.json"
 #: An excerpt of the AWS Spot Instance Advisor's data (see its README); also
@@ -28,7 +28,7 @@ SPOT_ADVISOR_EXCERPT = (Path(__file__).resolve().parent / "fixtures" / "spot_adv
 
 
 @dataclass
-class FakeSpotAdvisor:
+class FakeSpotAdvisor(LoopbackFake):
     """Serves the Spot Instance Advisor excerpt over HTTP on 127.0.0.1 (GET only).
 
     ``fail(status, times)`` answers the next ``times`` requests (all, when ``None``) with that
@@ -42,19 +42,10 @@ class FakeSpotAdvisor:
     _server: LoopbackServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"{self._server.url}{SPOT_ADVISOR_PATH}"
+    path = SPOT_ADVISOR_PATH
 
-    def start(self) -> FakeSpotAdvisor:
+    def __post_init__(self) -> None:
         self.reset()
-        self._server = LoopbackServer(self._answer).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
 
     def reset(self) -> None:
         with self._lock:
@@ -66,7 +57,7 @@ class FakeSpotAdvisor:
         with self._lock:
             self.status, self.remaining = status, times
 
-    def _answer(self, h: http.server.BaseHTTPRequestHandler, _body: bytes) -> None:
+    def _handle(self, h: http.server.BaseHTTPRequestHandler, _body: bytes) -> None:
         with self._lock:
             self.requests.append(h.path)
             status, body = 200, self.body

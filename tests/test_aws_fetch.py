@@ -287,63 +287,49 @@ def test_faults_name_operation_and_region_and_write_nothing(aws_env: AwsEnv, ope
     _assert_no_secret(message)
 
 
-def test_partial_fetch_writes_nothing(aws_env: AwsEnv):
-    """The first region succeeds, the second has no price-list offers: nothing is written."""
+def _refused(aws_env: AwsEnv, regions: str | list[str], expected: tuple[str, str, str],
+             words: tuple[str, ...], **options: object) -> None:
+    """A fetch of ``regions`` fails with ``expected`` (operation, region, kind), its message
+    names the region and holds ``words``, and nothing was written."""
     before = aws_env.snapshot()
     with pytest.raises(aws.FetchError) as caught:
-        aws.fetch_catalogs(["us-east-1", "ap-south-2"], max_attempts=1)
+        aws.fetch_catalogs(regions, max_attempts=1, **options)
     error = caught.value
-    assert (error.operation, error.region, error.kind) == ("GetProducts", "ap-south-2",
-                                                           "no_offers")
-    assert "no on-demand Linux offer" in str(error)
-    assert "ap-south-2" in str(error)
+    assert (error.operation, error.region, error.kind) == expected
+    for word in (expected[1], *words):
+        assert word in str(error)
     assert aws_env.snapshot() == before
+
+
+def test_partial_fetch_writes_nothing(aws_env: AwsEnv):
+    """The first region succeeds, the second has no price-list offers: nothing is written."""
+    _refused(aws_env, ["us-east-1", "ap-south-2"], ("GetProducts", "ap-south-2", "no_offers"),
+             ("no on-demand Linux offer",))
 
 
 def test_region_without_spot_offers(aws_env: AwsEnv):
     aws_env.fake.offers["eu-west-1"].spot_factor = None
-    before = aws_env.snapshot()
-    with pytest.raises(aws.FetchError) as caught:
-        aws.fetch_catalogs("eu-west-1", max_attempts=1)
-    assert (caught.value.operation, caught.value.kind) == ("DescribeSpotPriceHistory",
-                                                           "no_offers")
-    assert "eu-west-1" in str(caught.value)
-    assert aws_env.snapshot() == before
+    _refused(aws_env, "eu-west-1", ("DescribeSpotPriceHistory", "eu-west-1", "no_offers"), ())
 
 
-@pytest.mark.usefixtures("aws_env")
-def test_unknown_instance_types():
-    with pytest.raises(aws.FetchError) as caught:
-        aws.fetch_catalogs("us-east-1", instance_types=["zz9.*", "qq1.large"], max_attempts=1)
-    assert caught.value.operation == "DescribeInstanceTypes"
-    assert "zz9.*" in str(caught.value)
-    assert "us-east-1" in str(caught.value)
+def test_unknown_instance_types(aws_env: AwsEnv):
+    _refused(aws_env, "us-east-1", ("DescribeInstanceTypes", "us-east-1", "no_offers"),
+             ("zz9.*",), instance_types=["zz9.*", "qq1.large"])
 
 
 @pytest.mark.parametrize("variable", ["AWS_ENDPOINT_URL_EC2", "AWS_ENDPOINT_URL_PRICING"])
 def test_endpoint_down(aws_env: AwsEnv, variable):
     aws_env.monkeypatch.setenv(variable, closed_port_url())
-    before = aws_env.snapshot()
-    with pytest.raises(aws.FetchError) as caught:
-        aws.fetch_catalogs("us-east-1", max_attempts=1, connect_timeout_s=2)
     expected = "DescribeInstanceTypes" if variable.endswith("EC2") else "GetProducts"
-    assert (caught.value.operation, caught.value.kind) == (expected, "unreachable")
-    assert "could not be reached" in str(caught.value)
-    assert "us-east-1" in str(caught.value)
-    assert aws_env.snapshot() == before
+    _refused(aws_env, "us-east-1", (expected, "us-east-1", "unreachable"),
+             ("could not be reached",), connect_timeout_s=2)
 
 
 def test_missing_credentials(aws_env: AwsEnv):
     for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
         aws_env.monkeypatch.delenv(key)
-    before = aws_env.snapshot()
-    with pytest.raises(aws.FetchError) as caught:
-        aws.fetch_catalogs("us-east-1", max_attempts=1)
-    assert (caught.value.operation, caught.value.kind) == ("DescribeInstanceTypes",
-                                                           "credentials")
-    assert "no AWS credentials" in str(caught.value)
-    assert "us-east-1" in str(caught.value)
-    assert aws_env.snapshot() == before
+    _refused(aws_env, "us-east-1", ("DescribeInstanceTypes", "us-east-1", "credentials"),
+             ("no AWS credentials",))
     assert aws_env.fake.requests == []  # nothing was sent unsigned
 
 

@@ -25,6 +25,7 @@ from deepvm_core.errors import InputError
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.recommendation import recommend
+from tests.phrases import assert_says
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -308,14 +309,9 @@ def test_assembly_carries_base_data_and_estimates_unmeasured_types(base):
     assert catalog.quotas == base.quotas
     assert catalog.saturation == base.saturation
     text = "\n".join(notes)
-    assert "no on-demand" in text
-    assert "m5.large" in text
-    assert "no Linux/UNIX spot price" in text
-    assert "p3.2xlarge" in text
-    assert "eFLOPS estimated from the accelerator model" in text
-    assert "g5.2xlarge (1 x A10G)" in text
-    assert "c4.xlarge 'High' -> 1.7 Gbps" in text
-    assert "quotas are the base catalog's" in text
+    assert_says(text, "no on-demand", "m5.large", "no Linux/UNIX spot price", "p3.2xlarge",
+                "eFLOPS estimated from the accelerator model", "g5.2xlarge (1 x A10G)",
+                "c4.xlarge 'High' -> 1.7 Gbps", "quotas are the base catalog's")
     assert "NVIDIA A10G" in catalog.source
     assert base.name in catalog.source
     # Every GPU type has an eFLOPS (measured or estimated): no "needs eFLOPS" warning is left.

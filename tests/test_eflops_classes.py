@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from deepvm_core.hardware.accelerators import bundled_accelerators
-from deepvm_core.hardware.eflops_estimate import (
+from deepvm_core.hardware.class_eflops import (
     WORKLOAD_CLASSES,
     calibrate_class,
     class_benchmark_comparison,
@@ -20,6 +20,8 @@ from deepvm_core.hardware.eflops_estimate import (
     class_mean_abs_error,
     class_single_gpu_eflops,
     class_vm_eflops,
+)
+from deepvm_core.hardware.eflops_estimate import (
     intra_node_efficiency,
     single_gpu_eflops,
 )

@@ -15,6 +15,7 @@ from loopback import closed_port_url, serve_folder
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
 from deepvm_core.cloud.skypilot import SkyPilotError, build_catalog, parse_vms_csv
+from tests.phrases import assert_says
 
 HEADER = ("InstanceType,AcceleratorName,AcceleratorCount,vCPUs,MemoryGiB,GpuInfo,Price,"
           "SpotPrice,Region,AvailabilityZone\n")
@@ -68,13 +69,9 @@ def test_build_one_region_with_every_quirk():
     assert gpus["trn2.48xlarge"].eflops is None
     assert [c.name for c in catalog.cpu_types] == ["c5.xlarge"]
     text = "\n".join(notes)
-    assert "p4de.24xlarge (use1-az4)" in text
-    assert "no on-demand price: p5e.48xlarge" in text
-    assert "no spot price in any zone: g6.xlarge" in text
-    assert "inf2.xlarge" in text
-    assert "inference-only" in text
-    assert "needs eFLOPS" in text
-    assert "trn2.48xlarge" in text
+    assert_says(text, "p4de.24xlarge (use1-az4)", "no on-demand price: p5e.48xlarge",
+                "no spot price in any zone: g6.xlarge", "inf2.xlarge", "inference-only",
+                "needs eFLOPS", "trn2.48xlarge")
 
 
 def test_median_aggregate_and_missing_region():

@@ -12,7 +12,7 @@ read by :func:`deepvm_core.catalog.validation.parse_catalog`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -36,6 +36,29 @@ class Collector:
 
     def warn(self, where: str, field_name: str, value: object, message: str) -> None:
         self.warnings.append(Problem(where, field_name, value, message))
+
+    def optional_object(self, row: Mapping[str, Any], where: str, key: str,
+                        shape: str) -> Mapping[str, Any] | None:
+        """``row[key]`` when it is an object; ``None`` when it is absent or null, and when it
+        is not an object (reported: ``must be an object <shape>``)."""
+        raw = row.get(key)
+        if raw is None:
+            return None
+        if not isinstance(raw, Mapping):
+            self.error(where, key, raw, f"must be an object {shape}")
+            return None
+        return raw
+
+    def objects(self, rows: list[object],
+                section: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """``(where, row)`` of each row of a list section that is an object (``where`` is
+        ``section[i]``); a row that is not is reported and skipped."""
+        for i, row in enumerate(rows):
+            where = f"{section}[{i}]"
+            if isinstance(row, Mapping):
+                yield where, row
+            else:
+                self.error(where, "(row)", row, "must be an object")
 
     def number(
         self,
@@ -107,11 +130,8 @@ def row_label(kind: str, index: int, row: object) -> str:
 def _read_zone_prices(
     c: Collector, row: Mapping[str, Any], where: str
 ) -> dict[str, float] | None:
-    raw = row.get("spot_by_zone_usd_per_hour")
+    raw = c.optional_object(row, where, "spot_by_zone_usd_per_hour", "{zone: USD/hour}")
     if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        c.error(where, "spot_by_zone_usd_per_hour", raw, "must be an object {zone: USD/hour}")
         return None
     zones: dict[str, float] = {}
     for zone, price in raw.items():
@@ -161,11 +181,8 @@ def read_instance(
 
 
 def _read_scaling(c: Collector, row: Mapping[str, Any], where: str) -> ScalingParams | None:
-    raw = row.get("scaling")
+    raw = c.optional_object(row, where, "scaling", "{a, b, c} or null")
     if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        c.error(where, "scaling", raw, "must be an object {a, b, c} or null")
         return None
     prefixed = {f"scaling.{k}": raw.get(k) for k in ("a", "b", "c")}
     a, b, c_ = (c.number(prefixed, where, f"scaling.{k}") for k in ("a", "b", "c"))
@@ -220,11 +237,7 @@ def read_quotas(c: Collector, rows: object) -> tuple[Quota, ...]:
         return ()
     quotas: list[Quota] = []
     seen: set[str] = set()
-    for i, row in enumerate(rows):
-        where = f"quotas[{i}]"
-        if not isinstance(row, Mapping):
-            c.error(where, "(row)", row, "must be an object")
-            continue
+    for where, row in c.objects(rows, "quotas"):
         family = c.text(row, where, "family")
         od = c.number(row, where, "on_demand_vcpus")
         spot = c.number(row, where, "spot_vcpus")
@@ -249,11 +262,7 @@ def read_saturation(c: Collector, rows: object) -> tuple[SaturationStep, ...] | 
                 "must be a non-empty list of {bandwidth_gbps, max_gpu_vms}")
         return None
     steps: list[SaturationStep] = []
-    for i, row in enumerate(rows):
-        where = f"network_saturation[{i}]"
-        if not isinstance(row, Mapping):
-            c.error(where, "(row)", row, "must be an object")
-            continue
+    for where, row in c.objects(rows, "network_saturation"):
         bw = c.number(row, where, "bandwidth_gbps")
         n = c.number(row, where, "max_gpu_vms")
         if bw is not None and n is not None:

@@ -16,14 +16,16 @@ from dataclasses import dataclass
 
 from deepvm_core.catalog.store import PAPER_CATALOG, load_catalog
 from deepvm_core.hardware.accelerators import accelerator_of_instance
-from deepvm_core.hardware.eflops_estimate import (
+from deepvm_core.hardware.class_eflops import (
     CLASS_BENCHMARK,
     WORKLOAD_CLASSES,
-    benchmark_comparison,
     class_benchmark_comparison,
     class_calibration,
     class_leave_one_out,
     class_mean_abs_error,
+)
+from deepvm_core.hardware.eflops_estimate import (
+    benchmark_comparison,
     leave_one_out,
 )
 from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
@@ -149,7 +151,7 @@ def _artifact_type_of_chip() -> dict[str, str]:
 
 
 def class_leave_one_out_table() -> MethodTable:
-    """:func:`~deepvm_core.hardware.eflops_estimate.class_leave_one_out` of every workload
+    """:func:`~deepvm_core.hardware.class_eflops.class_leave_one_out` of every workload
     class, side by side."""
     types = _artifact_type_of_chip()
     by_class = {c: class_leave_one_out(c) for c in WORKLOAD_CLASSES}
@@ -175,7 +177,7 @@ def class_leave_one_out_table() -> MethodTable:
 
 
 def class_benchmark_table() -> MethodTable:
-    """:func:`~deepvm_core.hardware.eflops_estimate.class_benchmark_comparison` of every
+    """:func:`~deepvm_core.hardware.class_eflops.class_benchmark_comparison` of every
     workload class, side by side (relative to the A10)."""
     by_class = {c: class_benchmark_comparison(c) for c in WORKLOAD_CLASSES}
     first = by_class[WORKLOAD_CLASSES[0]]

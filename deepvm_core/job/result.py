@@ -18,7 +18,7 @@ from deepvm_core.job.estimate import MonteCarloEstimate, PlanEstimate, ReplayEst
 from deepvm_core.job.finish import finishes
 from deepvm_core.job.inputs import JobInputs
 from deepvm_core.job.objectives import Goal
-from deepvm_core.market.mtbi import MtbiSource
+from deepvm_core.market.mtbi import MtbiEstimate
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.explain import Explanation
 from deepvm_core.recommend.policies import PAPER_POLICIES
@@ -67,15 +67,11 @@ class PolicyEstimates:
 
 
 @dataclass(frozen=True)
-class GpuAssumption:
-    """What the plan assumes about one GPU type.
+class GpuAssumption(MtbiEstimate):
+    """What the plan assumes about one GPU type: its MTBI (the fields of
+    :class:`~deepvm_core.market.mtbi.MtbiEstimate`) and its speed.
 
     Attributes:
-        gpu: GPU type name.
-        mtbi_hours: mean hours between interruption events, after ``mtbi_scale``.
-        mtbi_source: ``advisor`` (Spot Advisor bucket), ``user`` (override) or ``default``
-            (no bucket: the 10-15 % default, an assumption).
-        interruption_bucket: the Spot Advisor bucket index 0..4, or ``None``.
         speedup_source: where S_g(n) comes from: ``paper``, ``fitted``, ``measured`` or
             ``linear`` (no fit: S(n) = n, flagged).
         one_vm_epoch_seconds: t_g(1), seconds per epoch on one VM, or ``None`` (unknown).
@@ -86,10 +82,6 @@ class GpuAssumption:
         one_vm_table: the measurement table's name when ``one_vm_source`` is ``measured``.
     """
 
-    gpu: str
-    mtbi_hours: float
-    mtbi_source: MtbiSource
-    interruption_bucket: int | None
     speedup_source: SpeedupSource
     one_vm_epoch_seconds: float | None
     one_vm_source: OneVmSource | None

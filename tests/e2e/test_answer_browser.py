@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import screenshot
+from browser_helpers import screenshot, wait_until_settled
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -104,7 +104,7 @@ def test_presentation_answer_is_above_the_fold(page: Page, streamlit_server: str
     page.goto(streamlit_server + path)
     target = page.locator(answer)
     expect(target).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-    page.wait_for_timeout(1500)  # the rest of the page settles
+    wait_until_settled(page)  # the rest of the page settles
     page.screenshot(path=str(artifacts_dir / f"fold{path.split('?')[0].replace('/', '-')}.png"))
     box = target.bounding_box()
     assert box is not None

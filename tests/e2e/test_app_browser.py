@@ -9,10 +9,18 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import click_grid_cell, screenshot
+from browser_helpers import (
+    LOAD_TIMEOUT_MS,
+    PW_LABEL,
+    UPDATE_TIMEOUT_MS,
+    edit_grid_cell,
+    headline,
+    open_app,
+    query,
+    screenshot,
+)
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
@@ -23,61 +31,8 @@ from deepvm_core.recommend.recommendation import recommend
 
 pytestmark = pytest.mark.e2e
 
-PW_LABEL = "PW: pricing willingness (USD/hour)"
 #: The paper's catalog: the figures below are its (the default catalog is today's).
 PAPER = "catalog=aws-us-east-1-2023-10"
-LOAD_TIMEOUT_MS = 30_000
-UPDATE_TIMEOUT_MS = 10_000
-PAGES = {"recommend": "Recommend", "plan": "Plan a job", "instances": "Instances",
-         "catalog": "Catalog editor", "simulate": "Simulate", "method": "Method"}
-
-
-def headline(page: Page):
-    """The recommended configuration's headline on the card."""
-    return page.locator(".st-key-rec_card h3")
-
-
-def open_app(page: Page, url: str, heading: str = "Recommend") -> None:
-    page.goto(url)
-    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible(
-        timeout=LOAD_TIMEOUT_MS)
-    expect(page.get_by_role("slider", name=PW_LABEL)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-
-
-def query(page: Page) -> dict[str, str]:
-    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
-
-
-def test_navigation_opens_every_page(page: Page, streamlit_server: str) -> None:
-    """Every link of the top navigation opens its page, with the scenario kept in the URL."""
-    open_app(page, f"{streamlit_server}/?pw=2.5")
-    for title in ("Plan a job", "Instances", "Catalog editor", "Simulate", "Live prices",
-                  "Regions", "Method", "Recommend"):
-        page.get_by_role("link", name=title, exact=True).first.click()
-        expect(page.get_by_role("heading", name=title, level=1)).to_be_visible(
-            timeout=LOAD_TIMEOUT_MS)
-        expect(page).to_have_url(re.compile(r"[?&]pw=2.5(&|$)"))
-        expect(page.get_by_test_id("stException")).to_have_count(0)
-
-
-@pytest.mark.parametrize("slug", list(PAGES))
-def test_a_link_to_a_page_path_opens_it(page: Page, streamlit_server: str, slug: str) -> None:
-    open_app(page, f"{streamlit_server}/{slug}?pw=2.5", PAGES[slug])
-    expect(page.get_by_text("Page not found")).to_have_count(0)
-    assert urlparse(page.url).path == f"/{slug}"
-    assert query(page)["pw"] == "2.5"
-
-
-def test_the_root_url_opens_recommend(page: Page, streamlit_server: str) -> None:
-    """"/" shows Recommend in place (no redirect: one round trip on a first visit)."""
-    open_app(page, f"{streamlit_server}/?pw=2.5")
-    expect(headline(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-    expect(page.get_by_text("Page not found")).to_have_count(0)
-    assert urlparse(page.url).path == "/"
-    assert query(page)["pw"] == "2.5"
-    page.get_by_role("link", name="Plan a job", exact=True).first.click()
-    expect(page.get_by_role("heading", name="Plan a job", level=1)).to_be_visible(
-        timeout=LOAD_TIMEOUT_MS)
 
 
 def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
@@ -231,39 +186,21 @@ def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamli
     open_app(page, f"{streamlit_server}/catalog?{PAPER}", "Catalog editor")
     expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
-    grid.scroll_into_view_if_needed()
+    expect(grid).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     page.wait_for_function(  # the grid starts narrow and widens once it is laid out
         "document.querySelector('[data-testid=stDataFrame]').offsetWidth > 600")
-    box = grid.bounding_box()
-    assert box is not None
     # Row 1's Name cell (the Row column is about 40 px wide, Name about 85 px): clicking it
-    # directly, not a cell then Home, which the grid can miss while the page is still drawing.
-    click_grid_cell(page, grid, box["x"] + 110, box["y"] + 35 + 17)
-    for _ in range(3):  # Family, OD, Spot
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
-    page.keyboard.type("1e308", delay=50)  # each key reaches the cell editor
-    page.keyboard.press("Enter")
-    expect(page.get_by_test_id("stSidebar")).to_contain_text("(edited)",
-                                                             timeout=UPDATE_TIMEOUT_MS)
+    # directly, not a cell then Home, which the grid can miss while the page is still drawing;
+    # then Family, OD, Spot and down to g4dn.xlarge's spot price.
+    edit_grid_cell(page, grid, (110, 35 + 17), ["ArrowRight"] * 3 + ["ArrowDown"], "1e308",
+                   lambda: expect(page.get_by_test_id("stSidebar")).to_contain_text(
+                       "(edited)", timeout=UPDATE_TIMEOUT_MS))
     with page.expect_download() as info:
         page.get_by_role("button", name="Our format (JSON)").click()
     target = artifacts_dir / "catalog-scientific.json"
     info.value.save_as(target)
     doc = json.loads(target.read_text())
     assert [r["spot_usd_per_hour"] for r in doc["gpu_types"]] == [0.225, 1e308, 0.3018]
-
-
-@pytest.mark.parametrize("slug", list(PAGES))
-def test_screenshot_of_every_page(page: Page, streamlit_server: str, artifacts_dir: Path,
-                                  slug: str) -> None:
-    open_app(page, f"{streamlit_server}/?page={slug}", PAGES[slug])
-    charts = {"recommend": 2, "plan": 3, "instances": 3, "simulate": 2, "method": 1}.get(slug, 0)
-    expect(page.locator(".js-plotly-plot")).to_have_count(charts, timeout=LOAD_TIMEOUT_MS)
-    if slug == "method":
-        expect(page.get_by_text("Performance-First beats DeepVM")).to_be_visible()
-    expect(page.get_by_test_id("stException")).to_have_count(0)
-    screenshot(page, artifacts_dir / f"page-{slug}.png")
 
 
 def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Path) -> None:

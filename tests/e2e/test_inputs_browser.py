@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import click_grid_cell
+from browser_helpers import edit_grid_cell
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog.catalog import catalog_to_dict
@@ -55,15 +56,12 @@ def test_the_path_beats_the_page_parameter(page: Page, streamlit_server: str) ->
     expect(heading(page, "Simulate")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
 
 
-def _mtbi_cell(page: Page, row: int) -> None:
-    """Select the MTBI cell of ``row`` (0-based) of the Assumptions' MTBI grid."""
+def _edit_mtbi(page: Page, row: int, text: str, landed: Callable[[], None]) -> None:
+    """Type ``text`` into the MTBI cell of ``row`` (0-based) of the Assumptions' MTBI grid:
+    the GPU type cell, then right to bucket, source, MTBI."""
     grid = page.locator("[class*='st-key-plan_mtbi_editor_'] [data-testid=stDataFrame]")
-    grid.scroll_into_view_if_needed()
-    box = grid.bounding_box()
-    assert box is not None
-    click_grid_cell(page, grid, box["x"] + 30, box["y"] + 35 + 17 + 35 * row)  # GPU type cell
-    for _ in range(3):  # bucket, source, MTBI
-        page.keyboard.press("ArrowRight")
+    expect(grid).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    edit_grid_cell(page, grid, (30, 35 + 17 + 35 * row), ["ArrowRight"] * 3, text, landed)
 
 
 def test_the_mtbi_grid_reads_what_a_person_types(page: Page, streamlit_server: str) -> None:
@@ -72,16 +70,11 @@ def test_the_mtbi_grid_reads_what_a_person_types(page: Page, streamlit_server: s
     page.goto(f"{streamlit_server}/plan?trials=200&catalog=aws-us-east-1-2023-10")
     expect(page.locator(".st-key-plan_card h3")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     page.get_by_text("Assumptions: interruptions, restarts, checkpoints").click()
-    _mtbi_cell(page, 0)  # g3s.xlarge
-    page.keyboard.type("1e-9", delay=50)
-    page.keyboard.press("Enter")
-    expect(page).to_have_url(re.compile(r"[?&]mtbi=g3s.xlarge%3A1e-09(&|$)"),
-                             timeout=UPDATE_TIMEOUT_MS)
-    _mtbi_cell(page, 1)  # g4dn.xlarge
-    page.keyboard.type("abc", delay=50)
-    page.keyboard.press("Enter")
-    expect(page.get_by_text("MTBI of g4dn.xlarge: 'abc' is not a number of hours")).to_be_visible(
-        timeout=UPDATE_TIMEOUT_MS)
+    _edit_mtbi(page, 0, "1e-9", lambda: expect(page).to_have_url(  # g3s.xlarge
+        re.compile(r"[?&]mtbi=g3s.xlarge%3A1e-09(&|$)"), timeout=UPDATE_TIMEOUT_MS))
+    _edit_mtbi(page, 1, "abc", lambda: expect(page.get_by_text(  # g4dn.xlarge
+        "MTBI of g4dn.xlarge: 'abc' is not a number of hours")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS))
     assert query(page)["mtbi"] == ["g3s.xlarge:1e-09"]  # the refused value changed nothing
 
 
@@ -113,19 +106,13 @@ def test_a_typed_price_typo_is_warned_and_the_edit_is_in_the_link(
     page.goto(f"{streamlit_server}/catalog?catalog=aws-us-east-1-2023-10")
     expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
-    grid.scroll_into_view_if_needed()
+    expect(grid).to_be_visible(timeout=LOAD_TIMEOUT_MS)
     page.wait_for_function(
         "document.querySelector('[data-testid=stDataFrame]').offsetWidth > 600")
-    box = grid.bounding_box()
-    assert box is not None
-    click_grid_cell(page, grid, box["x"] + 110, box["y"] + 35 + 17)  # row 1's Name cell
-    for _ in range(3):  # Family, OD, Spot
-        page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowDown")  # g4dn.xlarge's spot price
-    page.keyboard.type("45", delay=50)
-    page.keyboard.press("Enter")
-    expect(page.get_by_text("look like typos (still in use)")).to_be_visible(
-        timeout=UPDATE_TIMEOUT_MS)
+    # Row 1's Name cell, then Family, OD, Spot and down to g4dn.xlarge's spot price.
+    edit_grid_cell(page, grid, (110, 35 + 17), ["ArrowRight"] * 3 + ["ArrowDown"], "45",
+                   lambda: expect(page.get_by_text("look like typos (still in use)")
+                                  ).to_be_visible(timeout=UPDATE_TIMEOUT_MS))
     expect(page.get_by_text("is above the on-demand price 0.526 USD/hour")).to_be_visible()
     expect(page.get_by_text("is 285x the 0.1578 USD/hour of aws-us-east-1-2023-10")
            ).to_be_visible()

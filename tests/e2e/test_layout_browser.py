@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import pytest
+from browser_helpers import wait_until_settled
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -68,6 +69,6 @@ def test_page_titles_sit_under_the_page_links_at_1280x720(page: Page, streamlit_
     page.goto(f"{streamlit_server}/{slug}?{CATALOG}")
     title = page.locator("h1").first
     expect(title).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-    page.wait_for_timeout(3000)  # the page's last elements arrive
+    wait_until_settled(page)  # the page's last elements arrive
     gap = page.evaluate(TITLE_GAP)
     assert -1 <= gap <= TITLE_GAP_PX, gap
