@@ -74,18 +74,10 @@ def add_plan_parsers(subparsers: Any) -> None:
                       help="Daly's checkpoint interval from the MTBI and the stall")
     # Minutes are converted to the workload's hours only when given, so that a default is the
     # workload's own value exactly.
-    job.add_argument("--restart-min", type=number(
-                         float, 0.0, maximum=MAX_RESTART_HOURS * MINUTES_PER_HOUR,
-                         bound=f" ({MAX_RESTART_HOURS:g} h, the bound on the restart R)"),
-                     help="restart after an interruption R, minutes (default "
-                          f"{w['restart_hours'] * MINUTES_PER_HOUR:g}, at most "
-                          f"{MAX_RESTART_HOURS * MINUTES_PER_HOUR:g})")
-    job.add_argument("--wait-min", type=number(
-                         float, 0.0, maximum=MAX_WAIT_HOURS * MINUTES_PER_HOUR,
-                         bound=f" ({MAX_WAIT_HOURS:g} h, the bound on the capacity wait W)"),
-                     help="capacity wait after an interruption W, minutes (default "
-                          f"{w['wait_hours'] * MINUTES_PER_HOUR:g}, at most "
-                          f"{MAX_WAIT_HOURS * MINUTES_PER_HOUR:g})")
+    _add_minutes(job, "--restart-min", "restart after an interruption R", MAX_RESTART_HOURS,
+                 w["restart_hours"], "the restart R")
+    _add_minutes(job, "--wait-min", "capacity wait after an interruption W", MAX_WAIT_HOURS,
+                 w["wait_hours"], "the capacity wait W")
     job.add_argument("--disk-gbps", type=number(float, 0.0, strict=True),
                      default=w["disk_gb_per_second"],
                      help=f"anchor disk write bandwidth D, GB/s (default "
@@ -172,3 +164,14 @@ def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Work
         checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
         mtbi_scale=args.mtbi_scale, **given)
 
+
+def _add_minutes(group: argparse._ArgumentGroup, flag: str, what: str, max_hours: float,
+                 default_hours: float, bound_name: str) -> None:
+    """A duration option taken in minutes (the workload holds hours), bounded by
+    ``max_hours``; without a default, so that an absent option keeps the workload's own
+    value exactly."""
+    group.add_argument(flag, type=number(
+        float, 0.0, maximum=max_hours * MINUTES_PER_HOUR,
+        bound=f" ({max_hours:g} h, the bound on {bound_name})"),
+        help=f"{what}, minutes (default {default_hours * MINUTES_PER_HOUR:g}, at most "
+             f"{max_hours * MINUTES_PER_HOUR:g})")

@@ -46,6 +46,7 @@ from deepvm_core.cloud.fleet.target import (
     TAG_CATALOG,
     TAG_PLAN,
     TAG_ROLE,
+    ZONE_RE,
     FleetPart,
     FleetPlan,
 )
@@ -60,7 +61,6 @@ _TEMPLATE_ID = re.compile(r"^lt-[0-9a-f]{8,17}$")
 _TEMPLATE_NAME = re.compile(r"^[a-zA-Z0-9().\-/_]{3,128}$")
 _TEMPLATE_VERSION = re.compile(r"^(\$Latest|\$Default|[1-9][0-9]*)$")
 _SUBNET_ID = re.compile(r"^subnet-[0-9a-f]{8,17}$")
-_ZONE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -128,7 +128,7 @@ def _subnet_items(values: Sequence[str] | None) -> list[tuple[str, str | None]]:
             if not _SUBNET_ID.match(subnet):
                 raise FleetInputError(f"--subnet {subnet!r} is not a subnet id (subnet- and 8 "
                                       "to 17 hex digits)")
-            if sep and not _ZONE.match(zone):
+            if sep and not ZONE_RE.match(zone):
                 raise FleetInputError(f"--subnet {text!r}: {zone!r} is not an availability "
                                       "zone (SUBNET@us-east-1a)")
             items.append((subnet, zone if sep else None))

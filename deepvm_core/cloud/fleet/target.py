@@ -41,7 +41,8 @@ Role = Literal["spot-worker", "anchor", "memory-node"]
 ROLES: tuple[Role, ...] = ("spot-worker", "anchor", "memory-node")
 
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
-_ZONE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
+#: An AWS availability zone name (``us-east-1a``).
+ZONE_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def pool_zones_of(config: Mapping[str, Any], gpu_type: str, where: str) -> tuple
     zones: list[str] = []
     for i, pool in enumerate(pools):
         name, sep, zone = str(pool).partition("@")
-        if not isinstance(pool, str) or not sep or not _ZONE.match(zone):
+        if not isinstance(pool, str) or not sep or not ZONE_RE.match(zone):
             raise FleetInputError(f"the export's {where}.estimate.pools[{i}] = {pool!r} is not "
                                   "TYPE@ZONE (g4dn.xlarge@us-east-1a)")
         if name != gpu_type:
