@@ -92,8 +92,9 @@ def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: 
     ckpt = field_default(Scenario, "checkpoint_gb")
     buffer = field_default(Scenario, "buffer_checkpoints")
     nodes = field_default(Scenario, "max_nodes")
-    p.add_argument("--ckpt-gb", type=number(float, 0.0, strict=True), default=ckpt,
-                   help=f"checkpoint size f, GB (default {ckpt:g})")
+    p.add_argument("--ckpt-gb", type=number(float, 0.0, strict=True),
+                   help=f"checkpoint size f, GB (default {ckpt:g}; a transformer job's own: "
+                        "its trainable weights and optimizer states)")
     p.add_argument("--buffer", type=number(float, 0.0, strict=True), default=buffer,
                    help=f"checkpoints one memory node keeps in RAM (default {buffer:g})")
     p.add_argument("--no-quotas", action="store_true",
@@ -105,9 +106,13 @@ def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: 
                        default=field_default(Scenario, "objective"), help=objective_help)
 
 
-def scenario_from_args(args: argparse.Namespace, pw_usd_per_hour: float) -> Scenario:
+def scenario_from_args(args: argparse.Namespace, pw_usd_per_hour: float,
+                       checkpoint_gb: float | None = None) -> Scenario:
     """The :class:`Scenario` of :func:`add_scenario_args`'s options (``--objective`` if the
-    command has it, else the scenario's default)."""
-    return Scenario(pw_usd_per_hour, args.ckpt_gb, args.buffer,
+    command has it, else the scenario's default); ``checkpoint_gb``: f when the command
+    resolved it (a transformer job's own), else ``--ckpt-gb`` or the default."""
+    ckpt = checkpoint_gb if checkpoint_gb is not None else (
+        field_default(Scenario, "checkpoint_gb") if args.ckpt_gb is None else args.ckpt_gb)
+    return Scenario(pw_usd_per_hour, ckpt, args.buffer,
                     getattr(args, "objective", field_default(Scenario, "objective")),
                     not args.no_quotas, args.max_nodes)

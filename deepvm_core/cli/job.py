@@ -31,7 +31,11 @@ from typing import Final, TextIO
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog, save_catalog
 from deepvm_core.cli.common import scenario_from_args
-from deepvm_core.cli.job_args import load_measurements_arg, speedup_from_args
+from deepvm_core.cli.job_args import (
+    checkpoint_gb_from_args,
+    load_measurements_arg,
+    speedup_from_args,
+)
 from deepvm_core.cli.plan_args import EXIT_NOT_WRITTEN, workload_from_args
 from deepvm_core.cli.plan_table import render_plan_table
 from deepvm_core.cli.traces import plan_replay, replay_note
@@ -81,7 +85,8 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise DeepVMError(f"--mtbi {name} is given twice")
         mtbi[name] = hours
     workload = workload_from_args(args, mtbi)
-    scenario = scenario_from_args(args, 0.0 if args.pw is None else args.pw)
+    scenario = scenario_from_args(args, 0.0 if args.pw is None else args.pw,
+                                  checkpoint_gb_from_args(args))
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,

@@ -9,7 +9,11 @@ import argparse
 from typing import Any, Final
 
 from deepvm_core.cli.common import add_scenario_args, number
-from deepvm_core.cli.job_args import add_job_arguments
+from deepvm_core.cli.job_args import (
+    add_job_arguments,
+    checkpoint_gb_from_args,
+    transformer_from_args,
+)
 from deepvm_core.cli.traces import add_plan_pool_args
 from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE
@@ -21,6 +25,8 @@ from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE
 from deepvm_core.units import MINUTES_PER_HOUR
 from deepvm_core.workload.workload import (
     AUTO,
+    EXAMPLE_EPOCH_SECONDS,
+    EXAMPLE_EPOCHS,
     MAX_CHECKPOINT_FIXED_SECONDS,
     MAX_RESTART_HOURS,
     MAX_WAIT_HOURS,
@@ -157,12 +163,21 @@ def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Work
         given["restart_hours"] = args.restart_min / MINUTES_PER_HOUR
     if args.wait_min is not None:
         given["wait_hours"] = args.wait_min / MINUTES_PER_HOUR
-    return Workload(
-        epochs=args.epochs, reference_epoch_seconds=args.epoch_seconds,
+    common: dict[str, Any] = dict(
         reference_gpu=args.ref_type, reference_nodes=args.ref_nodes,
-        checkpoint_gb=args.ckpt_gb, disk_gb_per_second=args.disk_gbps,
+        checkpoint_gb=checkpoint_gb_from_args(args), disk_gb_per_second=args.disk_gbps,
         checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
         mtbi_scale=args.mtbi_scale, **given)
+    transformer = transformer_from_args(args)
+    if transformer is not None:
+        # one epoch can be a whole fine-tune: checkpoints at Daly's interval unless asked
+        common.setdefault("checkpoint_every_epochs", AUTO)
+        return Workload.for_transformer(transformer, tokens_per_second=args.tokens_per_second,
+                                        **common)
+    return Workload(
+        epochs=EXAMPLE_EPOCHS if args.epochs is None else args.epochs,
+        reference_epoch_seconds=(EXAMPLE_EPOCH_SECONDS if args.epoch_seconds is None
+                                 else args.epoch_seconds), **common)
 
 
 def _add_minutes(group: argparse._ArgumentGroup, flag: str, what: str, max_hours: float,

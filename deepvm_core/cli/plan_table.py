@@ -97,8 +97,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
     out = [f"Catalog {catalog.name} ({catalog.region}, prices {catalog.prices_date}); PW {pw}, "
            f"checkpoint {s.checkpoint_gb:g} GB x buffer {s.buffer_checkpoints:g}; quotas "
            f"{'on' if s.use_quotas else 'off'}; {result.size} feasible clusters\n",
-           f"Job: {w.epochs:g} epochs, {w.reference_epoch_seconds:g} s per epoch on "
-           f"{w.reference_nodes} x {a.reference_gpu}; goal {result.goal}"
+           f"Job: {w.describe(a.reference_gpu)}; goal {result.goal}"
            f"{' (' + limit_text + ')' if limit_text else ''}; Monte Carlo "
            f"{result.trials} trials, seed {result.seed}\n\n"]
     rows = [_row(label, e) for label, e in _labelled(result)]
@@ -134,7 +133,8 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
         one = _fmt(g.one_vm_epoch_seconds, ".2f")
         out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}); speedup "
                    f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'}"
-                   f"{' ' + g.one_vm_table if g.one_vm_table else ''})\n")
+                   f"{' ' + g.one_vm_table if g.one_vm_table else ''})"
+                   f"{'; ' + g.memory_fit if g.memory_fit else ''}\n")
     for note in result.notes:
         out.append(f"Note: {note}\n")
     for warning in result.warnings:

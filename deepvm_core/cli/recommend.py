@@ -16,7 +16,7 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
 from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
-from deepvm_core.cli.job_args import add_job_arguments
+from deepvm_core.cli.job_args import add_job_arguments, checkpoint_gb_from_args
 from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.files import write_json_atomic
@@ -161,7 +161,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if args.replay is not None:
         return _cmd_replay(args, out)
     catalog = _load(args.catalog)
-    scenario = scenario_from_args(args, args.pw)
+    scenario = scenario_from_args(args, args.pw, checkpoint_gb_from_args(args))
     job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
                     time_limit_s=args.time_limit, speed=None if job is None else job.speed)

@@ -11,25 +11,36 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from typing import Any
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.cli.job_args import speedup_from_args
+from deepvm_core.cli.job_args import (
+    checkpoint_gb_from_args,
+    speedup_from_args,
+    transformer_from_args,
+)
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration
 from deepvm_core.pipeline.recommend_job import RecommendJob, estimate_configuration, job_summary
 from deepvm_core.pipeline.recommend_job import recommend_job as core_recommend_job
 from deepvm_core.recommend.policies import POLICY_LABELS
 from deepvm_core.recommend.recommendation import Recommendation
-from deepvm_core.workload.workload import example_workload
+from deepvm_core.workload.workload import Workload, example_workload
 
 
 def recommend_job(args: argparse.Namespace, catalog: Catalog) -> RecommendJob | None:
     """The job of ``recommend``'s job arguments, or ``None`` when none is given (speed is then
     the example job's). A missing ``--epochs`` or ``--epoch-seconds`` takes the example's."""
-    given = (args.epochs, args.epoch_seconds, args.ref_type, args.measurements)
+    transformer = transformer_from_args(args)
+    given = (args.epochs, args.epoch_seconds, args.ref_type, args.measurements, transformer)
     if all(v is None for v in given) and args.speedup == "fitted" and args.ref_nodes == 1:
         return None
-    changes = {"checkpoint_gb": args.ckpt_gb, "reference_gpu": args.ref_type,
-               "reference_nodes": args.ref_nodes}
+    changes: dict[str, Any] = {"checkpoint_gb": checkpoint_gb_from_args(args),
+                               "reference_gpu": args.ref_type,
+                               "reference_nodes": args.ref_nodes}
+    if transformer is not None:
+        workload = Workload.for_transformer(transformer, tokens_per_second=args.tokens_per_second,
+                                           **changes)
+        return core_recommend_job(catalog, workload, speedup_from_args(args))
     if args.epochs is not None:
         changes["epochs"] = args.epochs
     if args.epoch_seconds is not None:

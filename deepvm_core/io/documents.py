@@ -146,6 +146,7 @@ class GpuAssumptionDoc(TypedDict):
     relative_speed_source: str | None
     relative_speed_table: str | None
     relative_one_vm_time: float | None
+    memory_fit: str | None
 
 
 class AssumptionsDoc(TypedDict):

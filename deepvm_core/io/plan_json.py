@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -103,8 +104,7 @@ def plan_summary(result: JobPlanResult, catalog: Catalog) -> str:
     """The plan JSON's first line, for a person: the job, the chosen cluster (how many VMs),
     its expected cost and time, and against the same cluster on demand."""
     w = result.workload
-    what = (f"{w.epochs:g} epochs of {w.reference_epoch_seconds:g} s on "
-            f"{w.reference_nodes} x {result.assumptions.reference_gpu}")
+    what = w.describe(result.assumptions.reference_gpu)
     e = result.chosen
     if e is None:
         why = result.explanation.summary if result.explanation else "nothing qualifies"
@@ -146,6 +146,7 @@ def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
             "relative_speed_source": g.one_vm_source,
             "relative_speed_table": g.one_vm_table,
             "relative_one_vm_time": g.relative_one_vm_time,
+            "memory_fit": g.memory_fit,
         } for g in a.gpu_types},
     }
 
@@ -195,6 +196,9 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
             "reference_epoch_seconds": w.reference_epoch_seconds,
             "reference_gpu": w.reference_gpu,
             "reference_nodes": w.reference_nodes,
+            "workload": w.kind,
+            "transformer": None if w.transformer is None else asdict(w.transformer),
+            "tokens_per_second": w.tokens_per_second,
             "checkpoint_every_epochs": w.checkpoint_every_epochs,
             "mtbi_hours_by_gpu": dict(w.mtbi_hours_by_gpu),
         },

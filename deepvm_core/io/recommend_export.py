@@ -4,6 +4,7 @@ Recommend's download)."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from deepvm_core.catalog import Catalog
@@ -20,6 +21,8 @@ def with_job_estimate(doc: dict[str, Any], rec: Recommendation, catalog: Catalog
     w = job.workload
     inputs = {"epochs": w.epochs, "reference_epoch_seconds": w.reference_epoch_seconds,
               "reference_gpu": job.speed.reference_gpu, "reference_nodes": w.reference_nodes,
+              "workload": w.kind, "tokens_per_second": w.tokens_per_second,
+              "transformer": None if w.transformer is None else asdict(w.transformer),
               "speedup": job.speedup.name,
               "measurements": None if job.speedup.measurements is None
               else job.speedup.measurements.source}

@@ -80,6 +80,9 @@ class GpuAssumption(MtbiEstimate):
             ``None``.
         relative_one_vm_time: ρ_g = t_g(1) / t_ref(1) (dimensionless), or ``None``.
         one_vm_table: the measurement table's name when ``one_vm_source`` is ``measured``.
+        memory_fit: a transformer job: whether one replica fits the type's GPU memory, and
+            why (:attr:`~deepvm_core.workload.memory.MemoryVerdict.reason`); ``None`` for a
+            cnn job.
     """
 
     speedup_source: SpeedupSource
@@ -87,6 +90,7 @@ class GpuAssumption(MtbiEstimate):
     one_vm_source: OneVmSource | None
     relative_one_vm_time: float | None = None
     one_vm_table: str | None = None
+    memory_fit: str | None = None
 
 
 @dataclass(frozen=True)

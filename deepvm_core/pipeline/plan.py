@@ -97,6 +97,7 @@ from deepvm_core.search.candidates import build_domain
 from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import rank_positions
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
+from deepvm_core.workload.memory import fit_note
 from deepvm_core.workload.speed import SpeedBasis, speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
@@ -185,12 +186,14 @@ def _check_inputs(scenario: Scenario, workload: Workload, pw: float | None, goal
 def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> PlanAssumptions:
     """What the plan assumes, from the job's speed basis (its one-VM times, derived once)."""
     speedup = basis.speedup
+    fit = {v.instance_type: v.reason for v in basis.memory}
     gpus = tuple(
         GpuAssumption(
             gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
             one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
-            relative_one_vm_time=t.relative_time, one_vm_table=t.table)
+            relative_one_vm_time=t.relative_time, one_vm_table=t.table,
+            memory_fit=fit.get(g.name))
         for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), basis.one_vm,
                            strict=True))
     return PlanAssumptions(
@@ -209,7 +212,7 @@ def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> Pla
 
 
 def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
-           pw: float | None) -> tuple[str, ...]:
+           pw: float | None, basis: SpeedBasis) -> tuple[str, ...]:
     notes = list(catalog_notes(catalog))
     gpus = [g for g in assumptions.gpu_types if g.gpu in solvable]
     linear = [g.gpu for g in gpus if g.speedup_source == "linear"]
@@ -228,6 +231,8 @@ def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
                      "measurement: set it per type or scale it to test the sensitivity")
     if pw is None:
         notes.append(NO_PW_NOTE)
+    if basis.transformer is not None:
+        notes.append(fit_note(basis.memory, basis.transformer))
     return tuple(notes)
 
 
@@ -366,7 +371,7 @@ def plan_job(
         within_limits=within, best=tuple(estimate(i) for i in best_idx), policies=policies,
         monte_carlo=mc,
         assumptions=assumptions,
-        notes=_notes(catalog, assumptions, solvable, pw) + shortlist_note,
+        notes=_notes(catalog, assumptions, solvable, pw, basis) + shortlist_note,
         explanation=explanation,
         warnings=unused_measurements_warnings(catalog, speedup.measurements)
         + (implausible_speedup_warnings(speedup.measurements,

@@ -135,7 +135,13 @@ def _why_infeasible(catalog: Catalog, scenario: Scenario, domain: CandidateDomai
     solvable = [g for g in types if g.eflops is not None]
     if not solvable:
         return f"left out of the search, {acc.note or 'no eFLOPS measured or estimated'}"
+    basis = domain.speed_basis
+    if basis is not None and not any(basis.admits(g.name) for g in solvable):
+        verdict = next((v for v in basis.memory if v.instance_type == solvable[-1].name), None)
+        return ("the job does not fit: " + verdict.reason if verdict is not None
+                else "the job does not fit on its GPUs")
     spot = dict(zip((g.name for g in domain.gpus), domain.limits.spot.tolist(), strict=True))
+    solvable = [g for g in solvable if g.name in spot]
     if all(spot[g.name] < 1 for g in solvable):
         quota = catalog.quota(solvable[0].family)
         if scenario.use_quotas and quota is not None:

@@ -33,7 +33,8 @@ class Explanation:
     Attributes:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
-            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``; the job
+            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``, ``memory_fit``
+            (the job fits on no GPU type); the job
             planner (:mod:`deepvm_core.pipeline.plan`) adds ``deadline``, ``job_budget`` and
             ``does_not_finish`` (no cluster is expected to finish the job).
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
@@ -46,6 +47,10 @@ class Explanation:
     cheapest_feasible_usd_per_hour: float | None = None
     cheapest_configuration: Configuration | None = None
 
+
+#: The ``binding`` name of an explanation whose cause is the job's GPU memory: one replica fits
+#: on no GPU type (a transformer job).
+MEMORY_FIT_BINDING = "memory_fit"
 
 def catalog_notes(catalog: Catalog) -> tuple[str, ...]:
     """Facts about ``catalog`` that change results: types left out, K taken as 1."""
@@ -71,9 +76,14 @@ def _structural_reasons(catalog: Catalog, scenario: Scenario, domain: CandidateD
     gpus, limits = domain.gpus, domain.limits
     if not catalog.gpu_types:
         return [("no_gpu_types", "the catalog has no GPU VM types")]
-    if not gpus:
+    if not catalog.solvable_gpu_types:
         return [("needs_eflops", "every GPU type needs eFLOPS ("
                  + ", ".join(g.name for g in catalog.gpu_types) + ")")]
+    if not gpus:  # the job fits on no type with eFLOPS (a transformer job's GPU memory)
+        basis = domain.speed_basis
+        why = None if basis is None else basis.no_fit_reason()
+        return [(MEMORY_FIT_BINDING, why or "the job fits on none of the GPU types with eFLOPS ("
+                 + ", ".join(g.name for g in catalog.solvable_gpu_types) + ")")]
     if architecture == "tiering":
         if not catalog.cpu_types:
             return [("no_cpu_types", "the catalog has no CPU VM types to serve as memory nodes")]

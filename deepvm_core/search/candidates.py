@@ -37,6 +37,10 @@ Anchor rows as they are, and each Tiering row paired with each memory-node type 
 cheapest valid ``m = floor(n / n_sat) + 1`` (the pair is left out when m exceeds w's limit).
 Price ``n SP(v) + m OD(w)``; Z and performance do not depend on w.
 
+GPU types: those with eFLOPS; with a transformer job's speed basis, only those one replica fits
+on (:meth:`~deepvm_core.workload.speed.SpeedBasis.admits`), at n = k, 2k, ... VMs when a
+replica spans k VMs.
+
 Limits: the node cap (``scenario.max_nodes``) per role, and with ``scenario.use_quotas`` the
 vCPU quotas of each family. The scenario's PW and objective are not read: the budget is the
 ``pw_usd_per_hour`` argument (``None`` or ``math.inf``: no budget bound, quotas and the node
@@ -168,6 +172,8 @@ def build_domain(
     budget = math.inf if pw is None else pw + PRICE_TOLERANCE_USD
     wanted = {Arch(a) for a in architectures}
     gpus = catalog.solvable_gpu_types
+    if speed is not None:  # a transformer job: the types one replica fits on
+        gpus = tuple(g for g in gpus if speed.admits(g.name))
     # the scenario's limits, read once here (the domain carries them to whoever asks why)
     limits = Limits(
         spot=np.array([max_spot_vms(catalog, g, scenario) for g in gpus], dtype=np.int64),
@@ -212,6 +218,7 @@ def build_domain(
     for arch, gi, low, top in ranges:
         g = gpus[gi]
         n = np.arange(low, top + 1, dtype=np.int64)
+        n = n[n % _replica_vms(speed, g) == 0]
         if arch == Arch.SINGLE_ANCHOR:
             price = g.on_demand_usd_per_hour + (n - 1) * g.spot_usd_per_hour
         else:
@@ -227,6 +234,8 @@ def build_domain(
         blocks = [b for b in blocks if b[0] == Arch.SINGLE_ANCHOR]
     blocks = [b for b in blocks if b[2].size]
 
+    floor = [(arch, gi, _whole_replicas(n, _replica_vms(speed, gpus[gi])))
+             for arch, gi, n in floor]
     example: list[SpeedBasis | None] = []  # the example job's basis, derived once if needed
 
     def basis_for(rows: list[tuple[Arch, int, IntArray]]) -> SpeedBasis | None:
@@ -239,6 +248,18 @@ def build_domain(
     cheapest = None if pw is None else _assemble(  # the smallest n of each, at any price
         catalog, gpus, memory, floor, basis_for(floor), None, limits, None)
     return _assemble(catalog, gpus, affordable, blocks, basis_for(blocks), pw, limits, cheapest)
+
+
+def _replica_vms(speed: SpeedBasis | None, gpu: GpuType) -> int:
+    """k, the VMs of ``gpu`` one replica of the job spans (1 without a transformer job's
+    sharding across VMs): clusters of ``gpu`` are whole numbers of replicas, n = k, 2k, ..."""
+    k = None if speed is None else speed.replica_vms(gpu.name)
+    return 1 if k is None else k
+
+
+def _whole_replicas(n: IntArray, k: int) -> IntArray:
+    """Each smallest n raised to the next multiple of k."""
+    return np.asarray(-(-n // k) * k, dtype=np.int64)
 
 
 def _assemble(catalog: Catalog, gpus: tuple[GpuType, ...], memory: list[tuple[CpuType, int]],

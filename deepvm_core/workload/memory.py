@@ -140,6 +140,15 @@ def model_states_gb(job: TransformerJob) -> tuple[float, float, float]:
             OPTIMIZER_BYTES * trainable / BYTES_PER_GB)
 
 
+def checkpoint_gb(job: TransformerJob) -> float:
+    """A checkpoint of the job, GB: what training resumes from, the trainable parameters'
+    16-bit weights and fp32 optimizer states (``(2 + 12) T``; gradients are not saved). A
+    frozen base is read from its own files at every start, so a LoRA or QLoRA checkpoint is
+    its adapter alone. A 7B full fine-tune:
+    14 x 7e9 = 98 GB; its LoRA adapter (1 %): 14 x 7e7 = 0.98 GB."""
+    return (WEIGHT_BYTES + OPTIMIZER_BYTES) * job.trainable_params / BYTES_PER_GB
+
+
 def activations_gb(job: TransformerJob) -> float:
     """Activation memory per GPU, GB (module docstring)."""
     h, layers = job.shape()
@@ -343,3 +352,20 @@ def no_fit_reason(verdicts: Sequence[MemoryVerdict], job: TransformerJob) -> str
                                         v.gpu_memory_gb or 0.0))
     return (f"none of the {len(verdicts)} GPU types holds the job ({job.describe()}); with "
             f"the most GPU memory per VM: {largest.reason}")
+
+
+def fit_note(verdicts: Sequence[MemoryVerdict], job: TransformerJob) -> str:
+    """One sentence for a plan's notes: on how many GPU types one replica of ``job`` fits,
+    which, and the verdict of the largest type left out (or :func:`no_fit_reason`)."""
+    fits = [v.instance_type for v in verdicts if v.fits]
+    if not fits:
+        return no_fit_reason(verdicts, job) or ""
+    out = [v for v in verdicts if not v.fits and v.gpus_per_vm is not None
+           and v.gpu_memory_gb is not None]
+    text = (f"GPU memory: the job ({job.describe()}) fits on {len(fits)} of the "
+            f"{len(verdicts)} GPU types ({', '.join(fits)}); the others are left out")
+    if out:
+        largest = max(out, key=lambda v: ((v.gpus_per_vm or 0) * (v.gpu_memory_gb or 0.0),
+                                          v.instance_type))
+        text += f", e.g. {largest.instance_type}: {largest.reason}"
+    return text

@@ -44,7 +44,7 @@ SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
 #: What a type's speedup actually comes from; ``linear`` (S(n) = n) is to be flagged.
 SpeedupSource = Literal["paper", "fitted", "measured", "linear"]
-OneVmSource = Literal["measured", "reference", "eflops"]
+OneVmSource = Literal["measured", "reference", "eflops", "mfu"]
 
 
 def _one_is_one(x: FloatArray, s: FloatArray) -> FloatArray:
@@ -154,8 +154,9 @@ class OneVmTime:
         epoch_seconds: t_g(1) = t_ref1 ρ_g, seconds per epoch on one VM, or ``None`` when
             unknown (no measured ρ_g and no eFLOPS for g or g_ref).
         source: where ρ_g comes from: ``measured`` (one-node rows of g and g_ref in one table),
-            ``reference`` (g is g_ref: ρ = 1), ``eflops`` (``eFLOPS(g_ref) / eFLOPS(g)``), or
-            ``None``.
+            ``reference`` (g is g_ref: ρ = 1), ``eflops`` (``eFLOPS(g_ref) / eFLOPS(g)``),
+            ``mfu`` (a transformer job: the ratio of the two types' FLOPs-per-token-at-MFU
+            estimates, :mod:`deepvm_core.workload.throughput`), or ``None``.
         relative_time: ρ_g, t_g(1) / t_ref(1) (dimensionless), or ``None``.
         table: the measurement table's name (its source) when ``source`` is ``measured``.
     """
@@ -182,6 +183,7 @@ def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
         raise WorkloadError([Problem("workload", "reference_nodes", workload.reference_nodes,
                                      f"the speedup of {reference.name} there is {s_ref!r}; "
                                      "t_ref1 = t_ref S_ref(n_ref) needs it > 0")])
+    assert workload.reference_epoch_seconds is not None  # a cnn job's (Workload checks)
     t_ref1 = workload.reference_epoch_seconds * s_ref
     table = None if model.measurements is None else model.measurements.source
     times: list[OneVmTime] = []

@@ -24,9 +24,16 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem, WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
 from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.transformer import TransformerJob
 
 CheckpointEvery = int | Literal["auto"]
 AUTO: Literal["auto"] = "auto"
+#: What kind of job: ``cnn`` (the paper's data-parallel job, relative speeds from eFLOPS or a
+#: measurement table) or ``transformer`` (an LLM pretraining or fine-tune: GPU memory decides
+#: which types can run it, its time comes from FLOPs per token and MFU or a measured tokens/s).
+WorkloadKind = Literal["cnn", "transformer"]
+#: The kinds, the default first.
+WORKLOAD_KINDS: Final[tuple[WorkloadKind, ...]] = ("cnn", "transformer")
 
 _WHERE = "workload"
 
@@ -77,12 +84,21 @@ def _number(problems: list[Problem], name: str, value: object, *, positive: bool
 class Workload:
     """A training job and the assumptions about its interruptions.
 
+    A ``cnn`` job (the default) gives its time as t_ref; a ``transformer`` job
+    (``transformer`` set) gives its model and tokens, and its time comes from the FLOPs per
+    token at a published MFU or from ``tokens_per_second`` measured on ``reference_nodes`` VMs
+    of ``reference_gpu`` (:mod:`deepvm_core.workload.throughput`); its GPU memory decides which
+    types can run it at all (:mod:`deepvm_core.workload.memory`).
+
     Attributes:
-        epochs: E, epochs of the job (> 0; may be fractional).
+        epochs: E, epochs of the job (> 0; may be fractional); a transformer job's own
+            ``transformer.epochs``.
         reference_epoch_seconds: t_ref, measured seconds per epoch (> 0) on
-            ``reference_nodes`` VMs of ``reference_gpu``.
+            ``reference_nodes`` VMs of ``reference_gpu``; required for a ``cnn`` job, ``None``
+            for a ``transformer`` job.
         reference_gpu: g_ref, the GPU type of that measurement; ``None`` means the catalog's
-            top spot-FLOPP type (:func:`top_spot_flopp_gpu`).
+            top spot-FLOPP type (:func:`top_spot_flopp_gpu`; for a transformer job without a
+            measurement, the type it runs on at the most tokens per spot USD).
         reference_nodes: n_ref, VMs of that measurement (whole number >= 1).
         checkpoint_gb: f, checkpoint size in GB (> 0).
         checkpoint_every_epochs: k, a checkpoint every k epochs (whole number >= 1), or
@@ -98,10 +114,15 @@ class Workload:
             Advisor default. Stored as a copy; treat it as read-only.
         mtbi_scale: factor on every MTBI (> 0), the sensitivity control (``job-model.md``
             suggests 0.25 to 4).
+        transformer: the transformer job (model, tokens, method, sharding, ...), or ``None``
+            for a ``cnn`` job.
+        tokens_per_second: a transformer job's measured tokens per second on
+            ``reference_nodes`` VMs of ``reference_gpu`` (which it needs), or ``None`` (the
+            estimate).
     """
 
     epochs: float
-    reference_epoch_seconds: float
+    reference_epoch_seconds: float | None = None
     reference_gpu: str | None = None
     reference_nodes: int = 1
     checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
@@ -112,12 +133,18 @@ class Workload:
     checkpoint_fixed_seconds: float = 0.0
     mtbi_hours_by_gpu: Mapping[str, float] = field(default_factory=dict, hash=False)
     mtbi_scale: float = 1.0
+    transformer: TransformerJob | None = None
+    tokens_per_second: float | None = None
+
+    @property
+    def kind(self) -> WorkloadKind:
+        """``transformer`` when :attr:`transformer` is set, else ``cnn``."""
+        return "cnn" if self.transformer is None else "transformer"
 
     def __post_init__(self) -> None:
         problems: list[Problem] = []
         _number(problems, "epochs", self.epochs, positive=True)
-        _number(problems, "reference_epoch_seconds", self.reference_epoch_seconds,
-                positive=True)
+        self._check_kind(problems)
         if self.reference_gpu is not None and (
                 not isinstance(self.reference_gpu, str) or not self.reference_gpu.strip()):
             problems.append(Problem(_WHERE, "reference_gpu", self.reference_gpu,
@@ -153,6 +180,59 @@ class Workload:
             object.__setattr__(self, "mtbi_hours_by_gpu", dict(sorted(overrides.items())))
         if problems:
             raise WorkloadError(problems)
+
+    def _check_kind(self, problems: list[Problem]) -> None:
+        """A cnn job's t_ref, or a transformer job's own fields (class docstring)."""
+        job = self.transformer
+        if job is None:
+            _number(problems, "reference_epoch_seconds", self.reference_epoch_seconds,
+                    positive=True)
+            if self.tokens_per_second is not None:
+                problems.append(Problem(_WHERE, "tokens_per_second", self.tokens_per_second,
+                                        "is a transformer job's measurement (give the "
+                                        "transformer job, or the epoch time instead)"))
+            return
+        if not isinstance(job, TransformerJob):
+            problems.append(Problem(_WHERE, "transformer", job, "must be a TransformerJob"))
+            return
+        if self.reference_epoch_seconds is not None:
+            problems.append(Problem(_WHERE, "reference_epoch_seconds",
+                                    self.reference_epoch_seconds,
+                                    "a transformer job's time comes from its tokens per "
+                                    "second (measured or estimated), not an epoch time"))
+        if self.epochs != job.epochs:
+            problems.append(Problem(_WHERE, "epochs", self.epochs,
+                                    f"must be the transformer job's epochs ({job.epochs:g})"))
+        if self.tokens_per_second is not None:
+            _number(problems, "tokens_per_second", self.tokens_per_second, positive=True)
+            if self.reference_gpu is None:
+                problems.append(Problem(_WHERE, "reference_gpu", None,
+                                        "a measured tokens per second needs the GPU type it "
+                                        "was measured on"))
+
+    @classmethod
+    def for_transformer(cls, job: TransformerJob, **fields: Any) -> Workload:
+        """A transformer job's workload: E from ``job``, with ``fields`` (any other field:
+        ``tokens_per_second``, ``reference_gpu``, ``restart_hours``, ...).
+
+        Raises:
+            WorkloadError: as the constructor.
+        """
+        return cls(epochs=job.epochs, transformer=job, **fields)
+
+    def describe(self, reference_gpu: str) -> str:
+        """The job in one line, with g_ref's name (``reference_gpu``, resolved against a
+        catalog): ``90 epochs of 960 s on 1 x g4dn.xlarge``, or a transformer job's
+        :meth:`~deepvm_core.workload.transformer.TransformerJob.describe` and where its time
+        comes from."""
+        if self.transformer is None:
+            return (f"{self.epochs:g} epochs of {self.reference_epoch_seconds:g} s on "
+                    f"{self.reference_nodes} x {reference_gpu}")
+        if self.tokens_per_second is not None:
+            return (f"{self.transformer.describe()}; {self.tokens_per_second:,.0f} tokens/s "
+                    f"measured on {self.reference_nodes} x {reference_gpu}")
+        return (f"{self.transformer.describe()}; time estimated from FLOPs per token at "
+                "published MFU")
 
 
 def _unknown_name(field_name: str, name: str, known: list[str], kind: str) -> Problem:
