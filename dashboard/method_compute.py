@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from deepvm_core.hardware.method_tables import MethodTable, artifact_curves, estimator_error_tables
+from deepvm_core.hardware.method_tables import (
+    MethodTable,
+    artifact_curves,
+    estimator_error_tables,
+    workload_class_error_tables,
+)
 from deepvm_core.hardware.scaling_prior import prior_errors, step_speedup
 
 if TYPE_CHECKING:  # pandas loads with the first table
@@ -18,9 +23,10 @@ if TYPE_CHECKING:  # pandas loads with the first table
 
 @st.cache_resource(show_spinner=False)
 def method_tables() -> tuple[MethodTable, ...]:
-    """:func:`deepvm_core.hardware.method_tables.estimator_error_tables` (about a second of fits,
-    the same for every session: computed once per server)."""
-    return estimator_error_tables()
+    """:func:`deepvm_core.hardware.method_tables.estimator_error_tables` and the per-workload-class
+    tables (:func:`~deepvm_core.hardware.method_tables.workload_class_error_tables`): about a
+    second of fits, the same for every session, computed once per server."""
+    return (*estimator_error_tables(), *workload_class_error_tables())
 
 
 @st.cache_resource(show_spinner=False)

@@ -67,3 +67,21 @@ def test_prior_error_rows_and_markdown(tables):
     assert lines[0] == "| curve | prior | K = 1 (S(n) = n) |"
     assert lines[1] == "|---|---|---|"
     assert len(lines) == 2 + 3
+
+
+def test_the_class_tables_are_in_the_method_doc_and_the_readme():
+    """Issue 24: both error tables of the per-class estimator in docs/method.md (with how to read
+    them) and in the README."""
+    from deepvm_core.hardware.method_tables import workload_class_error_tables
+    method = METHOD_DOC.read_text(encoding="utf-8")
+    readme = (METHOD_DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    for t in workload_class_error_tables():
+        assert t.markdown() in method, t.key
+        assert t.reading in method, t.key
+        assert t.markdown() in readme, t.key
+
+
+def test_the_transformer_class_is_within_15_percent_of_the_public_bert_ratios():
+    """Mean |in-sample error| over the fitted rows (V100 ... H200, B200 held out)."""
+    from deepvm_core.hardware.class_eflops import class_mean_abs_error
+    assert class_mean_abs_error("transformer") < 0.15
