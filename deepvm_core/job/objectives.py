@@ -7,13 +7,29 @@ a NaN cost or makespan is never picked and never on the frontier.
 
 * :func:`best_first`: the configurations within a deadline (``T <= deadline_hours``) and a
   budget (``C <= budget_usd``), best first by a :data:`Goal`: by (C, T, rank) for
-  ``cheapest``, by (T, C, rank) for ``fastest`` (:func:`deepvm_core.job.plan_job`'s order);
+  ``cheapest``; for ``fastest`` with diminishing returns (below), then by (T, C, rank)
+  (:func:`deepvm_core.pipeline.plan.plan_job`'s order);
 * :func:`cheapest`: least C, optionally with ``T <= deadline_hours``;
 * :func:`fastest`: least T (ties: lower C, then rank), optionally with ``C <= budget_usd``;
 * :func:`pareto_frontier`: the configurations no other beats on both T and C (at least as good
   on both and better on one); of configurations with equal (C, T) only the first by rank is
   kept. Sort by (C, T, rank), then keep each entry whose T is below every earlier T:
   O(n log n).
+* :func:`frontier_steps`: along the frontier (cost ascending), what each step costs per hour
+  it saves, and the knee.
+
+**Fastest, with diminishing returns.** A buyer who asks for the fastest cluster does not want
+to pay 222 times more to save 0.02 %. With ``T_min`` the least expected makespan within the
+limits and a tolerance ``ε`` (:data:`DEFAULT_FASTEST_TOLERANCE`, 2 %), the configurations with
+``T <= T_min (1 + ε)`` are "as fast"; ``fastest`` ranks those first, cheapest first (C, T,
+rank), then the rest by (T, C, rank). ``ε = 0`` is the plain least makespan.
+
+**Marginal cost of time along the frontier.** On the frontier sorted by cost
+``C_0 < C_1 < ...`` (so ``T_0 > T_1 > ...``), step i costs ``m_i = (C_i - C_{i-1}) /
+(T_{i-1} - T_i)`` USD per hour saved (``m_0`` undefined: NaN). The knee is the frontier point
+farthest from the straight line between the two ends, both axes scaled to [0, 1] (the
+"Kneedle" rule: where buying time stops being cheap); with fewer than three points there is no
+knee.
 """
 
 from __future__ import annotations
@@ -31,6 +47,9 @@ Goal = Literal["cheapest", "fastest"]
 GOALS: tuple[Goal, ...] = get_args(Goal)
 #: The goal of a job plan unless told.
 DEFAULT_GOAL: Goal = "cheapest"
+#: ``fastest``: configurations within this share of the least expected makespan count as
+#: equally fast, and the cheapest of them wins (2 %).
+DEFAULT_FASTEST_TOLERANCE = 0.02
 
 
 def _inputs(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike,
@@ -76,19 +95,39 @@ def within_limits(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
     return np.asarray(ok, dtype=bool)
 
 
+def check_fastest_tolerance(value: float) -> float:
+    """``value`` if it is a share in [0, 1], else an :class:`InputError` naming it."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not 0 <= value <= 1):
+        raise InputError("fastest_tolerance", value,
+                         "must be a share from 0 to 1 (0.02: within 2 % of the fastest)")
+    return float(value)
+
+
 def best_first(goal: Goal, cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
                deadline_hours: float | None = None, budget_usd: float | None = None,
                rank: npt.ArrayLike | None = None,
-               eligible: npt.ArrayLike | None = None) -> IntArray:
+               eligible: npt.ArrayLike | None = None,
+               fastest_tolerance: float = DEFAULT_FASTEST_TOLERANCE) -> IntArray:
     """Indices of the configurations :func:`within_limits`, best first by ``goal``: sorted by
-    (C, T, rank) for ``cheapest`` and by (T, C, rank) for ``fastest``."""
+    (C, T, rank) for ``cheapest``; for ``fastest``, those within ``fastest_tolerance`` of the
+    least makespan first, by (C, T, rank), then the others by (T, C, rank)."""
     if goal not in GOALS:
         raise InputError("goal", goal, f"must be one of {', '.join(GOALS)}")
+    tolerance = check_fastest_tolerance(fastest_tolerance)
     cost, time, order = _inputs(cost_usd, makespan_hours, rank)
     candidates = np.flatnonzero(within_limits(cost, time, deadline_hours=deadline_hours,
                                               budget_usd=budget_usd, eligible=eligible))
     c, t, r = cost[candidates], time[candidates], order[candidates]
-    keys = (r, t, c) if goal == "cheapest" else (r, c, t)
+    if goal == "cheapest":
+        return np.asarray(candidates[np.lexsort((r, t, c))], dtype=np.int64)
+    if candidates.size == 0:
+        return candidates.astype(np.int64)
+    as_fast = t <= t.min() * (1.0 + tolerance)
+    # as fast first (0), then the rest (1); within "as fast" by (C, T, rank), else (T, C, rank)
+    first = np.where(as_fast, c, t)
+    second = np.where(as_fast, t, c)
+    keys = (r, second, first, ~as_fast)
     return np.asarray(candidates[np.lexsort(keys)], dtype=np.int64)
 
 
@@ -105,12 +144,14 @@ def cheapest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
 
 def fastest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
             budget_usd: float | None = None, rank: npt.ArrayLike | None = None,
-            eligible: npt.ArrayLike | None = None) -> int | None:
-    """Index of the least expected makespan (with ``C <= budget_usd`` if given, among the
-    ``eligible``), or ``None`` when no configuration qualifies. Ties: lower C, then lower
-    rank."""
+            eligible: npt.ArrayLike | None = None,
+            fastest_tolerance: float = DEFAULT_FASTEST_TOLERANCE) -> int | None:
+    """Index of the cheapest configuration within ``fastest_tolerance`` of the least expected
+    makespan (with ``C <= budget_usd`` if given, among the ``eligible``), or ``None`` when no
+    configuration qualifies. Ties: lower T, then lower rank. ``fastest_tolerance=0``: the
+    least makespan (ties: lower C, then rank)."""
     order = best_first("fastest", cost_usd, makespan_hours, budget_usd=budget_usd, rank=rank,
-                       eligible=eligible)
+                       eligible=eligible, fastest_tolerance=fastest_tolerance)
     return int(order[0]) if order.size else None
 
 
@@ -128,3 +169,30 @@ def pareto_frontier(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
     keep = t < best_before
     keep[0] = True  # the cheapest (ties: fastest, then rank) is never beaten
     return np.asarray(sorted_idx[keep], dtype=np.int64)
+
+
+def frontier_steps(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike,
+                   frontier: npt.ArrayLike) -> tuple[FloatArray, int | None]:
+    """Along ``frontier`` (indices by increasing cost, as :func:`pareto_frontier` gives them):
+    each point's marginal cost of time, USD per hour saved against the previous point (NaN for
+    the first), and the position in ``frontier`` of the knee (``None`` with fewer than three
+    points, or when every point lies on the line between the ends)."""
+    cost = np.asarray(cost_usd, dtype=np.float64).ravel()
+    time = np.asarray(makespan_hours, dtype=np.float64).ravel()
+    idx = np.asarray(frontier, dtype=np.int64).ravel()
+    c, t = cost[idx], time[idx]
+    marginal = np.full(idx.size, np.nan)
+    if idx.size >= 2:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            marginal[1:] = np.diff(c) / -np.diff(t)
+    if idx.size < 3:
+        return marginal, None
+    span_c, span_t = c[-1] - c[0], t[0] - t[-1]
+    if not (span_c > 0 and span_t > 0 and np.isfinite(span_c) and np.isfinite(span_t)):
+        return marginal, None
+    x = (c - c[0]) / span_c  # 0 .. 1, cost up
+    y = (t[0] - t) / span_t  # 0 .. 1, time saved
+    # distance above the chord y = x (time saved beyond what a straight line buys)
+    gain = y - x
+    best = int(np.argmax(gain))
+    return marginal, (best if gain[best] > 1e-12 else None)

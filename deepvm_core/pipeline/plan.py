@@ -67,6 +67,7 @@ from deepvm_core.job.montecarlo import (
     simulate_jobs,
 )
 from deepvm_core.job.objectives import (
+    DEFAULT_FASTEST_TOLERANCE,
     DEFAULT_GOAL,
     GOALS,
     Goal,
@@ -298,7 +299,7 @@ def _limits_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Explanati
     est = result.estimates
     cost, time = est.expected_cost_usd, est.expected_makespan_hours
     done = finishes(time)
-    quickest = fastest(cost, time, rank=rank, eligible=done)
+    quickest = fastest(cost, time, rank=rank, eligible=done, fastest_tolerance=0.0)
     least = cheapest(cost, time, rank=rank, eligible=done)
     if quickest is None or least is None:
         return _unfinished_explanation(result, goal, rank)
@@ -360,6 +361,7 @@ def plan_job(
     seed: int = DEFAULT_SEED,
     top_k: int = DEFAULT_TOP_K,
     replay: Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None = None,
+    fastest_tolerance: float = DEFAULT_FASTEST_TOLERANCE,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 
@@ -379,6 +381,9 @@ def plan_job(
             (goal, limits and frontier then use them) and its percentiles instead of Monte
             Carlo; the others keep the closed form.
         top_k: how many best configurations, and DeepVM's top-k (:data:`TOP_K_RANGE`).
+        fastest_tolerance: with ``goal="fastest"``, clusters within this share of the least
+            expected makespan count as equally fast and the cheapest of them wins
+            (:func:`~deepvm_core.job.objectives.best_first`; 0: the least makespan).
 
     Raises:
         InputError: a bad goal, PW, limit, trials, seed or top-k, or checkpoint sizes that
@@ -422,7 +427,8 @@ def plan_job(
                            eligible=eligible)
     parts = _Parts(estimates, table, deadline, budget, within, plan, replayed)
     best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
-                          rank=rank, eligible=eligible)[:top_k]
+                          rank=rank, eligible=eligible,
+                          fastest_tolerance=fastest_tolerance)[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:
