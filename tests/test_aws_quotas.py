@@ -17,7 +17,7 @@ from service_quotas_fake import ACCOUNT_QUOTAS, FakeServiceQuotas, quota
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
 from deepvm_core.cli.fetch import main as fetch_main
-from deepvm_core.cloud.aws.parse import MalformedAnswer
+from deepvm_core.cloud.aws.client import MalformedAnswer
 from deepvm_core.cloud.aws.quotas import (
     QUOTA_GROUPS,
     GroupValues,

@@ -163,7 +163,7 @@ def saturation(active: catalog_state.ActiveCatalog) -> None:
                 c: st.column_config.NumberColumn(width="small") for c in pairs.columns})
 
 
-def quotas(active: state.ActiveCatalog) -> None:
+def quotas(active: catalog_state.ActiveCatalog) -> None:
     st.subheader("vCPU quotas")
     off = "" if keys.QUOTAS.get() else (" Quotas are off in the sidebar: these rows bound "
                                         "nothing now.")

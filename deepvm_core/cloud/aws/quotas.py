@@ -15,7 +15,8 @@ Instance Requests" matches too) or by its code, and each family of a group gets 
 whole value: an over-estimate when several families of one group run at once, since they share
 it (``data/README.md``, "Quotas"). P spot was once two groups ("All P4, P3 and P2 Spot Instance
 Requests", "All P5 Spot Instance Requests"): when those are answered, P gets the smallest
-(noted). Families are named as :func:`~deepvm_core.cloud.aws.parse.quota_family` names them.
+(noted). Families are named as
+:func:`~deepvm_core.cloud.aws.instance_types.quota_family` names them.
 
 **Which rows.** :func:`account_quotas` gives a row to every family of the catalog's types and
 of its existing rows that is in a group the account answered; a row of a family in no AWS group
@@ -50,19 +51,14 @@ from deepvm_core.cloud.aws.client import (
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_READ_TIMEOUT_S,
     Caller,
+    MalformedAnswer,
     aws_errors,
     client_config,
     create_session,
 )
-from deepvm_core.cloud.aws.fetch import (
-    FetchResult,
-    ProgressCallback,
-    RegionFetch,
-    fetch_catalogs,
-    write_fetched_catalogs,
-)
+from deepvm_core.cloud.aws.fetch import ProgressCallback, fetch_catalogs, write_fetched_catalogs
+from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
 from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
-from deepvm_core.cloud.aws.parse import MalformedAnswer
 from deepvm_core.errors import FetchError, InputError
 
 #: The Service Quotas service code of EC2.
@@ -83,7 +79,7 @@ class QuotaGroup:
     Attributes:
         label: short name (``Standard``, ``G and VT``, ``P``).
         families: the families of the group, as
-            :func:`~deepvm_core.cloud.aws.parse.quota_family` names them.
+            :func:`~deepvm_core.cloud.aws.instance_types.quota_family` names them.
         on_demand: (quota code, quota name) of "Running On-Demand ... instances".
         spot: (quota code, quota name) of "All ... Spot Instance Requests", or ``None`` (the
             group has no spot quota).
