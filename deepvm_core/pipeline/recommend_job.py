@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -75,9 +75,8 @@ def estimate_configuration(catalog: Catalog, scenario: Scenario, job: RecommendJ
         InputError: ``config`` is not a configuration of ``catalog`` under ``scenario``'s
             limits (f, s, quotas, node cap).
     """
-    scenario = Scenario(config.hourly_price_usd, job.workload.checkpoint_gb,
-                        scenario.buffer_checkpoints, scenario.objective, scenario.use_quotas,
-                        scenario.max_nodes)
+    scenario = replace(scenario, pw_usd_per_hour=config.hourly_price_usd,
+                       checkpoint_gb=job.workload.checkpoint_gb)
     domain = build_domain(catalog, scenario,
                           pw_usd_per_hour=config.hourly_price_usd + PRICE_TOLERANCE_USD,
                           speed=job.speed)

@@ -43,6 +43,7 @@ from deepvm_core.model import (
 from deepvm_core.recommend.by_accelerator import AcceleratorBest, best_by_accelerator
 from deepvm_core.recommend.distinct import DistinctCluster, distinct_clusters
 from deepvm_core.search.candidates import build_candidates
+from deepvm_core.search.gpu_filter import GPU_FILTER_BINDING, filter_binding, filter_gpu_types
 from deepvm_core.search.selection import top_indices
 from deepvm_core.search.solvers import ILP_TIME_LIMIT_S
 from deepvm_core.search.solvers.enumeration import largest_single_anchor, top_configurations
@@ -79,7 +80,8 @@ class Explanation:
     Attributes:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
-            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``; the job
+            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``,
+            ``gpu_filter`` (the scenario's GPU filter admits no type); the job
             planner (:mod:`deepvm_core.pipeline.plan`) adds ``deadline``, ``job_budget`` and
             ``does_not_finish`` (no cluster is expected to finish the job).
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
@@ -245,6 +247,10 @@ def _structural_reasons(catalog: Catalog, scenario: Scenario, architecture: str)
     if not gpus:
         return [("needs_eflops", "every GPU type needs eFLOPS ("
                  + ", ".join(g.name for g in catalog.gpu_types) + ")")]
+    filtered = filter_binding(catalog, scenario.gpu_filter)
+    if filtered is not None:
+        return [(GPU_FILTER_BINDING, filtered)]
+    gpus = filter_gpu_types(gpus, scenario.gpu_filter)
     if architecture == "tiering":
         if not catalog.cpu_types:
             return [("no_cpu_types", "the catalog has no CPU VM types to serve as memory nodes")]
