@@ -195,6 +195,8 @@ class InstanceSpec:
         gpu_model: ``"NVIDIA T4"``, or ``None`` for a CPU type.
         gpu_count: GPUs per instance (0 for a CPU type).
         gpu_memory_gib: GPU memory of the whole instance, GiB, or ``None``.
+        gpu_info: what ``GpuInfo`` says of the GPUs (:func:`read_gpu_info`), or ``None``
+            without it.
     """
 
     name: str
@@ -207,6 +209,7 @@ class InstanceSpec:
     gpu_model: str | None = None
     gpu_count: int = 0
     gpu_memory_gib: float | None = None
+    gpu_info: GpuInfo | None = None
 
     @property
     def is_gpu(self) -> bool:
@@ -317,6 +320,7 @@ def parse_instance_type(raw: Mapping[str, Any]) -> InstanceSpec:
         gpu_model=gpu_model,
         gpu_count=gpu_count,
         gpu_memory_gib=gpu_memory_gib,
+        gpu_info=read_gpu_info(gpu_info) if isinstance(gpu_info, Mapping) else None,
     )
 
 
