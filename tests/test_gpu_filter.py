@@ -8,6 +8,7 @@ prices and cluster sizes are worked out by hand in the comments."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import jsonschema
@@ -29,6 +30,7 @@ from deepvm_core.search.candidates import build_domain
 from deepvm_core.search.gpu_filter import filter_binding, filter_gpu_types
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import example_workload
+from tests import oracle
 
 AWS_2023 = "aws-us-east-1-2023-10"
 AWS_2025 = "aws-us-east-1-2025-h1"
@@ -329,3 +331,27 @@ def test_cli_bad_filters_are_one_line_errors(capsys, command: str, args: list[st
     assert message in err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- the oracle
+
+
+@pytest.mark.parametrize(("flt", "names"), [
+    (GpuFilter(("T4",)), {"g4dn.xlarge"}),
+    (GpuFilter(("A10G", "M60")), {"g3s.xlarge", "g5.xlarge"}),
+    (GpuFilter(min_gpu_memory_gb=16), {"g4dn.xlarge", "g5.xlarge"}),  # M60: 8 GB
+    (GpuFilter(gpus_per_vm=1), {"g3s.xlarge", "g4dn.xlarge", "g5.xlarge"}),
+])
+@pytest.mark.parametrize("pw", [1.0, 3.0, 10.0])
+@pytest.mark.parametrize("objective", ["paper", "performance"])
+def test_the_top_five_are_the_oracles_on_the_catalog_cut_by_hand(
+        aws2023, flt: GpuFilter, names: set[str], pw: float, objective: str) -> None:
+    """tests/oracle.py knows no filter: it loops over the catalog's rows, here only the types
+    typed by hand for each filter."""
+    cut = dataclasses.replace(aws2023, gpu_types=tuple(g for g in aws2023.gpu_types
+                                                       if g.name in names))
+    expected = oracle.top_k(cut, Scenario(pw, objective=objective), 5)
+    rec = recommend(aws2023, Scenario(pw, objective=objective, gpu_filter=flt), top_k=5)
+    got = [(c.architecture, c.gpu, c.gpu_vms, c.cpu, c.memory_nodes) for c in rec.deepvm]
+    assert got == [e.identity for e in expected]
+    assert [c.hourly_price_usd for c in rec.deepvm] == pytest.approx([e.price for e in expected])
