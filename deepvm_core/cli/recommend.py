@@ -127,7 +127,8 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
               f"{s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
               f"{s.buffer_checkpoints:g}; objective {s.objective}; quotas "
               f"{'on' if s.use_quotas else 'off'}; node cap {s.max_nodes}; top "
-              f"{result.recommendation.top_k}; solver {result.recommendation.solver}\n")
+              f"{result.recommendation.top_k}; solver {result.recommendation.solver}"
+              f"{'; ' + s.gpu_filter.clause() if s.gpu_filter.active else ''}\n")
     if result.matches:
         chosen = result.replayed["chosen"]
         out.write(f"matches: the same {len(result.replayed['deepvm'])} configurations and "
@@ -164,7 +165,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if args.replay is not None:
         return _cmd_replay(args, out)
     catalog = _load(args.catalog)
-    scenario = scenario_from_args(args, args.pw)
+    scenario = scenario_from_args(args, args.pw, catalog)
     job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
                     time_limit_s=args.time_limit, speed=None if job is None else job.speed)
@@ -187,7 +188,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
-    scenario = scenario_from_args(args, args.pw_start)
+    scenario = scenario_from_args(args, args.pw_start, catalog)
     result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
     rows = result.rows()
     if args.format == "json":
