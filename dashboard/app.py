@@ -18,6 +18,7 @@ from dashboard import (
     answer,
     catalog_state,
     glossary,
+    gpu_filters,
     keys,
     state,
     typed_inputs,
@@ -110,7 +111,13 @@ def sidebar_controls() -> None:
                       + glossary.GLOSSARY["Paper's Z"] + " Performance: the "
                       "most relative training throughput (eFLOPS × n × K(n)) within PW.")
         st.toggle("Apply vCPU quotas", key=keys.QUOTAS.name, persist_state=keys.PERSIST,
-                  help="Off is the paper's simulation mode (no account limits).")
+                  help=glossary.GLOSSARY["vCPU quotas"] + " Off is the paper's simulation mode "
+                  "(no account limits); the Instances page lists the catalog's rows.")
+        try:
+            catalog = catalog_state.active_catalog().catalog
+        except DeepVMError:  # said under the catalog choice
+            catalog = None
+        gpu_filters.sidebar(catalog)
         typed_inputs.number(st.sidebar, "Top-k recommendations", keys.TOP_K, *url.TOP_K_RANGE,
                             whole=True, step=1)
         st.toggle("Presentation", key=keys.PRESENTATION.name, persist_state=keys.PERSIST,

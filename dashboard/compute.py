@@ -51,6 +51,7 @@ from deepvm_core.recommend import regions
 from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
 from deepvm_core.recommend.sweep import SweepResult, pw_grid, sweep
+from deepvm_core.search.gpu_filter import catalog_models, gpu_identity
 from deepvm_core.workload.speed import SpeedBasis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
@@ -70,6 +71,16 @@ def load_catalog_file(path: str, mtime_ns: int) -> Catalog:
     (no unpickled copy per run, and its sha256 is computed once)."""
     del mtime_ns  # part of the cache key only
     return load_catalog(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def gpu_choices(catalog_sha256: str, _catalog: Catalog) -> tuple[tuple[str, ...],
+                                                                   tuple[int, ...]]:
+    """The GPU models of a catalog's types (the catalog's order) and their GPUs per VM
+    (ascending): what the sidebar's GPU filters offer first."""
+    del catalog_sha256  # the cache key only
+    identities = [gpu_identity(g) for g in _catalog.gpu_types]
+    return catalog_models(_catalog), tuple(sorted({c for _, c, _ in identities if c}))
 
 
 @st.cache_data(show_spinner=False, max_entries=512)

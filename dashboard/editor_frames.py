@@ -24,6 +24,7 @@ import pandas as pd
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.provenance import carry_sources
+from deepvm_core.catalog.schema import GPU_FIELDS
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.errors import CatalogError, Problem
 
@@ -129,12 +130,17 @@ def _cell(value: Any, numeric: bool = False) -> Any:
 def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[str, Any]:
     """Our catalog format from edited tables; metadata (name, region, ...) from ``source``.
 
-    Per-zone spot prices are kept for a row whose name and spot price are unchanged.
+    Per-zone spot prices are kept for a row whose name and spot price are unchanged, and a GPU
+    row's GPUs (``accelerator``, ``gpu_count``, ``gpu_memory_gb``: not columns of the grid,
+    which fits the main column as it is) for a row whose name is unchanged; a new or renamed
+    row has none, and the core derives them from its name
+    (:mod:`deepvm_core.workload.gpu_hardware`).
     """
     base = catalog_to_dict(source)
     zones = {(r["name"], r["spot_usd_per_hour"]): r["spot_by_zone_usd_per_hour"]
              for kind in ("gpu_types", "cpu_types") for r in base[kind]
              if r.get("spot_by_zone_usd_per_hour")}
+    gpus = {r["name"]: {k: r[k] for k in GPU_FIELDS} for r in base["gpu_types"]}
     data: dict[str, Any] = {k: v for k, v in base.items() if k not in TABLE_BY_KEY}
     for spec in TABLES:
         rows = []
@@ -144,6 +150,7 @@ def frames_to_dict(frames: Mapping[str, pd.DataFrame], source: Catalog) -> dict[
                 abc = [row.pop(c) for c in _SCALING]
                 row["scaling"] = None if all(v is None for v in abc) else dict(zip("abc", abc,
                                                                                     strict=True))
+                row.update(gpus.get(row["name"], {}))
             if spec.key in ("gpu_types", "cpu_types"):
                 zone = zones.get((row["name"], row["spot_usd_per_hour"]))
                 if zone:

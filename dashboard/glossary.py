@@ -33,8 +33,18 @@ GLOSSARY = {
                   "affordable within PW.",
     "Performance-First": "The paper's baseline: a Single Anchor cluster of the fastest GPU type "
                          "(by eFLOPS) that affords 2 or more GPU VMs, as many as fit.",
+    "vCPU quotas": "The most vCPUs each instance family may run, on demand and on spot; a "
+                   "family without a row is unlimited. AWS sets them per group of families "
+                   "(Standard: A, C, D, H, I, M, R, T, Z; G and VT; P; Trn; ...), whose "
+                   "families share one limit. The bundled catalogs' rows are the paper's and "
+                   "stated assumptions, not your account's: `deepvm catalog quotas` reads yours, "
+                   "or edit them in the catalog editor.",
     "Node cap per role": "The most VMs of each role in a cluster: spot GPU VMs, on-demand GPU "
                          "VMs and memory nodes, each (the paper's simulation used 256).",
+    "GPU filters": "Only the GPU types that pass all of them are searched, on every page: "
+                   "the GPU models (A100 is the 40 GB chip, A100-80GB the other, as in "
+                   "SkyPilot), the least memory of one GPU (GB) and the GPUs per VM. The CLI's "
+                   "--gpus, --min-gpu-memory-gb and --gpus-per-vm.",
     "Presentation": "Hides the research details (Z, FLOPP, K(n)) on the Recommend and Regions "
                     "pages; the cluster, its price and its performance stay.",
     "MTBI": "Mean time between interruptions: the average hours between two spot reclaims of "

@@ -91,6 +91,11 @@ TOP_K: Key[int] = _kept("sb_top", url.DEFAULTS["top"])
 NODE_CAP: Key[int] = _kept("sb_nodes", url.DEFAULTS["nodes"])
 SOLVER: Key[Solver] = _kept("sb_solver", url.DEFAULTS["solver"])
 PRESENTATION: Key[bool] = _kept("sb_presentation", url.DEFAULTS["presentation"])
+#: The scenario's GPU filter (:func:`dashboard.url.gpu_filter_of`): models, least GB per GPU
+#: (0: any), GPUs per VM (0: any).
+GPU_MODELS: Key[list[str]] = _kept("sb_gpus", url.DEFAULTS["gpus"])
+MIN_GPU_GB: Key[float] = _kept("sb_min_gpu_gb", url.DEFAULTS["min_gpu_gb"])
+GPUS_PER_VM: Key[int] = _kept("sb_gpus_per_vm", url.DEFAULTS["gpus_per_vm"])
 
 # ----------------------------------------------------------------------------- URL
 

@@ -102,6 +102,27 @@ def inflection_frame(catalog: Catalog) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[Col.GPU, "a", Col.INFLECTION, "c"])
 
 
+def quota_frame(catalog: Catalog) -> pd.DataFrame:
+    """The catalog's vCPU quotas, one row per family: its rows in order, then the families of
+    its types that have none (limits empty: unlimited), with how many GPU and CPU types each
+    family has."""
+    types = (*catalog.gpu_types, *catalog.cpu_types)
+    families = [q.family for q in catalog.quotas]
+    families += sorted({t.family for t in types} - set(families))
+    rows = []
+    for family in families:
+        q = catalog.quota(family)
+        gpus = sum(1 for t in catalog.gpu_types if t.family == family)
+        cpus = sum(1 for t in catalog.cpu_types if t.family == family)
+        rows.append({Col.FAMILY: family,
+                     Col.OD_VCPUS: q.on_demand_vcpus if q is not None else None,
+                     Col.SPOT_VCPUS: q.spot_vcpus if q is not None else None,
+                     Col.FAMILY_TYPES: f"{gpus} GPU, {cpus} CPU"})
+    return pd.DataFrame(rows, columns=[Col.FAMILY, Col.OD_VCPUS, Col.SPOT_VCPUS,
+                                       Col.FAMILY_TYPES]).astype(
+        {Col.OD_VCPUS: "Int64", Col.SPOT_VCPUS: "Int64"})
+
+
 def saturation_frame(catalog: Catalog) -> pd.DataFrame:
     """The catalog's network-saturation table."""
     return pd.DataFrame({Col.BANDWIDTH: [s.bandwidth_gbps for s in catalog.saturation],

@@ -24,6 +24,7 @@ from dashboard import (
     url_spot,
     url_warnings,
 )
+from deepvm_core.catalog.gpu_filter import GpuFilter
 from deepvm_core.model import Scenario
 
 OBJECTIVE_LABELS = {"speed": "Training speed", "paper": "Paper's Z",
@@ -36,8 +37,8 @@ SOLVER_LABELS = {"enumerate": "Exact enumeration", "ilp": "Integer program (PuLP
 
 def wanted_params(page: str) -> dict[str, str]:
     """The URL of the session's current scenario on ``page``: parameter -> text. Presentation
-    mode and, on the Simulate page, its sweep only when not at their defaults; the job once
-    set (Plan a job), on every page (Recommend shows its cost and time)."""
+    mode, the GPU filter and, on the Simulate page, its sweep only when not at their defaults;
+    the job once set (Plan a job), on every page (Recommend shows its cost and time)."""
     wanted: dict[str, Any] = {
         "catalog": keys.CATALOG.get(),
         **{name: key.get() for name, key in keys.NUMBERS.items()},
@@ -49,7 +50,10 @@ def wanted_params(page: str) -> dict[str, str]:
         "page": page,
     }
     texts = {key: url.format_param(key, value) for key, value in wanted.items()}
-    optional: dict[str, Any] = {"presentation": keys.PRESENTATION.get()}
+    optional: dict[str, Any] = {"presentation": keys.PRESENTATION.get(),
+                                "gpus": keys.GPU_MODELS.get(),
+                                "min_gpu_gb": keys.MIN_GPU_GB.get(),
+                                "gpus_per_vm": keys.GPUS_PER_VM.get()}
     if page == "simulate":
         (start, stop), step = keys.SWEEP_RANGE.get(), keys.SWEEP_STEP.get()
         optional.update(sweep_from=start, sweep_to=stop, sweep_step=step)
@@ -145,7 +149,9 @@ def init_state() -> None:
             keys.SLIDERS[c.name].set(c.slider_value(value))
         for name, key in (("objective", keys.OBJECTIVE), ("quotas", keys.QUOTAS),
                           ("top", keys.TOP_K), ("nodes", keys.NODE_CAP),
-                          ("solver", keys.SOLVER), ("presentation", keys.PRESENTATION)):
+                          ("solver", keys.SOLVER), ("presentation", keys.PRESENTATION),
+                          ("gpus", keys.GPU_MODELS), ("min_gpu_gb", keys.MIN_GPU_GB),
+                          ("gpus_per_vm", keys.GPUS_PER_VM)):
             if name in seeded:
                 key.set(seeded[name])
         spot, spot_warnings = url_spot.parse_spot_params(params)
@@ -200,13 +206,20 @@ def presentation() -> bool:
     return keys.PRESENTATION.get()
 
 
+def gpu_filter() -> GpuFilter:
+    """The sidebar's GPU filter (raises InputError for values the core rejects)."""
+    return url.gpu_filter_of(keys.GPU_MODELS.get(), float(keys.MIN_GPU_GB.get()),
+                             int(keys.GPUS_PER_VM.get()))
+
+
 def scenario() -> Scenario:
     """The sidebar's scenario (raises InputError for values the core rejects)."""
     return Scenario(
         pw_usd_per_hour=keys.PW.get(), checkpoint_gb=keys.CHECKPOINT_GB.get(),
         buffer_checkpoints=keys.BUFFER.get(),
         objective=keys.OBJECTIVE.get(),
-        use_quotas=keys.QUOTAS.get(), max_nodes=int(keys.NODE_CAP.get()))
+        use_quotas=keys.QUOTAS.get(), max_nodes=int(keys.NODE_CAP.get()),
+        gpu_filter=gpu_filter())
 
 
 def paper_scenario() -> None:

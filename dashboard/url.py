@@ -19,11 +19,21 @@ from typing import Any
 from dashboard.url_pages import DEFAULT_PAGE, PAGE_SLUGS
 from dashboard.url_warnings import UrlWarning, echo
 from deepvm_core.catalog import store
+from deepvm_core.catalog.gpu_filter import (
+    ANY_GPU,
+    MAX_GPU_MEMORY_GB,
+    MAX_GPUS_PER_VM,
+    GpuFilter,
+    resolve_accelerators,
+    split_accelerators,
+)
 from deepvm_core.defaults import field_default
+from deepvm_core.errors import InputError
 from deepvm_core.model import DEFAULT_OBJECTIVE, MAX_NODES, OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
 from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
+from deepvm_core.search.gpu_filter import known_accelerators
 
 DEFAULT_CATALOG = store.DEFAULT_CATALOG
 
@@ -106,6 +116,15 @@ SWEEP_SPAN = (0.0, 50.0)
 SWEEP_STEP_RANGE = (0.01, 10.0)
 SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
 
+#: The scenario's GPU filter in the URL (only when set): ``gpus`` (models, comma-separated,
+#: the core's names: :func:`~deepvm_core.catalog.gpu_filter.resolve_accelerators`),
+#: ``min_gpu_gb`` (GB per GPU; 0: any) and ``gpus_per_vm`` (0: any). Their defaults are the
+#: core's filter that admits every type (:data:`~deepvm_core.catalog.gpu_filter.ANY_GPU`).
+GPU_FILTER_PARAMS = ("gpus", "min_gpu_gb", "gpus_per_vm")
+GPUS_PER_VM_RANGE = (0, MAX_GPUS_PER_VM)
+#: The known GPU model names a URL's ``gpus`` may give (``data/accelerators.csv``).
+KNOWN_GPU_MODELS: tuple[str, ...] = known_accelerators()
+
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
     "catalog": DEFAULT_CATALOG,
@@ -117,12 +136,16 @@ DEFAULTS: dict[str, Any] = {
     "page": DEFAULT_PAGE,
     **dict(zip(("sweep_from", "sweep_to", "sweep_step"), FIG3_PW_GRID, strict=True)),
     "presentation": False,
+    "gpus": list(ANY_GPU.accelerators),
+    "min_gpu_gb": ANY_GPU.min_gpu_memory_gb or 0.0,
+    "gpus_per_vm": ANY_GPU.gpus_per_vm or 0,
 }
 #: Parameters the URL holds only when they are not at their defaults.
-OPTIONAL_PARAMS = ("presentation", *SWEEP_PARAMS)
+OPTIONAL_PARAMS = ("presentation", *SWEEP_PARAMS, *GPU_FILTER_PARAMS)
 _BOUNDS: dict[str, tuple[float, float]] = {
     **{c.name: (c.low, c.high) for c in CONTROLS},
     "sweep_from": SWEEP_SPAN, "sweep_to": SWEEP_SPAN, "sweep_step": SWEEP_STEP_RANGE,
+    "min_gpu_gb": (0.0, MAX_GPU_MEMORY_GB),
 }
 _CHOICES: dict[str, tuple[str, ...]] = {
     "objective": OBJECTIVES, "solver": SOLVERS, "page": PAGE_SLUGS}
@@ -167,8 +190,15 @@ def parse_query_params(
                 reject(key, text, f"is outside {low:g}..{high:g}")
                 continue
             values[key] = number
-        elif key in ("top", "nodes"):
-            low, high = TOP_K_RANGE if key == "top" else NODE_CAP_RANGE
+        elif key == "gpus":
+            models, problems = parse_gpu_models(text)
+            values[key] = models
+            warnings.extend(UrlWarning(key, f"URL parameter gpus={echo(text)}: {why}; using "
+                                            f"{format_param(key, models) or 'any model'}.")
+                            for why in problems)
+        elif key in ("top", "nodes", "gpus_per_vm"):
+            low, high = {"top": TOP_K_RANGE, "nodes": NODE_CAP_RANGE,
+                         "gpus_per_vm": GPUS_PER_VM_RANGE}[key]
             try:
                 number = int(text)
             except ValueError:
@@ -202,10 +232,35 @@ def parse_query_params(
     return values, warnings
 
 
+def parse_gpu_models(text: str) -> tuple[list[str], list[str]]:
+    """The models of a URL's ``gpus`` as the core spells them, each once, and why each name
+    that is not one was dropped (a count such as ``A100:8``, an unknown name with the close
+    known ones)."""
+    models: list[str] = []
+    problems: list[str] = []
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        try:
+            found = resolve_accelerators(split_accelerators(name), KNOWN_GPU_MODELS)
+        except InputError as exc:
+            problems.append(f"{echo(name)} {str(exc).partition(': ')[2]}")
+            continue
+        models += [m for m in found if m not in models]
+    return models, problems
+
+
+def gpu_filter_of(models: list[str], min_gpu_gb: float, gpus_per_vm: int) -> GpuFilter:
+    """The core's :class:`GpuFilter` of the sidebar's values (0: any)."""
+    return GpuFilter(tuple(models), min_gpu_gb or None, gpus_per_vm or None)
+
+
 def format_param(key: str, value: Any) -> str:
     """How ``value`` is written in the URL."""
     if key in ("quotas", "presentation"):
         return "on" if value else "off"
+    if key == "gpus":
+        return ",".join(value)
     if key in _BOUNDS:
         return f"{float(value):g}"
     return str(value)

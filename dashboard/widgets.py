@@ -14,6 +14,7 @@ from dashboard.formatting import TIMES, si
 from dashboard.glossary import GLOSSARY
 from dashboard.provenance import prices_age
 from dashboard.url_warnings import echo
+from deepvm_core.catalog.gpu_filter import ANY_GPU, GpuFilter
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
 from deepvm_core.text import usd_per_hour
@@ -115,7 +116,8 @@ def scenario_caption(active: catalog_state.ActiveCatalog, scenario: Scenario) ->
         f"{'hourly spending cap' if state.presentation() else 'PW'} "
         f"**{s.pw_usd_per_hour:g} USD/h** · checkpoint "
         f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "
-        f"{'on' if s.use_quotas else 'off'}")
+        f"{'on' if s.use_quotas else 'off'}"
+        + (f" · {s.gpu_filter.clause()}" if s.gpu_filter.active else ""))
 
 
 def cluster_lines(config: Configuration) -> str:
@@ -139,17 +141,26 @@ def headline(config: Configuration) -> str:
             f"{config.cpu} memory node{plural}")
 
 
+def gpu_filter_line(gpu_filter: GpuFilter) -> None:
+    """The scenario's GPU filter in the core's sentence (``Only A100 or H100 GPUs with at least
+    80 GB each.``), on a card; nothing when no filter is set."""
+    if gpu_filter.active:
+        st.markdown(f":material/filter_alt: {gpu_filter.describe()}")
+
+
 def configuration_card(config: Configuration, pw: float, objective: Objective,
                        heading: str, presentation: bool = False,
-                       below: Callable[[], None] | None = None) -> None:
-    """The recommended configuration as a bordered card: what to launch, what it costs per
-    hour, how fast it trains (as a multiple of one reference VM), and (unless
-    ``presentation``, which keeps the card short enough for the answer to stay above the fold)
-    its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of the card (the
-    job's cost and time)."""
+                       below: Callable[[], None] | None = None,
+                       gpu_filter: GpuFilter = ANY_GPU) -> None:
+    """The recommended configuration as a bordered card: what to launch, within which GPU
+    filter, what it costs per hour, how fast it trains (as a multiple of one reference VM), and
+    (unless ``presentation``, which keeps the card short enough for the answer to stay above
+    the fold) its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of the card
+    (the job's cost and time)."""
     with st.container(border=True, key="rec_card"):
         st.caption(heading)
         st.markdown(f"### {headline(config)}")
+        gpu_filter_line(gpu_filter)
         left, right = st.columns([0.5, 0.5], gap="large")
         left.markdown(cluster_lines(config))
         share = config.hourly_price_usd / pw if pw > 0 else 1.0

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from deepvm_core.arrays import FloatArray, IntArray, SignedArray
 from deepvm_core.catalog import Catalog, CpuType, GpuType, SaturationStep, ScalingParams
+from deepvm_core.catalog.gpu_filter import ANY_GPU, GpuFilter
 from deepvm_core.errors import InputError
 from deepvm_core.units import GB_PER_GIB, SECONDS_PER_HOUR
 
@@ -242,6 +243,10 @@ class Scenario:
         use_quotas: apply the catalog's vCPU quotas (off = the paper's simulation mode).
         max_nodes: cap on VM counts per role (spot GPU VMs, on-demand GPU VMs, memory nodes),
             1 to :data:`MAX_NODES`.
+        gpu_filter: which GPU types may be used (models, least GB per GPU, GPUs per VM); the
+            default admits every type. The candidate domain applies it
+            (:func:`~deepvm_core.search.candidates.build_domain`), so every consumer of the
+            scenario's candidates sees the same types.
 
     How many configurations to recommend is an argument of
     :func:`~deepvm_core.recommend.recommendation.recommend`, not part of the scenario: a sweep has
@@ -254,6 +259,7 @@ class Scenario:
     objective: Objective = DEFAULT_OBJECTIVE
     use_quotas: bool = True
     max_nodes: int = DEFAULT_MAX_NODES
+    gpu_filter: GpuFilter = ANY_GPU
 
     def __post_init__(self) -> None:
         def finite(name: str, value: object) -> float:
@@ -277,6 +283,8 @@ class Scenario:
         ):
             raise InputError("max_nodes", self.max_nodes,
                              f"must be a whole number from 1 to {MAX_NODES}")
+        if not isinstance(self.gpu_filter, GpuFilter):
+            raise InputError("gpu_filter", self.gpu_filter, "must be a GpuFilter")
 
 
 # ----------------------------------------------------------------------------- results

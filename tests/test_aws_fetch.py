@@ -203,6 +203,12 @@ def test_fetch_estimates_todays_gpus_and_keeps_other_chips_out():
     assert "left out, inference-only" in notes
     assert "inf1.xlarge" in notes
     assert "estimated from data/accelerators.csv" in catalog.source
+    # each GPU row's GPUs (issue 24): moto's GpuInfo for p4d (8 x A100, 40960 MiB = "40 GB");
+    # Trainium has no GpuInfo: 1 chip (data/instance-gpus.csv), 34.36 GB (accelerators.csv)
+    assert (p4d.accelerator, p4d.gpu_count, p4d.gpu_memory_gb) == ("A100", 8, 40.0)
+    assert (trn.accelerator, trn.gpu_count, trn.gpu_memory_gb) == ("Trainium", 1, 34.36)
+    assert "GPU count from data/instance-gpus.csv (GpuInfo gives none): trn1.2xlarge" in notes
+    assert "GPU memory from data/accelerators.csv (GpuInfo gives none): trn1.2xlarge" in notes
 
 
 @pytest.mark.usefixtures("aws_env")

@@ -129,7 +129,8 @@ def test_parse_instance_type_gpu():
     assert spec == aws.InstanceSpec(
         name="g9.xlarge", family="G", vcpus=8, memory_gib=32.0, network_gbps=10.0,
         network_text="Up to 10 Gigabit", gpu_model="NVIDIA L4", gpu_count=2,
-        gpu_memory_gib=46068 / 1024)
+        gpu_memory_gib=46068 / 1024,
+        gpu_info=instance_types.GpuInfo(name="L4", count=2, memory_mib_per_gpu=23034.0))
 
 
 def test_unknown_network_level_falls_back_to_the_network_cards():

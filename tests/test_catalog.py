@@ -292,7 +292,8 @@ def test_valid_types_build_and_loading_builds_the_same(aws_catalog):
     again = _gpu(name=g4.name, on_demand_usd_per_hour=g4.on_demand_usd_per_hour,
                  spot_usd_per_hour=g4.spot_usd_per_hour, network_gbps=g4.network_gbps,
                  eflops=g4.eflops, scaling=g4.scaling,
-                 interruption_bucket=g4.interruption_bucket)
+                 interruption_bucket=g4.interruption_bucket, accelerator="T4", gpu_count=1,
+                 gpu_memory_gb=16.0)
     assert again == g4
     assert replace(g4, spot_usd_per_hour=0.2).spot_usd_per_hour == 0.2
     with pytest.raises(CatalogError, match="spot_usd_per_hour"):
@@ -320,7 +321,7 @@ def test_schema_version_2_reads_and_writes_the_bucket():
     catalog = parse_catalog(data)
     assert [g.interruption_bucket for g in catalog.gpu_types] == [0, None, None, 4]
     written = catalog_to_dict(catalog)
-    assert written["schema_version"] == SCHEMA_VERSION == 2
+    assert written["schema_version"] == SCHEMA_VERSION == 3  # read as 2, written as the current
     assert [r["interruption_bucket"] for r in written["gpu_types"]] == [0, None, None, 4]
     assert "interruption_bucket" not in written["cpu_types"][0]
     assert parse_catalog(written) == catalog
@@ -355,10 +356,10 @@ def test_a_whole_number_bucket_is_read_like_other_numbers():
 
 def test_unknown_schema_version_is_named():
     with pytest.raises(CatalogError) as caught:
-        parse_catalog(catalog_dict(schema_version=3))
+        parse_catalog(catalog_dict(schema_version=4))
     problem = caught.value.problems[0]
-    assert (problem.field, problem.value) == ("schema_version", 3)
-    assert "1 or 2" in problem.message
+    assert (problem.field, problem.value) == ("schema_version", 4)
+    assert "must be 1, 2 or 3" in problem.message
 
 
 @pytest.mark.parametrize("value", [5, -1, 1.0, True])

@@ -4,8 +4,6 @@ Expected figures are typed from AWS/SkyPilot data and data/accelerators.csv."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from deepvm_core.catalog import GpuType
@@ -55,19 +53,24 @@ def test_the_table_agrees_with_the_family_map_and_the_accelerator_table():
         assert family_chip.name == row.accelerator, name
 
 
-@dataclass(frozen=True, kw_only=True)
-class RowWithGpus(GpuType):
-    """A catalog row that carries its GPUs (the fields issue 24 adds to the schema)."""
-
-    accelerator: str | None = None
-    gpu_count: int | None = None
-    gpu_memory_gb: float | None = None
+def _row(name: str, **gpus: object) -> GpuType:
+    """A catalog row that carries (some of) its GPUs (catalog schema version 3)."""
+    return GpuType(name=name, family="G", on_demand_usd_per_hour=1.0, spot_usd_per_hour=0.5,
+                   vcpus=4, memory_gib=16.0, network_gbps=10.0, eflops=100.0, **gpus)
 
 
-def _row(name: str, **gpus: object) -> RowWithGpus:
-    return RowWithGpus(name=name, family="G", on_demand_usd_per_hour=1.0,
-                       spot_usd_per_hour=0.5, vcpus=4, memory_gib=16.0, network_gbps=10.0,
-                       eflops=100.0, **gpus)
+def test_the_bundled_aws_rows_carry_their_gpus_as_derived_from_the_name():
+    """Every GPU row of the bundled AWS catalogs has the three fields (data/README.md), and
+    they agree with the derivation from the name alone (an independent path: family map,
+    data/instance-gpus.csv, data/accelerators.csv)."""
+    for name in bundled_catalog_paths():
+        if not name.startswith("aws-"):
+            continue
+        for row in load_catalog(name).gpu_types:
+            derived = gpu_hardware(row.name)
+            assert (row.accelerator, row.gpu_count, row.gpu_memory_gb) == (
+                derived.chip, derived.gpus_per_vm, derived.memory_gb_per_gpu), (name, row.name)
+            assert gpu_hardware(row).source == FROM_CATALOG
 
 
 def test_catalog_fields_win_over_the_derivation():

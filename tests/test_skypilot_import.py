@@ -215,5 +215,7 @@ def test_the_export_carries_the_sources(capsys):
                         "--format", "json"], capsys)
     assert code == 0
     rows = {r["name"]: r for r in json.loads(out)["catalog"]["instance_types"]["gpu_types"]}
-    assert rows["p3.2xlarge"]["eflops_source"].startswith("estimated: k C^0.34 B^0.66")
-    assert rows["p3.2xlarge"]["scaling_source"].startswith("prior: data-parallel step")
+    # p3.16xlarge: a V100 type one of the shown clusters uses (the P quota, 192 vCPUs, rules out
+    # the Cost-First 110 x p3.2xlarge that used to bring p3.2xlarge into the export)
+    assert rows["p3.16xlarge"]["eflops_source"].startswith("estimated: k C^0.34 B^0.66")
+    assert rows["p3.16xlarge"]["scaling_source"].startswith("prior: data-parallel step")

@@ -1,4 +1,5 @@
-"""Instances: FLOPP ranking (stage 2), scaling curves and the network-saturation table."""
+"""Instances: FLOPP ranking (stage 2), scaling curves, the network-saturation table and the
+vCPU quotas."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from dashboard import (
     widgets,
 )
 from dashboard.columns import Col
+from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.recommend.explain import catalog_notes
 
@@ -161,6 +163,20 @@ def saturation(active: catalog_state.ActiveCatalog) -> None:
                 c: st.column_config.NumberColumn(width="small") for c in pairs.columns})
 
 
+def quotas(active: catalog_state.ActiveCatalog) -> None:
+    st.subheader("vCPU quotas")
+    off = "" if keys.QUOTAS.get() else (" Quotas are off in the sidebar: these rows bound "
+                                        "nothing now.")
+    st.caption(GLOSSARY["vCPU quotas"] + " This catalog's source says where its rows come "
+               "from." + off, help=active.catalog.source or None)
+    frame = result_frames.quota_frame(active.catalog)
+    unlimited = list(frame[Col.FAMILY][frame[Col.OD_VCPUS].isna()])
+    if unlimited:
+        st.warning(f"No quota row for family {', '.join(unlimited)}: unlimited, even with "
+                   "quotas on.", icon=":material/warning:")
+    st.dataframe(frame, hide_index=True, key="inst_quotas", placeholder="unlimited")
+
+
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Instances")
@@ -181,6 +197,7 @@ def main() -> None:
             per_model(active)
             scaling(active, shown)
     saturation(active)
+    quotas(active)
 
 
 widgets.run_page(main)

@@ -58,6 +58,7 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
     chosen = result.chosen
     if chosen is None:
         st.markdown("#### No cluster fits this job")
+        widgets.gpu_filter_line(result.scenario.gpu_filter)
         if result.explanation is not None:
             st.error(result.explanation.summary, icon=":material/block:")
             if {"deadline", "job_budget"} & set(result.explanation.binding):
@@ -76,6 +77,7 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
     st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
     st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
                 f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
+    widgets.gpu_filter_line(result.scenario.gpu_filter)
     config = chosen.configuration
     left, right = st.columns([0.55, 0.45], gap="large")
     left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")

@@ -41,6 +41,7 @@ def infeasible(rec: Recommendation) -> None:
         return
     with st.container(border=True, key="rec_card"):
         st.markdown("#### Nothing is feasible for this scenario")
+        widgets.gpu_filter_line(rec.scenario.gpu_filter)
         st.error(explanation.summary, icon=":material/block:")
         st.markdown("Binding constraint: " + " ".join(
             f":red-badge[{b.replace('_', ' ')}]" for b in explanation.binding))
@@ -255,7 +256,8 @@ def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
             chosen, rec.scenario.pw_usd_per_hour, rec.scenario.objective,
             f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
             presentation=state.presentation(),
-            below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)))
+            below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)),
+            gpu_filter=scenario.gpu_filter)
         gpu = provenance.gpu_of(active.catalog, chosen.gpu)
         if gpu is not None:
             provenance.gpu_sources_caption(gpu)

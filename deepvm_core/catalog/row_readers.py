@@ -1,5 +1,6 @@
 """The readers of a raw catalog's rows (parsed JSON, our format): instance types, a GPU type's
-eFLOPS, scaling fit and interruption bucket, quotas and the saturation table.
+eFLOPS, scaling fit, interruption bucket and GPUs (model, count, GB each), quotas and the
+saturation table.
 
 Each reader checks every field of its row by the rules of
 :data:`~deepvm_core.catalog.rules.RULES` and records every problem in a :class:`Collector`
@@ -198,11 +199,27 @@ def _read_bucket(c: Collector, row: Mapping[str, Any], where: str) -> int | None
     return None if value is None else int(value)
 
 
+def _read_gpus(c: Collector, row: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A GPU row's own GPUs (schema version 3; read whenever present): ``accelerator`` (a
+    non-empty text), ``gpu_count`` (a whole number >= 1, ``8.0`` is 8) and ``gpu_memory_gb``
+    (GB per GPU, > 0); each may be null or absent (unknown)."""
+    out: dict[str, Any] = {}
+    if row.get("accelerator") is not None:
+        out["accelerator"] = c.text(row, where, "accelerator")
+    count = c.number(row, where, "gpu_count", required=False)
+    if count is not None:
+        out["gpu_count"] = int(count)
+    memory = c.number(row, where, "gpu_memory_gb", required=False)
+    if memory is not None:
+        out["gpu_memory_gb"] = memory
+    return out
+
+
 def read_gpu_extras(
     c: Collector, index: int, row: object, common: dict[str, Any] | None, *, buckets: bool
 ) -> GpuType | None:
-    """Validate eFLOPS, scaling and (``buckets``: schema version 2 on) the interruption bucket
-    of a GPU row; the :class:`GpuType`, or ``None`` on errors."""
+    """Validate eFLOPS, scaling, (``buckets``: schema version 2 on) the interruption bucket
+    and the GPUs of a GPU row; the :class:`GpuType`, or ``None`` on errors."""
     if not isinstance(row, Mapping):
         return None
     where = row_label("gpu_types", index, row)
@@ -217,6 +234,7 @@ def read_gpu_extras(
         eflops = c.number(row, where, "eflops")
     scaling = _read_scaling(c, row, where)
     bucket = _read_bucket(c, row, where) if buckets else None
+    gpus = _read_gpus(c, row, where)
     sources = {}
     for key in ("eflops_source", "scaling_source"):
         if row.get(key) is not None:
@@ -226,7 +244,7 @@ def read_gpu_extras(
     if row.get("scaling") is None and eflops is not None:
         c.warn(where, "scaling", None, "no scaling parameters: the scaling factor K is taken as 1")
     return c.build(where, GpuType, **common, eflops=eflops, scaling=scaling,
-                   interruption_bucket=bucket, **sources)
+                   interruption_bucket=bucket, **sources, **gpus)
 
 
 def read_quotas(c: Collector, rows: object) -> tuple[Quota, ...]:

@@ -76,6 +76,8 @@ RULES: Mapping[str, NumberRule] = {
     "max_gpu_vms": POSITIVE_WHOLE,
     "interruption_bucket": NumberRule(low=0, high=4, integer=True,
                                       meaning="Spot Instance Advisor bucket index"),
+    "gpu_count": POSITIVE_WHOLE,
+    "gpu_memory_gb": POSITIVE,
 }
 
 

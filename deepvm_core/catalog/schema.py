@@ -2,7 +2,10 @@
 (the whole catalog and its hash: :mod:`deepvm_core.catalog.catalog`).
 
 Version 2 added ``gpu_types[].interruption_bucket``; version 1 files still load (every bucket
-``None``). Catalogs are always written in the current version.
+``None``). Version 3 added each GPU row's GPUs: ``accelerator`` (the chip's model),
+``gpu_count`` (GPUs per VM) and ``gpu_memory_gb`` (GB per GPU); version 1 and 2 files still
+load (each ``None`` unless the row has it). Catalogs are always written in the current
+version.
 
 Reading the format back is :func:`deepvm_core.catalog.validation.parse_catalog`; files are read
 and written by :mod:`deepvm_core.catalog.store`.
@@ -22,9 +25,12 @@ from deepvm_core.catalog.types import (
 )
 
 #: The schema version this program writes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The schema versions this program reads.
-READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
+READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2, 3)
+#: The fields of a GPU row that say what GPUs it has (schema version 3): model, GPUs per VM,
+#: GB per GPU.
+GPU_FIELDS: tuple[str, ...] = ("accelerator", "gpu_count", "gpu_memory_gb")
 #: The largest catalog file read, bytes (``data/README.md``, "Limits"). A catalog at the row
 #: limits (:data:`~deepvm_core.catalog.rules.MAX_GPU_TYPES` GPU and
 #: :data:`~deepvm_core.catalog.rules.MAX_CPU_TYPES` CPU types, each with per-zone spot prices)
@@ -65,6 +71,8 @@ def instance_row(t: InstanceType) -> dict[str, Any]:
             else {"a": t.scaling.a, "b": t.scaling.b, "c": t.scaling.c}
         )
         row["interruption_bucket"] = t.interruption_bucket
+        for key in GPU_FIELDS:
+            row[key] = getattr(t, key)
         for key in ("eflops_source", "scaling_source"):  # left out when measured
             if getattr(t, key) != MEASURED:
                 row[key] = getattr(t, key)

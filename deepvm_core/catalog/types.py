@@ -10,7 +10,7 @@ can report every problem of every row at once.
 
 Units live in the field names: ``*_usd_per_hour`` (USD per hour), ``memory_gib`` (GiB, 2^30
 bytes), ``network_gbps`` (Gbit/s), ``eflops`` (the artifact's relative deep-learning
-throughput score).
+throughput score), ``gpu_memory_gb`` (GB, 10^9 bytes, per GPU).
 """
 
 from __future__ import annotations
@@ -48,7 +48,9 @@ class _Checks:
         if message is not None:
             self.add(field_name, value, message)
 
-    def text(self, field_name: str, value: object) -> None:
+    def text(self, field_name: str, value: object, *, optional: bool = False) -> None:
+        if optional and value is None:
+            return
         if not isinstance(value, str) or not value.strip():
             self.add(field_name, value, "must be a non-empty text")
 
@@ -145,6 +147,16 @@ class GpuType(InstanceType):
             <model>`` (:mod:`deepvm_core.hardware.eflops_estimate`) or ``edited``.
         scaling_source: where ``scaling`` comes from: ``measured`` (default) or ``prior: ...``
             (:mod:`deepvm_core.hardware.scaling_prior`).
+        accelerator: the GPU (chip) model, SkyPilot's name and a key of
+            ``data/accelerators.csv`` where known (``A100``, ``A10G``, ``H100``), or ``None``
+            when unknown (the simulated catalog's types).
+        gpu_count: GPUs (chips) per VM (>= 1), or ``None`` when unknown.
+        gpu_memory_gb: memory of one GPU, GB (10^9 bytes, the datasheet's figure; > 0), or
+            ``None`` when unknown.
+
+    The last three are what :mod:`deepvm_core.workload.gpu_hardware` reads for a job's memory
+    fit and what the GPU filters (:class:`deepvm_core.catalog.gpu_filter.GpuFilter`) match;
+    where a row lacks them, that module derives them from the instance type's name.
     """
 
     eflops: float | None
@@ -152,6 +164,9 @@ class GpuType(InstanceType):
     interruption_bucket: int | None = None
     eflops_source: str = MEASURED
     scaling_source: str = MEASURED
+    accelerator: str | None = None
+    gpu_count: int | None = None
+    gpu_memory_gb: float | None = None
 
     def _check(self, checks: _Checks) -> None:
         super()._check(checks)
@@ -160,6 +175,9 @@ class GpuType(InstanceType):
                       integer_type=True)
         for key in ("eflops_source", "scaling_source"):
             checks.text(key, getattr(self, key))
+        checks.text("accelerator", self.accelerator, optional=True)
+        checks.number("gpu_count", self.gpu_count, optional=True, integer_type=True)
+        checks.number("gpu_memory_gb", self.gpu_memory_gb, optional=True)
         scaling: object = self.scaling  # as given, whatever its type
         if scaling is not None and not isinstance(scaling, ScalingParams):
             checks.add("scaling", scaling, "must be ScalingParams or None")

@@ -7,7 +7,8 @@ collected with its row, field and value (the rows are read by
 :data:`~deepvm_core.catalog.rules.RULES` and :func:`~deepvm_core.catalog.catalog.catalog_problems`,
 the same the types check when built directly. Soft problems (a spot price above the on-demand
 price, a GPU type without eFLOPS or without scaling parameters) are kept as
-``Catalog.warnings``. Schema version 1 files load too; they have no interruption buckets.
+``Catalog.warnings``. Schema version 1 and 2 files load too; version 1 has no interruption
+buckets, and a row of either has no GPU fields unless it gives them.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def parse_catalog(data: object, source: str = "catalog", *,
                                     "a catalog must be a JSON object")], source)
     version = data.get("schema_version")
     if isinstance(version, bool) or version not in READABLE_SCHEMA_VERSIONS:
-        readable = " or ".join(str(v) for v in READABLE_SCHEMA_VERSIONS)
+        *first, last = (str(v) for v in READABLE_SCHEMA_VERSIONS)
+        readable = f"{', '.join(first)} or {last}" if first else last
         c.error("(catalog)", "schema_version", version,
                 f"must be {readable} (this program reads schema versions {readable} and writes "
                 f"{SCHEMA_VERSION})")

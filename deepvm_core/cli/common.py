@@ -13,10 +13,20 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from deepvm_core.catalog import Catalog
+from deepvm_core.catalog.gpu_filter import (
+    ANY_GPU,
+    MAX_GPU_MEMORY_GB,
+    MAX_GPUS_PER_VM,
+    GpuFilter,
+    resolve_accelerators,
+    split_accelerators,
+)
 from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
 from deepvm_core.defaults import field_default
-from deepvm_core.errors import EXIT_USAGE
+from deepvm_core.errors import EXIT_USAGE, InputError
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
+from deepvm_core.search.gpu_filter import catalog_models, known_accelerators
 
 
 class Parser(argparse.ArgumentParser):
@@ -104,15 +114,67 @@ def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: 
     if objective_help is not None:
         p.add_argument("--objective", choices=OBJECTIVES,
                        default=field_default(Scenario, "objective"), help=objective_help)
+    add_gpu_filter_args(p.add_argument_group(
+        "GPU filters (the scenario's GpuFilter: only the GPU types that pass all of them are "
+        "searched)"))
+
+
+def add_gpu_filter_args(g: argparse._ActionsContainer) -> None:
+    """``--gpus``, ``--min-gpu-memory-gb`` and ``--gpus-per-vm``
+    (:class:`~deepvm_core.catalog.gpu_filter.GpuFilter`; unset: any)."""
+    g.add_argument("--gpus", type=_accelerator_list, default=ANY_GPU.accelerators,
+                   metavar="MODEL[,MODEL...]",
+                   help="only these GPU models, comma-separated, any case (A100,H100; "
+                        "data/accelerators.csv's names, as SkyPilot's: A100 is the 40 GB "
+                        "chip, A100-80GB the other); default: any")
+    g.add_argument("--min-gpu-memory-gb", type=number(float, 0.0, strict=True,
+                                                      maximum=MAX_GPU_MEMORY_GB),
+                   default=ANY_GPU.min_gpu_memory_gb, metavar="GB",
+                   help="only GPUs with at least this much memory each, GB (80); default: any")
+    g.add_argument("--gpus-per-vm", type=number(int, 1, maximum=MAX_GPUS_PER_VM),
+                   default=ANY_GPU.gpus_per_vm, metavar="N",
+                   help="only VMs with exactly this many GPUs (8); default: any")
+
+
+def _accelerator_list(text: str) -> tuple[str, ...]:
+    """``--gpus``: the names of a comma-separated list (checked against the catalog later)."""
+    try:
+        names = split_accelerators(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {str(exc).partition(': ')[2]}") from None
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names no GPU model")
+    return names
+
+
+def gpu_filter_from_args(args: argparse.Namespace, catalog: Catalog | None) -> GpuFilter:
+    """The :class:`GpuFilter` of :func:`add_gpu_filter_args`'s options; ``--gpus`` names
+    spelled as the known models do (:func:`~deepvm_core.search.gpu_filter.known_accelerators`
+    of ``catalog``).
+
+    Raises:
+        InputError: a name that is no known model (``--gpus = 'A1000': ... did you mean
+            A100 ...``).
+    """
+    names = getattr(args, "gpus", ())
+    try:
+        models = resolve_accelerators(names, known_accelerators(catalog),
+                                      catalog_models(catalog) if catalog is not None else ())
+    except InputError as exc:
+        raise InputError("--gpus", exc.value, str(exc).partition(": ")[2]) from None
+    return GpuFilter(models, getattr(args, "min_gpu_memory_gb", None),
+                     getattr(args, "gpus_per_vm", None))
 
 
 def scenario_from_args(args: argparse.Namespace, pw_usd_per_hour: float,
+                       catalog: Catalog | None = None,
                        checkpoint_gb: float | None = None) -> Scenario:
     """The :class:`Scenario` of :func:`add_scenario_args`'s options (``--objective`` if the
-    command has it, else the scenario's default); ``checkpoint_gb``: f when the command
-    resolved it (a transformer job's own), else ``--ckpt-gb`` or the default."""
+    command has it, else the scenario's default), its GPU filter's names checked against
+    ``catalog`` (:func:`gpu_filter_from_args`); ``checkpoint_gb``: f when the command resolved
+    it (a transformer job's own), else ``--ckpt-gb`` or the default."""
     ckpt = checkpoint_gb if checkpoint_gb is not None else (
         field_default(Scenario, "checkpoint_gb") if args.ckpt_gb is None else args.ckpt_gb)
     return Scenario(pw_usd_per_hour, ckpt, args.buffer,
                     getattr(args, "objective", field_default(Scenario, "objective")),
-                    not args.no_quotas, args.max_nodes)
+                    not args.no_quotas, args.max_nodes, gpu_filter_from_args(args, catalog))

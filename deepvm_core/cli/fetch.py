@@ -9,7 +9,9 @@ Wiring into the main CLI is one line each::
 
 ``run_fetch`` returns 0 on success and 2 with one line on stderr on failure (bad arguments,
 no credentials, an unreachable endpoint, throttling, access denied, a malformed answer, a
-region without offers). ``--spot-advisor`` first reads each GPU type's interruption bucket
+region without offers). ``--quotas`` replaces the base catalog's quotas by the account's own
+(Service Quotas ``ListServiceQuotas``: :mod:`deepvm_core.cloud.aws.quotas`). ``--spot-advisor``
+first reads each GPU type's interruption bucket
 from the AWS Spot Instance Advisor (``$DEEPVM_SPOT_ADVISOR_URL`` overrides where); when that
 fails, nothing else is fetched and nothing is written. ``--diff`` then prints, per region, the
 price changes against the base catalog (:func:`deepvm_core.catalog.diff.price_diff`). A progress bar
@@ -41,6 +43,7 @@ from deepvm_core.cloud.aws import (
     fetch_catalogs,
     validate_instance_types,
 )
+from deepvm_core.cloud.aws.quotas import fetch_catalogs_with_quotas
 from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.home import describe_catalog_dir
@@ -53,7 +56,8 @@ DESCRIPTION = (
     "DescribeSpotPriceHistory, Linux/UNIX, latest per availability zone) and on-demand prices "
     "(AWS Price List API) for one or more regions, and write one catalog per region to the "
     "per-user fetched-catalog folder (see --out; never the package). Measured eFLOPS, scaling "
-    "parameters and quotas carry over from the base catalog; other GPU types get an eFLOPS "
+    "parameters and quotas carry over from the base catalog (--quotas reads the account's own "
+    "quotas instead); other GPU types get an eFLOPS "
     "estimated from data/accelerators.csv and the step-model scaling prior (marked "
     "eflops_source and scaling_source); --spot-advisor adds the Spot "
     "Instance Advisor's interruption buckets. Credentials come from the standard AWS chain "
@@ -107,6 +111,11 @@ def configure_fetch_parser(parser: argparse.ArgumentParser) -> argparse.Argument
                         help="also read each GPU type's interruption bucket (0-4) from the AWS "
                              "Spot Instance Advisor's public data (Linux; the URL can be set "
                              "with $DEEPVM_SPOT_ADVISOR_URL); without it the buckets are empty")
+    parser.add_argument("--quotas", action="store_true",
+                        help="read this account's own EC2 vCPU quotas in each region (Service "
+                             "Quotas ListServiceQuotas; needs servicequotas:ListServiceQuotas) "
+                             "into the catalog instead of the base catalog's: each family gets "
+                             "its AWS quota group's value (data/README.md, Quotas)")
     parser.add_argument("--diff", action="store_true",
                         help="after fetching, print each region's price changes against the "
                              "base catalog (old -> new USD/h and %%); unchanged types are "
@@ -237,7 +246,8 @@ def run_fetch(args: argparse.Namespace, *, stdout: TextIO | None = None,
         if args.compare_pw is not None:
             Scenario(args.compare_pw, checkpoint_gb=args.ckpt_gb,
                      buffer_checkpoints=args.buffer)  # check before any network call
-        result = fetch_catalogs(
+        fetch = fetch_catalogs_with_quotas if args.quotas else fetch_catalogs
+        result = fetch(
             args.regions, base=diff_base if diff_base is not None else base,
             instance_types=args.instance_types, profile=args.profile,
             spot_aggregate=args.spot_aggregate, spot_window_hours=args.spot_window_hours,

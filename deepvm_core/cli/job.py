@@ -85,7 +85,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             raise DeepVMError(f"--mtbi {name} is given twice")
         mtbi[name] = hours
     workload = workload_from_args(args, mtbi)
-    scenario = scenario_from_args(args, 0.0 if args.pw is None else args.pw,
+    scenario = scenario_from_args(args, 0.0 if args.pw is None else args.pw, catalog,
                                   checkpoint_gb_from_args(args))
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,

@@ -100,6 +100,8 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
            f"Job: {w.describe(a.reference_gpu)}; goal {result.goal}"
            f"{' (' + limit_text + ')' if limit_text else ''}; Monte Carlo "
            f"{result.trials} trials, seed {result.seed}\n\n"]
+    if s.gpu_filter.active:
+        out.insert(1, f"GPU filter: {s.gpu_filter.describe()}\n")
     rows = [_row(label, e) for label, e in _labelled(result)]
     if rows:
         out.append(_table(rows))

@@ -15,6 +15,7 @@ from deepvm_core.catalog.plausibility import plausibility_warnings
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
+from deepvm_core.cli.catalog_quotas import add_quotas_parser, run_quotas
 from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
 from deepvm_core.cli.job_args import add_job_arguments, checkpoint_gb_from_args
 from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
@@ -85,7 +86,8 @@ def add_recommend_parsers(sub: Any) -> None:
     fl.add_argument("--catalog", required=True)
     fl.add_argument("--format", choices=("table", "json"), default="table")
 
-    cat = sub.add_parser("catalog", help="validate or convert catalog files")
+    cat = sub.add_parser("catalog", help="validate, convert or import catalog files, or "
+                                         "give one your AWS account's quotas")
     cat_sub = cat.add_subparsers(dest="catalog_command", required=True, parser_class=Parser)
     val = cat_sub.add_parser("validate", help="check a catalog; list every problem")
     val.add_argument("path")
@@ -95,6 +97,7 @@ def add_recommend_parsers(sub: Any) -> None:
     conv.add_argument("--to", choices=("ours", "artifact"), default="ours",
                       help="output format (default: ours)")
     add_import_parser(cat_sub)
+    add_quotas_parser(cat_sub)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -124,7 +127,8 @@ def _cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
               f"{s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
               f"{s.buffer_checkpoints:g}; objective {s.objective}; quotas "
               f"{'on' if s.use_quotas else 'off'}; node cap {s.max_nodes}; top "
-              f"{result.recommendation.top_k}; solver {result.recommendation.solver}\n")
+              f"{result.recommendation.top_k}; solver {result.recommendation.solver}"
+              f"{'; ' + s.gpu_filter.clause() if s.gpu_filter.active else ''}\n")
     if result.matches:
         chosen = result.replayed["chosen"]
         out.write(f"matches: the same {len(result.replayed['deepvm'])} configurations and "
@@ -161,7 +165,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if args.replay is not None:
         return _cmd_replay(args, out)
     catalog = _load(args.catalog)
-    scenario = scenario_from_args(args, args.pw, checkpoint_gb_from_args(args))
+    scenario = scenario_from_args(args, args.pw, catalog, checkpoint_gb_from_args(args))
     job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
                     time_limit_s=args.time_limit, speed=None if job is None else job.speed)
@@ -184,7 +188,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
 
 def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
     catalog = _load(args.catalog)
-    scenario = scenario_from_args(args, args.pw_start)
+    scenario = scenario_from_args(args, args.pw_start, catalog)
     result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
     rows = result.rows()
     if args.format == "json":
@@ -222,6 +226,8 @@ def _cmd_flopp(args: argparse.Namespace, out: TextIO) -> int:
 def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
     if args.catalog_command == "import":
         return run_import(args, stdout=out)
+    if args.catalog_command == "quotas":
+        return run_quotas(args, stdout=out)
     if args.catalog_command == "validate":
         try:
             catalog = load_catalog(args.path)

@@ -70,6 +70,8 @@ def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJ
            f"PW {s.pw_usd_per_hour:g} USD/h, checkpoint {s.checkpoint_gb:g} GB x buffer "
            f"{s.buffer_checkpoints:g}; objective {s.objective}; quotas "
            f"{'on' if s.use_quotas else 'off'}\n"]
+    if s.gpu_filter.active:
+        out.append(f"GPU filter: {s.gpu_filter.describe()}\n")
     basis = rec.speed_basis
     if basis is not None:
         whose = ("your job" if basis.job_given else "the example job")

@@ -28,11 +28,20 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
 * **Network, quotas, saturation.** Network bandwidth from the base catalog, else the bundled
   table ``data/instance-network.csv`` (EC2 DescribeInstanceTypes data); a type in neither is
   left out. Quotas and the saturation table are the base catalog's.
+* **GPUs** (catalog schema version 3): ``accelerator`` is the chip's name in
+  ``data/accelerators.csv`` (found as for the kind), ``gpu_count`` the ``AcceleratorCount``
+  (``GpuInfo``'s count when it has none) and ``gpu_memory_gb`` the memory of one GPU from
+  ``GpuInfo`` (MiB, read as the datasheet's GB:
+  :func:`deepvm_core.cloud.aws.instance_types.gpu_memory_gb`), else the table's (Trainium has
+  no ``GpuInfo``). ``GpuInfo`` is a Python literal (single quotes), read with
+  :func:`ast.literal_eval` up to :data:`MAX_GPU_INFO_CHARS` characters; one that cannot be read
+  is named in a note and the table's figures are used.
 * **Interruption buckets** from a Spot Instance Advisor file when given.
 """
 
 from __future__ import annotations
 
+import ast
 import csv
 import functools
 import io
@@ -48,7 +57,12 @@ from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_ro
 from deepvm_core.catalog.types import DEFAULT_SATURATION, GpuType
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cloud.aws.client import MalformedAnswer
-from deepvm_core.cloud.aws.instance_types import quota_family
+from deepvm_core.cloud.aws.instance_types import (
+    GpuInfo,
+    gpu_row_fields,
+    quota_family,
+    read_gpu_info,
+)
 from deepvm_core.errors import DeepVMError
 from deepvm_core.hardware.accelerators import (
     Accelerator,
@@ -66,6 +80,8 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
 _AWS_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
 #: An AWS region name (``us-east-1``, ``ap-southeast-3``).
 _AWS_REGION = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d$")
+#: The longest ``GpuInfo`` cell read (SkyPilot's are under 200 characters).
+MAX_GPU_INFO_CHARS = 4096
 SpotAggregate = str
 
 
@@ -81,7 +97,8 @@ class VmRow:
         instance: instance type; accelerator: SkyPilot's accelerator name (may be empty);
         count: accelerators per VM (0 without); vcpus; memory_gib: RAM, GiB;
         price: on-demand USD/hour or ``None``; spot: spot USD/hour or ``None``;
-        region; zone: zone ID; line: line number in the file.
+        region; zone: zone ID; line: line number in the file; gpu_info: the ``GpuInfo`` cell
+        as written (``""`` without; read by :func:`parse_gpu_info`).
     """
 
     instance: str
@@ -94,6 +111,29 @@ class VmRow:
     region: str
     zone: str
     line: int
+    gpu_info: str = ""
+
+
+def parse_gpu_info(text: str) -> GpuInfo | None:
+    """The ``GpuInfo`` cell of a row (a Python literal such as ``{'Gpus': [{'Name': 'A100',
+    'Count': 8, 'MemoryInfo': {'SizeInMiB': 40960}}], ...}``); ``None`` for an empty cell or
+    ``None``.
+
+    Raises:
+        ValueError: the cell is longer than :data:`MAX_GPU_INFO_CHARS` or not such a literal.
+    """
+    text = text.strip()
+    if not text or text == "None":
+        return None
+    if len(text) > MAX_GPU_INFO_CHARS:
+        raise ValueError(f"longer than {MAX_GPU_INFO_CHARS} characters")
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise ValueError("not a literal object") from None
+    if not isinstance(value, Mapping):
+        raise ValueError("not an object")
+    return read_gpu_info(value)
 
 
 def _float(raw: str, field: str, line: int, source: str, *, optional: bool) -> float | None:
@@ -147,7 +187,8 @@ def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
             count=int(count or 0), vcpus=int(vcpus), memory_gib=memory,
             price=_float(raw["Price"] or "", "Price", line, source, optional=True),
             spot=_float(raw["SpotPrice"] or "", "SpotPrice", line, source, optional=True),
-            region=region, zone=(raw["AvailabilityZone"] or "").strip(), line=line))
+            region=region, zone=(raw["AvailabilityZone"] or "").strip(), line=line,
+            gpu_info=raw.get("GpuInfo") or ""))
     if not rows:
         raise SkyPilotError(f"{source}: no rows")
     return tuple(rows)
@@ -221,6 +262,20 @@ def _gpu_fields(t: _Type, acc: Accelerator, base_row: GpuType | None, network: f
     return row
 
 
+def _gpus(t: _Type, acc: Accelerator, notes: dict[str, list[str]]) -> dict[str, Any]:
+    """The row's ``accelerator``, ``gpu_count`` and ``gpu_memory_gb`` (module docstring)."""
+    try:
+        info = parse_gpu_info(t.first.gpu_info)
+    except ValueError as exc:
+        info = None
+        notes.setdefault("GpuInfo not read, data/accelerators.csv used", []).append(
+            f"{t.first.instance} (line {t.first.line}: {exc})")
+    fields, said = gpu_row_fields(acc, t.first.count or None, info)
+    for note in said:
+        notes.setdefault(note, []).append(t.first.instance)
+    return fields
+
+
 def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source: str,
                        base: Catalog | None, spot_aggregate: SpotAggregate = "min",
                        buckets: Mapping[str, int] | None = None,
@@ -289,6 +344,7 @@ def build_catalog_dict(rows: Sequence[VmRow], region: str, *, date: str, source:
             continue
         base_gpu = base_row if isinstance(base_row, GpuType) else None
         row.update(_gpu_fields(t, acc, base_gpu, network, step, notes_left))
+        row.update(_gpus(t, acc, notes_left))
         if buckets is not None:
             row["interruption_bucket"] = buckets.get(name)
             if row["interruption_bucket"] is None:

@@ -72,8 +72,20 @@ class AcceleratorBestDoc(TypedDict):
     note: str
 
 
+class GpuFilterDoc(TypedDict):
+    """The scenario's GPU filter (``inputs.gpu_filter``, only when one is set:
+    :class:`~deepvm_core.catalog.gpu_filter.GpuFilter`): the models allowed (``[]``: any), the
+    least GB per GPU and the GPUs per VM (``null``: any), and its sentence."""
+
+    accelerators: list[str]
+    min_gpu_memory_gb: float | None
+    gpus_per_vm: int | None
+    summary: str
+
+
 class InputsDoc(TypedDict):
-    """The scenario and the recommendation's settings (``inputs`` of the export)."""
+    """The scenario and the recommendation's settings (``inputs`` of the export); ``gpu_filter``
+    only when the scenario has one."""
 
     pw_usd_per_hour: float
     checkpoint_gb: float
@@ -83,6 +95,7 @@ class InputsDoc(TypedDict):
     max_nodes: int
     top_k: int
     solver: str
+    gpu_filter: NotRequired[GpuFilterDoc]
 
 
 class OnDemandDoc(TypedDict):

@@ -7,7 +7,9 @@ Schema (``EXPORT_SCHEMA_VERSION`` 1)::
       "schema_version": 1, "tool": "deepvm-studio", "tool_version": "...",
       "generated_at": "2026-11-22T01:02:03Z",           # only with a timestamp
       "inputs": {"pw_usd_per_hour", "checkpoint_gb", "buffer_checkpoints", "objective",
-                 "use_quotas", "max_nodes", "top_k", "solver"},
+                 "use_quotas", "max_nodes", "top_k", "solver",
+                 "gpu_filter": {"accelerators", "min_gpu_memory_gb", "gpus_per_vm",
+                                "summary"}},      # gpu_filter only when one is set
       "catalog": {"name", "sha256", "provider", "region", "prices_date", "source",
                   "edited": false | true,
                   "base": {"name", "sha256", "prices_date"},  # only when edited
@@ -62,19 +64,21 @@ after the edited catalog.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.diff import catalog_changes
+from deepvm_core.catalog.gpu_filter import ANY_GPU, GpuFilter
 from deepvm_core.catalog.schema import instance_row, quota_rows, saturation_rows
 from deepvm_core.errors import InputError
 from deepvm_core.io.documents import (
     AcceleratorBestDoc,
     ConfigurationDoc,
     ExplanationDoc,
+    GpuFilterDoc,
     InputsDoc,
 )
 from deepvm_core.model import Configuration, Objective
@@ -141,6 +145,30 @@ def speed_basis_to_dict(basis: SpeedBasis | None) -> dict[str, Any] | None:
         "speedup": basis.speedup.name,
         "job_given": basis.job_given,
     }
+
+
+def gpu_filter_to_dict(gpu_filter: GpuFilter) -> GpuFilterDoc:
+    """``inputs.gpu_filter`` of both exports (written only when the filter is active)."""
+    return GpuFilterDoc(accelerators=list(gpu_filter.accelerators),
+                        min_gpu_memory_gb=gpu_filter.min_gpu_memory_gb,
+                        gpus_per_vm=gpu_filter.gpus_per_vm, summary=gpu_filter.describe())
+
+
+def gpu_filter_from_dict(doc: object) -> GpuFilter:
+    """The :class:`GpuFilter` of an export's ``inputs.gpu_filter`` (absent or ``null``: none).
+
+    Raises:
+        InputError: not an object of that shape, or a value the filter refuses.
+    """
+    if doc is None:
+        return ANY_GPU
+    if not isinstance(doc, Mapping):
+        raise InputError("gpu_filter", doc, "must be an object {accelerators, "
+                         "min_gpu_memory_gb, gpus_per_vm}")
+    names = doc.get("accelerators", [])
+    if not isinstance(names, list):
+        raise InputError("gpu_filter.accelerators", names, "must be a list of GPU model names")
+    return GpuFilter(tuple(names), doc.get("min_gpu_memory_gb"), doc.get("gpus_per_vm"))
 
 
 def explanation_to_dict(explanation: Explanation | None,
@@ -240,7 +268,9 @@ def recommendation_summary(rec: Recommendation, catalog: Catalog) -> str:
     """The export's first line, for a person: what is recommended, how many VMs, the price and
     the speed (or why nothing is)."""
     s = rec.scenario
-    where = f"on {catalog.name} within PW {s.pw_usd_per_hour:g} USD/h (objective {s.objective})"
+    filtered = f"; {s.gpu_filter.clause()}" if s.gpu_filter.active else ""
+    where = (f"on {catalog.name} within PW {s.pw_usd_per_hour:g} USD/h (objective "
+             f"{s.objective}{filtered})")
     best = rec.best
     if best is None:
         why = rec.explanation.summary if rec.explanation else "nothing is feasible"
@@ -311,6 +341,8 @@ def recommendation_to_dict(
         "distinct": [distinct_to_dict(d, obj) for d in rec.distinct],
         "speed_basis": speed_basis_to_dict(rec.speed_basis),
     })
+    if s.gpu_filter.active:
+        doc["inputs"]["gpu_filter"] = gpu_filter_to_dict(s.gpu_filter)
     if rec.explanation is not None:
         doc["explanation"] = explanation_to_dict(rec.explanation, obj)
     if rec.architecture_notes:

@@ -16,6 +16,7 @@ from deepvm_core.io.export import (
     EXPORT_SCHEMA_VERSION,
     configuration_to_dict,
     explanation_to_dict,
+    gpu_filter_to_dict,
     tool_version,
 )
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
@@ -105,6 +106,8 @@ def plan_summary(result: JobPlanResult, catalog: Catalog) -> str:
     its expected cost and time, and against the same cluster on demand."""
     w = result.workload
     what = w.describe(result.assumptions.reference_gpu)
+    if result.scenario.gpu_filter.active:
+        what += f" ({result.scenario.gpu_filter.clause()})"
     e = result.chosen
     if e is None:
         why = result.explanation.summary if result.explanation else "nothing qualifies"
@@ -161,7 +164,8 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     ``deepvm_noscale``, ``cost_first``, ``performance_first``; ``null``/empty with PW off),
     ``frontier`` (by increasing expected cost), ``chosen`` (= ``best[0]``, what
     ``deepvm export``/``launch`` read), ``explanation`` (only when ``best`` is empty),
-    ``notes`` and ``warnings`` (inputs that were ignored). Every configuration has the keys
+    ``notes`` and ``warnings`` (inputs that were ignored). ``inputs.gpu_filter`` only when the
+    scenario has a GPU filter (as in ``recommend``'s JSON). Every configuration has the keys
     of ``recommend``'s JSON plus ``estimate``. Infinite or undefined numbers are ``null``; an
     estimate of a cluster that is not expected to finish has ``null`` makespan, cost and
     interruptions and a ``does_not_finish`` reason.
@@ -224,6 +228,8 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
                      for i in result.frontier],
         "chosen": plan_configuration_to_dict(result.chosen, obj),
     })
+    if s.gpu_filter.active:
+        doc["inputs"]["gpu_filter"] = gpu_filter_to_dict(s.gpu_filter)
     if result.explanation is not None:
         doc["explanation"] = explanation_to_dict(result.explanation, obj)
     doc["notes"] = list(result.notes)

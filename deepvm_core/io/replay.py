@@ -29,7 +29,11 @@ from deepvm_core.catalog.json_input import JsonInputError, read_json_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES, SCHEMA_VERSION
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.errors import CatalogError, DeepVMError
-from deepvm_core.io.export import configuration_to_dict, recommendation_to_dict
+from deepvm_core.io.export import (
+    configuration_to_dict,
+    gpu_filter_from_dict,
+    recommendation_to_dict,
+)
 from deepvm_core.model import OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import SOLVERS, Recommendation, Solver, recommend
 from deepvm_core.workload.speed import SpeedBasis, speed_basis
@@ -108,7 +112,8 @@ def scenario_of(doc: Mapping[str, Any]) -> tuple[Scenario, int, Solver]:
     try:
         scenario = Scenario(_input(inputs, "pw_usd_per_hour"), _input(inputs, "checkpoint_gb"),
                             _input(inputs, "buffer_checkpoints"), objective,
-                            _input(inputs, "use_quotas"), _input(inputs, "max_nodes"))
+                            _input(inputs, "use_quotas"), _input(inputs, "max_nodes"),
+                            gpu_filter_from_dict(inputs.get("gpu_filter")))
     except DeepVMError as exc:
         raise ExportError(f"the export's inputs are invalid: {exc}") from None
     if scenario.use_quotas not in (True, False):

@@ -8,7 +8,8 @@ A100, H100, ...), what is the best cluster of that model within PW, and how does
 
 **Rule.** A GPU type belongs to the accelerator model of its AWS instance family
 (:func:`~deepvm_core.hardware.accelerators.accelerator_of_instance`: ``p4d.24xlarge`` -> A100).
-For each model with a GPU type in the catalog:
+For each model with a GPU type in the catalog that the scenario's GPU filter admits (only
+those types count):
 
 * its *best* configuration is the first, in the recommendation's own order (stage 4 of
   ``model.md``: the chosen objective, then lower price, fewer VMs, names), among the feasible
@@ -43,6 +44,7 @@ from deepvm_core.hardware.accelerators import (
     bundled_accelerators,
 )
 from deepvm_core.model import Configuration, Scenario
+from deepvm_core.search.gpu_filter import filter_gpu_types
 from deepvm_core.search.solvers.enumeration import Ranking
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
@@ -164,7 +166,8 @@ def best_by_accelerator(catalog: Catalog, scenario: Scenario, ranking: Ranking,
         every_price: a table that holds the cheapest configuration of every GPU type at any
             price, from the same domain (:func:`deepvm_core.recommend.explain.any_price_table`).
     """
-    models = catalog_accelerators(catalog)
+    models = {name: admitted for name, types in catalog_accelerators(catalog).items()
+              if (admitted := filter_gpu_types(types, scenario.gpu_filter))}
     if not models:
         return ()
     names = list(models)

@@ -1,5 +1,6 @@
 """Why nothing is feasible: :class:`Explanation`, the binding constraint and the cheapest
-feasible hourly price, and the notes a catalog earns (types left out, K taken as 1).
+feasible hourly price, and the notes a catalog earns (types left out, K taken as 1). When the
+scenario's GPU filter admits no type, :func:`filter_binding` says which criterion binds.
 
 An explanation beyond PW reads the cheapest configuration of each architecture and GPU type at
 any price from the scenario's own candidate domain
@@ -9,21 +10,29 @@ the scenario without quotas when the quotas are what binds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 import numpy as np
 
-from deepvm_core.catalog import Catalog
+from deepvm_core.catalog import Catalog, GpuType
+from deepvm_core.catalog.gpu_filter import CRITERIA, GpuFilter, or_list
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.search.candidates import build_domain
+from deepvm_core.search.gpu_filter import Identity, gpu_identity
 from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.units import GB_PER_GIB
 from deepvm_core.workload.speed import SpeedBasis
 
-__all__ = ["Explanation", "any_price_table", "catalog_notes", "explain_infeasible",
-           "explanations"]
+__all__ = ["GPU_FILTER_BINDING", "Explanation", "any_price_table", "catalog_notes",
+           "explain_infeasible", "explanations", "filter_binding"]
+
+#: The ``binding`` name of an explanation whose cause is the GPU filter.
+GPU_FILTER_BINDING: Final = "gpu_filter"
+#: Most types an explanation names.
+_NAMED: Final = 6
 
 
 @dataclass(frozen=True)
@@ -33,9 +42,10 @@ class Explanation:
     Attributes:
         summary: one or two sentences for the user.
         binding: the binding constraints, from ``budget``, ``memory``, ``quota``,
-            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``, ``memory_fit``
-            (the job fits on no GPU type); the job
-            planner (:mod:`deepvm_core.pipeline.plan`) adds ``deadline``, ``job_budget`` and
+            ``node_cap``, ``no_gpu_types``, ``no_cpu_types``, ``needs_eflops``,
+            ``gpu_filter`` (the scenario's GPU filter admits no type), ``memory_fit`` (the job
+            fits on no GPU type); the job planner
+            (:mod:`deepvm_core.pipeline.plan`) adds ``deadline``, ``job_budget`` and
             ``does_not_finish`` (no cluster is expected to finish the job).
         cheapest_feasible_usd_per_hour: the cheapest hourly price that would be feasible if PW
             were raised (``None`` when raising PW alone does not help).
@@ -79,6 +89,9 @@ def _structural_reasons(catalog: Catalog, scenario: Scenario, domain: CandidateD
     if not catalog.solvable_gpu_types:
         return [("needs_eflops", "every GPU type needs eFLOPS ("
                  + ", ".join(g.name for g in catalog.gpu_types) + ")")]
+    filtered = filter_binding(catalog, scenario.gpu_filter)
+    if filtered is not None:  # the domain's GPU types are the ones the filter admits
+        return [(GPU_FILTER_BINDING, filtered)]
     if not gpus:  # the job fits on no type with eFLOPS (a transformer job's GPU memory)
         basis = domain.speed_basis
         why = None if basis is None else basis.no_fit_reason()
@@ -114,6 +127,93 @@ def _structural_reasons(catalog: Catalog, scenario: Scenario, domain: CandidateD
         reasons.append(("quota", "the on-demand vCPU quotas allow no memory node of a type "
                         "that holds the checkpoint buffer"))
     return reasons
+
+
+# ----------------------------------------------------------------------------- GPU filter
+
+
+def _describe(gpu: GpuType, identity: Identity) -> str:
+    """``p4d.24xlarge (A100, 8 x 40 GB)``."""
+    chip, count, memory = identity
+    return (f"{gpu.name} ({chip or 'model unknown'}, {'?' if count is None else count} x "
+            f"{'?' if memory is None else f'{memory:g}'} GB)")
+
+
+def _named(items: Sequence[str]) -> str:
+    more = len(items) - _NAMED
+    return ", ".join(items[:_NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
+def _alone(criterion: str, gpu_filter: GpuFilter, catalog: Catalog,
+           identities: dict[str, Identity]) -> str:
+    """Why ``criterion`` alone leaves no type: what the catalog has instead."""
+    values = list(identities.values())
+    text = gpu_filter.criterion_text(criterion)
+    if criterion == "accelerators":
+        models = list(dict.fromkeys(v[0] for v in values if v[0] is not None))
+        has = f"its models: {', '.join(models)}" if models else (
+            "none of its GPU types has a known model")
+        return f"{catalog.name} has no {text} GPU type ({has})"
+    if criterion == "min_gpu_memory_gb":
+        sized = [(v[2], name) for name, v in identities.items() if v[2] is not None]
+        if not sized:
+            return "no GPU type has a known memory per GPU"
+        most, name = max(sized)
+        return f"none has {text} (the most: {most:g} GB, {name})"
+    counts = sorted({v[1] for v in values if v[1] is not None})
+    has = (f"its VMs have {or_list(str(c) for c in counts)}" if counts
+           else "no GPU type has a known GPU count")
+    return f"none has {text} ({has})"
+
+
+def _together(gpu_filter: GpuFilter, active: list[str]) -> str:
+    """``no A100 or H100 type has at least 80 GB per GPU and 8 GPUs per VM``."""
+    rest = [gpu_filter.criterion_text(c) for c in active if c != "accelerators"]
+    what = (f"{gpu_filter.criterion_text('accelerators')} type" if "accelerators" in active
+            else "type")
+    return f"no {what} has {' and '.join(rest)}"
+
+
+def _those(gpu_filter: GpuFilter, criterion: str) -> str:
+    """``the A100 or H100 types``, ``the types with at least 80 GB per GPU``."""
+    if criterion == "accelerators":
+        return f"the {gpu_filter.criterion_text(criterion)} types"
+    return f"the types with {gpu_filter.criterion_text(criterion)}"
+
+
+def filter_binding(catalog: Catalog, gpu_filter: GpuFilter) -> str | None:
+    """When ``gpu_filter`` admits none of the catalog's GPU types that can be solved (they
+    have eFLOPS): the sentence that says which criterion binds; ``None`` otherwise (it admits
+    some, it is not active, or the catalog has no such types).
+
+    A criterion that alone leaves nothing is named with what the catalog has instead
+    (``aws-us-west-2-2025-h1 has no A100 GPU type (its models: T4, A10G, ...)``, ``none has at
+    least 200 GB per GPU (the most: 141 GB, p5en.48xlarge)``); when each alone leaves some but
+    not all of them together, the types the first one admits are named with their GPUs.
+    """
+    gpus = catalog.solvable_gpu_types
+    if not gpu_filter.active or not gpus:
+        return None
+    identities = {g.name: gpu_identity(g) for g in gpus}
+    failed = {name: gpu_filter.failed(*identity) for name, identity in identities.items()}
+    if any(not f for f in failed.values()):
+        return None
+    head = f"the GPU filter ({gpu_filter.clause()}) leaves no GPU type"
+    unsolved = [g.name for g in catalog.gpu_types if not g.solvable
+                and gpu_filter.admits(*gpu_identity(g))]
+    if unsolved:
+        return (f"{head} that can be solved: it admits only {_named(unsolved)}, left out of "
+                "solving (needs eFLOPS)")
+    active = [c for c in CRITERIA if gpu_filter.is_set(c)]
+    alone = [c for c in active if all(c in f for f in failed.values())]
+    if alone:
+        why = "; ".join(_alone(c, gpu_filter, catalog, identities) for c in alone)
+    else:
+        first = active[0]
+        passing = [_describe(g, identities[g.name]) for g in gpus if first not in failed[g.name]]
+        why = (f"each criterion alone leaves some, but {_together(gpu_filter, active)} "
+               f"({_those(gpu_filter, first)}: {_named(passing)})")
+    return f"{head}: {why}"
 
 
 def _quota_text(catalog: Catalog, family: str, kind: str) -> str:

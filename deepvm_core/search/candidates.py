@@ -37,9 +37,10 @@ Anchor rows as they are, and each Tiering row paired with each memory-node type 
 cheapest valid ``m = floor(n / n_sat) + 1`` (the pair is left out when m exceeds w's limit).
 Price ``n SP(v) + m OD(w)``; Z and performance do not depend on w.
 
-GPU types: those with eFLOPS; with a transformer job's speed basis, only those one replica fits
-on (:meth:`~deepvm_core.workload.speed.SpeedBasis.admits`), at n = k, 2k, ... VMs when a
-replica spans k VMs.
+GPU types: those with eFLOPS that the scenario's GPU filter admits (``scenario.gpu_filter``,
+:mod:`deepvm_core.search.gpu_filter`) and, with a transformer job's speed basis, only those one
+replica fits on (:meth:`~deepvm_core.workload.speed.SpeedBasis.admits`), at n = k, 2k, ... VMs
+when a replica spans k VMs; every consumer of the domain sees only those.
 
 Limits: the node cap (``scenario.max_nodes``) per role, and with ``scenario.use_quotas`` the
 vCPU quotas of each family. The scenario's PW and objective are not read: the budget is the
@@ -79,6 +80,7 @@ from deepvm_core.model import (
     scaling_factor,
     spot_flopp,
 )
+from deepvm_core.search.gpu_filter import filter_gpu_types
 from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import name_ranks
 from deepvm_core.search.tables import ROW_COLUMNS, CandidateDomain, CandidateTable, Limits
@@ -151,8 +153,8 @@ def build_domain(
     architectures: Iterable[Arch] = ALL_ARCHITECTURES,
     speed: SpeedBasis | None = None,
 ) -> CandidateDomain:
-    """The GPU rows of the candidate domain (module doc) for ``scenario``'s f, s, quotas and
-    node cap.
+    """The GPU rows of the candidate domain (module doc) for ``scenario``'s f, s, quotas,
+    node cap and GPU filter.
 
     Args:
         pw_usd_per_hour: a budget: keep only the rows that can be part of an affordable
@@ -171,7 +173,7 @@ def build_domain(
     pw = _budget_arg(pw_usd_per_hour)
     budget = math.inf if pw is None else pw + PRICE_TOLERANCE_USD
     wanted = {Arch(a) for a in architectures}
-    gpus = catalog.solvable_gpu_types
+    gpus = filter_gpu_types(catalog.solvable_gpu_types, scenario.gpu_filter)
     if speed is not None:  # a transformer job: the types one replica fits on
         gpus = tuple(g for g in gpus if speed.admits(g.name))
     # the scenario's limits, read once here (the domain carries them to whoever asks why)

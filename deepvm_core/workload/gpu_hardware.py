@@ -4,8 +4,9 @@ What a transformer job's memory fit and time need of a GPU type, found in this o
 
 1. **The catalog row's own fields**, when it has them: ``accelerator`` (SkyPilot's name, a key
    of ``data/accelerators.csv``), ``gpu_count`` (GPUs per VM) and ``gpu_memory_gb`` (GB per
-   GPU), the names in :data:`CATALOG_FIELDS`. Today's catalog rows do not carry them yet; a
-   row that does is read as it is.
+   GPU), the names in :data:`CATALOG_FIELDS` (catalog schema version 3). The bundled AWS
+   catalogs carry them on every GPU row (``data/README.md``); a row that has them is read as
+   it is.
 2. **Derived** from the instance type's name otherwise: the chip from its family
    (:func:`deepvm_core.hardware.accelerators.accelerator_of_instance`: ``p4d.24xlarge`` ->
    A100), the GPU count from the bundled table ``data/instance-gpus.csv``
@@ -32,14 +33,16 @@ from typing import Final
 
 from deepvm_core.bundled import read_bundled_file
 from deepvm_core.catalog import GpuType
+from deepvm_core.catalog.schema import GPU_FIELDS
 from deepvm_core.hardware.accelerators import (
     Accelerator,
     accelerator_of_instance,
     bundled_accelerators,
 )
 
-#: The fields a catalog row may carry its GPUs in: chip name, GPUs per VM, GB per GPU.
-CATALOG_FIELDS: Final = ("accelerator", "gpu_count", "gpu_memory_gb")
+#: The fields a catalog row may carry its GPUs in: chip name, GPUs per VM, GB per GPU (the
+#: catalog schema's :data:`~deepvm_core.catalog.schema.GPU_FIELDS`).
+CATALOG_FIELDS: Final = GPU_FIELDS
 #: What each ``source`` key of ``data/instance-gpus.csv`` stands for.
 GPU_COUNT_SOURCES: Final[Mapping[str, str]] = {
     "SkyPilot": "skypilot-org/skypilot-catalog@001367d2 catalogs/v7/aws/vms.csv "

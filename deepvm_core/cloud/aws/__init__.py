@@ -19,6 +19,9 @@ No Streamlit here, and nothing connects at import time. One module per job:
    :mod:`~deepvm_core.cloud.aws.fetch_result`.
 5. :mod:`deepvm_core.cloud.aws.inputs`: what a fetch is asked for (regions, instance types,
    base catalog) and where it writes, checked before any network call.
+6. :mod:`deepvm_core.cloud.aws.quotas`: the account's own EC2 vCPU quotas (Service Quotas
+   ``ListServiceQuotas``) as a catalog's quota rows (``deepvm fetch --quotas``, ``deepvm catalog
+   quotas``).
 
 The names below are the package's entry points, re-exported from those modules.
 """

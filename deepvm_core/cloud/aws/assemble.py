@@ -6,7 +6,9 @@ values, else the estimate from ``data/accelerators.csv`` and the step-model prio
 ``eflops_source`` and ``scaling_source``); interruption buckets from the Spot Instance Advisor
 when it was read (never carried over: they belong to a region and a month); every choice made
 on the way (types left out and why, mapped network values, estimated types, GPU types that need
-eFLOPS or have no bucket) is returned as a note.
+eFLOPS or have no bucket, GPU memory taken from the table) is returned as a note. Each GPU row
+gets its ``accelerator``, ``gpu_count`` and ``gpu_memory_gb`` from ``GpuInfo``
+(:func:`deepvm_core.cloud.aws.instance_types.gpu_row_fields`, as the SkyPilot import).
 
 **Kind.** A type with ``GpuInfo`` is a GPU type. A type whose instance family is in
 ``data/accelerators.csv`` without ``GpuInfo`` is a GPU type when its chip trains (Trainium: kept
@@ -24,7 +26,11 @@ from typing import Any
 from deepvm_core.catalog import DEFAULT_SATURATION, Catalog, GpuType
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.cloud.aws.instance_types import QUALITATIVE_NETWORK_GBPS, InstanceSpec
+from deepvm_core.cloud.aws.instance_types import (
+    QUALITATIVE_NETWORK_GBPS,
+    InstanceSpec,
+    gpu_row_fields,
+)
 from deepvm_core.cloud.aws.pricing import DEFAULT_PRICING_REGION
 from deepvm_core.cloud.aws.spot_advisor import SPOT_ADVISOR_OS
 from deepvm_core.cloud.aws.spot_prices import (
@@ -36,6 +42,10 @@ from deepvm_core.cloud.aws.spot_prices import (
 from deepvm_core.errors import CatalogError, FetchError
 from deepvm_core.hardware.accelerators import accelerator_of_instance
 from deepvm_core.hardware.unmeasured import gpu_throughput_fields
+from deepvm_core.workload.gpu_hardware import instance_gpu_counts
+
+#: The note on GPU types whose count comes from the bundled table (Trainium: no ``GpuInfo``).
+COUNT_FROM_TABLE = "GPU count from data/instance-gpus.csv (GpuInfo gives none)"
 
 
 def fetched_catalog_name(region: str, fetched_at: datetime) -> str:
@@ -82,6 +92,7 @@ def assemble_catalog_dict(
     cpu_rows: list[dict[str, Any]] = []
     no_od, no_spot, needs_eflops, mapped, kind_changed = [], [], [], [], []
     no_bucket: list[str] = []
+    gpu_notes: dict[str, list[str]] = {}
     estimated: list[str] = []
     prior: list[str] = []
     not_training: dict[str, list[str]] = {}
@@ -131,6 +142,14 @@ def assemble_catalog_dict(
                 row["interruption_bucket"] = buckets.get(spec.name)
                 if row["interruption_bucket"] is None:
                     no_bucket.append(spec.name)
+            counted = instance_gpu_counts().get(spec.name)
+            count = spec.gpu_count or (counted.gpus if counted is not None else None)
+            if not spec.gpu_count and counted is not None:
+                gpu_notes.setdefault(COUNT_FROM_TABLE, []).append(spec.name)
+            gpu_fields, said = gpu_row_fields(acc, count, spec.gpu_info)
+            row.update(gpu_fields)
+            for note in said:
+                gpu_notes.setdefault(note, []).append(spec.name)
             gpu_rows.append(row)
         else:
             cpu_rows.append(row)
@@ -151,6 +170,7 @@ def assemble_catalog_dict(
     if needs_eflops:
         notes.append("needs eFLOPS (kept, left out of solving until you give it): "
                      + ", ".join(needs_eflops))
+    notes.extend(f"{note}: {', '.join(names)}" for note, names in gpu_notes.items())
     if mapped:
         notes.append("network level mapped to a number: " + "; ".join(mapped))
     if kind_changed:

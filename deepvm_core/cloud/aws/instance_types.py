@@ -7,6 +7,13 @@ region does not offer is reported instead of failing the call. vCPUs are
 ``VCpuInfo.DefaultVCpus``; memory is ``MemoryInfo.SizeInMiB / 1024`` GiB; a type with
 ``GpuInfo`` is a GPU type, any other a CPU type (memory node).
 
+**GPUs** (``GpuInfo``, the same object in SkyPilot's ``vms.csv``: :func:`read_gpu_info`): the
+chip's name, the GPUs per VM (the sum of ``Gpus[].Count``) and the memory of one GPU,
+``Gpus[].MemoryInfo.SizeInMiB``. A catalog row holds that memory as the datasheet's GB
+(:func:`gpu_memory_gb`): AWS writes whole GiB for some chips (A100: 40960 MiB, sold as
+"40 GB"; H200: 144384 MiB = 141 GiB, "141 GB") and whole 10^9 bytes for others (A10G and L4:
+22888 MiB = 23.9998 x 10^9 bytes, "24 GB"; L40S: 45776 MiB, "48 GB").
+
 **Network** (``NetworkInfo.NetworkPerformance``). ``"25 Gigabit"`` and ``"Up to 25 Gigabit"``
 are 25 Gbit/s (the burst value, as the bundled catalog and the DeepVM artifact use it);
 ``"4x 100 Gigabit"`` is 400. Qualitative levels are mapped to the numbers of
@@ -34,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepvm_core.cloud.aws.client import MalformedAnswer, answer_field, chunks
+from deepvm_core.hardware.accelerators import Accelerator
 
 #: Network levels AWS states in words, as Gbit/s. ``Moderate`` and ``High`` are the DeepVM
 #: artifact's measured values (c3.xlarge 0.3, c4.xlarge 1.7, as in the bundled catalog); the
@@ -80,6 +88,99 @@ class NetworkBandwidth:
 
 
 @dataclass(frozen=True)
+class GpuInfo:
+    """What an EC2 ``GpuInfo`` object says of a VM type's GPUs (:func:`read_gpu_info`).
+
+    Attributes:
+        name: the first GPU's ``Name`` (``A100``), or ``None``.
+        count: GPUs per VM (the sum of ``Gpus[].Count``), or ``None``.
+        memory_mib_per_gpu: ``MemoryInfo.SizeInMiB`` of the first GPU (else
+            ``TotalGpuMemoryInMiB / count``), MiB, or ``None``.
+    """
+
+    name: str | None
+    count: int | None
+    memory_mib_per_gpu: float | None
+
+
+def _positive(value: object) -> float | None:
+    """``value`` when it is a finite number > 0 (not a bool), else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value > 0 else None
+
+
+def read_gpu_info(info: Mapping[str, Any]) -> GpuInfo:
+    """The GPUs of an EC2 ``GpuInfo`` object (``DescribeInstanceTypes``, or SkyPilot's
+    ``GpuInfo`` column read as a literal); a field of the wrong shape reads as unknown."""
+    gpus = info.get("Gpus")
+    entries = [g for g in gpus if isinstance(g, Mapping)] if isinstance(gpus, list) else []
+    counts = [c for g in entries
+              if isinstance(c := g.get("Count"), int) and not isinstance(c, bool) and c > 0]
+    count = sum(counts) or None
+    name = next((str(g["Name"]).strip() for g in entries
+                 if isinstance(g.get("Name"), str) and g["Name"].strip()), None)
+    memory = next((m for g in entries if isinstance(g.get("MemoryInfo"), Mapping)
+                   and (m := _positive(g["MemoryInfo"].get("SizeInMiB"))) is not None), None)
+    total = _positive(info.get("TotalGpuMemoryInMiB"))
+    if memory is None and total is not None and count:
+        memory = total / count
+    return GpuInfo(name, count, memory)
+
+
+#: How close (GB or GiB) a reading must be to a whole number to be that number.
+_WHOLE_WITHIN = 0.01
+
+
+def gpu_memory_gb(mib_per_gpu: float) -> float:
+    """The memory of one GPU as its datasheet gives it, GB, from AWS's MiB (module docstring):
+    the whole number of GiB when the MiB are one (40960 -> 40), else the whole number of
+    10^9 bytes when they are near one (22888 -> 24), else 10^9 bytes to 0.1 GB."""
+    gib = mib_per_gpu / 1024
+    if abs(gib - round(gib)) < _WHOLE_WITHIN:
+        return float(round(gib))
+    gb = mib_per_gpu * 2**20 / 1e9
+    if abs(gb - round(gb)) < _WHOLE_WITHIN:
+        return float(round(gb))
+    return round(gb, 1)
+
+
+#: The notes :func:`gpu_row_fields` gives (each one followed by the types it applies to).
+MEMORY_FROM_TABLE = "GPU memory from data/accelerators.csv (GpuInfo gives none)"
+MEMORY_DIFFERS = "GpuInfo's GPU memory differs from data/accelerators.csv (GpuInfo's is used)"
+COUNT_DIFFERS = "GpuInfo's GPU count differs from AcceleratorCount (AcceleratorCount is used)"
+
+
+def gpu_row_fields(acc: Accelerator | None, count: int | None, info: GpuInfo | None
+                   ) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A GPU row's ``accelerator``, ``gpu_count`` and ``gpu_memory_gb`` (catalog schema
+    version 3), and the notes that apply (:data:`MEMORY_FROM_TABLE`, ...).
+
+    Args:
+        acc: the type's row of ``data/accelerators.csv`` (its name is the row's
+            ``accelerator``), or ``None`` (then ``GpuInfo``'s name, if any).
+        count: GPUs per VM as the source states them apart from ``GpuInfo`` (SkyPilot's
+            ``AcceleratorCount``), or ``None``; ``GpuInfo``'s count otherwise.
+        info: the type's ``GpuInfo`` (:func:`read_gpu_info`), or ``None``.
+    """
+    notes: list[str] = []
+    name = acc.name if acc is not None else (info.name if info is not None else None)
+    given = info.count if info is not None else None
+    if count and given and count != given:
+        notes.append(COUNT_DIFFERS)
+    mib = info.memory_mib_per_gpu if info is not None else None
+    memory = None if mib is None else gpu_memory_gb(mib)
+    table = acc.memory_gb if acc is not None else None
+    if memory is None and table is not None:
+        memory = table
+        notes.append(MEMORY_FROM_TABLE)
+    elif memory is not None and table is not None and memory != table:
+        notes.append(MEMORY_DIFFERS)
+    fields = {"accelerator": name, "gpu_count": count or given or None, "gpu_memory_gb": memory}
+    return fields, tuple(notes)
+
+
+@dataclass(frozen=True)
 class InstanceSpec:
     """Specs of one instance type, from ``DescribeInstanceTypes``.
 
@@ -94,6 +195,8 @@ class InstanceSpec:
         gpu_model: ``"NVIDIA T4"``, or ``None`` for a CPU type.
         gpu_count: GPUs per instance (0 for a CPU type).
         gpu_memory_gib: GPU memory of the whole instance, GiB, or ``None``.
+        gpu_info: what ``GpuInfo`` says of the GPUs (:func:`read_gpu_info`), or ``None``
+            without it.
     """
 
     name: str
@@ -106,6 +209,7 @@ class InstanceSpec:
     gpu_model: str | None = None
     gpu_count: int = 0
     gpu_memory_gib: float | None = None
+    gpu_info: GpuInfo | None = None
 
     @property
     def is_gpu(self) -> bool:
@@ -216,6 +320,7 @@ def parse_instance_type(raw: Mapping[str, Any]) -> InstanceSpec:
         gpu_model=gpu_model,
         gpu_count=gpu_count,
         gpu_memory_gib=gpu_memory_gib,
+        gpu_info=read_gpu_info(gpu_info) if isinstance(gpu_info, Mapping) else None,
     )
 
 

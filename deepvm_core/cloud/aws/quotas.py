@@ -1,0 +1,512 @@
+"""The account's own EC2 vCPU quotas, from the Service Quotas API, as a catalog's quota rows.
+
+**Which AWS data.** Service Quotas ``ListServiceQuotas`` for service code ``ec2`` in the
+catalog's region (every page): the quotas applied to the account. AWS says a quota whose applied
+value is not available is left out of that answer; for a group missing from it,
+``ListAWSDefaultServiceQuotas`` (AWS's default value) is read and a note says so. Both need the
+IAM permission ``servicequotas:ListServiceQuotas`` / ``servicequotas:ListAWSDefaultServiceQuotas``.
+
+**Groups to families.** AWS's EC2 vCPU quotas are per group of instance families
+(:data:`QUOTA_GROUPS`: "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances" and
+"All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests", "... G and VT ...",
+"... P ...", "... Trn ...", ...); the model has one quota per family (``model.md``). A quota is
+matched by its name (punctuation and case ignored, so "All Standard (A C D H I M R T Z) Spot
+Instance Requests" matches too) or by its code, and each family of a group gets the group's
+whole value: an over-estimate when several families of one group run at once, since they share
+it (``data/README.md``, "Quotas"). P spot was once two groups ("All P4, P3 and P2 Spot Instance
+Requests", "All P5 Spot Instance Requests"): when those are answered, P gets the smallest
+(noted). Families are named as
+:func:`~deepvm_core.cloud.aws.instance_types.quota_family` names them.
+
+**Which rows.** :func:`account_quotas` gives a row to every family of the catalog's types and
+of its existing rows that is in a group the account answered; a row of a family in no AWS group
+is kept as it was, and a family left without a row is unlimited (both noted). Values are whole
+vCPUs (AWS answers a float such as ``5.0``; a fraction is rounded down).
+
+Errors become a :class:`~deepvm_core.errors.FetchError` through
+:class:`~deepvm_core.cloud.aws.client.Caller` (no credentials, access denied, throttling, an
+unreachable endpoint, a malformed answer): one line naming the operation, the region and the
+cause, credentials redacted. No Streamlit here, and boto3 is imported only when a session is
+created.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from deepvm_core.bundled import is_bundled
+from deepvm_core.catalog import Catalog, Quota
+from deepvm_core.catalog.store import load_catalog
+from deepvm_core.cloud.aws.assemble import fetched_catalog_name
+from deepvm_core.cloud.aws.client import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_READ_TIMEOUT_S,
+    Caller,
+    MalformedAnswer,
+    aws_errors,
+    client_config,
+    create_session,
+)
+from deepvm_core.cloud.aws.fetch import ProgressCallback, fetch_catalogs, write_fetched_catalogs
+from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
+from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
+from deepvm_core.errors import FetchError, InputError
+
+#: The Service Quotas service code of EC2.
+SERVICE_CODE = "ec2"
+#: The operation that reads the account's applied quotas.
+LIST_OPERATION = "ListServiceQuotas"
+#: The operation that reads AWS's default values (for groups the first one left out).
+DEFAULTS_OPERATION = "ListAWSDefaultServiceQuotas"
+_IAM_ACTIONS = {LIST_OPERATION: "servicequotas:ListServiceQuotas",
+                DEFAULTS_OPERATION: "servicequotas:ListAWSDefaultServiceQuotas"}
+_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class QuotaGroup:
+    """One AWS EC2 vCPU quota group: its on-demand and spot quotas and the families they cover.
+
+    Attributes:
+        label: short name (``Standard``, ``G and VT``, ``P``).
+        families: the families of the group, as
+            :func:`~deepvm_core.cloud.aws.instance_types.quota_family` names them.
+        on_demand: (quota code, quota name) of "Running On-Demand ... instances".
+        spot: (quota code, quota name) of "All ... Spot Instance Requests", or ``None`` (the
+            group has no spot quota).
+        spot_aliases: older names of parts of the spot quota (AWS once split it); when the
+            answer has them, the smallest value of the spot quota and these wins.
+    """
+
+    label: str
+    families: tuple[str, ...]
+    on_demand: tuple[str, str]
+    spot: tuple[str, str] | None
+    spot_aliases: tuple[str, ...] = ()
+
+
+_STANDARD = ("A", "C", "D", "H", "I", "M", "R", "T", "Z")
+
+#: AWS's EC2 vCPU quota groups (codes and names as the Service Quotas console shows them).
+QUOTA_GROUPS: tuple[QuotaGroup, ...] = (
+    QuotaGroup("Standard", _STANDARD,
+               ("L-1216C47A", "Running On-Demand Standard (A, C, D, H, I, M, R, T, Z) instances"),
+               ("L-34B43A08", "All Standard (A, C, D, H, I, M, R, T, Z) Spot Instance Requests")),
+    QuotaGroup("G and VT", ("G",),
+               ("L-DB2E81BA", "Running On-Demand G and VT instances"),
+               ("L-3819A6DF", "All G and VT Spot Instance Requests")),
+    QuotaGroup("P", ("P",),
+               ("L-417A185B", "Running On-Demand P instances"),
+               ("L-7212CCBC", "All P Spot Instance Requests"),
+               spot_aliases=("All P4, P3 and P2 Spot Instance Requests",
+                             "All P5 Spot Instance Requests")),
+    QuotaGroup("Trn", ("Trn",),
+               ("L-2C3B7624", "Running On-Demand Trn instances"),
+               ("L-6B0D517C", "All Trn Spot Instance Requests")),
+    QuotaGroup("Inf", ("Inf",),
+               ("L-1945791B", "Running On-Demand Inf instances"),
+               ("L-B5D1601B", "All Inf Spot Instance Requests")),
+    QuotaGroup("DL", ("DL",),
+               ("L-6E869C2A", "Running On-Demand DL instances"),
+               ("L-85EED4F7", "All DL Spot Instance Requests")),
+    QuotaGroup("F", ("F",),
+               ("L-74FC7D96", "Running On-Demand F instances"),
+               ("L-88CF9481", "All F Spot Instance Requests")),
+    QuotaGroup("X", ("X",),
+               ("L-7295265B", "Running On-Demand X instances"),
+               ("L-E3A00192", "All X Spot Instance Requests")),
+    QuotaGroup("HPC", ("HPC",),
+               ("L-F7808C92", "Running On-Demand HPC instances"), None),
+    QuotaGroup("High Memory", ("U",),
+               ("L-43DA4232", "Running On-Demand High Memory instances"), None),
+)
+
+
+def group_of(family: str) -> QuotaGroup | None:
+    """The AWS quota group of ``family``, or ``None`` (no EC2 vCPU quota group has it)."""
+    return next((g for g in QUOTA_GROUPS if family in g.families), None)
+
+
+def _key(name: object) -> str:
+    """A quota name without case and punctuation: ``all p spot instance requests``."""
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", str(name).lower()).split())
+
+
+@dataclass(frozen=True)
+class GroupValues:
+    """What the account's answer says of one group.
+
+    Attributes:
+        on_demand_vcpus, spot_vcpus: whole vCPUs, or ``None`` when not answered.
+        notes: how the values were found, when not plainly (an older name, a default).
+    """
+
+    on_demand_vcpus: int | None
+    spot_vcpus: int | None
+    notes: tuple[str, ...] = ()
+
+
+def _vcpus(item: Mapping[str, Any]) -> int:
+    value = item.get("Value")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+            value) or value < 0:
+        raise MalformedAnswer(f"quota {item.get('QuotaName')!r} has value {value!r}, not a "
+                              "number of vCPUs >= 0")
+    return math.floor(value)
+
+
+def group_values(items: Iterable[Mapping[str, Any]]) -> dict[str, GroupValues]:
+    """Per group label (:data:`QUOTA_GROUPS`), the values of a ``ListServiceQuotas`` (or
+    ``ListAWSDefaultServiceQuotas``) answer: ``Quotas`` items matched by name or code. A group
+    none of whose quotas is answered is absent.
+
+    Raises:
+        MalformedAnswer: an item is not a mapping, or a matched quota's ``Value`` is not a
+            number >= 0.
+    """
+    by_code: dict[str, Mapping[str, Any]] = {}
+    by_name: dict[str, Mapping[str, Any]] = {}
+    for item in items:
+        if not isinstance(item, Mapping):
+            raise MalformedAnswer("a Quotas item is not an object")
+        by_code[str(item.get("QuotaCode"))] = item
+        by_name[_key(item.get("QuotaName"))] = item
+
+    def find(code_name: tuple[str, str] | None) -> Mapping[str, Any] | None:
+        if code_name is None:
+            return None
+        code, name = code_name
+        return by_name.get(_key(name)) or by_code.get(code)
+
+    out: dict[str, GroupValues] = {}
+    for group in QUOTA_GROUPS:
+        on_demand, spot = find(group.on_demand), find(group.spot)
+        notes: list[str] = []
+        spots = [] if spot is None else [spot]
+        spots += [by_name[_key(a)] for a in group.spot_aliases
+                  if _key(a) in by_name and by_name[_key(a)] is not spot]
+        spot_vcpus = min((_vcpus(i) for i in spots), default=None)
+        if len(spots) > 1:
+            notes.append(f"{group.label} spot: the smallest of "
+                         + ", ".join(f"'{i.get('QuotaName')}' {_vcpus(i)}" for i in spots)
+                         + " (AWS's older split of the group)")
+        if on_demand is None and spot_vcpus is None:
+            continue
+        out[group.label] = GroupValues(None if on_demand is None else _vcpus(on_demand),
+                                       spot_vcpus, tuple(notes))
+    return out
+
+
+def account_quotas(catalog: Catalog, values: Mapping[str, GroupValues]) -> tuple[
+        tuple[Quota, ...], tuple[str, ...]]:
+    """The quota rows of ``catalog`` with the account's ``values`` (:func:`group_values`), and
+    notes (module docstring, "Which rows"): rows in the catalog's order, then new families in
+    :data:`QUOTA_GROUPS` order. A group that answered only one of its two quotas keeps the
+    catalog's value for the other (noted); with no such row the family stays unlimited."""
+    type_families = {t.family for t in (*catalog.gpu_types, *catalog.cpu_types)}
+    families = [q.family for q in catalog.quotas]
+    families += sorted(type_families - set(families),
+                       key=lambda f: (next((i for i, g in enumerate(QUOTA_GROUPS)
+                                            if f in g.families), len(QUOTA_GROUPS)), f))
+    rows: list[Quota] = []
+    kept: list[str] = []
+    half: list[str] = []
+    unlimited: list[str] = []
+    for family in families:
+        old = catalog.quota(family)
+        group = group_of(family)
+        answer = values.get(group.label) if group is not None else None
+        if answer is None:
+            if old is not None:
+                rows.append(old)
+                kept.append(family)
+            else:
+                unlimited.append(family)
+            continue
+        on_demand, spot = answer.on_demand_vcpus, answer.spot_vcpus
+        if on_demand is None or spot is None:
+            if old is None:
+                unlimited.append(family)
+                continue
+            half.append(family)
+            on_demand = old.on_demand_vcpus if on_demand is None else on_demand
+            spot = old.spot_vcpus if spot is None else spot
+        rows.append(Quota(family, on_demand, spot))
+    notes: list[str] = []
+    for group in QUOTA_GROUPS:
+        answer = values.get(group.label)
+        mine = [q.family for q in rows if q.family in group.families]
+        if answer is not None and mine:
+            notes.append(f"{group.label} group ({_fmt(answer.on_demand_vcpus)} on-demand / "
+                         f"{_fmt(answer.spot_vcpus)} spot vCPUs) -> family "
+                         f"{', '.join(mine)}" + (" (each gets the group's value; they share it)"
+                                                 if len(mine) > 1 else ""))
+            notes.extend(answer.notes)
+    if half:
+        notes.append("the account answered only one of the on-demand and spot quotas of family "
+                     f"{', '.join(half)}: the other keeps the catalog's value")
+    if kept:
+        notes.append(f"family {', '.join(kept)}: no AWS quota answered for it, the catalog's "
+                     "row is kept")
+    if unlimited:
+        notes.append(f"family {', '.join(unlimited)}: no quota (unlimited)")
+    return tuple(rows), tuple(notes)
+
+
+def _fmt(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+# ----------------------------------------------------------------------------- AWS calls
+
+
+def list_quotas(client: Any, operation: str) -> list[dict[str, Any]]:
+    """Every ``Quotas`` item of ``operation`` (``ListServiceQuotas`` or
+    ``ListAWSDefaultServiceQuotas``) for service ``ec2``, all pages. Raises botocore's
+    exceptions, and :class:`MalformedAnswer` for a page without a ``Quotas`` list."""
+    method = {LIST_OPERATION: "list_service_quotas",
+              DEFAULTS_OPERATION: "list_aws_default_service_quotas"}[operation]
+    items: list[dict[str, Any]] = []
+    pages = client.get_paginator(method).paginate(
+        ServiceCode=SERVICE_CODE, PaginationConfig={"PageSize": _PAGE_SIZE})
+    for page in pages:
+        found = page.get("Quotas")
+        if not isinstance(found, list):
+            raise MalformedAnswer(f"{operation} answer without a Quotas list")
+        items.extend(found)
+    return items
+
+
+def _label(operation: str) -> str:
+    return f"Service Quotas {operation} (service {SERVICE_CODE})"
+
+
+def _quota_error(caller: Caller, exc: BaseException, operation: str, region: str) -> FetchError:
+    """:meth:`Caller.fail`'s error, worded for Service Quotas: the IAM action named in full, and
+    no advice about instance types."""
+    try:
+        caller.fail(exc, operation, region, _label(operation))
+    except FetchError as error:
+        message = str(error).replace(f"IAM permission {operation}",
+                                     f"IAM permission {_IAM_ACTIONS[operation]}")
+        message = message.replace("; try again later or with fewer instance types",
+                                  "; try again later")
+        return FetchError(message, operation=error.operation, region=error.region,
+                          kind=error.kind)
+    raise AssertionError("Caller.fail returned")  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class AccountQuotas:
+    """The account's EC2 vCPU quotas in one region.
+
+    Attributes:
+        region: the AWS region.
+        values: per group label, its values (:func:`group_values`).
+        defaults: labels of the groups whose values are AWS's defaults (the applied value was
+            not in ``ListServiceQuotas``).
+        read_at: UTC time of the read.
+    """
+
+    region: str
+    values: Mapping[str, GroupValues]
+    defaults: tuple[str, ...]
+    read_at: datetime
+
+
+def read_account_quotas(
+    region: str,
+    *,
+    families: Iterable[str] | None = None,
+    session: Any = None,
+    profile: str | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    now: datetime | None = None,
+) -> AccountQuotas:
+    """The account's EC2 vCPU quotas in ``region`` (``ListServiceQuotas``, every page). For a
+    group of ``families`` (default: every group of :data:`QUOTA_GROUPS`) the answer left out,
+    AWS's default (``ListAWSDefaultServiceQuotas``, read only then).
+
+    Raises:
+        FetchError: a call failed (no credentials, access denied, throttled after
+            ``max_attempts`` attempts, unreachable, malformed): one line naming the operation,
+            the region and the cause.
+        InputError: a bad region.
+    """
+    (region,) = validate_regions([region])
+    session = session if session is not None else create_session(profile)
+    caller = Caller(session, max_attempts)
+    config = client_config(max_attempts, connect_timeout_s, read_timeout_s)
+    operation = LIST_OPERATION
+    try:
+        client = session.client("service-quotas", region_name=region, config=config)
+        values = group_values(list_quotas(client, LIST_OPERATION))
+        wanted = ({g.label for g in QUOTA_GROUPS} if families is None else
+                  {g.label for g in map(group_of, families) if g is not None})
+        missing = sorted(wanted - set(values))
+        if missing:
+            operation = DEFAULTS_OPERATION
+            defaults = group_values(list_quotas(client, DEFAULTS_OPERATION))
+            values.update({label: dataclasses.replace(
+                defaults[label], notes=(*defaults[label].notes,
+                                        f"{label}: AWS's default value (the account's applied "
+                                        "value was not in ListServiceQuotas)"))
+                for label in missing if label in defaults})
+            missing = [label for label in missing if label in defaults]
+    except aws_errors() as exc:
+        raise _quota_error(caller, exc, operation, region) from None
+    return AccountQuotas(region, values, tuple(missing),
+                         (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0))
+
+
+def with_account_quotas(catalog: Catalog, quotas: AccountQuotas, *,
+                        name: str | None = None) -> tuple[Catalog, tuple[str, ...]]:
+    """``catalog`` with the account's quota rows (:func:`account_quotas`), ``source`` saying
+    where they were read, and renamed to ``name`` when given; and notes.
+
+    Raises:
+        FetchError: the account answered no EC2 vCPU quota group at all (kind ``malformed``).
+    """
+    if not quotas.values:
+        raise FetchError(f"{_label(LIST_OPERATION)} for region {quotas.region} answered no EC2 "
+                         "vCPU quota (none of 'Running On-Demand ... instances' or 'All ... "
+                         "Spot Instance Requests'). Nothing was written.",
+                         operation=LIST_OPERATION, region=quotas.region, kind="malformed")
+    rows, notes = account_quotas(catalog, quotas.values)
+    stamp = quotas.read_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    source = (f"{catalog.source.rstrip()} Quotas: this account's own, read from the Service "
+              f"Quotas API ({LIST_OPERATION}, service {SERVICE_CODE}) in {quotas.region} at "
+              f"{stamp}, replacing any quotas named above; each family gets its AWS group's "
+              "value (data/README.md, 'Quotas')").strip()
+    if quotas.defaults:
+        source += f"; AWS's default value for group {', '.join(quotas.defaults)}"
+    updated = dataclasses.replace(catalog, quotas=rows, source=source + ".",
+                                  name=name or catalog.name)
+    return updated, (f"quotas: this account's own, read from Service Quotas in "
+                     f"{quotas.region}", *notes)
+
+
+# ----------------------------------------------------------------------------- entry points
+
+
+def _is_base_quota_note(note: str) -> bool:
+    return note.startswith("quotas are the base catalog's")
+
+
+def fetch_catalogs_with_quotas(
+    regions: Sequence[str] | str,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    write: bool = True,
+    profile: str | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    progress: ProgressCallback | None = None,
+    now: datetime | None = None,
+    **fetch_options: Any,
+) -> FetchResult:
+    """:func:`~deepvm_core.cloud.aws.fetch.fetch_catalogs` (same arguments) with each region's
+    quotas read from the account (:func:`read_account_quotas`) instead of the base catalog's.
+
+    The quotas are read after the prices (the fetch checks every argument first); the catalogs
+    are written (all or nothing) only when every region's specs, prices and quotas were read.
+
+    Raises:
+        FetchError, InputError: as :func:`fetch_catalogs` and :func:`read_account_quotas`.
+    """
+    region_list = validate_regions([regions] if isinstance(regions, str) else regions)
+    fetched_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    targets = (target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
+               if write else [])
+    _refuse_bundled(targets)  # before any request
+    result = fetch_catalogs(region_list, out=out, write=False, profile=profile,
+                            progress=progress, now=fetched_at, max_attempts=max_attempts,
+                            connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
+                            **fetch_options)
+    session = create_session(profile)
+    account = [read_account_quotas(r, session=session, now=fetched_at,
+                                   max_attempts=max_attempts,
+                                   connect_timeout_s=connect_timeout_s,
+                                   read_timeout_s=read_timeout_s) for r in region_list]
+    regions_out: list[RegionFetch] = []
+    for fetched, quotas in zip(result.regions, account, strict=True):
+        catalog, notes = with_account_quotas(fetched.catalog, quotas)
+        regions_out.append(dataclasses.replace(
+            fetched, catalog=catalog,
+            notes=(*(n for n in fetched.notes if not _is_base_quota_note(n)), *notes)))
+    if write:
+        paths = write_fetched_catalogs([r.catalog for r in regions_out], targets)
+        regions_out = [dataclasses.replace(r, path=p)
+                       for r, p in zip(regions_out, paths, strict=True)]
+    return dataclasses.replace(result, regions=tuple(regions_out))
+
+
+def _refuse_bundled(targets: Sequence[Path]) -> None:
+    for target in targets:
+        if is_bundled(target):
+            raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
+                             "another output. Nothing was written.", kind="write")
+
+
+def catalog_with_account_quotas(
+    catalog: Catalog | str | os.PathLike[str],
+    *,
+    region: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    write: bool = True,
+    profile: str | None = None,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    now: datetime | None = None,
+    session_factory: Callable[[str | None], Any] = create_session,
+) -> tuple[Catalog, Path | None, tuple[str, ...]]:
+    """An existing catalog (a :class:`Catalog`, a path or a bundled name) with the account's
+    quotas of ``region`` (default: the catalog's own region), named
+    ``<name>-quotas-<YYYYmmddTHHMMSSZ>`` and written to ``out`` (a ``.json`` file or a folder;
+    default the per-user fetched-catalogs folder) unless ``write`` is False. Returns the
+    catalog, where it was written (``None`` without ``write``) and notes.
+
+    Raises:
+        InputError: no region (the catalog has none and none was given), or ``out`` is the
+            input file.
+        FetchError: as :func:`read_account_quotas`, or a bundled target (kind ``write``).
+        CatalogNotFoundError, CatalogError: the catalog is missing or invalid.
+    """
+    source_path = None
+    if not isinstance(catalog, Catalog):
+        source_path = Path(catalog)
+        catalog = load_catalog(catalog)
+    region = region or (catalog.region if catalog.provider == "aws" else None)
+    if not region:
+        raise InputError("region", region, f"catalog {catalog.name} is not an AWS catalog "
+                         "with a region: give the AWS region to read quotas in (--region)")
+    (region,) = validate_regions([region])
+    read_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    name = f"{catalog.name}-quotas-{read_at:%Y%m%dT%H%M%SZ}"
+    targets = target_paths(out, [name]) if write else []
+    if source_path is not None and targets and source_path.is_file() and (
+            targets[0].resolve() == source_path.resolve()):
+        raise InputError("out", str(out), "is the input catalog; the input is never "
+                         "overwritten")
+    _refuse_bundled(targets)
+    families = sorted({t.family for t in (*catalog.gpu_types, *catalog.cpu_types)}
+                      | {q.family for q in catalog.quotas})
+    quotas = read_account_quotas(region, families=families, session=session_factory(profile),
+                                 max_attempts=max_attempts, connect_timeout_s=connect_timeout_s,
+                                 read_timeout_s=read_timeout_s, now=read_at)
+    updated, notes = with_account_quotas(catalog, quotas, name=name)
+    path = write_fetched_catalogs([updated], targets)[0] if write else None
+    return updated, path, notes
