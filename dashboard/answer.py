@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
+from deepvm_core.job.baseline import (
+    confidence_in_words,
+    on_demand_offer,
+    savings,
+    slow_warning,
+)
 from deepvm_core.pipeline.plan import PlanEstimate
 from deepvm_core.text import duration, usd
 from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
@@ -50,7 +55,8 @@ def on_demand_line(estimate: PlanEstimate) -> str | None:
     share = "" if percent is None else f" ({abs(percent):.1f} %)"
     if saved >= 0:
         return text + f" The spot plan saves **{usd(saved)}**{share} against it."
-    return text + f" The spot plan costs {usd(-saved)}{share} more than it."
+    offer = on_demand_offer(estimate.expected_cost_usd, od_cost, od_hours)
+    return f"{text} {offer}" if offer is not None else text
 
 
 def confidence_line(estimate: PlanEstimate) -> str | None:

@@ -182,3 +182,20 @@ def test_cli_refuses_a_bad_transformer_job_in_one_line(capsys, argv, says):
     assert says in err
     assert "Traceback" not in err
     assert out == ""
+
+
+def test_a_cheapest_plan_that_loses_to_on_demand_says_so_and_offers_it(capsys):
+    """The paper's catalog with interruptions 20x as frequent (MTBI x 0.05): the cheapest spot
+    plan of the example job costs more than its own cluster on demand (checked on the JSON's
+    figures), and the plan says so and offers the on-demand plan."""
+    argv = ("plan", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--mtbi-scale", "0.05",
+            "--trials", "0")
+    code, out, err = run_cli(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    estimate = json.loads(out)["chosen"]["estimate"]
+    assert estimate["expected_cost_usd"] > estimate["on_demand_same_cluster"]["cost_usd"]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    assert "Spot loses here: the same cluster bought on demand costs" in out
+    assert "Run it on demand." in out
+    assert "spot costs" in out

@@ -19,7 +19,12 @@ from deepvm_core.io.export import (
     gpu_filter_to_dict,
     tool_version,
 )
-from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
+from deepvm_core.job.baseline import (
+    confidence_in_words,
+    on_demand_offer,
+    savings,
+    slow_warning,
+)
 from deepvm_core.job.estimate import PlanEstimate
 from deepvm_core.job.result import PLAN_KIND, JobPlanResult, PlanAssumptions
 from deepvm_core.model import Objective
@@ -85,15 +90,19 @@ def estimate_in_words(e: PlanEstimate) -> tuple[str, ...]:
         return (f"Not expected to finish: {e.does_not_finish}. The same cluster on demand: "
                 f"{duration(e.on_demand_makespan_hours)} and {usd(e.on_demand_cost_usd)}.",)
     saved_usd, saved_percent = savings(e.expected_cost_usd, e.on_demand_cost_usd)
-    share = "" if saved_percent is None else f", {saved_percent:.0f} %"
+    share = "" if saved_percent is None else f", {abs(saved_percent):.0f} %"
     lines = [f"Expected {duration(e.expected_makespan_hours)} and {usd(e.expected_cost_usd)}; "
              f"the same cluster on demand: {duration(e.on_demand_makespan_hours)} and "
-             f"{usd(e.on_demand_cost_usd)} ({'saves' if saved_usd >= 0 else 'costs'} "
-             f"{usd(abs(saved_usd))}{share})."]
+             f"{usd(e.on_demand_cost_usd)} ({'saves' if saved_usd >= 0 else 'spot costs'} "
+             f"{usd(abs(saved_usd))}{share}{'' if saved_usd >= 0 else ' more'})."]
     mc = e.monte_carlo
     if mc is not None:
         lines.append(confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,
                                          mc.mean_makespan_hours, mc.mean_cost_usd))
+    offer = on_demand_offer(e.expected_cost_usd, e.on_demand_cost_usd,
+                            e.on_demand_makespan_hours)
+    if offer is not None:
+        lines.append(offer)
     warning = slow_warning(e.expected_makespan_hours, e.on_demand_makespan_hours,
                            e.on_demand_cost_usd)
     if warning is not None:

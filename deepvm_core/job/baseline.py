@@ -13,6 +13,10 @@ on-demand part as it is (the anchor, or the memory nodes) plus every spot GPU VM
 on-demand rate (Single Anchor: ``n · OD(v)``; Tiering: ``n · OD(v) + m · OD(w)``). The savings
 are ``C_od - C`` USD and ``100 (C_od - C) / C_od`` %.
 
+**When spot loses**: a plan whose expected cost C is above C_od is worse than the same cluster
+on demand on both counts (T >= T_od always), and :func:`on_demand_offer` says so and offers the
+on-demand plan instead.
+
 **The 1.5x warning**: the expected makespan T is more than :data:`SLOW_FACTOR` times the
 uninterrupted one (T_od): interruptions and restarts eat the time, and the on-demand cluster
 (its cost C_od) is the alternative to weigh.
@@ -20,6 +24,7 @@ uninterrupted one (T_od): interruptions and restarts eat the time, and the on-de
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from deepvm_core.job.closed_form import JobEstimates
@@ -65,6 +70,18 @@ def confidence_in_words(makespan_hours_p90: float, cost_usd_p90: float,
         text += (f"; {' and '.join(above)}, {'are' if len(above) > 1 else 'is'} above that: a "
                  "few runs hit many interruptions and take far longer")
     return text + "."
+
+
+def on_demand_offer(cost_usd: float, on_demand_cost_usd: float,
+                    on_demand_makespan_hours: float) -> str | None:
+    """When the spot plan's expected cost is above the same cluster on demand (C > C_od), the
+    sentence that says so and offers the on-demand plan; ``None`` otherwise."""
+    if not (math.isfinite(on_demand_cost_usd) and cost_usd > on_demand_cost_usd):
+        return None
+    return (f"Spot loses here: the same cluster bought on demand costs "
+            f"{usd(cost_usd - on_demand_cost_usd)} less ({usd(on_demand_cost_usd)}) and "
+            f"finishes in {duration(on_demand_makespan_hours)} with no interruption risk. "
+            "Run it on demand.")
 
 
 def slow_warning(expected_makespan_hours: float, on_demand_makespan_hours: float,
