@@ -11,7 +11,9 @@
 5. the performance objective's mean gain over the paper's objective on the Fig. 3 sweep;
 6. the limits (issue 9): a catalog at the size limit (loading, FLOPP, recommend with both
    solvers, the sweep) and the bundled catalogs at the node cap;
-7. ``bench/bench_limits.py``: the calls whose wall time the tests used to assert.
+7. ``bench/bench_limits.py``: the calls whose wall time the tests used to assert;
+8. ``bench/bench_transformer.py``: ``deepvm plan`` and ``recommend`` as processes, a 7B
+   transformer job beside the example cnn job.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(REPO)]
 
 import bench_limits
+import bench_transformer
 from synthetic import synthetic_catalog
 from timing import timed
 
@@ -147,3 +150,4 @@ if __name__ == "__main__":
     main()
     limits()
     bench_limits.main()
+    bench_transformer.main()
