@@ -16,5 +16,7 @@ setup(
     # Every data file under data/ (any folder depth), never Python caches.
     # The exports' JSON Schemas (deepvm_core.io.schemas.load_schema reads them).
     package_data={BUNDLED_PACKAGE: ["*.md", "**/*.json", "**/*.csv", "**/*.md", "**/*.txt"],
-                  "deepvm_core.io.schemas": ["*.json"]},
+                  "deepvm_core.io.schemas": ["*.json"],
+                  # the page icon, served by Streamlit itself (no font CDN: the app works offline)
+                  "dashboard": ["assets/*.png"]},
 )

@@ -28,7 +28,12 @@ from dashboard import (
 )
 from deepvm_core.errors import DeepVMError
 
-st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
+#: The page icon (64 x 64 PNG, a file of the package).
+PAGE_ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
+
+# The icon is a file of the package: a ":material/...:" or emoji icon makes every page fetch it
+# from a font or emoji CDN, which fails offline.
+st.set_page_config(page_title="DeepVM Studio", page_icon=str(PAGE_ICON), layout="wide",
                    initial_sidebar_state="expanded")
 state.init_state()
 

@@ -58,3 +58,15 @@ def test_a_link_to_a_page_path_opens_it_whole(page: Page, streamlit_server: str,
         expect(page.get_by_text("Performance-First beats DeepVM")).to_be_visible()
     expect(page.get_by_test_id("stException")).to_have_count(0)
     screenshot(page, artifacts_dir / f"page-{slug}.png")
+
+
+def test_no_page_asks_anything_of_another_host(page: Page, streamlit_server: str) -> None:
+    """Issue 27: offline, no page makes a failed request (the page icon came from a font CDN):
+    every request of the default page and Plan goes to the dashboard's own host."""
+    hosts: set[str] = set()
+    page.on("request", lambda request: hosts.add(urlparse(request.url).hostname or ""))
+    for slug, title in (("", "Recommend"), ("plan", "Plan a job")):
+        open_app(page, f"{streamlit_server}/{slug}", title)
+        expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    own = urlparse(streamlit_server).hostname
+    assert hosts - {own, ""} == set(), hosts
