@@ -80,6 +80,10 @@ def test_confidence_in_words() -> None:
     both = confidence_in_words(100.0, 25.0, 120.0, 30.0)
     assert "within 4.2 days" in both  # 100 h = 4.17 days
     assert "the mean time, 5.0 days and the mean cost, 30.00 USD, are above that" in both
+    # issue 27: a mean above the P90 that rounds to the same words is not said to be above it
+    # (0.400 h and 0.401 h both read "24 min"; 2.431 and 2.434 USD both "2.43 USD")
+    same = confidence_in_words(0.400, 2.431, 0.401, 2.434)
+    assert same == "9 runs in 10 finish within 24 min and cost under 2.43 USD."
 
 
 def test_slow_warning_over_one_and_a_half_times() -> None:

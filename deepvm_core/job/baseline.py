@@ -58,13 +58,15 @@ def savings(cost_usd: float, on_demand_cost_usd: float) -> tuple[float, float | 
 def confidence_in_words(makespan_hours_p90: float, cost_usd_p90: float,
                         mean_makespan_hours: float, mean_cost_usd: float) -> str:
     """The Monte Carlo P90s in words: "9 runs in 10 finish within X and cost under Y", and,
-    when the mean is above the P90 (a few very long runs pull it up), that too."""
+    when the mean is above the P90 (a few very long runs pull it up) and reads above it once
+    rounded, that too."""
     text = (f"9 runs in 10 finish within {duration(makespan_hours_p90)} and cost under "
             f"{usd(cost_usd_p90)}")
-    above = []
-    if mean_makespan_hours > makespan_hours_p90:
+    above = []  # only where the words differ too: "0.4 h ... the mean, 0.4 h, is above" reads wrong
+    if (mean_makespan_hours > makespan_hours_p90
+            and duration(mean_makespan_hours) != duration(makespan_hours_p90)):
         above.append(f"the mean time, {duration(mean_makespan_hours)}")
-    if mean_cost_usd > cost_usd_p90:
+    if mean_cost_usd > cost_usd_p90 and usd(mean_cost_usd) != usd(cost_usd_p90):
         above.append(f"the mean cost, {usd(mean_cost_usd)}")
     if above:
         text += (f"; {' and '.join(above)}, {'are' if len(above) > 1 else 'is'} above that: a "
