@@ -75,10 +75,10 @@ def transformer_job() -> TransformerJob | None:
         activation_checkpointing=bool(job["activation_checkpointing"]))
 
 
-def checkpoint_is_the_jobs(scenario: Scenario) -> bool:
+def checkpoint_is_the_jobs() -> bool:
     """The sidebar's checkpoint size f is at its default, so a transformer job's own checkpoint
     is used (as ``deepvm plan`` without ``--ckpt-gb``)."""
-    return scenario.checkpoint_gb == keys.CHECKPOINT_GB.default
+    return bool(keys.CHECKPOINT_GB.get() == keys.CHECKPOINT_GB.default)
 
 
 def scenario_for_job(scenario: Scenario) -> Scenario:
@@ -86,7 +86,7 @@ def scenario_for_job(scenario: Scenario) -> Scenario:
     job's own checkpoint while the sidebar's f is at its default, else the sidebar's. The
     scenario as it is without a job, for a cnn job, or when the job cannot be built (its error
     is the page's)."""
-    if not keys.PLAN_ACTIVE.get() or not checkpoint_is_the_jobs(scenario):
+    if not keys.PLAN_ACTIVE.get() or not checkpoint_is_the_jobs():
         return scenario
     try:
         job = transformer_job()

@@ -59,7 +59,7 @@ def job_line(result: JobPlanResult) -> None:
     checkpoint size f when it is the job's own."""
     workload = result.workload
     st.markdown(f"**Your job:** {workload.describe(result.assumptions.reference_gpu)}.")
-    if workload.kind == "transformer" and job_view.checkpoint_is_the_jobs(result.scenario):
+    if workload.kind == "transformer" and job_view.checkpoint_is_the_jobs():
         st.caption(f"Checkpoints of {workload.checkpoint_gb:,.1f} GB, the job's own (trainable "
                    "weights and optimizer states); the sidebar's checkpoint size replaces it "
                    "once changed.")
