@@ -159,3 +159,16 @@ def test_a_bad_transformer_value_in_the_url_is_warned_and_replaced(
     assert not at.error
     default = url_plan.PLAN_PARAM_BY_NAME[param].default
     assert at.session_state[f"plan_{param}"] == default
+
+
+def test_an_uploaded_epoch_time_is_not_offered_to_a_transformer_job(tmp_path,
+                                                                   monkeypatch) -> None:
+    at = opened(tmp_path, monkeypatch, **SEVEN_B, pw="10")
+    at.file_uploader(key="plan_csv").upload(
+        "mine.csv", b"instance,nodes,epoch_seconds\np4d.24xlarge,1,60\np4d.24xlarge,2,31\n",
+        "text/csv")
+    at.run()
+    no_errors(at)
+    assert not [b for b in at.button if b.key == "plan_use_epoch_time"]
+    assert any("A transformer job's time comes from its tokens per second" in c.value
+               for c in at.caption)
