@@ -66,6 +66,33 @@ def mtbi_overrides(catalog: Catalog, edited: pd.DataFrame, in_use: dict[str, flo
     return overrides, refused
 
 
+#: The per-type assumptions table's column of a transformer job's GPU memory verdict.
+MEMORY_FIT_COLUMN = "GPU memory (one replica)"
+
+
+def gpu_assumptions_frame(result: JobPlanResult) -> pd.DataFrame:
+    """Per GPU type, what the plan assumes (``result.assumptions.gpu_types``): its MTBI and
+    where it comes from, its speedup model and one-VM epoch time and, for a transformer job,
+    whether one replica fits its GPU memory and why (``memory_fit``)."""
+    transformer = result.workload.kind == "transformer"
+    rows = []
+    for a in result.assumptions.gpu_types:
+        row: dict[str, object] = {
+            "GPU type": a.gpu, "MTBI (h)": a.mtbi_hours, "MTBI source": a.mtbi_source,
+            "Speedup": a.speedup_source, "One-VM epoch (s)": a.one_vm_epoch_seconds}
+        if transformer:
+            row[MEMORY_FIT_COLUMN] = a.memory_fit
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def memory_out(result: JobPlanResult) -> list[tuple[str, str]]:
+    """A transformer job's GPU types left out for GPU memory: (type, why), in catalog
+    order."""
+    return [(a.gpu, a.memory_fit) for a in result.assumptions.gpu_types
+            if a.memory_fit is not None and not a.memory_fit.startswith("fits")]
+
+
 def _row(label: str, e: PlanEstimate) -> dict[str, object]:
     mc = e.monte_carlo
     if e.does_not_finish is not None:  # no numbers that mean nothing: the reason instead

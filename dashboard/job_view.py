@@ -7,8 +7,8 @@ turns the session's ``plan_*`` values into core objects and looks estimates up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import streamlit as st
@@ -26,7 +26,14 @@ from deepvm_core.workload.speedup import (
     SpeedupModelName,
     reference_epoch_seconds_from_table,
 )
-from deepvm_core.workload.workload import AUTO, Workload, example_workload, top_spot_flopp_gpu
+from deepvm_core.workload.transformer import TransformerJob
+from deepvm_core.workload.workload import (
+    AUTO,
+    Workload,
+    example_workload,
+    job_checkpoint_gb,
+    top_spot_flopp_gpu,
+)
 
 if TYPE_CHECKING:
     from dashboard.spot_compute import PoolSet
@@ -54,22 +61,70 @@ def speedup_model(name: SpeedupModelName) -> SpeedupModel:
     return SpeedupModel(name, compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())[0])
 
 
+def transformer_job() -> TransformerJob | None:
+    """The session's transformer job (Plan a job's job kind ``transformer``), or ``None`` for a
+    cnn job (raises a WorkloadError naming a bad field)."""
+    job = {name: key.get() for name, key in keys.PLAN.items()}
+    if job["workload"] != "transformer":
+        return None
+    return TransformerJob(
+        params_b=float(job["params_b"]), tokens_b=float(job["tokens_b"]),
+        epochs=float(job["tf_epochs"]), method=job["method"], sharding=job["sharding"],
+        shard_across_vms=bool(job["shard_across_vms"]), seq_len=int(job["seq_len"]),
+        micro_batch=int(job["micro_batch"]),
+        activation_checkpointing=bool(job["activation_checkpointing"]))
+
+
+def checkpoint_is_the_jobs() -> bool:
+    """The sidebar's checkpoint size f is at its default, so a transformer job's own checkpoint
+    is used (as ``deepvm plan`` without ``--ckpt-gb``)."""
+    return bool(keys.CHECKPOINT_GB.get() == keys.CHECKPOINT_GB.default)
+
+
+def scenario_for_job(scenario: Scenario) -> Scenario:
+    """``scenario`` with f the session's job's (:func:`job_checkpoint_gb`): a transformer
+    job's own checkpoint while the sidebar's f is at its default, else the sidebar's. The
+    scenario as it is without a job, for a cnn job, or when the job cannot be built (its error
+    is the page's)."""
+    if not keys.PLAN_ACTIVE.get() or not checkpoint_is_the_jobs():
+        return scenario
+    try:
+        job = transformer_job()
+    except DeepVMError:
+        return scenario
+    if job is None:
+        return scenario
+    return replace(scenario, checkpoint_gb=job_checkpoint_gb(job, None))
+
+
 def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
-    """The job of the session (raises a DeepVMError naming a bad field)."""
+    """The job of the session (raises a DeepVMError naming a bad field); f is ``scenario``'s
+    (:func:`scenario_for_job` gives a transformer job's own)."""
     job = {name: key.get() for name, key in keys.PLAN.items()}
     known = {g.name for g in catalog.gpu_types}
     overrides = {name: hours for name, hours in keys.PLAN_MTBI.get().items() if name in known}
-    every = int(job["ckpt_every"])
-    workload = Workload(
-        epochs=float(job["epochs"]), reference_epoch_seconds=float(job["epoch_s"]),
-        reference_gpu=job["ref"] or None, reference_nodes=int(job["ref_nodes"]),
-        checkpoint_gb=scenario.checkpoint_gb,
-        checkpoint_every_epochs=AUTO if every == 0 else every,
+    common: dict[str, Any] = dict(
+        reference_nodes=int(job["ref_nodes"]), checkpoint_gb=scenario.checkpoint_gb,
         restart_hours=float(job["restart_min"]) / MINUTES_PER_HOUR,
         wait_hours=float(job["wait_min"]) / MINUTES_PER_HOUR,
         disk_gb_per_second=float(job["disk_gbps"]),
         checkpoint_fixed_seconds=float(job["ckpt_fixed_s"]),
         mtbi_hours_by_gpu=overrides, mtbi_scale=float(job["mtbi_scale"]))
+    transformer = transformer_job()
+    if transformer is not None:
+        every = int(job["tf_ckpt_every"])
+        measured = float(job["tokens_per_second"]) or None
+        # a measurement names its type: "" is the top spot-FLOPP type, as the input says
+        reference = job["ref"] or (reference_type(catalog) if measured else None)
+        workload = Workload.for_transformer(
+            transformer, tokens_per_second=measured, reference_gpu=reference,
+            checkpoint_every_epochs=AUTO if every == 0 else every, **common)
+    else:
+        every = int(job["ckpt_every"])
+        workload = Workload(
+            epochs=float(job["epochs"]), reference_epoch_seconds=float(job["epoch_s"]),
+            reference_gpu=job["ref"] or None,
+            checkpoint_every_epochs=AUTO if every == 0 else every, **common)
     return JobInputs(
         workload=workload, speedup=speedup_model(job["speedup"]),
         pw=None if job["pw_off"] else scenario.pw_usd_per_hour, goal=job["goal"],

@@ -17,6 +17,10 @@ from deepvm_core.errors import DeepVMError
 def offer_epoch_time(catalog: Catalog, name: str, text: str) -> None:
     """For an uploaded table of the user's own epoch times: one click takes g_ref's one-node
     time from it as the job's epoch time (nothing happens without the click)."""
+    if keys.PLAN["workload"].get() == "transformer":
+        st.caption(f"A transformer job's time comes from its tokens per second, not an epoch "
+                   f"time: {name}'s one-node times are offered as the epoch time of a CNN job.")
+        return
     offer = job_view.epoch_time_offer(catalog, name, text)
     if offer is None:
         return

@@ -27,6 +27,10 @@ MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",
                   "paper": "Paper's n·K(n)"}
 GOAL_LABELS = {"cheapest": "Cheapest job", "fastest": "Fastest job"}
+KIND_LABELS = {"cnn": "CNN (epochs × measured epoch time)",
+               "transformer": "Transformer (parameters × tokens)"}
+METHOD_LABELS = {"full": "Full (AdamW, mixed precision)", "lora": "LoRA", "qlora": "QLoRA"}
+SHARDING_LABELS = {"none": "None (a replica per GPU)", "fsdp": "FSDP (ZeRO-3)"}
 
 #: The core's bounds on R, W and δ0 (:mod:`deepvm_core.workload.workload`) in the inputs' units: a
 #: typed value past them is refused next to the input (a URL's value is kept, and the plan's
@@ -55,22 +59,40 @@ def job_widgets(catalog: Catalog) -> None:
     plan = keys.PLAN
     gpus = [g.name for g in catalog.solvable_gpu_types]
     with st.container(border=True, key="plan_inputs"):
+        st.radio("Job kind", list(KIND_LABELS), horizontal=True, key=plan["workload"].name,
+                 persist_state=keys.PERSIST, format_func=KIND_LABELS.__getitem__,
+                 help="CNN: the paper's data-parallel job, its time measured per epoch. "
+                      "Transformer: an LLM pretraining or fine-tune; GPU memory decides which "
+                      "types can run it, its time comes from FLOPs per token (or your "
+                      "tokens/s).")
+        transformer = plan["workload"].get() == "transformer"
+        if transformer:
+            transformer_widgets()
+        else:
+            a, b, c, d = st.columns(4)
+            _number(a, "epochs", "Epochs", step=1.0, help="How many epochs the job trains.")
+            _number(b, "epoch_s", "Seconds per epoch (measured)", step=1.0, fmt="%.2f",
+                    help="Your measurement: seconds per epoch on the reference cluster.")
         a, b, c, d = st.columns(4)
-        _number(a, "epochs", "Epochs", step=1.0, help="How many epochs the job trains.")
-        _number(b, "epoch_s", "Seconds per epoch (measured)", step=1.0, fmt="%.2f",
-                help="Your measurement: seconds per epoch on the reference cluster.")
+        if transformer:  # the reference cluster of a measured tokens/s
+            c, d = b, c
         options = ["", *gpus]
         if plan["ref"].get() not in options:
             st.warning(f"Reference type {plan['ref'].get()!r} is not a GPU type of this "
                        "catalog; using the top spot-FLOPP type.", icon=":material/warning:")
             plan["ref"].set("")
+        if transformer:
+            _number(a, "tokens_per_second", "Measured tokens/s (0: estimate)", step=100.0,
+                    help="Your job's tokens per second on the VMs to the right; wins over the "
+                         "estimate (FLOPs per token at a published MFU).")
         c.selectbox("Measured on GPU type", options, key=plan["ref"].name,
                     persist_state=keys.PERSIST, format_func=lambda n: n or "top spot-FLOPP type",
                     help="The type of your measurement; other types follow eFLOPS.")
         _number(d, "ref_nodes", "… on this many VMs", step=1)
         presentation = state.presentation()
         a, b, c, spare = st.columns(4)
-        _number(a, "ckpt_every", "Checkpoint every k epochs (0: auto, Daly)", step=1,
+        _number(a, "tf_ckpt_every" if transformer else "ckpt_every",
+                "Checkpoint every k epochs (0: auto, Daly)", step=1,
                 help=GLOSSARY["Daly interval"])
         b.radio("Goal", GOALS, horizontal=True, key=plan["goal"].name,
                 persist_state=keys.PERSIST, format_func=GOAL_LABELS.__getitem__)
@@ -95,9 +117,38 @@ def job_widgets(catalog: Catalog) -> None:
                     help=GLOSSARY["Speedup model"])
         _number(c, "trials", "Monte Carlo runs (0: none)", step=1000)
         _number(d, "seed", "Seed", step=1)
-        if (float(plan["epochs"].get()), float(plan["epoch_s"].get())) == (
+        if not transformer and (float(plan["epochs"].get()), float(plan["epoch_s"].get())) == (
                 float(plan["epochs"].default), float(plan["epoch_s"].default)):
             st.caption(f"The job above is an example, {answer.EXAMPLE_JOB}.")
+
+
+def transformer_widgets() -> None:
+    """A transformer job's inputs (:data:`dashboard.url_plan.TRANSFORMER_PARAMS`)."""
+    plan = keys.PLAN
+    a, b, c, d = st.columns(4)
+    _number(a, "params_b", "Parameters (billions)", step=1.0,
+            help="The model's parameters, in billions (7 for a 7B model).")
+    _number(b, "tokens_b", "Tokens (billions)", step=1.0,
+            help="Tokens the whole job trains on, in billions (split into the epochs).")
+    _number(c, "tf_epochs", "Epochs", step=1.0, help="How many epochs the tokens are split "
+                                                      "into (checkpoints, and the job model's E).")
+    d.selectbox("Method", list(METHOD_LABELS), key=plan["method"].name,
+                persist_state=keys.PERSIST, format_func=METHOD_LABELS.__getitem__,
+                help="Full fine-tune or pretraining, or LoRA / QLoRA adapters on a frozen base.")
+    a, b, c, d = st.columns(4)
+    a.selectbox("Sharding within a VM", list(SHARDING_LABELS), key=plan["sharding"].name,
+                persist_state=keys.PERSIST, format_func=SHARDING_LABELS.__getitem__,
+                help="FSDP splits weights, gradients and optimizer states over a VM's GPUs.")
+    b.toggle("Shard across VMs", key=plan["shard_across_vms"].name, persist_state=keys.PERSIST,
+             disabled=plan["sharding"].get() == "none",
+             help="Let one FSDP replica span several VMs when one VM's GPUs cannot hold it "
+                  "(clusters are then whole replicas). Needs FSDP.")
+    _number(c, "seq_len", "Sequence length (tokens)", step=256)
+    _number(d, "micro_batch", "Micro-batch (sequences per GPU)", step=1)
+    st.toggle("Activation checkpointing (recompute activations)",
+              key=plan["activation_checkpointing"].name, persist_state=keys.PERSIST,
+              help="Keeps one input per layer instead of every activation, for one more "
+                   "forward pass.")
 
 
 def assumptions(catalog: Catalog) -> None:

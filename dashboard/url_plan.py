@@ -19,7 +19,25 @@ from deepvm_core.job.objectives import DEFAULT_GOAL
 from deepvm_core.pipeline.plan import DEFAULT_SEED, GOALS
 from deepvm_core.units import MINUTES_PER_HOUR
 from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
-from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
+from deepvm_core.workload.transformer import (
+    EXAMPLE_PARAMS_B,
+    EXAMPLE_TOKENS_B,
+    MAX_MICRO_BATCH,
+    MAX_PARAMS_B,
+    MAX_SEQ_LEN,
+    MAX_TOKENS_B,
+    METHODS,
+    SHARDINGS,
+    TransformerJob,
+)
+from deepvm_core.workload.workload import (
+    AUTO,
+    EXAMPLE_EPOCH_SECONDS,
+    EXAMPLE_EPOCHS,
+    TRANSFORMER_CHECKPOINT_EVERY,
+    WORKLOAD_KINDS,
+    Workload,
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +61,7 @@ class PlanParam:
         return f"plan_{self.name}"
 
 
-PLAN_PARAMS = (
+_JOB_PARAMS = (
     PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),  # the bundled ResNet-50 job
     PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
     PlanParam("ref", "text", ""),  # "": Workload.reference_gpu None (top spot-FLOPP type)
@@ -67,6 +85,33 @@ PLAN_PARAMS = (
     PlanParam("seed", "int", DEFAULT_SEED, 0, 2**31 - 1),
     PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
 )
+#: The job's kind and a transformer job's inputs (issue 24), named as the CLI's flags; their
+#: defaults are the core's (:class:`TransformerJob`'s fields, its example's size, and
+#: :data:`TRANSFORMER_CHECKPOINT_EVERY`). ``tf_epochs`` and ``tf_ckpt_every`` are a transformer
+#: job's E and k (a cnn job keeps ``epochs`` and ``ckpt_every``: their defaults differ);
+#: ``tokens_per_second`` 0 means none (the estimate), a measurement on ``ref_nodes`` VMs of
+#: ``ref``.
+TRANSFORMER_PARAMS = (
+    PlanParam("params_b", "float", EXAMPLE_PARAMS_B, 1e-6, MAX_PARAMS_B),
+    PlanParam("tokens_b", "float", EXAMPLE_TOKENS_B, 1e-6, MAX_TOKENS_B),
+    PlanParam("tf_epochs", "float", field_default(TransformerJob, "epochs"), 1e-6, MAX_TOKENS_B),
+    PlanParam("method", "choice", field_default(TransformerJob, "method"), choices=METHODS),
+    PlanParam("sharding", "choice", field_default(TransformerJob, "sharding"),
+              choices=SHARDINGS),
+    PlanParam("shard_across_vms", "bool", field_default(TransformerJob, "shard_across_vms")),
+    PlanParam("seq_len", "int", field_default(TransformerJob, "seq_len"), 1, MAX_SEQ_LEN),
+    PlanParam("micro_batch", "int", field_default(TransformerJob, "micro_batch"), 1,
+              MAX_MICRO_BATCH),
+    PlanParam("activation_checkpointing", "bool",
+              field_default(TransformerJob, "activation_checkpointing")),
+    PlanParam("tokens_per_second", "float", 0.0, 0.0, 1e12),  # 0: none (the estimate)
+    PlanParam("tf_ckpt_every", "int",
+              0 if TRANSFORMER_CHECKPOINT_EVERY == AUTO else TRANSFORMER_CHECKPOINT_EVERY, 0,
+              1_000_000),  # 0: auto (Daly)
+)
+PLAN_PARAMS = (
+    PlanParam("workload", "choice", WORKLOAD_KINDS[0], choices=WORKLOAD_KINDS),
+    *_JOB_PARAMS, *TRANSFORMER_PARAMS)
 PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
 #: The user's MTBI per GPU type (``name:hours,name:hours``, hours before the scale); like the
 #: job's inputs, in the URL once a job is set and when not empty.
@@ -152,7 +197,8 @@ def parse_plan_params(params: Mapping[str, str | list[str]]
             if not math.isfinite(number):
                 reject("is not a finite number")
             elif not p.low <= number <= p.high:
-                reject(f"is outside {p.low:g}..{p.high:g}")
+                reject(f"is outside {int(p.low)}..{int(p.high)}" if p.kind == "int" else
+                       f"is outside {p.low:g}..{p.high:g}")
             else:
                 values[p.name] = number
     return values, warnings

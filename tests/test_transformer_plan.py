@@ -199,3 +199,21 @@ def test_a_cheapest_plan_that_loses_to_on_demand_says_so_and_offers_it(capsys):
     assert "Spot loses here: the same cluster bought on demand costs" in out
     assert "Run it on demand." in out
     assert "spot costs" in out
+
+
+# ----------------------------------------------------------------------------- one home for f, k
+
+
+def test_a_transformer_workload_sizes_f_by_its_own_checkpoint_and_k_by_daly_unless_given():
+    """f: 98 GB for the 7B full job (14 x 7e9 bytes, by hand), the user's when given, 0.3 GB
+    (Scenario's default) for a cnn job without one; k: "auto" unless given. The CLI and the
+    dashboard both take f and k from here."""
+    from deepvm_core.workload.workload import job_checkpoint_gb
+
+    assert job_checkpoint_gb(SEVEN_B_FULL, None) == pytest.approx(98.0)
+    assert job_checkpoint_gb(SEVEN_B_FULL, 12.5) == 12.5
+    assert job_checkpoint_gb(None, None) == pytest.approx(0.3)
+    w = Workload.for_transformer(SEVEN_B_FULL)
+    assert (w.checkpoint_gb, w.checkpoint_every_epochs) == (pytest.approx(98.0), "auto")
+    w = Workload.for_transformer(SEVEN_B_FULL, checkpoint_gb=5.0, checkpoint_every_epochs=2)
+    assert (w.checkpoint_gb, w.checkpoint_every_epochs) == (5.0, 2)

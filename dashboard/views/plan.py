@@ -54,17 +54,50 @@ def card(result: JobPlanResult, comparison: PlanVsRecommend | None,
             st.warning(warning, icon=":material/warning:")
 
 
+def job_line(result: JobPlanResult) -> None:
+    """The job in the workload's words (:meth:`Workload.describe`), and a transformer job's
+    checkpoint size f when it is the job's own."""
+    workload = result.workload
+    st.markdown(f"**Your job:** {workload.describe(result.assumptions.reference_gpu)}.")
+    if workload.kind == "transformer" and job_view.checkpoint_is_the_jobs():
+        st.caption(f"Checkpoints of {workload.checkpoint_gb:,.1f} GB, the job's own (trainable "
+                   "weights and optimizer states); the sidebar's checkpoint size replaces it "
+                   "once changed.")
+
+
+def memory_expander(result: JobPlanResult, expanded: bool = False) -> None:
+    """Why GPU types are out for a transformer job's GPU memory, one line each."""
+    out = job_frames.memory_out(result)
+    if not out:
+        return
+    with st.expander(f"Why {len(out)} of the {len(result.assumptions.gpu_types)} GPU types "
+                     "cannot run this job (GPU memory)", expanded=expanded):
+        st.markdown("\n".join(f"- **{gpu}**: {why}" for gpu, why in out))
+
+
+def _no_cluster(result: JobPlanResult) -> None:
+    st.markdown("#### No cluster fits this job")
+    job_line(result)
+    widgets.gpu_filter_line(result.scenario.gpu_filter)
+    why = result.explanation
+    if why is not None:
+        st.error(why.summary, icon=":material/block:")
+        first = why.cheapest_configuration
+        if why.cheapest_feasible_usd_per_hour is not None and first is not None:
+            fits = " the job fits on" if result.workload.kind == "transformer" else " that fits"
+            st.markdown(f"Lift PW to **{usd_per_hour(why.cheapest_feasible_usd_per_hour)}** "
+                        f"for the first cluster{fits}: {first.describe()}.")
+        if {"deadline", "job_budget"} & set(why.binding):
+            st.markdown("**The nearest clusters** (expected to finish):")
+            st.dataframe(nearest.nearest_frame(result), hide_index=True,
+                         key="plan_nearest")
+    memory_expander(result)
+
+
 def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> None:
     chosen = result.chosen
     if chosen is None:
-        st.markdown("#### No cluster fits this job")
-        widgets.gpu_filter_line(result.scenario.gpu_filter)
-        if result.explanation is not None:
-            st.error(result.explanation.summary, icon=":material/block:")
-            if {"deadline", "job_budget"} & set(result.explanation.binding):
-                st.markdown("**The nearest clusters** (expected to finish):")
-                st.dataframe(nearest.nearest_frame(result), hide_index=True,
-                             key="plan_nearest")
+        _no_cluster(result)
         return
     mc = chosen.monte_carlo
     epochs = f"{result.workload.epochs:g} epoch{'s' if result.workload.epochs != 1 else ''}"
@@ -77,6 +110,7 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
     st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
     st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
                 f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
+    job_line(result)
     widgets.gpu_filter_line(result.scenario.gpu_filter)
     config = chosen.configuration
     left, right = st.columns([0.55, 0.45], gap="large")
@@ -106,6 +140,7 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
                       f"cost {usd(deepvm.expected_cost_usd)} ({ratio:.1f}× as much) "
                       f"and take {duration(deepvm.expected_makespan_hours)}.")
     st.markdown(" ".join(why))
+    memory_expander(result)
 
 
 #: The comparison table's columns: short headers and fixed widths (px) so that all of it fits
@@ -191,10 +226,22 @@ def speedups(catalog: Catalog, speedup: SpeedupModel) -> None:
 
 
 
+def gpu_assumptions(result: JobPlanResult) -> None:
+    """The plan's assumptions per GPU type (with a transformer job's GPU memory fit)."""
+    transformer = result.workload.kind == "transformer"
+    title = ("Per GPU type: MTBI, speed and GPU memory" if transformer else
+             "Per GPU type: MTBI and speed")
+    with st.expander(title, expanded=False):
+        st.dataframe(job_frames.gpu_assumptions_frame(result), hide_index=True,
+                     key="plan_gpu_assumptions", column_config={
+                         "MTBI (h)": st.column_config.NumberColumn(format="%g"),
+                         "One-VM epoch (s)": st.column_config.NumberColumn(format="%.1f")})
+
+
 def main() -> None:
     active = catalog_state.active_catalog()
-    scenario: Scenario = state.scenario()
     keys.PLAN_ACTIVE.set(True)
+    scenario: Scenario = job_view.scenario_for_job(state.scenario())
     st.title("Plan a job")
     st.caption("From price per hour to the cost and time of a whole training job, with spot "
                "interruptions. Estimates are exact expectations of the job model (Method "
@@ -218,6 +265,7 @@ def main() -> None:
                 provenance.gpu_sources_caption(gpu)
     for note in result.notes:
         st.info(note, icon=":material/info:")
+    gpu_assumptions(result)
     if result.chosen is None:  # issue 20 item 18: no plan to download
         st.caption("The plan's download appears once a cluster fits the job.")
     else:

@@ -222,7 +222,7 @@ def show_notes(where: DeltaGenerator, rec: Recommendation) -> None:
 
 
 def main() -> None:
-    page(catalog_state.active_catalog(), state.scenario())
+    page(catalog_state.active_catalog(), job_view.scenario_for_job(state.scenario()))
 
 
 def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:

@@ -29,8 +29,6 @@ from deepvm_core.hardware.measurements import (
     bundled_measurements_paths,
     load_measurements,
 )
-from deepvm_core.model import Scenario
-from deepvm_core.workload.memory import checkpoint_gb
 from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
 from deepvm_core.workload.transformer import (
     MAX_MICRO_BATCH,
@@ -45,6 +43,7 @@ from deepvm_core.workload.workload import (
     EXAMPLE_EPOCH_SECONDS,
     EXAMPLE_EPOCHS,
     WORKLOAD_KINDS,
+    job_checkpoint_gb,
 )
 
 #: The transformer job's options (flag, field of TransformerJob); ``--tokens-per-second`` is
@@ -129,13 +128,9 @@ def _add_transformer_arguments(group: Any) -> None:
 
 def checkpoint_gb_from_args(args: argparse.Namespace) -> float:
     """f, GB: ``--ckpt-gb`` when given, else a transformer job's own checkpoint
-    (:func:`~deepvm_core.workload.memory.checkpoint_gb`), else the scenario's default."""
-    if args.ckpt_gb is not None:
-        return float(args.ckpt_gb)
-    job = transformer_from_args(args)
-    if job is not None:
-        return checkpoint_gb(job)
-    return float(field_default(Scenario, "checkpoint_gb"))
+    (:func:`~deepvm_core.workload.workload.job_checkpoint_gb`), else the scenario's
+    default."""
+    return job_checkpoint_gb(transformer_from_args(args), args.ckpt_gb)
 
 
 def transformer_from_args(args: argparse.Namespace) -> TransformerJob | None:

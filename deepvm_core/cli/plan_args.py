@@ -170,8 +170,7 @@ def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Work
         mtbi_scale=args.mtbi_scale, **given)
     transformer = transformer_from_args(args)
     if transformer is not None:
-        # one epoch can be a whole fine-tune: checkpoints at Daly's interval unless asked
-        common.setdefault("checkpoint_every_epochs", AUTO)
+        # k: Daly's interval unless asked (Workload.for_transformer's default)
         return Workload.for_transformer(transformer, tokens_per_second=args.tokens_per_second,
                                         **common)
     return Workload(

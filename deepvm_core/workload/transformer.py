@@ -63,6 +63,12 @@ DEFAULT_SHARDING: Final[Sharding] = "fsdp"
 #: the adapter's optimizer memory from being understated.
 DEFAULT_ADAPTER_FRACTION: Final = 0.01
 
+#: The example transformer job (issue 24's): a 7B-parameter model trained on 2B tokens, whose
+#: full fine-tune needs 112 GB of GPU memory for its model states alone. The dashboard starts
+#: its transformer inputs here; the other fields are :class:`TransformerJob`'s defaults.
+EXAMPLE_PARAMS_B: Final = 7.0
+EXAMPLE_TOKENS_B: Final = 2.0
+
 #: Upper bounds that catch unit slips (parameters and tokens are in billions).
 MAX_PARAMS_B: Final = 10_000.0
 MAX_TOKENS_B: Final = 1_000_000.0

@@ -24,6 +24,7 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.errors import Problem, WorkloadError
 from deepvm_core.model import DEFAULT_CHECKPOINT_GB
 from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.memory import checkpoint_gb as transformer_checkpoint_gb
 from deepvm_core.workload.transformer import TransformerJob
 
 CheckpointEvery = int | Literal["auto"]
@@ -36,6 +37,10 @@ WorkloadKind = Literal["cnn", "transformer"]
 WORKLOAD_KINDS: Final[tuple[WorkloadKind, ...]] = ("cnn", "transformer")
 
 _WHERE = "workload"
+
+#: k of a transformer job unless the user gives one: Daly's interval (one epoch can be a whole
+#: fine-tune, so a checkpoint per epoch would be none at all).
+TRANSFORMER_CHECKPOINT_EVERY: Final[CheckpointEvery] = AUTO
 
 #: Upper bound of R, ``restart_hours``: relaunching, rejoining and restoring from the last
 #: checkpoint takes minutes; a day is far past any real restart (hours).
@@ -211,14 +216,20 @@ class Workload:
                                         "was measured on"))
 
     @classmethod
-    def for_transformer(cls, job: TransformerJob, **fields: Any) -> Workload:
-        """A transformer job's workload: E from ``job``, with ``fields`` (any other field:
-        ``tokens_per_second``, ``reference_gpu``, ``restart_hours``, ...).
+    def for_transformer(cls, job: TransformerJob, *, checkpoint_gb: float | None = None,
+                        checkpoint_every_epochs: CheckpointEvery = TRANSFORMER_CHECKPOINT_EVERY,
+                        **fields: Any) -> Workload:
+        """A transformer job's workload: E from ``job``; f the user's ``checkpoint_gb`` or, when
+        ``None``, the job's own (:func:`job_checkpoint_gb`); k Daly's interval unless given
+        (:data:`TRANSFORMER_CHECKPOINT_EVERY`); ``fields`` any other field
+        (``tokens_per_second``, ``reference_gpu``, ``restart_hours``, ...).
 
         Raises:
             WorkloadError: as the constructor.
         """
-        return cls(epochs=job.epochs, transformer=job, **fields)
+        return cls(epochs=job.epochs, transformer=job,
+                   checkpoint_gb=job_checkpoint_gb(job, checkpoint_gb),
+                   checkpoint_every_epochs=checkpoint_every_epochs, **fields)
 
     def describe(self, reference_gpu: str) -> str:
         """The job in one line, with g_ref's name (``reference_gpu``, resolved against a
@@ -233,6 +244,19 @@ class Workload:
                     f"measured on {self.reference_nodes} x {reference_gpu}")
         return (f"{self.transformer.describe()}; time estimated from FLOPs per token at "
                 "published MFU")
+
+
+def job_checkpoint_gb(transformer: TransformerJob | None, given: float | None) -> float:
+    """f, GB, of a job: ``given`` when the user gave one, else a transformer job's own
+    checkpoint (trainable weights and optimizer states,
+    :func:`~deepvm_core.workload.memory.checkpoint_gb`), else the scenario's default
+    (:data:`~deepvm_core.model.DEFAULT_CHECKPOINT_GB`). The CLI and the dashboard size f by it,
+    for the workload and the scenario's memory nodes alike."""
+    if given is not None:
+        return float(given)
+    if transformer is not None:
+        return transformer_checkpoint_gb(transformer)
+    return float(DEFAULT_CHECKPOINT_GB)
 
 
 def _unknown_name(field_name: str, name: str, known: list[str], kind: str) -> Problem:
