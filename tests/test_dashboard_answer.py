@@ -89,7 +89,7 @@ def test_default_recommend_card_states_the_example_job_in_numbers(app: AppTest) 
             f"**{e.makespan_h:.1f} h** expected.") in text
     # Speed as a multiple of one g4dn.xlarge (the reference type): S(17) / S(1) = 3.92.
     g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
-    ratio = oracle.speed(catalog, g4, 17) / oracle.speed(catalog, g4, 1)
+    ratio = oracle.speed(g4, 17) / oracle.speed(g4, 1)
     assert f"{ratio:.2f}" == "3.92"
     assert ("Training speed: **3.92 × one g4dn.xlarge** (14.70 epochs of the job per hour)"
             in text)  # 3600 S(17) / t(1) = 3600 x 3.92 / 960 = 14.70
@@ -158,7 +158,7 @@ def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
     catalog = load_catalog(AWS)
     g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
     # 3600 S(17) / 9600 s, S(17) = speed ratio 3.9202: 1.470 epochs per hour
-    per_hour = 3600 * (oracle.speed(catalog, g4, 17) / oracle.speed(catalog, g4, 1)) / 9600
+    per_hour = 3600 * (oracle.speed(g4, 17) / oracle.speed(g4, 1)) / 9600
     assert f"{per_hour:.2f}" == "1.47"
     assert ("Training speed: **3.92 × one g4dn.xlarge** (1.47 epochs of the job per hour)"
             in text)
