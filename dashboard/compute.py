@@ -24,6 +24,7 @@ from deepvm_core.hardware.coverage import TypeTable, combine_measurements
 from deepvm_core.hardware.measurements import (
     MeasurementTable,
     bundled_measurements_paths,
+    measurements_to_csv,
     parse_measurements_csv,
 )
 from deepvm_core.hardware.unused import unused_measurements_warnings
@@ -47,6 +48,7 @@ from deepvm_core.pipeline.recommend_job import (
     estimate_configuration,
     recommend_job,
 )
+from deepvm_core.pipeline.regions_job import compare_regions_for_job
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
@@ -107,18 +109,24 @@ def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _compare(key: tuple[tuple[str, str], ...], _catalogs: dict[str, Catalog],
-             scenario: Scenario) -> list[regions.RegionComparison]:
-    del key  # (label, sha256) per catalog: the cache key only
-    return regions.compare_regions(_catalogs, scenario)
+def _compare(key: tuple[tuple[str, str], ...], job_key: str, _catalogs: dict[str, Catalog],
+             scenario: Scenario, _workload: Workload | None,
+             _speedup: SpeedupModel | None) -> list[regions.RegionComparison]:
+    del key, job_key  # (label, sha256) per catalog and the job: the cache key only
+    return compare_regions_for_job(_catalogs, scenario, _workload, _speedup)
 
 
-def compare_regions(catalogs: Mapping[str, Catalog],
-                    scenario: Scenario) -> list[regions.RegionComparison]:
-    """:func:`deepvm_core.recommend.regions.compare_regions` (each region's best only, so top-k is
-    1)."""
+def compare_regions(catalogs: Mapping[str, Catalog], scenario: Scenario,
+                    workload: Workload | None = None,
+                    speedup: SpeedupModel | None = None) -> list[regions.RegionComparison]:
+    """:func:`deepvm_core.pipeline.regions_job.compare_regions_for_job` (each region's best
+    only, with the job's expected time and cost there; ``workload`` ``None``: the example
+    job)."""
     key = tuple((label, c.sha256) for label, c in catalogs.items())
-    return _compare(key, dict(catalogs), scenario)
+    table = None if speedup is None else speedup.measurements
+    job_key = repr((workload, None if speedup is None else speedup.name,
+                    None if table is None else measurements_to_csv(table)))
+    return _compare(key, job_key, dict(catalogs), scenario, workload, speedup)
 
 
 def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,

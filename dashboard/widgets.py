@@ -208,6 +208,13 @@ def number_columns() -> dict[str, ColumnConfig]:
         Col.K: n(Col.K, format="%.3f", help=g["Scaling factor K(n)"]),
         Col.FLOPP: n(Col.FLOPP, format="compact", help=g["Cluster FLOPP"]),
         Col.SPOT: n(Col.SPOT, format="%d", help="Spot GPU VMs. " + g["GPU spot, GPU on-demand"]),
+        Col.JOB_HOURS: n(Col.JOB_HOURS, format="%,.2f",
+                         help="The job's expected makespan on the cluster, interruptions "
+                              "included, hours (the same job in every region)"),
+        Col.JOB_COST: n(Col.JOB_COST, format="%,.2f",
+                        help="The job's expected cost on the cluster, USD"),
+        Col.JOB_RATE: n(Col.JOB_RATE, format="%,.3g",
+                        help="The job's epochs per expected hour, interruptions included"),
         Col.ON_DEMAND: n(Col.ON_DEMAND, format="%d",
                          help="On-demand GPU VMs (the anchor). " + g["GPU spot, GPU on-demand"]),
     }
