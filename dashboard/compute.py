@@ -33,6 +33,7 @@ from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.job.montecarlo import JobSamples
 from deepvm_core.model import Configuration, Scenario
+from deepvm_core.pipeline.finishing import FinishingAnswer, finishing_answer
 from deepvm_core.pipeline.plan import (
     Goal,
     JobPlanResult,
@@ -358,6 +359,24 @@ def job_estimate(catalog: Catalog, rec: Recommendation, job: RecommendJob,
     with ``trials`` seeded runs), cached."""
     key = replace(rec.scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
     return _estimate(catalog.sha256, key, _job_key(job), config, trials, catalog, rec, job)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _finishing(catalog_sha256: str, scenario: Scenario, solver_key: tuple[object, ...],
+               job_key: tuple[object, ...], shown: Configuration, _catalog: Catalog,
+               _rec: Recommendation, _job: RecommendJob) -> FinishingAnswer | None:
+    del catalog_sha256, scenario, solver_key, job_key  # the cache key only
+    return finishing_answer(_rec, _catalog, _job, shown)
+
+
+def finishing(catalog: Catalog, rec: Recommendation, job: RecommendJob,
+              shown: Configuration) -> FinishingAnswer | None:
+    """:func:`deepvm_core.pipeline.finishing.finishing_answer`: whether the job finishes on
+    ``shown`` and, if not, the best cluster that does or the PW that would allow one
+    (cached)."""
+    top = tuple(c.describe() for c in rec.deepvm)
+    return _finishing(catalog.sha256, rec.scenario, top, _job_key(job), shown, catalog, rec,
+                      job)
 
 
 def plan_vs_recommend(plan: JobPlanResult, rec: Recommendation, catalog: Catalog,
