@@ -78,8 +78,10 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
             st.warning(note.summary if note else "None feasible.", icon=":material/block:")
             return
         st.markdown(widgets.cluster_lines(best))
-        line = (f"{usd_per_hour(best.hourly_price_usd)} · performance "
-                f"{best.performance:,.0f}")
+        speed = best.speed_epochs_per_hour
+        line = (f"{usd_per_hour(best.hourly_price_usd)} · "
+                + (f"performance {best.performance:,.0f}" if objective == "paper" or speed is None
+                   else f"{speed:,.2f} epochs of the job per hour"))
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "
                      f"{formatting.si(best.objective_value(objective))}")
