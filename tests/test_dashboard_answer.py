@@ -466,3 +466,25 @@ def test_a_job_that_cannot_be_used_is_named_and_kept(app: AppTest) -> None:
     assert "The example job is used instead." in warnings
     assert "The example job (90 epochs) on this cluster" in markdown(app)
     assert app.query_params["restart_min"] == "1e+08"
+
+
+def test_recommend_never_badges_a_cluster_on_which_the_job_does_not_finish(
+        app: AppTest) -> None:
+    """Issue 24: 10 epochs of 2,000,000 s (23 days each on one A10G, a checkpoint per epoch):
+    on 17 g4dn.xlarge a retry needs days without an interruption while one comes every few
+    hours, so the job is not expected to finish there, nor on any cluster of the catalog (every
+    cluster has spot VMs). The card says so instead of "RECOMMENDED"."""
+    opened(app, epochs="10", epoch_s="2000000")
+    no_errors(app)
+    captions = [c.value for c in app.main.caption]
+    assert not any(c.startswith("RECOMMENDED") for c in captions)
+    assert any("NOT RECOMMENDED: THE JOB IS NOT EXPECTED TO FINISH" in c for c in captions)
+    warning = " ".join(w.value for w in app.main.warning)
+    assert "The job is not expected to finish on TR: 17 x g4dn.xlarge" in warning
+    assert "finishes on no cluster of this catalog at any price" in warning
+
+
+def test_a_job_that_finishes_keeps_the_badge(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    assert any(c.value.startswith("RECOMMENDED CONFIGURATION · #1") for c in app.main.caption)

@@ -84,10 +84,21 @@ class _Measure:
         return config.performance
 
 
+def uses_job_speed(objective: Objective, *configs: Configuration | None) -> bool:
+    """Whether the comparisons use the job's speed (not the paper's proxy): unless the objective
+    is ``paper`` or a speed is unknown."""
+    return objective != "paper" and all(
+        c.speed_epochs_per_hour is not None for c in configs if c is not None)
+
+
+def compared_value(config: Configuration, job_speed: bool) -> float:
+    """What a comparison reads of ``config``: the job's epochs per hour, or performance."""
+    return _Measure(job_speed).of(config)
+
+
 def _measure(objective: Objective, *configs: Configuration | None) -> _Measure:
     """The job's speed unless the objective is ``paper`` or a speed is unknown."""
-    return _Measure(objective != "paper" and all(
-        c.speed_epochs_per_hour is not None for c in configs if c is not None))
+    return _Measure(uses_job_speed(objective, *configs))
 
 
 def _clause(chosen: Configuration, labels: list[str], baseline: Configuration, *,
