@@ -18,6 +18,9 @@ off the bundled files and written as numbers).
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from deepvm_core.bundled import bundled_catalog_names
@@ -29,6 +32,7 @@ from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import EXAMPLE_DESCRIPTION, example_workload
 from deepvm_core.workload.yardstick import YARDSTICK_EFLOPS, YARDSTICK_NAME
 
+GOLDEN_DIR = Path(__file__).parent / "golden"
 #: The bundled measurements' one-node times (data/measurements/deepvm-scaling.csv), seconds.
 MEASURED_ONE_NODE = {"g3s.xlarge": 245.586753, "g4dn.xlarge": 61.155439, "g5.xlarge": 31.009284}
 
@@ -83,3 +87,19 @@ def test_a_named_reference_type_keeps_its_rule(aws_catalog: Catalog) -> None:
     assert basis.reference_gpu == "g4dn.xlarge"
     assert basis.one_vm_epoch_seconds["g4dn.xlarge"] == 960.0
     assert basis.one_vm_epoch_seconds["g5.xlarge"] == pytest.approx(520.0, rel=1e-12)
+
+
+def test_the_golden_files_changed_by_the_yardstick_alone() -> None:
+    """The recommend golden files changed in the example job's speed and what follows from it
+    (``speed_epochs_per_hour``, ``speed_vs_one_ref_vm``, the reference "A10G", the speed
+    objective's values, the plan's job times and costs), never in a price, a performance or a
+    Z: TR 17 x g4dn.xlarge + 1 x c5.xlarge at PW 3 keeps 2.8526 USD/h and performance
+    6,374.78, and trains 3600 x 3.9202232 x 377 / (960 x 696) = 7.9629534 epochs/h."""
+    doc = json.loads((GOLDEN_DIR / "recommend-aws-us-east-1-2023-10-pw3-paper-ilp.json")
+                     .read_text(encoding="utf-8"))
+    best = doc["deepvm"][0]
+    assert best["summary"] == "TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, 2.8526 USD/h"
+    assert best["performance"] == pytest.approx(6374.78, abs=0.005)
+    assert best["speed_epochs_per_hour"] == pytest.approx(7.9629534, rel=1e-7)
+    assert doc["speed_basis"]["reference_gpu"] == "A10G"
+    assert doc["speed_basis"]["reference_one_vm_epoch_seconds"] == 960.0
