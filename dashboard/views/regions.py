@@ -114,12 +114,12 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
             st.caption(f"catalog {best.catalog_name} · "
                        f"{provenance.prices_age(by_name[best.catalog_name])}"
                        if best.catalog_name in by_name else f"catalog {best.catalog_name}")
-            a, b, c = st.columns(3)
+            a, b, c, d = st.columns(4)
             a.metric(f"{whose}: expected time", duration(best.job_hours))
-            b.metric(f"{whose}: expected cost", usd(best.job_cost_usd),
-                     help=f"Hourly price {usd_per_hour(best.best.hourly_price_usd)}")
+            b.metric(f"{whose}: expected cost", usd(best.job_cost_usd))
+            c.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
             if runner is not None and runner.best is not None and runner.job_hours:
-                c.metric(f"Time vs {runner.region}", duration(runner.job_hours),
+                d.metric(f"Time vs {runner.region}", duration(runner.job_hours),
                          f"{best.job_hours / runner.job_hours - 1:+.1%}", delta_color="inverse",
                          help=f"{runner.region}: {runner.best.describe()}")
         return
