@@ -7,7 +7,13 @@ import streamlit as st
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
-from deepvm_core.recommend.narrative import percent_more, short, why
+from deepvm_core.recommend.narrative import (
+    compared_value,
+    percent_more,
+    short,
+    uses_job_speed,
+    why,
+)
 from deepvm_core.recommend.policies import POLICY_LABELS
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.text import usd_per_hour, usd_per_hour_change
@@ -18,9 +24,10 @@ ALTERNATIVES = ("cost_first", "performance_first", "deepvm_noscale")
 
 def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
                        chosen: Configuration, other: Configuration | None,
-                       presentation: bool) -> None:
-    """``vs Cost-First``: the choice's throughput over the alternative's (value) and its hourly
-    price minus the alternative's (delta, green when the choice is cheaper)."""
+                       presentation: bool, job_speed: bool = True) -> None:
+    """``vs Cost-First``: the choice's speed (the job's epochs per hour; the paper's throughput
+    unless ``job_speed``) over the alternative's (value) and its hourly price minus the
+    alternative's (delta, green when the choice is cheaper)."""
     label = POLICY_LABELS[name]
     help_text = None if presentation else GLOSSARY[label]
     if other is None:
@@ -29,7 +36,7 @@ def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
     if other == chosen:
         column.metric(f"vs {label}", "same cluster", help=help_text)
         return
-    diff = percent_more(chosen.performance, other.performance)
+    diff = percent_more(compared_value(chosen, job_speed), compared_value(other, job_speed))
     value = "n/a" if diff is None else f"{diff:+.1f} %"
     column.metric(f"vs {label}", value, help=help_text,
                   delta=usd_per_hour_change(chosen.hourly_price_usd - other.hourly_price_usd),
@@ -45,14 +52,21 @@ def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
     with st.container(key="rec_why"):
         if sentences:
             st.markdown("**Why:** " + " ".join(sentences))
-        st.caption("This choice vs the alternatives within the same PW: throughput difference, "
-                   "and below it the hourly price difference (green: this choice is cheaper).")
         names = ALTERNATIVES[:2] if presentation else ALTERNATIVES
+        job_speed = uses_job_speed(rec.scenario.objective, chosen,
+                                   *(rec.policy(n) for n in names))
+        measure = "the job's speed" if job_speed else "throughput"
+        st.caption(f"This choice vs the alternatives within the same PW: {measure} difference, "
+                   "and below it the hourly price difference (green: this choice is cheaper).")
         columns = st.columns(len(names) + 1)
-        columns[0].metric("This choice", f"{chosen.performance:,.0f}",
-                          help=None if presentation else GLOSSARY["Performance"],
+        value = (f"{chosen.speed_epochs_per_hour:,.2f} epochs/h"
+                 if job_speed and chosen.speed_epochs_per_hour is not None
+                 else f"{chosen.performance:,.0f}")
+        columns[0].metric("This choice", value,
+                          help=None if presentation else GLOSSARY[
+                              "Training speed" if job_speed else "Performance"],
                           delta=usd_per_hour(chosen.hourly_price_usd), delta_color="off",
                           delta_arrow="off")
         columns[0].caption(short(chosen))
         for column, name in zip(columns[1:], names, strict=True):
-            alternative_metric(column, name, chosen, rec.policy(name), presentation)
+            alternative_metric(column, name, chosen, rec.policy(name), presentation, job_speed)

@@ -20,10 +20,13 @@ from deepvm_core.job.baseline import (
 from deepvm_core.pipeline.plan import PlanEstimate
 from deepvm_core.text import duration, usd
 from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS
+from deepvm_core.workload.yardstick import YARDSTICK_NAME
 
-#: How the page states the example job (the core's, :mod:`deepvm_core.workload.workload`).
+#: How the page states the example job (the core's, :mod:`deepvm_core.workload.workload`, on
+#: the yardstick of :mod:`deepvm_core.workload.yardstick`).
 EXAMPLE_JOB = (f"a ResNet-50-sized job ({EXAMPLE_EPOCHS:g} epochs of {EXAMPLE_EPOCH_SECONDS:g} s "
-               "on one VM of the reference type): edit the epoch time to yours")
+               f"on one {YARDSTICK_NAME} GPU, the same job in every region): edit the epoch "
+               "time to yours")
 
 
 def finishes(estimate: PlanEstimate) -> bool:

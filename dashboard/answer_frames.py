@@ -14,7 +14,7 @@ from dashboard.result_frames import CONFIG_COLUMNS, configuration_row
 from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.distinct import DistinctCluster
 
-#: The speed column: "3.92 × one g4dn.xlarge".
+#: The speed column: "2.12 × one A10G".
 SPEED = "Training speed"
 
 

@@ -166,27 +166,49 @@ def price_change_bars(diff: pd.DataFrame) -> go.Figure:
 BEST_REGION_COLOR, REGION_COLOR = "#009E73", "#0072B2"
 
 
-def region_bars(frame: pd.DataFrame) -> go.Figure:
-    """Performance of each region's best configuration (``result_frames.region_frame``), best on
-    top, hourly price as the bar's text; a region with nothing feasible keeps an empty row
-    labelled with that."""
+#: The bar of :func:`region_bars` when the regions are ranked by the sidebar's objective, not by
+#: the job's time: (column, axis title, hover format) by objective.
+_REGION_OBJECTIVE_AXES = {
+    "paper": (Col.OBJECTIVE, "Paper's Z (eFLOP per USD)", "%{x:,.3s}"),
+    "performance": (Col.PERF, "Performance (eFLOPS × n × K)", "%{x:,.0f}"),
+}
+
+
+def region_bars(frame: pd.DataFrame, objective: str = "speed") -> go.Figure:
+    """The ranking quantity of each region's best cluster (``result_frames.region_frame``),
+    best on top and longest: under ``speed`` with job estimates, the job's epochs per expected
+    hour (the shorter its expected time, the longer the bar), its expected time and cost as the
+    bar's text; otherwise the objective's value (Z or performance), the hourly price as the
+    text. A region with nothing feasible keeps an empty row labelled with that."""
     data = frame.iloc[::-1]
-    feasible = data[Col.PERF].notna()
+    feasible = data[Col.CONFIG] != "nothing feasible"
+    by_job = objective == "speed" and bool(data.loc[feasible, Col.JOB_RATE].notna().all())
     best = data[Col.RANK] == 1
     colors = [BEST_REGION_COLOR if b else REGION_COLOR for b in best]
-    text = [f"{p:.4f} USD/h" if ok else "nothing feasible"
-            for p, ok in zip(data[Col.PRICE], feasible, strict=True)]
+    if by_job:
+        column, axis, fmt = Col.JOB_RATE, "Job speed (epochs per hour, interruptions included)", (
+            "%{x:,.3g} epochs/h")
+        text = [(f"{duration(h)} · {usd(c)}" if h != float("inf") else "not expected to finish")
+                if ok else "nothing feasible"
+                for h, c, ok in zip(data[Col.JOB_HOURS], data[Col.JOB_COST], feasible,
+                                    strict=True)]
+        title = "Best cluster per region: the job's speed (bar), expected time and cost (text)"
+    else:
+        column, axis, fmt = _REGION_OBJECTIVE_AXES.get(objective, _REGION_OBJECTIVE_AXES[
+            "performance"])
+        text = [f"{p:.4f} USD/h" if ok else "nothing feasible"
+                for p, ok in zip(data[Col.PRICE], feasible, strict=True)]
+        title = f"Best configuration per region: {axis.split(' (')[0]} (bar), hourly price (text)"
     detail = [(f"{cfg}<br>{p:.4f} USD/h ({share:.0f} % of PW)" if ok else f"nothing feasible: "
                f"{note}") for cfg, p, share, note, ok in zip(
                    data[Col.CONFIG], data[Col.PRICE], data[Col.PW_SHARE], data[Col.NOTE],
                    feasible, strict=True)]
     fig = go.Figure(go.Bar(
-        x=data[Col.PERF].fillna(0.0), y=data[Col.REGION], orientation="h", marker_color=colors,
+        x=data[column].fillna(0.0), y=data[Col.REGION], orientation="h", marker_color=colors,
         text=text, textposition=["auto" if ok else "outside" for ok in feasible],
         customdata=detail, cliponaxis=False,
-        hovertemplate="%{y}<br>%{customdata}<br>performance %{x:,.0f}<extra></extra>"))
-    _layout(fig, "Best configuration per region: performance (bar) and hourly price (text)",
-            height=90 + 52 * max(len(data), 1), x="Performance (eFLOPS × n × K)")
+        hovertemplate=f"%{{y}}<br>%{{customdata}}<br>{fmt}<extra></extra>"))
+    _layout(fig, title, height=90 + 52 * max(len(data), 1), x=axis)
     fig.update_yaxes(automargin=True)
     return fig
 

@@ -52,6 +52,9 @@ class Col:
     NOTE = "Note"
     REGION = "Region"
     CATALOG = "Catalog"
+    JOB_HOURS = "Job hours"
+    JOB_COST = "Job USD"
+    JOB_RATE = "Job epochs/h"
 
 
 #: The research details that presentation mode hides (the objective may be Z).

@@ -24,6 +24,7 @@ from deepvm_core.hardware.coverage import TypeTable, combine_measurements
 from deepvm_core.hardware.measurements import (
     MeasurementTable,
     bundled_measurements_paths,
+    measurements_to_csv,
     parse_measurements_csv,
 )
 from deepvm_core.hardware.unused import unused_measurements_warnings
@@ -32,6 +33,7 @@ from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.job.montecarlo import JobSamples
 from deepvm_core.model import Configuration, Scenario
+from deepvm_core.pipeline.finishing import FinishingAnswer, finishing_answer
 from deepvm_core.pipeline.plan import (
     Goal,
     JobPlanResult,
@@ -47,6 +49,7 @@ from deepvm_core.pipeline.recommend_job import (
     estimate_configuration,
     recommend_job,
 )
+from deepvm_core.pipeline.regions_job import compare_regions_for_job
 from deepvm_core.recommend import regions
 from deepvm_core.recommend.policies import PAPER_POLICIES
 from deepvm_core.recommend.recommendation import Recommendation, Solver, recommend
@@ -118,18 +121,24 @@ def run_sweep(catalog: Catalog, scenario: Scenario, start: float, stop: float,
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _compare(key: tuple[tuple[str, str], ...], _catalogs: dict[str, Catalog],
-             scenario: Scenario) -> list[regions.RegionComparison]:
-    del key  # (label, sha256) per catalog: the cache key only
-    return regions.compare_regions(_catalogs, scenario)
+def _compare(key: tuple[tuple[str, str], ...], job_key: str, _catalogs: dict[str, Catalog],
+             scenario: Scenario, _workload: Workload | None,
+             _speedup: SpeedupModel | None) -> list[regions.RegionComparison]:
+    del key, job_key  # (label, sha256) per catalog and the job: the cache key only
+    return compare_regions_for_job(_catalogs, scenario, _workload, _speedup)
 
 
-def compare_regions(catalogs: Mapping[str, Catalog],
-                    scenario: Scenario) -> list[regions.RegionComparison]:
-    """:func:`deepvm_core.recommend.regions.compare_regions` (each region's best only, so top-k is
-    1)."""
+def compare_regions(catalogs: Mapping[str, Catalog], scenario: Scenario,
+                    workload: Workload | None = None,
+                    speedup: SpeedupModel | None = None) -> list[regions.RegionComparison]:
+    """:func:`deepvm_core.pipeline.regions_job.compare_regions_for_job` (each region's best
+    only, with the job's expected time and cost there; ``workload`` ``None``: the example
+    job)."""
     key = tuple((label, c.sha256) for label, c in catalogs.items())
-    return _compare(key, dict(catalogs), scenario)
+    table = None if speedup is None else speedup.measurements
+    job_key = repr((workload, None if speedup is None else speedup.name,
+                    None if table is None else measurements_to_csv(table)))
+    return _compare(key, job_key, dict(catalogs), scenario, workload, speedup)
 
 
 def export_text(rec: Recommendation, catalog: Catalog, chosen: Configuration | None,
@@ -361,6 +370,24 @@ def job_estimate(catalog: Catalog, rec: Recommendation, job: RecommendJob,
     with ``trials`` seeded runs), cached."""
     key = replace(rec.scenario, pw_usd_per_hour=0.0, objective="paper")  # neither is read
     return _estimate(catalog.sha256, key, _job_key(job), config, trials, catalog, rec, job)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _finishing(catalog_sha256: str, scenario: Scenario, solver_key: tuple[object, ...],
+               job_key: tuple[object, ...], shown: Configuration, _catalog: Catalog,
+               _rec: Recommendation, _job: RecommendJob) -> FinishingAnswer | None:
+    del catalog_sha256, scenario, solver_key, job_key  # the cache key only
+    return finishing_answer(_rec, _catalog, _job, shown)
+
+
+def finishing(catalog: Catalog, rec: Recommendation, job: RecommendJob,
+              shown: Configuration) -> FinishingAnswer | None:
+    """:func:`deepvm_core.pipeline.finishing.finishing_answer`: whether the job finishes on
+    ``shown`` and, if not, the best cluster that does or the PW that would allow one
+    (cached)."""
+    top = tuple(c.describe() for c in rec.deepvm)
+    return _finishing(catalog.sha256, rec.scenario, top, _job_key(job), shown, catalog, rec,
+                      job)
 
 
 def plan_vs_recommend(plan: JobPlanResult, rec: Recommendation, catalog: Catalog,

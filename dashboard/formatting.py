@@ -23,7 +23,7 @@ from deepvm_core.text import duration_unit
 #: columns: USD per hour, USD.
 TABLE_USD_PER_HOUR = "%.4f"
 TABLE_USD = "%.2f"
-#: The multiplication sign of the pages: ``1 × c5.xlarge``, ``3.92 × one g4dn.xlarge``
+#: The multiplication sign of the pages: ``1 × c5.xlarge``, ``2.12 × one A10G``
 #: (``Configuration.speed_text(TIMES)``; the CLI writes ``x``).
 TIMES = "×"
 

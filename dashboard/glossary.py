@@ -12,8 +12,9 @@ GLOSSARY = {
                    "throughput score times its n GPU VMs times the scaling factor. In the "
                    "catalog's relative units: compare it within one catalog.",
     "Training speed": "Epochs of the job per hour on the whole cluster (the speedup model in "
-                      "force), shown as a multiple of one VM of the reference GPU type: 2.00 × "
-                      "one g4dn.xlarge trains twice as fast as one g4dn.xlarge VM.",
+                      "force), also shown as a multiple of one A10G GPU, the fixed yardstick "
+                      "(or of one VM of the reference type you named): 2.00 × one A10G trains "
+                      "twice as fast as one A10G.",
     "Cluster FLOPP": "eFLOP per USD of the whole cluster: performance ÷ hourly price × 3600.",
     "Scaling factor K(n)": "The share of the ideal speedup that n GPU VMs keep: 1 up to the "
                            "inflection point b of the GPU type's measured speedup, then below "

@@ -32,8 +32,8 @@ from deepvm_core.workload.workload import (
     Workload,
     example_workload,
     job_checkpoint_gb,
-    top_spot_flopp_gpu,
 )
+from deepvm_core.workload.yardstick import yardstick_type
 
 if TYPE_CHECKING:
     from dashboard.spot_compute import PoolSet
@@ -145,15 +145,14 @@ def session_pools(catalog: Catalog) -> PoolSet | None:
 
 
 def reference_type(catalog: Catalog) -> str | None:
-    """The plan's reference GPU type g_ref: the one the user picked, else the core's default
-    (:func:`deepvm_core.job.top_spot_flopp_gpu`); ``None`` when the catalog has none."""
+    """The plan's reference GPU type g_ref: the one the user picked, else the catalog's
+    one-A10G type that stands for the yardstick
+    (:func:`deepvm_core.workload.yardstick.yardstick_type`); ``None`` when there is none."""
     picked = keys.PLAN["ref"].get()
     if picked:
         return str(picked)
-    try:
-        return top_spot_flopp_gpu(catalog).name
-    except DeepVMError:
-        return None
+    standin = yardstick_type(catalog)
+    return None if standin is None else standin.name
 
 
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
@@ -302,7 +301,7 @@ class EpochTimeOffer:
     one-node time in the file as the job's epoch time t_ref (with n_ref = 1).
 
     Attributes:
-        reference_gpu: g_ref (the page's choice, or the catalog's top spot-FLOPP type).
+        reference_gpu: g_ref (the page's choice, or the catalog's one-A10G type).
         seconds: the file's one-node epoch time of g_ref, or ``None`` when it has none.
         problem: why it cannot be used as the epoch time (out of the field's bounds), or
             ``None``.

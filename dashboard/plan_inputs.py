@@ -22,6 +22,7 @@ from deepvm_core.workload.workload import (
     MAX_RESTART_HOURS,
     MAX_WAIT_HOURS,
 )
+from deepvm_core.workload.yardstick import YARDSTICK_CHOICE
 
 MTBI_SCALES = (0.25, 0.5, 1.0, 2.0, 4.0)
 SPEEDUP_LABELS = {"fitted": "Fitted logistic (default)", "measured": "Measured points",
@@ -79,15 +80,16 @@ def job_widgets(catalog: Catalog) -> None:
         options = ["", *gpus]
         if plan["ref"].get() not in options:
             st.warning(f"Reference type {plan['ref'].get()!r} is not a GPU type of this "
-                       "catalog; using the top spot-FLOPP type.", icon=":material/warning:")
+                       f"catalog; using {YARDSTICK_CHOICE}.", icon=":material/warning:")
             plan["ref"].set("")
         if transformer:
             _number(a, "tokens_per_second", "Measured tokens/s (0: estimate)", step=100.0,
                     help="Your job's tokens per second on the VMs to the right; wins over the "
                          "estimate (FLOPs per token at a published MFU).")
         c.selectbox("Measured on GPU type", options, key=plan["ref"].name,
-                    persist_state=keys.PERSIST, format_func=lambda n: n or "top spot-FLOPP type",
-                    help="The type of your measurement; other types follow eFLOPS.")
+                    persist_state=keys.PERSIST, format_func=lambda n: n or YARDSTICK_CHOICE,
+                    help="The type of your measurement; other types follow eFLOPS. Without "
+                         "one, the epoch time is on one A10G GPU, the same in every catalog.")
         _number(d, "ref_nodes", "… on this many VMs", step=1)
         presentation = state.presentation()
         a, b, c, spare = st.columns(4)

@@ -165,14 +165,18 @@ def diff_frame(changes: Sequence[PriceChange]) -> pd.DataFrame:
     return frame
 
 
-REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.PRICE, Col.PW_SHARE,
-                  Col.PERF, Col.OBJECTIVE, Col.FLOPP, Col.NOTE)
+REGION_COLUMNS = (Col.RANK, Col.REGION, Col.CATALOG, Col.CONFIG, Col.JOB_HOURS, Col.JOB_COST,
+                  Col.JOB_RATE, Col.PRICE, Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.FLOPP,
+                  Col.NOTE)
+_REGION_NUMBERS = (Col.RANK, Col.JOB_HOURS, Col.JOB_COST, Col.JOB_RATE, Col.PRICE, Col.PW_SHARE,
+                   Col.PERF, Col.OBJECTIVE, Col.FLOPP)
 
 
 def region_frame(rows: Sequence[RegionComparison], pw: float,
                  objective: Objective) -> pd.DataFrame:
-    """One row per region (``deepvm_core.recommend.regions.compare_regions`` order): its best
-    configuration, or, when nothing is feasible, empty numbers and the reason."""
+    """One row per region (``deepvm_core.recommend.regions.rank_regions`` order): its best
+    configuration and the job's expected hours, cost and epochs per hour there (empty without
+    a job estimate), or, when nothing is feasible, empty numbers and the reason."""
     out = []
     rank = 0
     for r in rows:
@@ -187,9 +191,11 @@ def region_frame(rows: Sequence[RegionComparison], pw: float,
                         Col.NOTE: ""})
             row.update({k: c[k] for k in (Col.PRICE, Col.PW_SHARE, Col.PERF, Col.OBJECTIVE,
                                           Col.FLOPP)})
+            row.update({Col.JOB_HOURS: r.job_hours, Col.JOB_COST: r.job_cost_usd,
+                        Col.JOB_RATE: r.job_epochs_per_hour})
         out.append(row)
     frame = pd.DataFrame(out, columns=list(REGION_COLUMNS))
-    for column in (Col.RANK, Col.PRICE, Col.PW_SHARE, Col.PERF, Col.OBJECTIVE, Col.FLOPP):
+    for column in _REGION_NUMBERS:
         frame[column] = frame[column].astype(float)
     return frame
 

@@ -64,7 +64,7 @@ class PlanParam:
 _JOB_PARAMS = (
     PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),  # the bundled ResNet-50 job
     PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
-    PlanParam("ref", "text", ""),  # "": Workload.reference_gpu None (top spot-FLOPP type)
+    PlanParam("ref", "text", ""),  # "": Workload.reference_gpu None (one A10G, the yardstick)
     PlanParam("ref_nodes", "int", field_default(Workload, "reference_nodes"), 1, 100_000),
     PlanParam("speedup", "choice", field_default(SpeedupModel, "name"), choices=SPEEDUP_MODELS),
     PlanParam("ckpt_every", "int", field_default(Workload, "checkpoint_every_epochs"), 0,

@@ -153,10 +153,12 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
                        below: Callable[[], None] | None = None,
                        gpu_filter: GpuFilter = ANY_GPU) -> None:
     """The recommended configuration as a bordered card: what to launch, within which GPU
-    filter, what it costs per hour, how fast it trains (as a multiple of one reference VM), and
-    (unless ``presentation``, which keeps the card short enough for the answer to stay above
-    the fold) its performance, Z, cluster FLOPP and K(n); ``below`` draws the rest of the card
-    (the job's cost and time)."""
+    filter, what it costs per hour, how fast it trains the job (epochs per hour, and as a
+    multiple of one A10G or of the named reference type), and (unless ``presentation``, which
+    keeps the card short enough for the answer to stay above the fold) the job's epochs per
+    hour and per USD and K(n); the paper's proxy (performance, Z, cluster FLOPP) only under the
+    paper's objective (issue 24); ``below`` draws the rest of the card (the job's cost and
+    time)."""
     with st.container(border=True, key="rec_card"):
         st.caption(heading)
         st.markdown(f"### {headline(config)}")
@@ -175,17 +177,23 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
             if below is not None:
                 below()
             return
+        z = objective == "paper"
+        per_hour = config.speed_epochs_per_hour
         a, b, c, d = st.columns(4)
         a.metric("Hourly price", usd_per_hour(config.hourly_price_usd),
                  delta=f"{usd_per_hour(pw - config.hourly_price_usd)} under PW", delta_color="off",
                  delta_arrow="off")
-        z = objective == "paper"
-        b.metric("Performance", f"{config.performance:,.0f}",
-                 help=GLOSSARY["Performance"]
-                 + (" Paper's Z, below it: " + GLOSSARY["Paper's Z"] if z else ""),
-                 delta=f"Paper's Z = {si(config.z_paper)}" if z else None,
-                 delta_color="off", delta_arrow="off")
-        c.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
+        if z or per_hour is None:  # the paper's proxy: only under its objective (issue 24)
+            b.metric("Performance", f"{config.performance:,.0f}",
+                     help=GLOSSARY["Performance"]
+                     + (" Paper's Z, below it: " + GLOSSARY["Paper's Z"] if z else ""),
+                     delta=f"Paper's Z = {si(config.z_paper)}" if z else None,
+                     delta_color="off", delta_arrow="off")
+            c.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
+        else:
+            b.metric("Epochs per hour", f"{per_hour:,.2f}", help=GLOSSARY["Training speed"])
+            c.metric("Epochs per USD", f"{per_hour / config.hourly_price_usd:,.3g}",
+                     help="The job's epochs per USD of cluster time, without interruptions")
         d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
                  help=GLOSSARY["Scaling factor K(n)"])
         if below is not None:
@@ -219,6 +227,13 @@ def number_columns() -> dict[str, ColumnConfig]:
         Col.K: n(Col.K, format="%.3f", help=g["Scaling factor K(n)"]),
         Col.FLOPP: n(Col.FLOPP, format="compact", help=g["Cluster FLOPP"]),
         Col.SPOT: n(Col.SPOT, format="%d", help="Spot GPU VMs. " + g["GPU spot, GPU on-demand"]),
+        Col.JOB_HOURS: n(Col.JOB_HOURS, format="%,.2f",
+                         help="The job's expected makespan on the cluster, interruptions "
+                              "included, hours (the same job in every region)"),
+        Col.JOB_COST: n(Col.JOB_COST, format="%,.2f",
+                        help="The job's expected cost on the cluster, USD"),
+        Col.JOB_RATE: n(Col.JOB_RATE, format="%,.3g",
+                        help="The job's epochs per expected hour, interruptions included"),
         Col.ON_DEMAND: n(Col.ON_DEMAND, format="%d",
                          help="On-demand GPU VMs (the anchor). " + g["GPU spot, GPU on-demand"]),
     }

@@ -95,30 +95,43 @@ def speedup(job: Job, gpu: GpuType, n: int) -> float:
     return fitted_speedup(params, n)
 
 
-def reference_gpu(catalog: Catalog, job: Job) -> GpuType:
-    """g_ref: the job's, else the most eFLOP per spot USD (ties: name)."""
+#: The yardstick (issue 24): a job without g_ref gives t_ref on one A10G GPU, 696 eFLOPS (the
+#: artifact's measured g5.xlarge); one-node rows of a one-A10G type stand for it in a table.
+YARDSTICK_EFLOPS = 696.0
+#: The one-A10G instance types (data/instance-gpus.csv, 1 A10G each).
+ONE_A10G_TYPES = ("g5.16xlarge", "g5.2xlarge", "g5.4xlarge", "g5.8xlarge", "g5.xlarge")
+
+
+def reference_gpu(catalog: Catalog, job: Job) -> GpuType | None:
+    """g_ref: the job's, else ``None`` (the yardstick)."""
     if job.g_ref is not None:
         return next(g for g in catalog.gpu_types if g.name == job.g_ref)
-    best: GpuType | None = None
-    best_spfp = -math.inf
-    for g in sorted(catalog.gpu_types, key=lambda g: g.name):
-        if g.eflops is not None and g.eflops / g.spot_usd_per_hour > best_spfp:
-            best, best_spfp = g, g.eflops / g.spot_usd_per_hour
-    assert best is not None
-    return best
+    return None
 
 
 def one_vm_seconds(catalog: Catalog, job: Job, gpu: GpuType) -> float:
     """t_g(1) = t_ref S_ref(n_ref) ρ_g: ρ_g = t^m_g(1) / t^m_ref(1) when the measurements have
-    one-node times of both g and g_ref, else eFLOPS(g_ref) / eFLOPS(g)."""
+    one-node times of both g and g_ref, else eFLOPS(g_ref) / eFLOPS(g). Without g_ref: t_ref1 =
+    t_ref, g_ref's rows those of the first one-A10G type measured on one node, eFLOPS 696."""
     ref = reference_gpu(catalog, job)
-    t_ref1 = job.t_ref * speedup(job, ref, job.n_ref)
-    g_rows, ref_rows = job.measurements.get(gpu.name, {}), job.measurements.get(ref.name, {})
+    g_rows = job.measurements.get(gpu.name, {})
+    if ref is None:
+        t_ref1 = job.t_ref
+        ref_rows: Mapping[int, float] = {}
+        for name in ONE_A10G_TYPES:
+            if 1 in job.measurements.get(name, {}):
+                ref_rows = job.measurements[name]
+                break
+        ref_eflops = YARDSTICK_EFLOPS
+    else:
+        t_ref1 = job.t_ref * speedup(job, ref, job.n_ref)
+        ref_rows = job.measurements.get(ref.name, {})
+        assert ref.eflops is not None
+        ref_eflops = ref.eflops
     if 1 in g_rows and 1 in ref_rows:
         return t_ref1 * g_rows[1] / ref_rows[1]
     assert gpu.eflops is not None
-    assert ref.eflops is not None
-    return t_ref1 * ref.eflops / gpu.eflops
+    return t_ref1 * ref_eflops / gpu.eflops
 
 
 def mtbi_hours(job: Job, gpu: GpuType) -> float:

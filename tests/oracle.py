@@ -51,37 +51,21 @@ class OracleConfiguration:
 
 
 #: t_ref of the example job (job-model.md: "without a job, speed uses the default workload's
-#: t_ref"), seconds per epoch on one VM of g_ref: 960 s, an input, not computed.
+#: t_ref"), seconds per epoch on one A10G (the yardstick): 960 s, an input, not computed.
 EXAMPLE_T_REF_SECONDS = 960.0
+#: The yardstick (issue 24): without a named reference type t_ref is on one A10G GPU, 696
+#: eFLOPS on the artifact's scale (its measured g5.xlarge), written here as the number.
+YARDSTICK_EFLOPS = 696.0
 
 
-def reference_gpu(catalog: Catalog) -> GpuType:
-    """g_ref's default: the most eFLOP per spot USD (ties: the first name)."""
-    best: GpuType | None = None
-    for g in catalog.gpu_types:
-        if g.eflops is None:
-            continue
-        if best is None or (g.eflops / g.spot_usd_per_hour, _neg(g.name)) > (
-                (best.eflops or 0.0) / best.spot_usd_per_hour, _neg(best.name)):
-            best = g
-    assert best is not None
-    return best
-
-
-def _neg(name: str) -> tuple[int, ...]:
-    return (*tuple(-ord(ch) for ch in name), 0)
-
-
-def speed(catalog: Catalog, gpu: GpuType, n: int, *, noscale: bool = False,
+def speed(gpu: GpuType, n: int, *, noscale: bool = False,
           t_ref_seconds: float = EXAMPLE_T_REF_SECONDS, ref: GpuType | None = None) -> float:
     """job-model.md, "Training speed", written out: 3600 / t_g(n) epochs per hour with
     t_g(n) = t_ref1 rho_g / S_g(n), rho_g = eFLOPS(g_ref) / eFLOPS(g) (no measurements),
     t_ref1 = t_ref (n_ref = 1), and the fitted S: 1 at n = 1, the logistic from 2 on, n without
-    a fit (noscale: n). ``ref``: g_ref when the caller has found it already
-    (:func:`reference_gpu` of the catalog), else it is found here."""
-    if ref is None:
-        ref = reference_gpu(catalog)
-    one_vm = t_ref_seconds * ((ref.eflops or 0.0) / (gpu.eflops or 0.0))
+    a fit (noscale: n). ``ref``: a named g_ref; ``None``: the yardstick, 696 eFLOPS."""
+    ref_eflops = YARDSTICK_EFLOPS if ref is None else (ref.eflops or 0.0)
+    one_vm = t_ref_seconds * (ref_eflops / (gpu.eflops or 0.0))
     if noscale or gpu.scaling is None:
         s = float(n)
     elif n == 1:
@@ -119,11 +103,10 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
     quotas = {q.family: q for q in catalog.quotas} if scenario.use_quotas else {}
     need_gb = scenario.checkpoint_gb * scenario.buffer_checkpoints
     out: list[OracleConfiguration] = []
-    ref: GpuType | None = None  # g_ref of speed, found once (a GPU type with eFLOPS exists)
+    ref: GpuType | None = None  # g_ref of speed: the yardstick
     for v in catalog.gpu_types:
         if v.eflops is None:
             continue  # needs eFLOPS
-        ref = ref or reference_gpu(catalog)
         spfp = v.eflops / v.spot_usd_per_hour * 3600
         odfp = v.eflops / v.on_demand_usd_per_hour * 3600
         qv = quotas.get(v.family)
@@ -136,8 +119,8 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
                 z = (n - 1) * spfp + odfp
                 out.append(OracleConfiguration("single_anchor", v.name, n, None, 0, price,
                                                z * k, z, v.eflops * n * k, v.eflops * n,
-                                               speed(catalog, v, n, ref=ref),
-                                               speed(catalog, v, n, noscale=True, ref=ref)))
+                                               speed(v, n, ref=ref),
+                                               speed(v, n, noscale=True, ref=ref)))
         for w in catalog.cpu_types:  # Tiering: n spot + m on-demand memory nodes
             if w.memory_gib is None or w.memory_gib * GB_PER_GIB < need_gb:
                 continue
@@ -157,8 +140,8 @@ def configurations(catalog: Catalog, scenario: Scenario, pw: float) -> list[Orac
                         z = n * spfp
                         out.append(OracleConfiguration("tiering", v.name, n, w.name, m, price,
                                                        z * k, z, v.eflops * n * k, v.eflops * n,
-                                                       speed(catalog, v, n, ref=ref),
-                                                       speed(catalog, v, n, noscale=True,
+                                                       speed(v, n, ref=ref),
+                                                       speed(v, n, noscale=True,
                                                              ref=ref)))
                     break
     return out

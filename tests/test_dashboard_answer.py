@@ -87,12 +87,15 @@ def test_default_recommend_card_states_the_example_job_in_numbers(app: AppTest) 
     e = job.expectation  # about 18.08 USD and 6.3 h
     assert (f"The example job (90 epochs) on this cluster: about **{e.cost_usd:,.2f} USD** and "
             f"**{e.makespan_h:.1f} h** expected.") in text
-    # Speed as a multiple of one g4dn.xlarge (the reference type): S(17) / S(1) = 3.92.
+    # Speed as a multiple of one A10G (the yardstick, issue 24): the example job runs 3600 /
+    # 960 = 3.75 epochs/h there; 17 g4dn.xlarge: 3600 S(17) / (960 x 696 / 377) = 3600 x
+    # 3.9202 x 377 / (960 x 696) = 7.96 epochs/h, 7.96 / 3.75 = 2.12 x one A10G.
     g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
-    ratio = oracle.speed(catalog, g4, 17) / oracle.speed(catalog, g4, 1)
-    assert f"{ratio:.2f}" == "3.92"
-    assert ("Training speed: **3.92 × one g4dn.xlarge** (14.70 epochs of the job per hour)"
-            in text)  # 3600 S(17) / t(1) = 3600 x 3.92 / 960 = 14.70
+    per_hour = oracle.speed(g4, 17)
+    assert f"{per_hour:.2f}" == "7.96"
+    assert f"{per_hour / (3600 / 960):.2f}" == "2.12"
+    assert ("Training speed: **2.12 × one A10G** (7.96 epochs of the job per hour)"
+            in text)
     # On demand: 17 x 0.526 + 0.17 = 9.112 USD/h over the uninterrupted 6.128 h.
     od_cost = (17 * 0.526 + 0.17) * e.on_demand_makespan_h
     saved = od_cost - e.cost_usd
@@ -126,7 +129,7 @@ def test_top_k_lists_distinct_clusters_with_their_memory_node_variants(app: AppT
     top3_cpus = [c.cpu for c in ranked[:3]]
     assert top3_cpus == ["c5.xlarge", "m6i.xlarge", "c5n.xlarge"]
     assert frame["Memory nodes"].iloc[0] == "1 × c5.xlarge (or m6i.xlarge, c5n.xlarge)"
-    assert all(s.endswith("× one g4dn.xlarge") for s in frame["Training speed"])
+    assert all(s.endswith("× one A10G") for s in frame["Training speed"])
 
 
 def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) -> None:
@@ -152,15 +155,15 @@ def test_job_set_recommend_card_names_the_plans_cluster_and_why(app: AppTest) ->
 
 def test_epoch_time_in_the_url_drives_recommends_numbers(app: AppTest) -> None:
     """epoch_s=9600 (10 x the example's): the speed per hour is a tenth, the multiple of one
-    g4dn.xlarge stays (it does not depend on t_ref), the job's time and cost follow."""
+    A10G stays (it does not depend on t_ref), the job's time and cost follow."""
     opened(app, epoch_s="9600")
     text = markdown(app)
-    catalog = load_catalog(AWS)
-    g4 = next(g for g in catalog.gpu_types if g.name == "g4dn.xlarge")
-    # 3600 S(17) / 9600 s, S(17) = speed ratio 3.9202: 1.470 epochs per hour
-    per_hour = 3600 * (oracle.speed(catalog, g4, 17) / oracle.speed(catalog, g4, 1)) / 9600
-    assert f"{per_hour:.2f}" == "1.47"
-    assert ("Training speed: **3.92 × one g4dn.xlarge** (1.47 epochs of the job per hour)"
+    # A job set on Plan a job uses the measurements in use (the bundled table): its one-A10G
+    # type g5.xlarge (31.009284 s on one node) stands for the yardstick, so one g4dn.xlarge
+    # (61.155439 s) takes 9600 x 61.155439 / 31.009284 = 18932.8 s per epoch, and 17 of them
+    # 3600 x S(17) / 18932.8 = 3600 x 3.9202232 / 18932.8 = 0.745 epochs per hour, 0.745 /
+    # (3600 / 9600) = 1.99 x one A10G.
+    assert ("Training speed: **1.99 × one A10G** (0.75 epochs of the job per hour)"
             in text)
     _, pick = job_on_the_speed_pick(EPOCHS, 9600.0)
     assert f"Your job (90 epochs) on this cluster: about **{pick.cost_usd:,.2f} USD**" in text
@@ -298,18 +301,20 @@ def test_epoch_time_offer_takes_g_refs_one_node_time_on_one_click(app: AppTest) 
     app.run()
     no_errors(app)
     assert app.session_state["plan_epoch_s"] == T_REF  # nothing happens silently
+    # Without a named reference type the epoch time is on one A10G (issue 24): the offer is the
+    # catalog's one-A10G type, g5.xlarge, and its one-node time in the file.
     button = app.button(key="plan_use_epoch_time")
-    assert button.label == ("Use g4dn.xlarge's one-node time from this file as my epoch time "
-                            "(120 s on 1 VM)")
+    assert button.label == ("Use g5.xlarge's one-node time from this file as my epoch time "
+                            "(50 s on 1 VM)")
     button.click().run()
     no_errors(app)
-    assert app.session_state["plan_epoch_s"] == 120.0
+    assert app.session_state["plan_epoch_s"] == 50.0
     assert (app.session_state["plan_ref"], app.session_state["plan_ref_nodes"]) == (
-        "g4dn.xlarge", 1)
-    assert app.query_params["epoch_s"] == "120"
-    assert app.query_params["ref"] == "g4dn.xlarge"
-    assert any("one-node time from mine.csv: 120 s" in s.value for s in app.success)
-    # The card follows: one g5.xlarge VM takes 120 x 50 / 120 = 50 s per epoch here.
+        "g5.xlarge", 1)
+    assert app.query_params["epoch_s"] == "50"
+    assert app.query_params["ref"] == "g5.xlarge"
+    assert any("one-node time from mine.csv: 50 s" in s.value for s in app.success)
+    # The card follows: one g4dn.xlarge VM takes 50 x 120 / 50 = 120 s per epoch here.
     head = plan_card(app)
     assert head.startswith("### 90 epochs of your job")
 
@@ -318,15 +323,15 @@ def test_epoch_time_offer_without_g_ref_or_out_of_bounds(app: AppTest) -> None:
     app.query_params["page"] = "plan"
     app.run()
     app.file_uploader(key="plan_csv").upload(
-        "other.csv", b"instance,nodes,epoch_seconds\ng5.xlarge,1,50\ng5.xlarge,2,30\n",
+        "other.csv", b"instance,nodes,epoch_seconds\ng4dn.xlarge,1,120\ng4dn.xlarge,2,70\n",
         "text/csv")
     app.run()
     no_errors(app)
-    assert any("other.csv has no one-node time of g4dn.xlarge" in c.value
+    assert any("other.csv has no one-node time of g5.xlarge" in c.value
                for c in app.main.caption)
     app.file_uploader(key="plan_csv").upload(
-        "huge.csv", b"instance,nodes,epoch_seconds\ng4dn.xlarge,1,20000000\n"
-                    b"g4dn.xlarge,2,11000000\n", "text/csv")
+        "huge.csv", b"instance,nodes,epoch_seconds\ng5.xlarge,1,20000000\n"
+                    b"g5.xlarge,2,11000000\n", "text/csv")
     app.run()
     no_errors(app)
     errors = " ".join(e.value for e in app.error)
@@ -463,3 +468,25 @@ def test_a_job_that_cannot_be_used_is_named_and_kept(app: AppTest) -> None:
     assert "The example job is used instead." in warnings
     assert "The example job (90 epochs) on this cluster" in markdown(app)
     assert app.query_params["restart_min"] == "1e+08"
+
+
+def test_recommend_never_badges_a_cluster_on_which_the_job_does_not_finish(
+        app: AppTest) -> None:
+    """Issue 24: 10 epochs of 2,000,000 s (23 days each on one A10G, a checkpoint per epoch):
+    on 17 g4dn.xlarge a retry needs days without an interruption while one comes every few
+    hours, so the job is not expected to finish there, nor on any cluster of the catalog (every
+    cluster has spot VMs). The card says so instead of "RECOMMENDED"."""
+    opened(app, epochs="10", epoch_s="2000000")
+    no_errors(app)
+    captions = [c.value for c in app.main.caption]
+    assert not any(c.startswith("RECOMMENDED") for c in captions)
+    assert any("NOT RECOMMENDED: THE JOB IS NOT EXPECTED TO FINISH" in c for c in captions)
+    warning = " ".join(w.value for w in app.main.warning)
+    assert "The job is not expected to finish on TR: 17 x g4dn.xlarge" in warning
+    assert "finishes on no cluster of this catalog at any price" in warning
+
+
+def test_a_job_that_finishes_keeps_the_badge(app: AppTest) -> None:
+    app.run()
+    no_errors(app)
+    assert any(c.value.startswith("RECOMMENDED CONFIGURATION · #1") for c in app.main.caption)

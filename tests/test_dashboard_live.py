@@ -375,3 +375,29 @@ def test_region_frame_and_chart_keep_infeasible_regions() -> None:
 
 def test_escape_md_keeps_globs_and_names_as_typed() -> None:
     assert widgets.escape_md("g5.* and my_catalog [x]") == r"g5.\* and my\_catalog \[x\]"
+
+
+@pytest.mark.parametrize("own_job", [False, True])
+def test_regions_best_region_has_the_least_job_time(app: AppTest, own_job: bool) -> None:
+    """Issue 24: on the bundled regional catalogs (objective speed, the default), the first
+    region has the least expected job time of those shown, with the example job and with one's
+    own (set on Plan a job); the card names it."""
+    app.run()
+    if own_job:
+        app.session_state["plan_active"] = True
+        app.session_state["plan_epochs"] = 30.0
+        app.session_state["plan_epoch_s"] = 100.0
+    app.switch_page(REGIONS).run()
+    no_errors(app)
+    frame = table(app, "Region")
+    hours = frame["Job hours"].tolist()
+    assert len(hours) == 4
+    assert hours == sorted(hours)
+    assert hours[0] == min(hours)
+    # 30 epochs of 100 s on one A10G are 0.83 h there, the example job 24 h: the page uses
+    # the job set on Plan a job.
+    assert (hours[0] < 0.5) == own_job
+    card = " ".join(m.value for m in app.markdown)
+    assert f"{frame['Region'].iloc[0]} ·" in card
+    whose = "Your job" if own_job else "The example job"
+    assert any(m.label.startswith(whose) for m in app.metric)

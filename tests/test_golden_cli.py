@@ -45,12 +45,14 @@ def test_summaries_state_the_speed_in_the_one_phrase() -> None:
     table and the dashboard use (``Configuration.speed_text``), "training speed 3.92 x one
     g4dn.xlarge", instead of its own "training 3.92 x as fast as one g4dn.xlarge": the
     ``recommend`` golden files changed in that first line alone (no number, no key). 3.92 is the
-    file's own ``speed_vs_one_ref_vm`` (3.9202...) to two decimals."""
+    file's own ``speed_vs_one_ref_vm`` (3.9202...) to two decimals. Issue 24: the example job's
+    epoch time is on one A10G (the yardstick, tests/test_yardstick.py), so the phrase reads
+    "2.12 x one A10G": 3.9202232 x 377 / 696 = 2.1234542."""
     path = GOLDEN_DIR / "recommend-aws-us-east-1-2023-10-pw3-paper-ilp.json"
     text = path.read_text(encoding="utf-8")
     first = text.splitlines()[1]
-    assert first.endswith("18 VMs at 2.8526 USD per hour, training speed 3.92 x one "
-                          "g4dn.xlarge.\",")
-    assert '"speed_vs_one_ref_vm": 3.920223196531281' in text
+    assert first.endswith("18 VMs at 2.8526 USD per hour, training speed 2.12 x one "
+                          "A10G.\",")
+    assert '"speed_vs_one_ref_vm": 2.123454231454444' in text
     assert not any("as fast as" in p.read_text(encoding="utf-8")
                    for p in GOLDEN_DIR.glob("recommend-*.json"))

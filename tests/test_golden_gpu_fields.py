@@ -7,9 +7,10 @@ catalog's sha256 names the new one, since the hash covers the catalog's content 
 version and rows). Nothing else changed: taking the three keys out of each row and putting the
 old sha256 back gives each file byte for byte as it was
 (``tests/fixtures/golden-before-gpu-fields.json`` holds the sha256 of every golden JSON file
-before the change, as main had them when the GPU fields were merged (after issue 23's
-rewording and the quotas merge, which changed no golden file), and the catalogs' sha256
-before and after).
+before the change: as the yardstick branch wrote them (issue 24's fixed example job, whose own
+change tests/test_yardstick.py states), which had neither the GPU fields nor the quotas merge
+(that changed no golden file); and the catalogs' sha256 before and after. The plan JSONs are
+left out: they also carry the transformer workload's keys (tests/test_golden_workload_fields.py).
 
 When a golden file changes again on purpose, remove its line from the fixture: this test pins
 issue 24's change only.

@@ -10,7 +10,7 @@ import pytest
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import CatalogError, DeepVMError, WorkloadError
 from deepvm_core.market.mtbi import ADVISOR_BUCKET_MTBI_HOURS, DEFAULT_MTBI_HOURS, mtbi_estimates
-from deepvm_core.workload.workload import Workload, check_workload, top_spot_flopp_gpu
+from deepvm_core.workload.workload import Workload, check_workload
 from tests.factories import cpu_row, gpu_row, make_catalog
 
 
@@ -82,17 +82,25 @@ def test_check_against_catalog_suggests_close_names():
     assert "did you mean g5.xlarge" in messages[1]
     with pytest.raises(WorkloadError, match="is a CPU type"):
         check_workload(workload(reference_gpu="c5.xlarge"), catalog)
-    assert check_workload(workload(reference_gpu="g5.xlarge"), catalog).name == "g5.xlarge"
+    reference = check_workload(workload(reference_gpu="g5.xlarge"), catalog)
+    assert reference is not None
+    assert reference.name == "g5.xlarge"
 
 
-def test_reference_defaults_to_top_spot_flopp(aws_catalog):
-    # eFLOPS / spot: g3s 100/0.225 = 444, g4dn 377/0.1578 = 2389, g5 696/0.3018 = 2306.
-    assert top_spot_flopp_gpu(aws_catalog).name == "g4dn.xlarge"
-    assert check_workload(Workload(epochs=1, reference_epoch_seconds=1.0),
-                          aws_catalog).name == "g4dn.xlarge"
+def test_no_reference_type_is_the_yardstick(aws_catalog):
+    # Issue 24: no named reference type means the fixed yardstick (one A10G), no catalog type,
+    # even in a catalog without eFLOPS (its times are then unknown, not an error).
+    assert check_workload(Workload(epochs=1, reference_epoch_seconds=1.0), aws_catalog) is None
     no_eflops = make_catalog(gpus=[gpu_row("g1", eflops=None)])
-    with pytest.raises(WorkloadError, match="no GPU type with eFLOPS"):
-        top_spot_flopp_gpu(no_eflops)
+    assert check_workload(Workload(epochs=1, reference_epoch_seconds=1.0), no_eflops) is None
+
+
+def test_yardstick_is_one_gpu():
+    # The yardstick is one A10G: a measurement on several VMs needs its type named.
+    with pytest.raises(WorkloadError, match="must be 1 when no reference type is named"):
+        Workload(epochs=1, reference_epoch_seconds=1.0, reference_nodes=4)
+    assert Workload(epochs=1, reference_epoch_seconds=1.0, reference_gpu="g1",
+                    reference_nodes=4).reference_nodes == 4
 
 
 def test_mtbi_from_buckets_defaults_and_overrides(aws_catalog):

@@ -97,7 +97,7 @@ def test_slow_warning_over_one_and_a_half_times() -> None:
 def test_plan_json_summary_and_baseline_on_every_estimate() -> None:
     doc = _cli_json("plan", "--catalog", AWS, "--pw", "3", "--trials", "500", "--format", "json")
     assert next(iter(doc)) == "summary"
-    assert doc["summary"].startswith("Job plan for 90 epochs of 960 s on 1 x g4dn.xlarge on "
+    assert doc["summary"].startswith("Job plan for 90 epochs of 960 s on 1 x A10G on "
                                      f"{AWS}, goal cheapest: TR: 1 x g5.xlarge spot")
     for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]:
         est = c["estimate"]

@@ -72,18 +72,20 @@ def test_speed_on_the_bundled_catalogs(aws_catalog: Catalog, sim_catalog: Catalo
 
 
 def test_hand_derived_speed_of_the_aws_pick(aws_catalog: Catalog) -> None:
-    """At PW 3, TR 17 x g4dn.xlarge. g4dn.xlarge is g_ref (t_ref 960 s, one VM): one VM runs
-    3600 / 960 = 3.75 epochs/h. Fitted S(17) = 6.176666667 / (1 + exp(-0.1338806402 (17 -
-    12.87424514))) = 6.176666667 / (1 + exp(-0.5523587)) = 6.176666667 / 1.5755906 = 3.9202232,
-    so 3.75 x 3.9202232 = 14.700837 epochs/h, 3.9202 x one g4dn.xlarge."""
+    """At PW 3, TR 17 x g4dn.xlarge. The example job is 960 s per epoch on one A10G (the
+    yardstick, 696 eFLOPS; issue 24), so one g4dn.xlarge (377 eFLOPS) takes 960 x 696 / 377 =
+    1772.3 s: 3600 x 377 / (960 x 696) = 2.03125 epochs/h. Fitted S(17) = 6.176666667 / (1 +
+    exp(-0.1338806402 (17 - 12.87424514))) = 6.176666667 / (1 + exp(-0.5523587)) = 6.176666667
+    / 1.5755906 = 3.9202232, so 2.03125 x 3.9202232 = 7.9629533 epochs/h, 3.9202232 x 377 /
+    696 = 2.1234542 x one A10G."""
     rec = recommend(aws_catalog, Scenario(3.0, objective="speed"), top_k=3)
     best = rec.best
     assert best is not None
     assert best.gpu == "g4dn.xlarge"
     assert best.gpu_vms == 17
-    assert best.reference_gpu == "g4dn.xlarge"
-    assert best.speed_vs_one_ref_vm == pytest.approx(3.9202232, rel=1e-7)
-    assert best.speed_epochs_per_hour == pytest.approx(14.700837, rel=1e-7)
+    assert best.reference_gpu == "A10G"
+    assert best.speed_vs_one_ref_vm == pytest.approx(2.1234542, rel=1e-7)
+    assert best.speed_epochs_per_hour == pytest.approx(7.9629533, rel=1e-7)
     assert rec.speed_basis is not None
     assert not rec.speed_basis.job_given
 

@@ -185,10 +185,10 @@ def test_cli_refuses_a_bad_transformer_job_in_one_line(capsys, argv, says):
 
 
 def test_a_cheapest_plan_that_loses_to_on_demand_says_so_and_offers_it(capsys):
-    """The paper's catalog with interruptions 20x as frequent (MTBI x 0.05): the cheapest spot
+    """The paper's catalog with interruptions 50x as frequent (MTBI x 0.02): the cheapest spot
     plan of the example job costs more than its own cluster on demand (checked on the JSON's
     figures), and the plan says so and offers the on-demand plan."""
-    argv = ("plan", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--mtbi-scale", "0.05",
+    argv = ("plan", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--mtbi-scale", "0.02",
             "--trials", "0")
     code, out, err = run_cli(capsys, *argv, "--format", "json")
     assert code == 0, err

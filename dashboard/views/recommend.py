@@ -28,6 +28,7 @@ from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
+from deepvm_core.pipeline.finishing import FinishingAnswer
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 from deepvm_core.recommend.explain import Explanation
 from deepvm_core.recommend.recommendation import Recommendation
@@ -55,6 +56,21 @@ def infeasible(rec: Recommendation) -> None:
             st.caption("Without quotas: " + explanation.cheapest_configuration.describe())
 
 
+def not_finishing(verdict: FinishingAnswer) -> None:
+    """The job does not finish on the cluster shown: the core's sentence and the way out (the
+    best cluster that finishes, or the PW that would allow one)."""
+    with st.container(border=True, key="rec_not_finishing"):
+        st.warning(verdict.sentence or "", icon=":material/block:")
+        if verdict.pick_rank is not None:
+            st.button(f"Show #{verdict.pick_rank}, the best on which the job finishes",
+                      key="rec_show_finishing", icon=":material/check:",
+                      on_click=keys.REC_CHOSEN.set, args=(verdict.pick_rank - 1,))
+        elif verdict.lift_pw_usd_per_hour is not None:
+            st.button(f"Lift PW to {verdict.lift_pw_usd_per_hour:.2f} USD/h",
+                      key="rec_lift_pw", icon=":material/north:", on_click=state.set_number,
+                      args=("pw", verdict.lift_pw_usd_per_hour))
+
+
 def architecture_box(name: str, best: Configuration | None, note: Explanation | None,
                      objective: Objective) -> None:
     with st.container(border=True):
@@ -63,8 +79,10 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
             st.warning(note.summary if note else "None feasible.", icon=":material/block:")
             return
         st.markdown(widgets.cluster_lines(best))
-        line = (f"{usd_per_hour(best.hourly_price_usd)} · performance "
-                f"{best.performance:,.0f}")
+        speed = best.speed_epochs_per_hour
+        line = (f"{usd_per_hour(best.hourly_price_usd)} · "
+                + (f"performance {best.performance:,.0f}" if objective == "paper" or speed is None
+                   else f"{speed:,.2f} epochs of the job per hour"))
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "
                      f"{formatting.si(best.objective_value(objective))}")
@@ -252,9 +270,15 @@ def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
             text = download(rec, active, chosen, the)
         rank = rec.deepvm.index(chosen) + 1
         found: list[tuple[PlanEstimate | None, JobPlanResult | None]] = []
+        verdict = None if the.job is None else compute.finishing(active.catalog, rec, the.job,
+                                                                  chosen)
+        heading = f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}"
+        if verdict is not None and not verdict.finishes:
+            heading = (f"#{rank} OF {len(rec.deepvm)} · NOT RECOMMENDED: THE JOB IS NOT "
+                       "EXPECTED TO FINISH ON IT")
+            not_finishing(verdict)
         widgets.configuration_card(
-            chosen, rec.scenario.pw_usd_per_hour, rec.scenario.objective,
-            f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}",
+            chosen, rec.scenario.pw_usd_per_hour, rec.scenario.objective, heading,
             presentation=state.presentation(),
             below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)),
             gpu_filter=scenario.gpu_filter)

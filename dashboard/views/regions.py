@@ -1,4 +1,5 @@
-"""Regions: the best configuration and its hourly price in each region, for the sidebar's scenario.
+"""Regions: the best configuration in each region for the sidebar's scenario, and the same job's
+expected time and cost on it (ranked by that time under the speed objective).
 
 Works on the AWS catalogs at hand without any fetch: the bundled regional ones (2025-H1) and the
 fetched ones on disk. By default those of this session's last fetch, else the newest catalog of
@@ -15,6 +16,7 @@ from dashboard import (
     catalog_state,
     charts,
     compute,
+    job_view,
     keys,
     provenance,
     result_frames,
@@ -25,8 +27,11 @@ from dashboard.columns import Col
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import prices_period
 from deepvm_core.errors import CatalogError, DeepVMError
+from deepvm_core.model import Scenario
 from deepvm_core.recommend.regions import RegionComparison
-from deepvm_core.text import usd_per_hour
+from deepvm_core.text import duration, usd, usd_per_hour
+from deepvm_core.workload.speedup import SpeedupModel
+from deepvm_core.workload.workload import Workload
 
 #: The provider whose catalogs name a real region.
 AWS = "aws"
@@ -95,10 +100,28 @@ def labels(chosen: list[str], catalogs: dict[str, Catalog]) -> dict[str, Catalog
             for c in (catalogs[cid] for cid in chosen)}
 
 
-def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog]) -> None:
-    """The first region's configuration, price and lead over the runner-up."""
+def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], whose: str) -> None:
+    """The first region's configuration, the job's expected time and cost there, and its lead
+    over the runner-up (``whose``: "Your job" or "The example job")."""
     best = feasible[0]
     if best.best is None or best.performance is None:  # feasible: never
+        return
+    runner = feasible[1] if len(feasible) > 1 else None
+    if best.job_hours is not None and best.job_cost_usd is not None:
+        with st.container(border=True, key="rg_best"):
+            st.caption("BEST REGION FOR THIS SCENARIO AND JOB")
+            st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
+            st.caption(f"catalog {best.catalog_name} · "
+                       f"{provenance.prices_age(by_name[best.catalog_name])}"
+                       if best.catalog_name in by_name else f"catalog {best.catalog_name}")
+            a, b, c, d = st.columns(4)
+            a.metric(f"{whose}: expected time", duration(best.job_hours))
+            b.metric(f"{whose}: expected cost", usd(best.job_cost_usd))
+            c.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
+            if runner is not None and runner.best is not None and runner.job_hours:
+                d.metric(f"Time vs {runner.region}", duration(runner.job_hours),
+                         f"{best.job_hours / runner.job_hours - 1:+.1%}", delta_color="inverse",
+                         help=f"{runner.region}: {runner.best.describe()}")
         return
     with st.container(border=True, key="rg_best"):
         st.caption("BEST REGION FOR THIS SCENARIO")
@@ -110,11 +133,25 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog]) -> 
         a.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
         b.metric("Performance", f"{best.performance:,.0f}",
                  help="eFLOPS × n × K(n), relative units")
-        runner = feasible[1] if len(feasible) > 1 else None
         if runner is not None and runner.best is not None and runner.performance:
             c.metric(f"Performance vs {runner.region}",
                      f"{best.performance / runner.performance - 1:+.1%}",
                      help=f"{runner.region}: {runner.best.describe()}")
+
+
+def region_job(catalog: Catalog, scenario: Scenario
+               ) -> tuple[Workload | None, SpeedupModel | None, str]:
+    """The job the regions are compared for: the one set on Plan a job, else the example job
+    (``None``; its epoch time is on one A10G, the same job in every region), and whose it is."""
+    if keys.PLAN_ACTIVE.get():
+        try:
+            inputs = job_view.job_inputs(catalog, scenario, 1)
+        except DeepVMError as exc:
+            st.warning(f"Your job cannot be used here: {exc}. The example job is used instead.",
+                       icon=":material/warning:")
+        else:
+            return inputs.workload, inputs.speedup, "Your job"
+    return None, None, "The example job"
 
 
 def comparison(by_region: dict[str, Catalog]) -> None:
@@ -125,11 +162,12 @@ def comparison(by_region: dict[str, Catalog]) -> None:
                f"buffer {s.buffer_checkpoints:g} · objective "
                f"{state.OBJECTIVE_LABELS[s.objective]} · quotas "
                f"{'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
-    rows = compute.compare_regions(by_region, scenario)
+    workload, speedup, whose = region_job(next(iter(by_region.values())), scenario)
+    rows = compute.compare_regions(by_region, scenario, workload, speedup)
     frame = result_frames.region_frame(rows, s.pw_usd_per_hour, s.objective)
     feasible = [r for r in rows if r.best is not None]
     if feasible:
-        best_card(feasible, {c.name: c for c in by_region.values()})
+        best_card(feasible, {c.name: c for c in by_region.values()}, whose)
     columns = {**widgets.number_columns(),
                Col.NOTE: st.column_config.TextColumn(Col.NOTE, help="Why nothing is feasible")}
     table = widgets.presented(frame)
@@ -138,7 +176,7 @@ def comparison(by_region: dict[str, Catalog]) -> None:
     st.dataframe(table, hide_index=True, column_config=columns, column_order=shown,
                  key="rg_table", placeholder="–", height=widgets.table_height(len(frame)))
     if feasible:
-        st.plotly_chart(charts.region_bars(frame), key="rg_chart")
+        st.plotly_chart(charts.region_bars(frame, s.objective), key="rg_chart")
     for r in rows:
         if r.best is None:
             st.warning(f"**{widgets.escape_md(r.region)}**: nothing is feasible. "
@@ -148,9 +186,12 @@ def comparison(by_region: dict[str, Catalog]) -> None:
 
 def main() -> None:
     st.title("Regions")
-    st.caption("The best DeepVM configuration and its hourly price in each region, from the "
-               "bundled regional catalogs and the fetched ones, for the scenario in the "
-               "sidebar. Compare catalogs of the same age: prices change over time.")
+    st.caption("The best DeepVM configuration in each region, from the bundled regional "
+               "catalogs and the fetched ones, for the scenario in the sidebar, with the same "
+               "job's expected time and cost on it (the job set on Plan a job, else the example "
+               "job, whose epoch time is on one A10G in every region). Under the speed "
+               "objective the regions are ranked by that time. Compare catalogs of the same "
+               "age: prices change over time.")
     choices = regional_choices()
     catalogs, broken = load(choices)
     catalogs = {cid: c for cid, c in catalogs.items() if c.provider == AWS}

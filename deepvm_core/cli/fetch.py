@@ -48,7 +48,8 @@ from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.home import describe_catalog_dir
 from deepvm_core.model import Scenario
-from deepvm_core.recommend.regions import compare_regions
+from deepvm_core.pipeline.regions_job import compare_regions_for_job
+from deepvm_core.text import duration, usd
 
 PROG = "deepvm fetch"
 DESCRIPTION = (
@@ -223,8 +224,11 @@ def _print_comparison(result: FetchResult, args: argparse.Namespace, out: TextIO
                         buffer_checkpoints=args.buffer)
     print(f"best per region at PW {args.compare_pw:g} USD/h, checkpoint "
           f"{args.ckpt_gb:g} GB, buffer {args.buffer:g}:", file=out)
-    for row in compare_regions(result.catalogs_by_region(), scenario):
+    for row in compare_regions_for_job(result.catalogs_by_region(), scenario):
         text = row.best.describe() if row.best else f"nothing feasible: {row.explanation}"
+        if row.job_hours is not None and row.job_cost_usd is not None:
+            text += (f"; the example job: {duration(row.job_hours)}, {usd(row.job_cost_usd)} "
+                     "expected")
         print(f"  {row.region}: {text}", file=out)
 
 

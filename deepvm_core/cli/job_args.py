@@ -45,6 +45,7 @@ from deepvm_core.workload.workload import (
     WORKLOAD_KINDS,
     job_checkpoint_gb,
 )
+from deepvm_core.workload.yardstick import YARDSTICK_NAME
 
 #: The transformer job's options (flag, field of TransformerJob); ``--tokens-per-second`` is
 #: the workload's.
@@ -71,10 +72,12 @@ def add_job_arguments(group: Any, *, example_by_default: bool = True) -> None:
                        help="measured seconds per epoch t_ref of YOUR job on --ref-nodes VMs of "
                             "--ref-type, the only absolute time"
                             + (f" (default {EXAMPLE_EPOCH_SECONDS:g}: an example, a "
-                               "ResNet-50-sized job of about a day on one VM; edit it to yours)"
+                               f"ResNet-50-sized job of about a day on one {YARDSTICK_NAME}; "
+                               "edit it to yours)"
                                if example_by_default else ""))
     group.add_argument("--ref-type", metavar="TYPE",
-                       help="GPU type of that measurement (default: the top spot-FLOPP type)")
+                       help="GPU type of that measurement (default: none, the epoch time is on "
+                            f"one {YARDSTICK_NAME} GPU, the same in every catalog)")
     group.add_argument("--ref-nodes", type=number(int, 1), default=1,
                        help="VMs of that measurement (default 1)")
     group.add_argument("--speedup", choices=SPEEDUP_MODELS, default="fitted",

@@ -3,7 +3,8 @@
 The table lists distinct clusters (architecture, GPU type, GPU VM count), best first, with the
 variants that differ only in the memory-node type folded into one row naming them
 (:mod:`deepvm_core.recommend.distinct`), and every cluster's training speed as a multiple of one
-VM of the reference type ("x one g4dn.xlarge"), never a unitless number. With a job
+A10G, the fixed yardstick ("x one A10G"; of one VM of ``--ref-type`` when named), never a
+unitless number. With a job
 (``--epochs``/``--epoch-seconds``), speed is the job's and the pick's job estimate follows.
 """
 
@@ -76,7 +77,7 @@ def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJ
     if basis is not None:
         whose = ("your job" if basis.job_given else "the example job")
         out.append(f"Speed: epochs per hour of {whose}, as a multiple of one "
-                   f"{basis.reference_gpu} VM ({basis.reference_epochs_per_hour:.3g} epochs/h)\n")
+                   f"{basis.reference_gpu} ({basis.reference_epochs_per_hour:.3g} epochs/h)\n")
     out.append("\n")
     if rec.explanation:
         out.append(f"Nothing is feasible. {rec.explanation.summary}\n")

@@ -20,7 +20,7 @@ def with_job_estimate(doc: dict[str, Any], rec: Recommendation, catalog: Catalog
     out = dict(doc)
     w = job.workload
     inputs = {"epochs": w.epochs, "reference_epoch_seconds": w.reference_epoch_seconds,
-              "reference_gpu": job.speed.reference_gpu, "reference_nodes": w.reference_nodes,
+              "reference_gpu": w.reference_gpu, "reference_nodes": w.reference_nodes,
               "workload": w.kind, "tokens_per_second": w.tokens_per_second,
               "transformer": None if w.transformer is None else asdict(w.transformer),
               "speedup": job.speedup.name,

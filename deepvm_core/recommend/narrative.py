@@ -1,19 +1,24 @@
 """Why a recommendation: one or two plain sentences generated from a :class:`Recommendation`.
 
 The dashboard shows them under the Recommend card so that a user learns not only *what* to
-rent and its hourly price, but *why*: how its training throughput compares with the paper's
+rent and its hourly price, but *why*: how its training speed compares with the paper's
 baseline policies (Cost-First and Performance-First) within the same hourly budget, and what
 keeps the checkpoints safe from spot reclaims (Tiering's memory nodes or Single Anchor's
 on-demand GPU VM). Every number comes from the configurations; a baseline with more
-throughput than the choice is said so, never hidden.
+speed than the choice is said so, never hidden.
+
+Speed is the job's (epochs per hour, ``job-model.md``, the same figure as the job's time on
+the card) unless the objective is ``paper`` or a speed is unknown: then it is the paper's proxy,
+performance (eFLOPS x n x K(n)), said as "training throughput" (issue 24).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.model import Configuration
+from deepvm_core.model import Configuration, Objective
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.text import usd_per_hour
 
@@ -59,13 +64,50 @@ def _names(labels: list[str]) -> str:
     return " and ".join(labels)
 
 
+@dataclass(frozen=True)
+class _Measure:
+    """What the sentences compare: the job's speed, or the paper's proxy."""
+
+    job_speed: bool
+
+    @property
+    def name(self) -> str:
+        return "training speed" if self.job_speed else "training throughput"
+
+    @property
+    def per_usd(self) -> str:
+        return "epochs of the job per USD" if self.job_speed else "throughput per USD"
+
+    def of(self, config: Configuration) -> float:
+        if self.job_speed and config.speed_epochs_per_hour is not None:
+            return config.speed_epochs_per_hour
+        return config.performance
+
+
+def uses_job_speed(objective: Objective, *configs: Configuration | None) -> bool:
+    """Whether the comparisons use the job's speed (not the paper's proxy): unless the objective
+    is ``paper`` or a speed is unknown."""
+    return objective != "paper" and all(
+        c.speed_epochs_per_hour is not None for c in configs if c is not None)
+
+
+def compared_value(config: Configuration, job_speed: bool) -> float:
+    """What a comparison reads of ``config``: the job's epochs per hour, or performance."""
+    return _Measure(job_speed).of(config)
+
+
+def _measure(objective: Objective, *configs: Configuration | None) -> _Measure:
+    """The job's speed unless the objective is ``paper`` or a speed is unknown."""
+    return _Measure(uses_job_speed(objective, *configs))
+
+
 def _clause(chosen: Configuration, labels: list[str], baseline: Configuration, *,
-            first: bool) -> str | None:
-    """``5.9 % more training throughput than Cost-First (16 g4dn.xlarge)``, or ``None``."""
-    diff = percent_more(chosen.performance, baseline.performance)
+            first: bool, measure: _Measure) -> str | None:
+    """``5.9 % more training speed than Cost-First (16 g4dn.xlarge)``, or ``None``."""
+    diff = percent_more(measure.of(chosen), measure.of(baseline))
     if diff is None:
         return None
-    what = "training throughput " if first else ""
+    what = f"{measure.name} " if first else ""
     named = f"{_names(labels)} ({short(baseline)})"
     if abs(diff) < SAME_PERCENT:
         return f"the same {what}as {named}"
@@ -73,18 +115,18 @@ def _clause(chosen: Configuration, labels: list[str], baseline: Configuration, *
 
 
 def _stronger(chosen: Configuration, labels: list[str], baseline: Configuration,
-              diff: float) -> str:
-    """A baseline has more throughput than the choice: say so, and what the choice wins."""
+              diff: float, measure: _Measure) -> str:
+    """A baseline is faster than the choice: say so, and what the choice wins."""
     verb = "has" if len(labels) == 1 else "have"
     extra = baseline.hourly_price_usd - chosen.hourly_price_usd
     costs = f", for {usd_per_hour(extra)} more" if extra >= 0.005 else ""
-    text = (f"{_names(labels)} ({short(baseline)}) {verb} {_percent(diff)} more training "
-            f"throughput than this choice ({short(chosen)}){costs}")
-    per_usd = percent_more(chosen.performance / chosen.hourly_price_usd,
-                           baseline.performance / baseline.hourly_price_usd) \
+    text = (f"{_names(labels)} ({short(baseline)}) {verb} {_percent(diff)} more "
+            f"{measure.name} than this choice ({short(chosen)}){costs}")
+    per_usd = percent_more(measure.of(chosen) / chosen.hourly_price_usd,
+                           measure.of(baseline) / baseline.hourly_price_usd) \
         if chosen.hourly_price_usd > 0 and baseline.hourly_price_usd > 0 else None
     if per_usd is not None and per_usd >= SAME_PERCENT:
-        text += f"; this choice delivers {_percent(per_usd)} more throughput per USD"
+        text += f"; this choice delivers {_percent(per_usd)} more {measure.per_usd}"
     return text + "."
 
 
@@ -94,17 +136,21 @@ def comparison(rec: Recommendation, chosen: Configuration) -> str | None:
         return None
     single = chosen.gpu_spot == 1 if chosen.architecture == "tiering" else chosen.total_vms == 1
     budget = usd_per_hour(rec.scenario.pw_usd_per_hour)
+    measure = _measure(rec.scenario.objective, chosen,
+                       *(rec.policy(name) for _, name in BASELINES))
     found = [(label, config) for label, name in BASELINES
              if (config := rec.policy(name)) is not None
-             and math.isfinite(config.performance) and config.performance > 0]
+             and math.isfinite(measure.of(config)) and measure.of(config) > 0]
     if not found:
-        return (f"{subject(chosen)} {'delivers' if single else 'deliver'} a relative "
-                f"throughput of {chosen.performance:,.0f} for "
-                f"{usd_per_hour(chosen.hourly_price_usd)}; "
+        s = "s" if single else ""
+        rate = (f"train{s} at {measure.of(chosen):,.2f} epochs of the job per hour"
+                if measure.job_speed else
+                f"deliver{s} a relative throughput of {chosen.performance:,.0f}")
+        return (f"{subject(chosen)} {rate} for {usd_per_hour(chosen.hourly_price_usd)}; "
                 f"neither Cost-First nor Performance-First finds a cluster within {budget}.")
     same = [label for label, config in found if config == chosen]
     groups: list[tuple[list[str], Configuration]] = []
-    for label, config in sorted(found, key=lambda item: -item[1].performance):
+    for label, config in sorted(found, key=lambda item: -measure.of(item[1])):
         if config == chosen:
             continue
         match = next((g for g in groups if g[1] == config), None)
@@ -115,11 +161,12 @@ def comparison(rec: Recommendation, chosen: Configuration) -> str | None:
     pick = f"{_names(same)}'s pick" if len(same) == 1 else f"the pick of {_names(same)}"
     if not groups:
         return f"{subject(chosen)} {'is' if single else 'are'} also {pick} within {budget}."
-    diff = percent_more(chosen.performance, groups[0][1].performance)
+    diff = percent_more(measure.of(chosen), measure.of(groups[0][1]))
     if diff is not None and diff <= -SAME_PERCENT:
-        return _stronger(chosen, *groups[0], -diff)
+        return _stronger(chosen, *groups[0], -diff, measure)
     clauses = [c for i, (labels, config) in enumerate(groups)
-               if (c := _clause(chosen, labels, config, first=i == 0)) is not None]
+               if (c := _clause(chosen, labels, config, first=i == 0, measure=measure))
+               is not None]
     if not clauses:
         return None
     also = f", also {pick}," if same else ""

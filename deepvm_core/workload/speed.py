@@ -10,7 +10,9 @@ holds it per GPU row and every solver ranks by it as by the others. ``speed_nosc
 S(n) = n (DeepVM-NoScale under ``speed``).
 
 ``speed / speed of one g_ref VM = S_g(n) t_ref1 / t_g(1) = S_g(n) / ρ_g`` (dimensionless), the
-figure a person reads as "x one g_ref VM": it does not depend on t_ref.
+figure a person reads as "x one g_ref": it does not depend on t_ref. Without a named reference
+type g_ref is the fixed yardstick, one A10G (:mod:`deepvm_core.workload.yardstick`): "x one
+A10G", the same in every catalog.
 
 A :class:`SpeedBasis` holds what speed is computed from: the job's one-VM times, derived once
 (:func:`speed_basis`, which checks the workload against the catalog), and its speedup model. The
@@ -51,6 +53,7 @@ from deepvm_core.workload.workload import (
     check_workload,
     example_workload,
 )
+from deepvm_core.workload.yardstick import YARDSTICK_NAME
 
 __all__ = ["SpeedBasis", "default_speed_basis", "example_speed_note", "speed_basis"]
 
@@ -60,9 +63,11 @@ class SpeedBasis:
     """What speed is computed from: the job's one-VM times and the speedup model.
 
     Attributes:
-        reference_gpu: g_ref, the reference GPU type's name.
+        reference_gpu: g_ref, the reference GPU type's name, or the yardstick's
+            (:data:`~deepvm_core.workload.yardstick.YARDSTICK_NAME`, ``A10G``) when the
+            workload names none.
         reference_one_vm_epoch_seconds: t_ref1 = t_ref S_ref(n_ref), seconds per epoch on one
-            g_ref VM.
+            g_ref VM (on one A10G under the yardstick).
         one_vm_epoch_seconds: t_g(1) per GPU type name, seconds (types without a known time
             are absent: their speed is unknown).
         speedup: the speedup model S_g(n).
@@ -139,9 +144,13 @@ def speed_basis(catalog: Catalog, workload: Workload, speedup: SpeedupModel | No
     if workload.transformer is not None:
         return _transformer_basis(catalog, workload, model, job_given)
     one_vm = one_vm_epoch_seconds(workload, catalog, model)
-    reference = next(t for t in one_vm if t.source == "reference")
     times = {t.gpu: t.epoch_seconds for t in one_vm if t.epoch_seconds is not None}
-    return SpeedBasis(reference.gpu, times[reference.gpu], times, model, job_given, one_vm)
+    reference = next((t for t in one_vm if t.source == "reference"), None)
+    if reference is None or reference.epoch_seconds is None:  # the yardstick: n_ref = 1
+        assert workload.reference_epoch_seconds is not None  # a cnn job's (Workload checks)
+        return SpeedBasis(YARDSTICK_NAME, workload.reference_epoch_seconds, times, model,
+                          job_given, one_vm)
+    return SpeedBasis(reference.gpu, reference.epoch_seconds, times, model, job_given, one_vm)
 
 
 def _transformer_basis(catalog: Catalog, workload: Workload, model: SpeedupModel,
@@ -200,7 +209,7 @@ def _vm_memory_gb(verdicts: tuple[MemoryVerdict, ...], gpu: str) -> float:
 
 def default_speed_basis(catalog: Catalog) -> SpeedBasis | None:
     """The example job's speed basis on ``catalog``: :func:`speed_basis` of
-    :func:`~deepvm_core.workload.workload.example_workload` (g_ref the top spot-FLOPP type, the
+    :func:`~deepvm_core.workload.workload.example_workload` (on the yardstick, one A10G; the
     ``fitted`` speedup, ρ_g from eFLOPS), ``job_given`` False; ``None`` when no GPU type has
     eFLOPS (then speed is unknown, and the ``speed`` objective refused)."""
     if not catalog.solvable_gpu_types:
@@ -210,5 +219,6 @@ def default_speed_basis(catalog: Catalog) -> SpeedBasis | None:
 
 def example_speed_note(basis: SpeedBasis) -> str:
     """The note saying that speed is the example job's (no job given)."""
-    return (f"speed is the example job's ({EXAMPLE_DESCRIPTION}), shown as a multiple of one "
-            f"{basis.reference_gpu} VM; give your job's epochs and epoch time for its own")
+    return (f"speed is the example job's ({EXAMPLE_DESCRIPTION}), in epochs per hour and as a "
+            f"multiple of one {basis.reference_gpu}; give your job's epochs and epoch time for "
+            "its own")

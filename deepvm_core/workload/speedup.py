@@ -13,13 +13,18 @@ each with ``S_g(1) = 1``:
   fall back to ``fitted``. The speedup is relative to t(1), so a type with rows but no row for
   one node is refused when the model is built (:class:`SpeedupModel`).
 
-One VM: ``t_g(1) = t_ref1 ρ_g`` with ``t_ref1 = t_ref S_ref(n_ref)``. **t_ref is the only
+One VM: ``t_g(1) = t_ref1 ρ_g`` with ``t_ref1 = t_ref S_ref(n_ref)``; a workload without a
+reference type (g_ref ``None``) measures t_ref on the fixed yardstick, one A10G
+(:mod:`deepvm_core.workload.yardstick`, n_ref = 1), so ``t_ref1 = t_ref``. **t_ref is the only
 absolute time** (``job-model.md``): a measurement table describes some workload (the bundled one
 is the paper's ResNet on CIFAR-10), so it gives speedup shapes and relative one-VM times, never
 the job's epoch time, and scaling t_ref by x scales every t_g(n) by x. The relative one-VM time
 ``ρ_g`` is ``t^m_g(1) / t^m_ref(1)`` when the table has one-node rows for both g and g_ref
 (source ``measured``, with the table's name); otherwise ``eFLOPS(g_ref) / eFLOPS(g)`` (source
-``eflops``, the paper's assumption); ``ρ_ref = 1`` (source ``reference``).
+``eflops``, the paper's assumption); ``ρ_ref = 1`` (source ``reference``). Under the yardstick,
+g_ref's one-node row is the table's one-A10G type's and ``eFLOPS(g_ref)`` is
+:data:`~deepvm_core.workload.yardstick.YARDSTICK_EFLOPS` (696); no catalog type is the
+reference.
 :func:`reference_epoch_seconds_from_table` reads g_ref's one-node time from a table, for a user
 whose table holds their own job ("use this as my epoch time").
 """
@@ -39,6 +44,7 @@ from deepvm_core.hardware.measurements import InstanceMeasurements, MeasurementT
 from deepvm_core.model import fitted_speedup as fitted_speedup
 from deepvm_core.model import scaling_factor
 from deepvm_core.workload.workload import Workload, check_workload
+from deepvm_core.workload.yardstick import YARDSTICK_EFLOPS, yardstick_rows
 
 SpeedupModelName = Literal["paper", "fitted", "measured"]
 SPEEDUP_MODELS: tuple[SpeedupModelName, ...] = get_args(SpeedupModelName)
@@ -154,9 +160,10 @@ class OneVmTime:
         epoch_seconds: t_g(1) = t_ref1 ρ_g, seconds per epoch on one VM, or ``None`` when
             unknown (no measured ρ_g and no eFLOPS for g or g_ref).
         source: where ρ_g comes from: ``measured`` (one-node rows of g and g_ref in one table),
-            ``reference`` (g is g_ref: ρ = 1), ``eflops`` (``eFLOPS(g_ref) / eFLOPS(g)``),
-            ``mfu`` (a transformer job: the ratio of the two types' FLOPs-per-token-at-MFU
-            estimates, :mod:`deepvm_core.workload.throughput`), or ``None``.
+            ``reference`` (g is g_ref: ρ = 1), ``eflops`` (``eFLOPS(g_ref) / eFLOPS(g)``; 696 /
+            eFLOPS(g) under the yardstick), ``mfu`` (a transformer job: the ratio of the two
+            types' FLOPs-per-token-at-MFU estimates, :mod:`deepvm_core.workload.throughput`), or
+            ``None``.
         relative_time: ρ_g, t_g(1) / t_ref(1) (dimensionless), or ``None``.
         table: the measurement table's name (its source) when ``source`` is ``measured``.
     """
@@ -177,6 +184,8 @@ def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
         WorkloadError: the workload does not fit the catalog (:func:`check_workload`).
     """
     reference = check_workload(workload, catalog)
+    if reference is None:
+        return _yardstick_times(workload, catalog, model)
     measured_ref = model.one_node_epoch_seconds(reference)
     s_ref = float(model.speedup(reference, np.array([workload.reference_nodes]))[0])
     if not s_ref > 0:
@@ -196,6 +205,30 @@ def one_vm_epoch_seconds(workload: Workload, catalog: Catalog,
             times.append(OneVmTime(g.name, t_ref1 * rho, "measured", rho, table))
         elif g.eflops is not None and reference.eflops is not None:
             rho = reference.eflops / g.eflops
+            times.append(OneVmTime(g.name, t_ref1 * rho, "eflops", rho))
+        else:
+            times.append(OneVmTime(g.name, None, None))
+    return tuple(times)
+
+
+def _yardstick_times(workload: Workload, catalog: Catalog,
+                     model: SpeedupModel) -> tuple[OneVmTime, ...]:
+    """t_g(1) of every GPU type when t_ref is on the yardstick (one A10G, n_ref = 1):
+    ``t_ref ρ_g`` with ρ_g from one-node rows of g and the table's one-A10G type, else
+    ``YARDSTICK_EFLOPS / eFLOPS(g)``."""
+    t_ref1 = workload.reference_epoch_seconds
+    assert t_ref1 is not None  # a cnn job's (Workload checks)
+    rows = yardstick_rows(model.measurements)
+    measured_ref = None if rows is None else rows.one_node_epoch_seconds
+    table = None if model.measurements is None else model.measurements.source
+    times: list[OneVmTime] = []
+    for g in catalog.gpu_types:
+        measured = model.one_node_epoch_seconds(g)
+        if measured is not None and measured_ref is not None:
+            rho = measured / measured_ref
+            times.append(OneVmTime(g.name, t_ref1 * rho, "measured", rho, table))
+        elif g.eflops is not None:
+            rho = YARDSTICK_EFLOPS / g.eflops
             times.append(OneVmTime(g.name, t_ref1 * rho, "eflops", rho))
         else:
             times.append(OneVmTime(g.name, None, None))

@@ -3,7 +3,8 @@
 A :class:`Workload` checks its own values when it is built and lists every bad field with its
 value (:class:`~deepvm_core.errors.WorkloadError`). :func:`check_workload` then checks it
 against a catalog: the reference GPU type and the types named in MTBI overrides must exist
-(close names are suggested).
+(close names are suggested). Without a reference type the epoch time is on the fixed yardstick,
+one A10G (:mod:`deepvm_core.workload.yardstick`).
 
 Symbols of ``job-model.md``: E ``epochs``, t_ref ``reference_epoch_seconds`` measured on n_ref
 ``reference_nodes`` VMs of g_ref ``reference_gpu``, f ``checkpoint_gb``, k
@@ -55,15 +56,15 @@ MAX_CHECKPOINT_FIXED_SECONDS: Final = 3600.0
 #: The example job (:func:`example_workload`), used wherever the user has not given theirs (the
 #: CLI's defaults, the README, the dashboard's pages, the benchmarks, speed without a job,
 #: :func:`deepvm_core.workload.speed.default_speed_basis`): a ResNet-50-sized job, 90 epochs of
-#: 960 s on one VM of the reference type, i.e. 24 hours of training on one VM. An example, not
-#: a measurement: edit the epoch time to yours. The README's reference type is
-#: :data:`EXAMPLE_REFERENCE_GPU` (the example leaves g_ref to its default, the catalog's top
-#: spot-FLOPP type, which it is on the bundled AWS catalogs).
+#: 960 s on one A10G GPU (the fixed yardstick, :mod:`deepvm_core.workload.yardstick`), i.e. 24
+#: hours of training on one g5.xlarge. The same job in every catalog and region. An example,
+#: not a measurement: edit the epoch time to yours. :data:`EXAMPLE_REFERENCE_GPU` is the catalog
+#: type the README names when it shows a measurement on a named type (``--ref-type``).
 EXAMPLE_EPOCHS: Final = 90.0
 EXAMPLE_EPOCH_SECONDS: Final = 960.0
 EXAMPLE_REFERENCE_GPU: Final = "g4dn.xlarge"
-EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 960 s on one VM "
-                              "of the reference type (24 h); edit the epoch time to yours")
+EXAMPLE_DESCRIPTION: Final = ("an example, a ResNet-50-sized job: 90 epochs of 960 s on one "
+                              "A10G GPU (24 h); edit the epoch time to yours")
 
 
 def _number(problems: list[Problem], name: str, value: object, *, positive: bool = False,
@@ -101,10 +102,12 @@ class Workload:
         reference_epoch_seconds: t_ref, measured seconds per epoch (> 0) on
             ``reference_nodes`` VMs of ``reference_gpu``; required for a ``cnn`` job, ``None``
             for a ``transformer`` job.
-        reference_gpu: g_ref, the GPU type of that measurement; ``None`` means the catalog's
-            top spot-FLOPP type (:func:`top_spot_flopp_gpu`; for a transformer job without a
-            measurement, the type it runs on at the most tokens per spot USD).
-        reference_nodes: n_ref, VMs of that measurement (whole number >= 1).
+        reference_gpu: g_ref, the GPU type of that measurement; ``None`` means the fixed
+            yardstick, one A10G GPU (:mod:`deepvm_core.workload.yardstick`), the same in every
+            catalog (for a transformer job without a measurement, g_ref is the type it runs on
+            at the most tokens per spot USD).
+        reference_nodes: n_ref, VMs of that measurement (whole number >= 1; 1 when
+            ``reference_gpu`` is ``None``: the yardstick is one GPU).
         checkpoint_gb: f, checkpoint size in GB (> 0).
         checkpoint_every_epochs: k, a checkpoint every k epochs (whole number >= 1), or
             ``"auto"`` for Daly's interval.
@@ -153,12 +156,17 @@ class Workload:
         if self.reference_gpu is not None and (
                 not isinstance(self.reference_gpu, str) or not self.reference_gpu.strip()):
             problems.append(Problem(_WHERE, "reference_gpu", self.reference_gpu,
-                                    "must be a GPU type name, or None for the top "
-                                    "spot-FLOPP type"))
+                                    "must be a GPU type name, or None for the yardstick "
+                                    "(one A10G)"))
         n_ref = self.reference_nodes
         if isinstance(n_ref, bool) or not isinstance(n_ref, int) or n_ref < 1:
             problems.append(Problem(_WHERE, "reference_nodes", n_ref,
                                     "must be a whole number >= 1"))
+        elif self.reference_gpu is None and n_ref != 1:
+            problems.append(Problem(_WHERE, "reference_nodes", n_ref,
+                                    "must be 1 when no reference type is named (the epoch time "
+                                    "is then on one A10G); name the GPU type measured on "
+                                    f"{n_ref} VMs"))
         _number(problems, "checkpoint_gb", self.checkpoint_gb, positive=True)
         k = self.checkpoint_every_epochs
         if k != AUTO and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
@@ -265,21 +273,9 @@ def _unknown_name(field_name: str, name: str, known: list[str], kind: str) -> Pr
     return Problem(_WHERE, field_name, name, f"no {kind} of that name in the catalog{hint}")
 
 
-def top_spot_flopp_gpu(catalog: Catalog) -> GpuType:
-    """The GPU type with the most eFLOP per spot USD (ties: name): g_ref's default.
-
-    Raises:
-        WorkloadError: the catalog has no GPU type with eFLOPS.
-    """
-    gpus = [g for g in catalog.gpu_types if g.eflops is not None]
-    if not gpus:
-        raise WorkloadError([Problem(_WHERE, "reference_gpu", None,
-                                     "the catalog has no GPU type with eFLOPS to default to")])
-    return min(gpus, key=lambda g: (-(g.eflops or 0.0) / g.spot_usd_per_hour, g.name))
-
-
-def check_workload(workload: Workload, catalog: Catalog) -> GpuType:
-    """Check ``workload`` against ``catalog`` and return its reference GPU type g_ref.
+def check_workload(workload: Workload, catalog: Catalog) -> GpuType | None:
+    """Check ``workload`` against ``catalog`` and return its reference GPU type g_ref, or
+    ``None`` for the yardstick (no reference type named: one A10G, in no catalog).
 
     Every problem is collected: a reference type that is not a GPU type of the catalog, and
     MTBI overrides for unknown GPU types (both with close names suggested).
@@ -290,12 +286,7 @@ def check_workload(workload: Workload, catalog: Catalog) -> GpuType:
     problems: list[Problem] = []
     gpu_names = [g.name for g in catalog.gpu_types]
     reference: GpuType | None = None
-    if workload.reference_gpu is None:
-        try:
-            reference = top_spot_flopp_gpu(catalog)
-        except WorkloadError as exc:
-            problems.extend(exc.problems)
-    else:
+    if workload.reference_gpu is not None:
         for g in catalog.gpu_types:
             if g.name == workload.reference_gpu:
                 reference = g
@@ -310,14 +301,14 @@ def check_workload(workload: Workload, catalog: Catalog) -> GpuType:
     for name in workload.mtbi_hours_by_gpu:
         if name not in gpu_names:
             problems.append(_unknown_name("mtbi_hours_by_gpu", name, gpu_names, "GPU type"))
-    if problems or reference is None:
+    if problems:
         raise WorkloadError(problems)
     return reference
 
 
 def example_workload(**changes: Any) -> Workload:
     """The example job (:data:`EXAMPLE_EPOCHS` epochs of :data:`EXAMPLE_EPOCH_SECONDS` s on one
-    VM of the reference type), with ``changes`` to any :class:`Workload` field."""
+    A10G, the yardstick), with ``changes`` to any :class:`Workload` field."""
     fields: dict[str, Any] = {"epochs": EXAMPLE_EPOCHS,
                               "reference_epoch_seconds": EXAMPLE_EPOCH_SECONDS}
     fields.update(changes)

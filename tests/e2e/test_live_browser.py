@@ -153,6 +153,11 @@ def test_fetch_two_regions_use_the_catalog_and_compare(page: Page, live_server: 
     expect(best).to_contain_text("2.85 USD/h")
     expect(page.locator(".st-key-rg_catalogs")).to_contain_text("eu-west-1")
     expect(page.locator(".js-plotly-plot")).to_have_count(1, timeout=UPDATE_TIMEOUT_MS)
+    # Issue 24: the best region's (green) bar is the longest, drawn on top (the last row).
+    bars = page.locator(".js-plotly-plot").evaluate(
+        "el => ({x: Array.from(el._fullData[0].x), y: Array.from(el._fullData[0].y)})")
+    assert bars["y"][-1] == "us-east-1"
+    assert bars["x"][-1] == max(bars["x"])
     no_trace_and_no_secret(page)
     screenshot(page, artifacts_dir / "page-regions.png")
 
