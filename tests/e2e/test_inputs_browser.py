@@ -113,9 +113,10 @@ def test_a_typed_price_typo_is_warned_and_the_edit_is_in_the_link(
     edit_grid_cell(page, grid, (110, 35 + 17), ["ArrowRight"] * 3 + ["ArrowDown"], "45",
                    lambda: expect(page.get_by_text("look like typos (still in use)")
                                   ).to_be_visible(timeout=UPDATE_TIMEOUT_MS))
-    expect(page.get_by_text("is above the on-demand price 0.526 USD/hour")).to_be_visible()
+    expect(page.get_by_text("is above the on-demand price 0.526 USD/hour")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
     expect(page.get_by_text("is 285x the 0.1578 USD/hour of aws-us-east-1-2023-10")
-           ).to_be_visible()
+           ).to_be_visible(timeout=UPDATE_TIMEOUT_MS)
     expect(page).to_have_url(re.compile(r"[?&]edited=[0-9a-f]{16}(&|$)"),
                              timeout=UPDATE_TIMEOUT_MS)
     link = page.url
