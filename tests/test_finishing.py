@@ -80,3 +80,15 @@ def test_no_cluster_finishes_at_any_price(aws_catalog: Catalog) -> None:
     assert answer.lift_pw_usd_per_hour is None
     assert answer.sentence is not None
     assert "finishes on no cluster of this catalog at any price" in answer.sentence
+
+
+def test_cli_recommend_says_the_pick_is_not_recommended_and_names_the_pw(capsys):
+    """2 epochs of 1,000 h with a checkpoint per epoch: a retry needs far more than the 2 h
+    between interruptions of the types within PW 3, so the pick does not finish it, and the
+    table says so and names the PW of the first cluster that does."""
+    from cli_helpers import run_cli
+    code, out, err = run_cli(capsys, "recommend", "--catalog", "aws-us-east-1-2025-h1", "--pw",
+                             "3", "--epochs", "2", "--epoch-seconds", "3600000")
+    assert code == 0, err
+    assert "so it is not recommended" in out
+    assert "Lift PW to" in out

@@ -21,6 +21,7 @@ from deepvm_core.cli.job_args import (
     transformer_from_args,
 )
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration
+from deepvm_core.pipeline.finishing import finishing_answer
 from deepvm_core.pipeline.recommend_job import RecommendJob, estimate_configuration, job_summary
 from deepvm_core.pipeline.recommend_job import recommend_job as core_recommend_job
 from deepvm_core.recommend.policies import POLICY_LABELS
@@ -110,6 +111,9 @@ def render_recommendation(rec: Recommendation, catalog: Catalog, job: RecommendJ
     if job is not None and rec.best is not None:
         estimate = estimate_configuration(rec, catalog, job, rec.best)
         out.append(f"Your job on the pick: {job_summary(estimate, job.workload)}.\n")
+        verdict = finishing_answer(rec, catalog, job)
+        if verdict is not None and verdict.sentence is not None:  # never a pick it cannot do
+            out.append(f"{verdict.sentence}\n")
     out.extend(f"Note: {text}\n" for text in rec.notes)
     if footnote:
         out.append(footnote + "\n")
