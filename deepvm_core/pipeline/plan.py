@@ -15,8 +15,9 @@ cap, objective for the tie-break), a :class:`~deepvm_core.workload.workload.Work
    given). Ties: lower C, then lower T (``cheapest``) or lower T, then lower C (``fastest``),
    then ``model.md``'s order under the scenario's objective (the candidate table's
    :meth:`~deepvm_core.search.tables.CandidateTable.rank_order`), all by
-   :func:`~deepvm_core.job.objectives.best_first`. ``best`` is the top-k; ``chosen`` is
-   ``best[0]``.
+   :func:`~deepvm_core.job.objectives.best_first`. ``best`` is the top-k distinct clusters
+   (the first of each architecture, GPU type and count:
+   :func:`~deepvm_core.recommend.distinct.first_of_each_cluster`); ``chosen`` is ``best[0]``.
 4. **Frontier.** The Pareto frontier of (C, T) over every candidate, limits ignored
    (:func:`~deepvm_core.job.objectives.pareto_frontier`, by increasing cost).
 5. **The paper's policies** within PW, each estimated: DeepVM (Z, top-k), DeepVM with the
@@ -85,6 +86,7 @@ from deepvm_core.market.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
 from deepvm_core.model import Arch, Scenario
 from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates, sub_inputs
 from deepvm_core.pipeline.plan_explain import limits_explanation
+from deepvm_core.recommend.distinct import first_of_each_cluster
 from deepvm_core.recommend.explain import (
     Explanation,
     any_price_table,
@@ -319,9 +321,9 @@ def plan_job(
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
                            eligible=eligible)
     parts = EstimateParts(estimates, table, deadline, budget, within, plan, replayed)
-    best_idx = best_first(goal, cost, time, deadline_hours=deadline, budget_usd=budget,
-                          rank=rank, eligible=eligible,
-                          fastest_tolerance=fastest_tolerance)[:top_k]
+    best_idx = first_of_each_cluster(table, best_first(  # distinct clusters, as Recommend's
+        goal, cost, time, deadline_hours=deadline, budget_usd=budget, rank=rank,
+        eligible=eligible, fastest_tolerance=fastest_tolerance))[:top_k]
 
     explanation: Explanation | None = None
     if len(table) == 0:

@@ -12,8 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
+from deepvm_core.arrays import IntArray
 from deepvm_core.model import Configuration
 from deepvm_core.search.solvers.enumeration import Ranking
+from deepvm_core.search.tables import CandidateTable
 
 #: (architecture, GPU type, GPU VMs): what makes two configurations the same cluster for a
 #: person.
@@ -48,6 +52,18 @@ class DistinctCluster:
         others = self.memory_node_types[1:]
         tail = f" (or memory node {', '.join(others)})" if others else ""
         return self.configuration.describe() + tail
+
+
+def first_of_each_cluster(table: CandidateTable, order: IntArray) -> IntArray:
+    """The rows of ``order`` (indices into ``table``, best first) that are the first of their
+    cluster (architecture, GPU type, GPU VM count), in the same order: the job planner's best
+    list reads as clusters, as Recommend's does."""
+    rows = np.asarray(order, dtype=np.int64)
+    if rows.size == 0:
+        return rows
+    keys = np.stack((table.architecture[rows], table.gpu[rows], table.n[rows]), axis=1)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    return rows[np.sort(first)]
 
 
 def fold_variants(ranked: Sequence[Configuration]) -> tuple[DistinctCluster, ...]:
