@@ -54,6 +54,7 @@ from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_FASTEST_TOLERANCE, DEFAULT_GOAL
+from deepvm_core.market.mtbi import DEFAULT_WAIT_HOURS
 from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
 from deepvm_core.pipeline.plan import (
     DEFAULT_SEED,
@@ -87,7 +88,7 @@ CALIBRATE_EXIT_CODES: Final = f"""exit codes:
 #: The workload's defaults by field name (``deepvm plan`` shows and uses them).
 _WORKLOAD_DEFAULTS: Final = {name: field_default(Workload, name) for name in (
     "reference_nodes", "checkpoint_every_epochs", "restart_hours", "wait_hours",
-    "disk_gb_per_second", "checkpoint_fixed_seconds", "mtbi_scale")}
+    "disk_gb_per_second", "checkpoint_fixed_seconds", "mtbi_scale", "per_vm_share")}
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -133,8 +134,10 @@ def add_plan_parsers(subparsers: Any) -> None:
     job.add_argument("--wait-min", type=number(
                          float, 0.0, maximum=MAX_WAIT_HOURS * MINUTES_PER_HOUR,
                          bound=f" ({MAX_WAIT_HOURS:g} h, the bound on the capacity wait W)"),
-                     help="capacity wait after an interruption W, minutes (default "
-                          f"{w['wait_hours'] * MINUTES_PER_HOUR:g}, at most "
+                     help="mean capacity wait W after an interruption (and before the first "
+                          "attempt of a job that starts inside an outage), minutes (default: "
+                          "each type's Spot Advisor bucket, "
+                          f"{DEFAULT_WAIT_HOURS * MINUTES_PER_HOUR:g}; at most "
                           f"{MAX_WAIT_HOURS * MINUTES_PER_HOUR:g})")
     job.add_argument("--disk-gbps", type=number(float, 0.0, strict=True),
                      default=w["disk_gb_per_second"],
@@ -153,6 +156,11 @@ def add_plan_parsers(subparsers: Any) -> None:
     job.add_argument("--mtbi-scale", type=number(float, 0.0, strict=True),
                      default=w["mtbi_scale"],
                      help=f"factor on every MTBI, the sensitivity (default {w['mtbi_scale']:g})")
+    job.add_argument("--per-vm-share", type=number(float, 0.0, maximum=1.0),
+                     default=w["per_vm_share"], metavar="RHO",
+                     help="share of one VM's reclaims that take that VM alone: n spot VMs are "
+                          "interrupted 1 + RHO (n - 1) times as often as one (default "
+                          f"{w['per_vm_share']:g}; 0: one event takes every spot VM)")
     goal = p.add_argument_group("the goal")
     goal.add_argument("--goal", choices=GOALS, default=DEFAULT_GOAL,
                       help="cheapest (least expected cost) or fastest (least expected "
@@ -221,7 +229,7 @@ def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Work
         reference_gpu=args.ref_type, reference_nodes=args.ref_nodes,
         checkpoint_gb=args.ckpt_gb, disk_gb_per_second=args.disk_gbps,
         checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
-        mtbi_scale=args.mtbi_scale, **given)
+        mtbi_scale=args.mtbi_scale, per_vm_share=args.per_vm_share, **given)
 
 
 def _one_line(exc: DeepVMError) -> str:
@@ -345,16 +353,19 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
     source = f" ({a.measurements_source})" if a.measurements_source else ""
     every = ("Daly's interval" if a.checkpoint_every_epochs == AUTO
              else f"every {a.checkpoint_every_epochs} epoch(s)")
+    wait = ("per type" if a.wait_hours is None
+            else f"{a.wait_hours * MINUTES_PER_HOUR:g} min")
     out.append(f"\nAssumptions: speedup {a.speedup}{source}; checkpoint {every}; restart "
-               f"{a.restart_hours * MINUTES_PER_HOUR:g} min, wait "
-               f"{a.wait_hours * MINUTES_PER_HOUR:g} min, disk {a.disk_gb_per_s:g} GB/s, "
-               f"fixed checkpoint cost {a.checkpoint_fixed_seconds:g} s, MTBI x "
-               f"{a.mtbi_scale:g}\n")
+               f"{a.restart_hours * MINUTES_PER_HOUR:g} min, wait {wait}, disk "
+               f"{a.disk_gb_per_s:g} GB/s, fixed checkpoint cost "
+               f"{a.checkpoint_fixed_seconds:g} s, MTBI x {a.mtbi_scale:g}, per-VM share "
+               f"{a.per_vm_share:g}\n")
     for g in a.gpu_types:
         bucket = ("no bucket" if g.interruption_bucket is None
                   else f"bucket {INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]}")
         one = _fmt(g.one_vm_epoch_seconds, ".2f")
-        out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}); speedup "
+        out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}), W "
+                   f"{g.wait_hours * MINUTES_PER_HOUR:g} min ({g.wait_source}); speedup "
                    f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'}"
                    f"{' ' + g.one_vm_table if g.one_vm_table else ''})\n")
     for note in result.notes:

@@ -6,7 +6,7 @@ its per-candidate arrays. Pure data; no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
@@ -18,6 +18,7 @@ from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.finish import finishes, unfinished_reason
 from deepvm_core.job.inputs import JobInputs
 from deepvm_core.job.objectives import Goal
+from deepvm_core.job.odds import NO_SPOT, trace_odds
 from deepvm_core.market.mtbi import MtbiSource
 from deepvm_core.model import Configuration, Scenario
 from deepvm_core.recommend.recommendation import POLICY_LABELS, Explanation
@@ -90,8 +91,11 @@ class PlanEstimate:
             interruptions), hours (:mod:`deepvm_core.job.baseline`).
         on_demand_cost_usd: C_od, its cost, USD.
         does_not_finish: ``None``, or why the cluster is not expected to finish
-            (:mod:`deepvm_core.job.finish`); its T, C and N are then not meaningful numbers
-            and are never shown as such.
+            (:mod:`deepvm_core.job.finish`), or why it cannot run on the pools given (a
+            cluster larger than a count trace's largest count); its T, C and N are then not
+            meaningful numbers and are never shown as such.
+        odds: where the percentiles and expectations come from, in one sentence
+            (:mod:`deepvm_core.job.odds`): a bucket's assumptions or the traces.
     """
 
     index: int
@@ -112,6 +116,7 @@ class PlanEstimate:
     evaluated_by: str = "closed_form"
     pools: tuple[str, ...] = ()
     recovery: str | None = None
+    odds: str = ""
 
     def describe(self) -> str:
         """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
@@ -171,6 +176,8 @@ class GpuAssumption:
             ``None``.
         relative_one_vm_time: ρ_g = t_g(1) / t_ref(1) (dimensionless), or ``None``.
         one_vm_table: the measurement table's name when ``one_vm_source`` is ``measured``.
+        wait_hours: W, the mean capacity wait, hours.
+        wait_source: ``advisor`` (the bucket's), ``user`` (the workload's) or ``default``.
     """
 
     gpu: str
@@ -182,6 +189,8 @@ class GpuAssumption:
     one_vm_source: OneVmSource | None
     relative_one_vm_time: float | None = None
     one_vm_table: str | None = None
+    wait_hours: float = 0.0
+    wait_source: MtbiSource = "user"
 
 
 @dataclass(frozen=True)
@@ -193,9 +202,11 @@ class PlanAssumptions:
         measurements_source: where the measurements come from, or ``None``.
         reference_gpu: g_ref, the type of the reference epoch time.
         checkpoint_every_epochs: k, or ``"auto"`` (Daly's interval).
-        restart_hours: R. wait_hours: W. disk_gb_per_s: D, GB/s.
+        restart_hours: R. wait_hours: W, or ``None``: each type's bucket default (its
+        :attr:`GpuAssumption.wait_hours`). disk_gb_per_s: D, GB/s.
         checkpoint_fixed_seconds: δ0. mtbi_scale: the factor on every MTBI.
         gpu_types: per GPU type of the catalog, in catalog order.
+        per_vm_share: ρ, the share of one VM's reclaims that take that VM alone.
     """
 
     speedup: SpeedupModelName
@@ -203,11 +214,12 @@ class PlanAssumptions:
     reference_gpu: str
     checkpoint_every_epochs: CheckpointEvery
     restart_hours: float
-    wait_hours: float
+    wait_hours: float | None
     disk_gb_per_s: float
     checkpoint_fixed_seconds: float
     mtbi_scale: float
     gpu_types: tuple[GpuAssumption, ...]
+    per_vm_share: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -242,6 +254,9 @@ class JobPlanResult:
             the catalog does not have, with close names); show them as warnings.
         job_plan: the per-candidate job plan the estimates come from (λ, R, segments), for
             the reason a cluster does not finish; ``None`` when not kept.
+        replay: the candidates evaluated on spot traces, or ``None``.
+        odds_by_gpu: GPU type -> where the odds of its closed-form estimates come from
+            (:func:`~deepvm_core.job.odds.bucket_odds`).
     """
 
     scenario: Scenario
@@ -269,6 +284,7 @@ class JobPlanResult:
     warnings: tuple[str, ...] = ()
     job_plan: JobInputs | None = None
     replay: ReplayEstimates | None = None
+    odds_by_gpu: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def finishes(self) -> BoolArray:
@@ -363,9 +379,13 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
     """The estimate of candidate ``index`` from the per-candidate arrays."""
     est, table = result.estimates, result.candidates
     od_hours, od_cost = on_demand_baseline_at(table, est, index)
-    reason = unfinished_reason_of(est, result.job_plan, index)
     replay = result.replay
+    refused = None if replay is None else replay.refusal(index)
+    reason = refused or unfinished_reason_of(est, result.job_plan, index)
     hit = replay is not None and bool(replay.evaluated[index])
+    config = table.configuration(index)
+    odds = (replay.odds(index) if hit and replay is not None
+            else result.odds_by_gpu.get(config.gpu, "") if config.gpu_spot else NO_SPOT)
     return PlanEstimate(
         index=index,
         configuration=table.configuration(index),
@@ -380,11 +400,12 @@ def _estimate(result: JobPlanResult | _Parts, index: int,
         within_limits=bool(result.within_limits[index]),
         monte_carlo=None if reason else monte_carlo,
         does_not_finish=reason,
-        evaluated_by="backtest" if hit else "closed_form",
+        evaluated_by=replay.evaluated_by if hit and replay is not None else "closed_form",
         pools=replay.pools[index] if hit and replay is not None else (),
         recovery=replay.recovery if hit and replay is not None else None,
         on_demand_makespan_hours=od_hours,
         on_demand_cost_usd=od_cost,
+        odds=odds,
     )
 
 
@@ -402,6 +423,11 @@ class ReplayEstimates:
         mean_cost_usd, cost_p10_usd, cost_p50_usd, cost_p90_usd: USD.
         mean_interruptions: per run. deadline_met: share of runs within the deadline, or
             ``None`` without one.
+        model: ``replay`` (backtests), ``renewal`` or ``closed-form`` (from the traces'
+            statistics), issue 25.
+        window_days: the recent window of the traces used, days, or ``None`` (whole traces).
+        refusals: per candidate, why it cannot run on its type's pools (a cluster larger than
+            every count trace allows), or ``None``; empty: none refused.
     """
 
     recovery: str
@@ -418,6 +444,24 @@ class ReplayEstimates:
     cost_p90_usd: FloatArray
     mean_interruptions: FloatArray
     deadline_met: FloatArray | None
+    model: str = "replay"
+    window_days: float | None = None
+    refusals: tuple[str | None, ...] = ()
+
+    @property
+    def evaluated_by(self) -> str:
+        """:attr:`PlanEstimate.evaluated_by` of the evaluated candidates: ``backtest``,
+        ``renewal`` or ``trace_closed_form``."""
+        return {"replay": "backtest", "renewal": "renewal"}.get(self.model,
+                                                                "trace_closed_form")
+
+    def refusal(self, index: int) -> str | None:
+        """Why candidate ``index`` cannot run on its pools, or ``None``."""
+        return self.refusals[index] if self.refusals else None
+
+    def odds(self, index: int) -> str:
+        """Where candidate ``index``'s numbers come from (:func:`trace_odds`)."""
+        return trace_odds(self.model, self.pools[index], self.window_days)
 
     def monte_carlo(self, index: int) -> MonteCarloEstimate:
         """Candidate ``index``'s backtest in the form of Monte Carlo statistics."""
@@ -446,5 +490,6 @@ class _Parts:
     within_limits: BoolArray
     job_plan: JobInputs | None = None
     replay: ReplayEstimates | None = None
+    odds_by_gpu: Mapping[str, str] = field(default_factory=dict)
 
 
