@@ -364,7 +364,8 @@ def _unfinished_explanation(result: _Parts, goal: Goal, rank: IntArray) -> Expla
     order = best_first(goal, est.expected_cost_usd, est.expected_makespan_hours, rank=rank)
     nearest = int(order[0]) if order.size else int(np.argmin(rank))  # all NaN: first by rank
     config = result.candidates.configuration(nearest)
-    reason = unfinished_reason_of(est, result.job_plan, nearest) or ""
+    refused = None if result.replay is None else result.replay.refusal(nearest)
+    reason = refused or unfinished_reason_of(est, result.job_plan, nearest) or ""
     summary = (f"No cluster is expected to finish this job: on {config.describe()}, {reason}. "
                "Raise the MTBI or its scale, or shorten the restart or checkpoint interval.")
     return Explanation(summary=summary, binding=("does_not_finish",),
