@@ -23,13 +23,15 @@ The design (:mod:`deepvm_core.job.rolling` holds its constants):
   (nominal 80 %), averaged over cases.
 
 ``--windows`` also prints the replay's median |error| for windows of 3 and 7 days and the whole
-past (``--window-days``'s choice).
+past (``--window-days``'s choice). ``--plan`` only times ``deepvm plan --pool`` as a process for
+each model.
 """
 
 from __future__ import annotations
 
 import csv
 import os
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -174,11 +176,38 @@ def window_sensitivity(files: list[Path]) -> None:
         print(f"  {label:<12} {np.median(errors):.1%} ({len(errors)} cases)")
 
 
+def plan_as_a_process(files: list[Path]) -> None:
+    """``deepvm plan --pool`` as a process (Python start-up included), best of 3, with the
+    four preemption traces as pools of the bundled AWS catalog's three GPU types (the Table IV
+    job at 3,000 epochs), for each model."""
+    zones = [f for f in files if f.parent.name.startswith("preemption")]
+    if len(zones) < 4:
+        return
+    pools = [f"g4dn.xlarge@us-east-1c={zones[0]}", f"g4dn.xlarge@us-east-1f={zones[1]}",
+             f"g5.xlarge@us-east-1c={zones[2]}", f"g3s.xlarge@us-east-1c={zones[3]}"]
+    base = [sys.executable, "-m", "deepvm_core.cli", "plan", "--catalog",
+            "aws-us-east-1-2023-10", "--pw", "3", "--epochs", "3000", "--epoch-seconds",
+            "61.16", "--ref-type", "g4dn.xlarge", "--trials", "2000"]
+    for pool in pools:
+        base += ["--pool", pool]
+    print("\ndeepvm plan --pool as a process (4 pools, 3 GPU types), best of 3:")
+    for model in FORECAST_MODELS:
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            subprocess.run([*base, "--model", model], check=True, capture_output=True)
+            best = min(best, time.perf_counter() - t0)
+        print(f"  --model {model:<12} {best:.1f} s")
+
+
 def main() -> int:
     files = sorted(TRACES.glob("*/*.json"))
     if not files:
         print(f"no development traces under {TRACES}; set DEEPVM_DEV_TRACES")
         return 1
+    if "--plan" in sys.argv[1:]:
+        plan_as_a_process(files)
+        return 0
     t0 = time.perf_counter()
     everything: list[Case] = []
     skipped = 0

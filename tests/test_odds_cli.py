@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import numpy as np
 import pytest
 
 from deepvm_core.cli import main
+from deepvm_core.io.schemas import load_schema
 
 AWS = "aws-us-east-1-2023-10"
 JOB = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
@@ -159,6 +161,7 @@ def test_clusters_larger_than_a_count_trace_are_infeasible_and_the_rest_is_plann
         fits = [c for c in doc["frontier"] if c["gpu"]["name"] == "g4dn.xlarge"
                 and 0 < c["gpu"]["spot"] <= 4]
         assert all(c["estimate"]["expected_makespan_hours"] is not None for c in fits)
+        jsonschema.validate(doc, load_schema("plan"))
     code, out, _ = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={path}")
     assert code == 0
     assert "cannot run on the traces (more spot VMs than a count trace holds)" in out

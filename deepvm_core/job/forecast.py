@@ -308,6 +308,21 @@ class _Periods:
         return np.asarray(values[np.clip(pick, 0, values.size - 1)] * factor, dtype=np.float64)
 
 
+def renewal_makespans_of(ups: FloatArray, downs: FloatArray, availability: float,
+                         job: BacktestJob, rng: np.random.Generator, trials: int) -> FloatArray:
+    """Makespans (hours) of ``trials`` runs of the renewal model (module docstring) of the
+    one-row, one-pool ``job`` on a market of these up and down periods (hours, the runs of a
+    trace) and availability: the model's one implementation, which
+    :mod:`deepvm_core.job.trace_models` uses too."""
+    periods = _Periods(np.asarray(ups, dtype=np.float64), np.asarray(downs, dtype=np.float64),
+                       np.concatenate(([0.0], np.cumsum(ups))),
+                       np.concatenate(([0.0], np.cumsum(downs))),
+                       _Scenarios(np.ones(1), np.ones(1), np.ones(1, dtype=bool)),
+                       np.array([availability]))
+    zero = np.zeros(trials, dtype=np.int64)
+    return _renewal_runs(periods, job, zero, zero, rng)[0]
+
+
 def _renewal_draws(window: SpotTrace, job: BacktestJob, scenarios: dict[int, _Scenarios],
                    rng: np.random.Generator, trials: int) -> _Draws:
     """Runs of the renewal model, ``ceil(trials / S)`` per scenario and row; shape (rows,
@@ -352,39 +367,42 @@ def _renewal_runs(periods: _Periods, job: BacktestJob, row: IntArray, scenario: 
                           * rng.random(size))
     period = np.where(starts_up, periods.draw(rng, scenario, up=True, biased=True)
                       * rng.random(size), periods.draw(rng, scenario, up=True, biased=False))
-    live = ~done
-    t[live] += first_wait[live]
-    wait[live] += first_wait[live]
-    seg = np.zeros(size, dtype=np.int64)
-    restart = np.zeros(size, dtype=bool)
+    live = np.flatnonzero(~done)  # the runs still going, compacted every round
+    lk, ls, lsl, lr, sc = k[live], s[live], sl[live], r[live], scenario[live]
+    lt, lwait = first_wait[live].copy(), first_wait[live].copy()
+    lspot, linter = np.zeros(live.size), np.zeros(live.size)
+    lseg = np.zeros(live.size, dtype=np.int64)
+    lrestart = np.zeros(live.size, dtype=bool)
+    lperiod = period[live]
     for _ in range(MAX_ROUNDS):
-        idx = np.flatnonzero(~done)
-        if idx.size == 0:
+        if live.size == 0:
             break
-        i, u = seg[idx], period[idx]
-        ki, si, sli, ri = k[idx], s[idx], sl[idx], r[idx]
-        first = np.where(restart[idx], ri, 0.0) + np.where(i < ki, si, sli)
-        fits = first <= u
-        left = np.maximum(ki - i - 1, 0)
-        fit = np.where(fits & (i < ki), np.floor((u - first) / si), 0).astype(np.int64)
+        full = lseg < lk
+        first = np.where(lrestart, lr, 0.0) + np.where(full, ls, lsl)
+        fits = first <= lperiod
+        left = np.maximum(lk - lseg - 1, 0)
+        fit = np.where(fits & full, np.floor((lperiod - first) / ls), 0).astype(np.int64)
         m = np.minimum(left, fit)
-        end = first + m * si + np.where(i < ki, sli, 0.0)
-        finish = fits & ((i >= ki) | ((m == left) & (end <= u)))
-        at = np.where(i >= ki, first, end)
-        fin = idx[finish]
-        t[fin] += at[finish]
-        spot[fin] += at[finish]
-        done[fin] = True
-        nf = ~finish
-        rest = idx[nf]
-        seg[rest] = np.where(fits[nf], i[nf] + 1 + m[nf], i[nf])
-        restart[rest] = True
-        down = periods.draw(rng, scenario[rest], up=False, biased=False)
-        t[rest] += u[nf] + down
-        spot[rest] += u[nf]
-        wait[rest] += down
-        inter[rest] += 1
-        period[rest] = periods.draw(rng, scenario[rest], up=True, biased=False)
+        end = first + m * ls + np.where(full, lsl, 0.0)
+        finish = fits & (~full | ((m == left) & (end <= lperiod)))
+        at = np.where(full, end, first)
+        gone = live[finish]
+        t[gone] = lt[finish] + at[finish]
+        spot[gone] = lspot[finish] + at[finish]
+        wait[gone] = lwait[finish]
+        inter[gone] = linter[finish]
+        done[gone] = True
+        go = ~finish
+        live, lk, ls, lsl, lr, sc = live[go], lk[go], ls[go], lsl[go], lr[go], sc[go]
+        u = lperiod[go]
+        lseg = np.where(fits[go], lseg[go] + 1 + m[go], lseg[go])
+        lrestart = np.ones(live.size, dtype=bool)
+        down = periods.draw(rng, sc, up=False, biased=False)
+        lt = lt[go] + u + down
+        lspot = lspot[go] + u
+        lwait = lwait[go] + down
+        linter = linter[go] + 1
+        lperiod = periods.draw(rng, sc, up=True, biased=False)
     lost = never | ~done
     cost = price * spot + od * wait
     for x in (t, cost, inter):
