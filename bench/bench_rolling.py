@@ -39,7 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from deepvm_core.job.backtest import BacktestJob, backtest
+from deepvm_core.job.backtest import BacktestJob
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.forecast import FORECAST_MODELS, forecast
 from deepvm_core.job.inputs import JobInputs

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.job.backtest import BacktestJob, backtest
+from deepvm_core.job.backtest import BacktestJob
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.inputs import ClusterArrays, job_inputs
 from deepvm_core.job.spread import bucket_scenarios, simulate_scenarios
 from deepvm_core.market.mtbi import (

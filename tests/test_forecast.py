@@ -10,7 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from deepvm_core.job.backtest import BacktestJob, backtest
+from deepvm_core.job.backtest import BacktestJob
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.forecast import FORECAST_MODELS, forecast, scenario_markets
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.window import (

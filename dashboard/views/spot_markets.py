@@ -13,7 +13,16 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import job_view, keys, spot_charts, spot_compute, state, url_spot, widgets
+from dashboard import (
+    catalog_state,
+    job_view,
+    keys,
+    spot_charts,
+    spot_compute,
+    state,
+    url_spot,
+    widgets,
+)
 from deepvm_core.errors import DeepVMError
 from deepvm_core.io.plan_json import plan_configuration_to_dict
 from deepvm_core.job.backtest import RECOVERY_POLICIES
@@ -91,7 +100,7 @@ def mapping(root: Path) -> None:
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     catalog = active.catalog
     st.title("Spot markets")
     st.caption("Plan against real spot availability: map traces to pools (a GPU type in one "
@@ -142,7 +151,7 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
         st.warning("No configuration of the mapped types fits the job of Plan a job (PW, "
                    "quotas, node cap): nothing to replay.", icon=":material/warning:")
         return
-    catalog = state.active_catalog().catalog
+    catalog = catalog_state.active_catalog().catalog
     ordered = [p for name in est.pools for p in pools.pools if p.name == name]
     left, right = st.columns(2)
     left.number_input("Deadline (hours; 0: 1.5 × compute hours)", 0.0, 1e6, step=1.0,

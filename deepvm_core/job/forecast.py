@@ -46,7 +46,8 @@ from typing import Final, Literal, get_args
 import numpy as np
 
 from deepvm_core.arrays import BoolArray, FloatArray, IntArray
-from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, backtest
+from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.inputs import JobInputs
 from deepvm_core.job.spread import scenario_samples
