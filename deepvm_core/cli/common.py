@@ -13,9 +13,16 @@ import math
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
 from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE
+from deepvm_core.market.zones import (
+    CAPACITY_WEIGHTED_NOTE,
+    DEFAULT_ZONE_PRICE,
+    ZONE_PRICE_RULES,
+    zone_priced_catalog,
+)
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 
 
@@ -89,6 +96,10 @@ def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: 
                    help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
     p.add_argument("--max-nodes", type=number(int, 1, maximum=MAX_NODES), default=nodes,
                    help=f"cap on VM counts per role (default {nodes}, at most {MAX_NODES:,})")
+    p.add_argument("--zone-price", choices=ZONE_PRICE_RULES, default=DEFAULT_ZONE_PRICE,
+                   help="spot price of a type with per-zone prices: the cheapest zone's or the "
+                        f"median over its zones (default {DEFAULT_ZONE_PRICE}; launch pins the "
+                        "cheapest zone either way). " + CAPACITY_WEIGHTED_NOTE)
     if objective_help is not None:
         p.add_argument("--objective", choices=OBJECTIVES,
                        default=field_default(Scenario, "objective"), help=objective_help)
@@ -100,3 +111,9 @@ def scenario_from_args(args: argparse.Namespace, pw_usd_per_hour: float) -> Scen
     return Scenario(pw_usd_per_hour, args.ckpt_gb, args.buffer,
                     getattr(args, "objective", field_default(Scenario, "objective")),
                     not args.no_quotas, args.max_nodes)
+
+
+def zone_priced_from_args(catalog: Catalog, args: argparse.Namespace) -> Catalog:
+    """``catalog`` priced by ``--zone-price`` (:func:`~deepvm_core.market.zones.
+    zone_priced_catalog`; the same catalog under the default rule of the bundled ones)."""
+    return zone_priced_catalog(catalog, getattr(args, "zone_price", DEFAULT_ZONE_PRICE))

@@ -38,6 +38,7 @@ from deepvm_core.cli.common import (
     add_scenario_args,
     number,
     scenario_from_args,
+    zone_priced_from_args,
 )
 from deepvm_core.cli.job_args import add_job_arguments, load_measurements_arg, speedup_from_args
 from deepvm_core.cli.traces import add_plan_pool_args, plan_replay, replay_note
@@ -52,6 +53,7 @@ from deepvm_core.errors import (
 from deepvm_core.hardware.calibrate import MIN_TRUSTED_R_SQUARED, calibrate_catalog
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.plan_json import estimate_in_words, plan_to_dict
+from deepvm_core.io.zone_record import spot_zone_record, with_spot_zone
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_FASTEST_TOLERANCE, DEFAULT_GOAL
 from deepvm_core.model import DEFAULT_OBJECTIVE, Configuration
@@ -368,7 +370,7 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
 
 
 def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    catalog = _load_catalog(args.catalog)
+    catalog = zone_priced_from_args(_load_catalog(args.catalog), args)
     speedup = speedup_from_args(args)
     mtbi: dict[str, float] = {}
     for name, hours in args.mtbi:
@@ -389,7 +391,9 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         speed=job.speed)
         comparison = compare_plan_with_recommendation(result, rec, catalog, job)
     if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
-        doc = plan_to_dict(result, catalog)
+        doc = with_spot_zone(plan_to_dict(result, catalog), catalog,
+                             None if result.chosen is None else result.chosen.configuration,
+                             args.zone_price, args.pw)
         if comparison is not None:
             doc["recommend_comparison"] = {"same_cluster": comparison.same,
                                            "sentence": comparison.sentence}
@@ -399,6 +403,10 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(render_plan_table(result, catalog))
         out.write(replay_note(result))
+        zone = None if result.chosen is None else spot_zone_record(
+            catalog, result.chosen.configuration, args.zone_price, args.pw)
+        if zone:  # only for a type with per-zone prices
+            out.write(f"Zone: {zone['sentence']}\n")
         if comparison is not None:
             out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
     return 0
