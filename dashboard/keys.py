@@ -201,6 +201,11 @@ LAST_FETCH: Key[Any] = Key("last_fetch", None)
 LIVE_ERROR: Key[tuple[str, str | None] | None] = Key("lp_error", None)
 #: The fetched catalog just made active, to announce once; or None.
 LIVE_NOTICE: Key[str | None] = Key("lp_notice", None)
+#: A region whose catalog a card's "Refresh prices" asked Live prices to rebuild from
+#: SkyPilot's public catalog on arrival (:mod:`dashboard.skypilot_view`), or None.
+SKY_AUTOSTART: Key[str | None] = Key("lp_sky_autostart", None)
+#: The last SkyPilot refresh's failure: (message, FetchError kind or None), or None.
+SKY_ERROR: Key[tuple[str, str | None] | None] = Key("lp_sky_error", None)
 
 # ----------------------------------------------------------------------------- Regions
 

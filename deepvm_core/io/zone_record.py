@@ -25,10 +25,11 @@ from deepvm_core.market.zones import ZonePriceRule, zone_prices, zone_sentence
 from deepvm_core.model import Configuration
 
 
-def spot_zone_record(catalog: Catalog, config: Configuration | None, rule: ZonePriceRule,
+def spot_zone_record(catalog: Catalog, config: Configuration | None,
+                     rule: ZonePriceRule | None,
                      pw_usd_per_hour: float | None = None) -> dict[str, Any] | None:
     """The ``spot_zone`` record of ``config`` on ``catalog`` (priced by ``rule``), or ``None``
-    (module docstring)."""
+    (module docstring). ``rule`` ``None``: the catalog's prices as they are."""
     if config is None or config.gpu_spot <= 0:
         return None
     try:
@@ -46,7 +47,7 @@ def spot_zone_record(catalog: Catalog, config: Configuration | None, rule: ZoneP
 
 
 def with_spot_zone(doc: Mapping[str, Any], catalog: Catalog, config: Configuration | None,
-                   rule: ZonePriceRule,
+                   rule: ZonePriceRule | None,
                    pw_usd_per_hour: float | None = None) -> dict[str, Any]:
     """A copy of the export ``doc`` whose ``chosen`` (``config``) carries ``spot_zone`` when
     there is one to record."""
