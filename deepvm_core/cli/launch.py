@@ -50,11 +50,13 @@ from deepvm_core.cloud.fleet.manage import (
 )
 from deepvm_core.cloud.fleet.requests import (
     RequestOptions,
+    effective_spot_cap,
     parse_subnet_zones,
     parse_subnets,
     parse_template,
 )
 from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
+from deepvm_core.cloud.fleet.zones import DEFAULT_SPOT_ZONES, SPOT_ZONE_MODES
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 
 LAUNCH_COMMANDS = ("export", "launch", "status", "teardown")
@@ -112,7 +114,16 @@ def _add_request_args(p: argparse.ArgumentParser) -> None:
                         "needs each subnet's zone, SUBNET@ZONE)")
     p.add_argument("--spot-max-total-price", type=_positive_float, metavar="USD_PER_HOUR",
                    help="SpotOptions.MaxTotalPrice: most the spot workers may cost together, "
-                        "USD per hour (default: not set; AWS discourages spot price caps)")
+                        "USD per hour (default: PW minus the on-demand part, so that the "
+                        "cluster stays within PW)")
+    p.add_argument("--no-spot-price-cap", action="store_true",
+                   help="set no SpotOptions.MaxTotalPrice (AWS discourages spot price caps)")
+    p.add_argument("--spot-zones", choices=SPOT_ZONE_MODES, default=DEFAULT_SPOT_ZONES,
+                   help="where the spot workers go when the catalog has per-zone prices: "
+                        "'planned' pins the zone whose price the plan used (its zone ID "
+                        "resolved to your account's zone name), 'by-price' orders every zone "
+                        "by price (capacity-optimized-prioritized), 'any' does not restrict "
+                        f"them (default: {DEFAULT_SPOT_ZONES})")
     p.add_argument("--on-demand-max-total-price", type=_positive_float, metavar="USD_PER_HOUR",
                    help="OnDemandOptions.MaxTotalPrice, USD per hour (default: not set)")
 
@@ -221,7 +232,8 @@ def _options(args: argparse.Namespace) -> RequestOptions:
         subnets=parse_subnets(args.subnet),
         spot_max_total_price_usd_per_hour=args.spot_max_total_price,
         on_demand_max_total_price_usd_per_hour=args.on_demand_max_total_price,
-        subnet_zones=parse_subnet_zones(args.subnet))
+        subnet_zones=parse_subnet_zones(args.subnet),
+        cap_spot_at_pw=not args.no_spot_price_cap, spot_zones=args.spot_zones)
 
 
 def _settings(args: argparse.Namespace) -> AwsSettings:
@@ -232,8 +244,9 @@ def _settings(args: argparse.Namespace) -> AwsSettings:
 
 def _price_line(plan: FleetPlan, options: RequestOptions) -> str:
     caps = []
-    if options.spot_max_total_price_usd_per_hour is not None:
-        caps.append(f"spot capped at {options.spot_max_total_price_usd_per_hour:g} USD/h")
+    spot_cap = effective_spot_cap(plan, options) if plan.spot is not None else None
+    if spot_cap is not None:
+        caps.append(f"spot capped at {spot_cap:g} USD/h")
     if options.on_demand_max_total_price_usd_per_hour is not None:
         caps.append(f"on-demand capped at {options.on_demand_max_total_price_usd_per_hour:g} "
                     "USD/h")
@@ -280,13 +293,19 @@ def _cmd_launch(args: argparse.Namespace, out: _Out) -> int:
     except KeyboardInterrupt:
         out.error("interrupted; nothing was launched")
         return EXIT_INTERRUPTED
+    plan = pre.plan  # the spot workers' zones resolved (--spot-zones)
     templates = {part.role: options.template_for(part) for part in plan.parts}
     azs = ", ".join(pre.availability_zones)
     where = "default subnets" if pre.default_subnets else "subnets"
     if not args.yes:
         out.print(f"Plan {plan.plan_id}: {plan.summary}")
         out.print(f"Region {ec2.region}; {len(pre.subnet_azs)} {where} in {azs}")
-        if plan.pool_zones:
+        if plan.pool_zones and plan.planned_zone_id and args.spot_zones != "any":
+            ids = (plan.spot_zone_ids if args.spot_zones == "by-price"
+                   else (plan.planned_zone_id,))
+            out.print(f"Spot zone(s): zone ID {', '.join(ids)} is {', '.join(plan.pool_zones)} "
+                      "in this account (capacity-optimized-prioritized)")
+        elif plan.pool_zones:
             out.print(f"Spot pools of the plan, in failover order: "
                       f"{', '.join(plan.pool_zones)} (capacity-optimized-prioritized)")
         out.print("Would launch, in this order:")
