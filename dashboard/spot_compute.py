@@ -28,7 +28,8 @@ from deepvm_core.files import write_bytes_atomic
 from deepvm_core.home import spot_traces_dir
 from deepvm_core.io.backtest_doc import runs_to_dict
 from deepvm_core.job.backtest import BacktestRuns, RecoveryPolicy
-from deepvm_core.market.pools import Pool, check_pools, make_pool
+from deepvm_core.market.pool_prices import make_regional_pool
+from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import SpotTrace, TraceError, load_trace, parse_trace
 from deepvm_core.market.trace_stats import pool_statistics, up_ticks
 from deepvm_core.pipeline.backtest_plan import PlannedCluster
@@ -141,7 +142,7 @@ def build_pools(catalog: Catalog, root: Path,
         if not name.strip():
             continue
         try:
-            pool = make_pool(catalog, name.strip(), read_trace(root, rel))
+            pool = make_regional_pool(catalog, name.strip(), read_trace(root, rel))
             if any(p.name == pool.name for p in pools):
                 raise TraceError(rel, f"pool {pool.name} is already mapped to another file")
             same = [p for p in pools if p.gpu == pool.gpu]
@@ -194,7 +195,7 @@ def stats_frame(pools: Sequence[Pool], spot_vms: int) -> tuple[pd.DataFrame, lis
                      "Interruptions": s.interruptions,
                      "MTBI (h)": s.mtbi_hours if math.isfinite(s.mtbi_hours) else None,
                      "Mean wait (h)": s.mean_wait_hours,
-                     "Spot USD/h": p.spot_usd_per_hour})
+                     "Spot USD/h": p.spot_usd_per_hour, "Prices from": p.prices_from})
     return pd.DataFrame(rows), errors
 
 

@@ -40,7 +40,8 @@ from deepvm_core.job.backtest import (
 )
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.result import JobPlanResult, ReplayEstimates
-from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
+from deepvm_core.market.pool_prices import make_regional_pool
+from deepvm_core.market.pools import check_pools, split_pool_name
 from deepvm_core.market.trace import TraceError, load_trace
 from deepvm_core.market.trace_fetch import fetch_traces
 from deepvm_core.market.trace_stats import pool_statistics
@@ -119,7 +120,7 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
         return None
     if args.recovery == "deadline" and args.deadline_hours is None:
         raise DeepVMError("--recovery deadline needs --deadline-hours H")
-    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    pools = [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
                        deadline_hours=args.deadline_hours)
 
@@ -168,7 +169,7 @@ def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
         raise DeepVMError("--policy deadline needs --deadline-hours H")
     plan = read_plan(args.plan)
     catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
-    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    pools = [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     check_pools(pools)
     restart = (float(plan_field(plan, args.plan, "assumptions", "restart_hours"))
                if args.restart_min is None else args.restart_min / MINUTES_PER_HOUR)

@@ -29,7 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from deepvm_core.bundled import bundled_catalog_names
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.store import PAPER_CATALOG, load_catalog
 from deepvm_core.cloud.aws import FetchResult, RegionFetch
@@ -37,6 +36,7 @@ from deepvm_core.cloud.aws.fetch import write_fetched_catalogs
 from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
 from deepvm_core.cloud.skypilot import build_catalog, parse_vms_csv
 from deepvm_core.errors import DeepVMError, FetchError
+from deepvm_core.market.pool_prices import bundled_region_catalog
 
 #: The environment variable that overrides :data:`DEFAULT_SKYPILOT_CATALOG_URL`.
 SKYPILOT_CATALOG_URL_VARIABLE: Final = "DEEPVM_SKYPILOT_CATALOG_URL"
@@ -108,12 +108,7 @@ def download(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
 def bundled_buckets(region: str) -> tuple[dict[str, int], str | None]:
     """Interruption buckets by GPU type of the newest bundled catalog of ``region`` (AWS
     catalogs only), and its name; ``({}, None)`` when none is bundled."""
-    best: Catalog | None = None
-    for name in bundled_catalog_names():
-        catalog = load_catalog(name)
-        if catalog.provider == "aws" and catalog.region == region and (
-                best is None or catalog.prices_date > best.prices_date):
-            best = catalog
+    best = bundled_region_catalog(region)
     if best is None:
         return {}, None
     return ({g.name: g.interruption_bucket for g in best.gpu_types
