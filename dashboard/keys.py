@@ -161,6 +161,8 @@ SPOT_STARTS: Key[int] = _kept("spot_starts", url_spot.SPOT_DEFAULTS["starts"])
 SPOT_ERRORS: Key[list[str]] = Key("spot_errors", [])
 #: Upload widget version (bumped after each upload so the widget starts empty).
 SPOT_UPLOAD_VERSION: Key[int] = Key("spot_upload_version", 0)
+#: Why the last "Fetch the public traces" failed, or None.
+SPOT_FETCH_ERROR: Key[str | None] = Key("spot_fetch_error", None)
 
 # ----------------------------------------------------------------------------- Recommend
 
