@@ -163,6 +163,8 @@ SPOT_ERRORS: Key[list[str]] = Key("spot_errors", [])
 SPOT_UPLOAD_VERSION: Key[int] = Key("spot_upload_version", 0)
 #: Why the last "Fetch the public traces" failed, or None.
 SPOT_FETCH_ERROR: Key[str | None] = Key("spot_fetch_error", None)
+#: What the last successful fetch did, to say once after the page reloads; or None.
+SPOT_FETCH_NOTICE: Key[str | None] = Key("spot_fetch_notice", None)
 
 # ----------------------------------------------------------------------------- Recommend
 

@@ -141,8 +141,11 @@ def test_fetch_button_fetches_maps_and_prices_each_pool_from_its_region(
     assert stats.loc["p3.2xlarge@us-west-2a", "Spot USD/h"] == price
     for chart in at.get("plotly_chart"):
         assert SYNTHETIC_LABEL not in chart.proto.spec
+    assert at.button(key="spot_fetch").label == "Fetch them again"
+    (notice,) = [s.value for s in at.success]
+    assert notice.startswith(f"Fetched {len(trace_files())} trace files in ")
+    assert "4 of them mapped to pools" in notice
     no_server_path(at, fresh)
-    assert at.run().button(key="spot_fetch").label == "Fetch them again"
 
 
 def test_fetch_offline_says_why_writes_nothing_and_keeps_the_demo(

@@ -114,6 +114,10 @@ def fetch_box(root: Path) -> None:
                                icon=":material/cloud_download:", width="stretch")
     if pressed:
         fetch(root)
+    notice = keys.SPOT_FETCH_NOTICE.get()
+    keys.SPOT_FETCH_NOTICE.set(None)
+    if notice:
+        st.success(notice, icon=":material/check_circle:")
     error = keys.SPOT_FETCH_ERROR.get()
     if error:
         st.error(f"Fetch failed: {md(error)}", icon=":material/cloud_off:")
@@ -141,16 +145,21 @@ def fetch(root: Path) -> None:
             status.update(label="Fetch failed: nothing was written", state="error",
                           expanded=False)
             return
-        status.update(label=f"Fetched {len(written)} trace files in "
-                            f"{time.monotonic() - started:.1f} s", state="complete",
+        status.update(label=f"Fetched {len(written)} trace files", state="complete",
                       expanded=False)
     files = spot_compute.trace_files(root)
     pools = dict(keys.SPOT_POOLS.get())
-    for rel, name in spot_compute.auto_pools(files, state.active_catalog().catalog).items():
+    mapped = spot_compute.auto_pools(files, state.active_catalog().catalog)
+    for rel, name in mapped.items():
         if not pools.get(rel):
             pools[rel] = name
             st.session_state.pop(_pool_key(rel), None)
     keys.SPOT_POOLS.set(pools)
+    keys.SPOT_FETCH_NOTICE.set(
+        f"Fetched {len(written)} trace files in {time.monotonic() - started:.1f} s; "
+        f"{len(mapped)} of them mapped to pools ({', '.join(sorted(set(mapped.values())))}). "
+        "Map others under Pools below.")
+    st.rerun()
 
 
 def synthetic_plan(catalog: Catalog) -> tuple[spot_compute.PoolSet, JobPlanResult] | None:
