@@ -162,3 +162,17 @@ def test_cli_zone_price_refuses_an_unknown_rule(capsys: pytest.CaptureFixture[st
 def test_no_zone_record_without_per_zone_prices() -> None:
     doc = _cli("recommend", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--format", "json")
     assert "spot_zone" not in doc["chosen"]
+
+
+def test_zoned_exports_fit_their_schemas() -> None:
+    import jsonschema
+
+    from deepvm_core.io.schemas import load_schema
+
+    rec = _cli("recommend", "--catalog", TODAY, "--pw", "3", "--format", "json")
+    assert "spot_zone" in rec["chosen"]
+    jsonschema.validate(rec, load_schema("recommend"))
+    plan = _cli("plan", "--catalog", TODAY, "--pw", "3", "--epochs", "10", "--epoch-seconds",
+                "60", "--trials", "0", "--zone-price", "median", "--format", "json")
+    assert plan["chosen"]["spot_zone"]["rule"] == "median"
+    jsonschema.validate(plan, load_schema("plan"))
