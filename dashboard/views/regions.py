@@ -13,6 +13,7 @@ import streamlit as st
 
 from dashboard import charts, compute, formatting, keys, provenance, result_frames, state, widgets
 from dashboard.columns import Col
+from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import prices_period
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -38,7 +39,7 @@ def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], d
         except CatalogError as exc:
             broken[cid] = f"invalid ({len(exc.problems)} problem(s))"
         except (DeepVMError, OSError) as exc:
-            broken[cid] = str(exc).splitlines()[0]
+            broken[cid] = hide_paths(str(exc).splitlines()[0])
     return catalogs, broken
 
 
