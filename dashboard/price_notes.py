@@ -14,7 +14,7 @@ from dashboard import keys, url
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import stale_saving_note
 from deepvm_core.io.zone_record import with_spot_zone
-from deepvm_core.market.zones import zone_sentence
+from deepvm_core.market.zones import CAPACITY_WEIGHTED_NOTE, zone_sentence
 from deepvm_core.model import Configuration
 
 
@@ -27,7 +27,7 @@ def zone_caption(catalog: Catalog, config: Configuration, pw_usd_per_hour: float
     text = zone_sentence(catalog, config, pw_usd_per_hour=pw_usd_per_hour)
     if text:
         with st.container(key=key):
-            st.caption(f":material/location_on: {text}")
+            st.caption(f":material/location_on: {text}", help=CAPACITY_WEIGHTED_NOTE)
 
 
 def stale_saving(catalog: Catalog, config: Configuration, today: date | None = None) -> None:
