@@ -20,7 +20,7 @@ from pathlib import Path
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.plan_json import plan_to_dict
-from deepvm_core.job.backtest import backtest
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.trace_models import ReferenceJob, check_models
 from deepvm_core.market.pools import make_pool
 from deepvm_core.market.trace import load_trace

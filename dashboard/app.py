@@ -14,7 +14,17 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import answer, glossary, keys, state, typed_inputs, url, widgets
+from dashboard import (
+    answer,
+    catalog_state,
+    glossary,
+    keys,
+    state,
+    typed_inputs,
+    url,
+    url_pages,
+    widgets,
+)
 from deepvm_core.errors import DeepVMError
 
 st.set_page_config(page_title="DeepVM Studio", page_icon=":material/cloud:", layout="wide",
@@ -25,7 +35,7 @@ state.init_state()
 def root() -> None:
     """The root URL's page: Recommend's script, run in place (no redirect to /recommend, so a
     first visit takes one round trip, not two)."""
-    runpy.run_path(str(Path(__file__).parent / url.PAGE_BY_SLUG[url.DEFAULT_PAGE].file),
+    runpy.run_path(str(Path(__file__).parent / url_pages.PAGE_BY_SLUG[url_pages.DEFAULT_PAGE].file),
                    run_name="__main__")
 
 
@@ -34,17 +44,17 @@ def root() -> None:
 # shows Recommend at "/" (or switches to the page a link's page parameter names).
 ROOT = st.Page(root, title="DeepVM Studio", url_path="root", default=True, visibility="hidden")
 PAGES = {p.slug: st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug)
-         for p in url.PAGES}
+         for p in url_pages.PAGES}
 page = st.navigation([ROOT, *PAGES.values()], position="top")
-slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url.DEFAULT_PAGE)
+slug = next((s for s, p in PAGES.items() if p.url_path == page.url_path), url_pages.DEFAULT_PAGE)
 wanted = keys.URL_PAGE.get()  # a shared link names its page: open it once
 keys.URL_PAGE.set(None)
 # The path wins over the page parameter: only the root URL opens the page a link names.
 if wanted and wanted != slug and page is ROOT:
     st.switch_page(PAGES[wanted], query_params=st.query_params.to_dict())
 if page is ROOT:
-    widgets.unknown_path_note(url.unknown_path(st.context.url,
-                                               st.get_option("server.baseUrlPath")))
+    widgets.unknown_path_note(url_pages.unknown_path(st.context.url,
+                                                     st.get_option("server.baseUrlPath")))
 
 
 def sidebar_catalog() -> DeltaGenerator:
@@ -54,12 +64,12 @@ def sidebar_catalog() -> DeltaGenerator:
     A chosen catalog that is gone (deleted, or an upload this server no longer has) falls back
     to the default, with a warning. The sidebar exists from the first elements on, so the page
     does not shift sideways when the rest of it arrives."""
-    choices = state.catalog_choices()
+    choices = catalog_state.catalog_choices()
     if keys.CATALOG.get() not in choices:
         keys.URL_WARNINGS.set([*keys.URL_WARNINGS.get(), f"Catalog {keys.CATALOG.get()!r} is "
                                f"no longer available; using {url.DEFAULT_CATALOG}."])
         keys.CATALOG.set(url.DEFAULT_CATALOG)
-    labels = {cid: state.choice_label(choice) for cid, choice in choices.items()}
+    labels = {cid: catalog_state.choice_label(choice) for cid, choice in choices.items()}
     with st.sidebar:
         st.markdown("### Scenario")
         st.selectbox("Catalog", list(choices), key=keys.CATALOG.name, persist_state=keys.PERSIST,
@@ -135,7 +145,7 @@ sidebar_controls()
 state.sync_query_params(slug)  # once, after the page: it may set the job (Plan a job)
 
 try:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     catalog_slot.markdown(widgets.catalog_summary(active))
     if slug != "catalog":
         widgets.invalid_draft_notice(catalog_slot, active)

@@ -20,7 +20,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard import keys, url, url_warnings
+from dashboard import keys, url_cleaning, url_warnings
 from deepvm_core.hardware.accelerators import accelerator_of_instance
 
 #: Most bars of the FLOPP chart and most curves of the scaling charts (readable at a glance).
@@ -29,7 +29,7 @@ SCALING_LINES = 10
 SHOWN_RANGE = (1, 1000)
 #: The model of a type the accelerator table does not know (the simulated catalog's ``A``).
 OTHER = "other"
-PARAMS = url.INSTANCE_PARAMS
+PARAMS = url_cleaning.INSTANCE_PARAMS
 _KEYS: dict[str, keys.Key[Any]] = {
     "gpu_models": keys.INSTANCES_MODELS, "families": keys.INSTANCES_FAMILIES,
     "shown": keys.INSTANCES_SHOWN, "show_all": keys.INSTANCES_ALL}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dashboard import url
+from dashboard import url_plan
 from dashboard.formatting import duration
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.types import INTERRUPTION_BUCKET_LABELS
@@ -25,7 +25,7 @@ SPEEDUP_NODES = np.arange(1, 33)
 def mtbi_frame(catalog: Catalog, overrides: dict[str, float]) -> pd.DataFrame:
     """Per GPU type: its Spot Advisor bucket, where its MTBI comes from (``user`` for an
     override in ``overrides``, else :func:`deepvm_core.market.mtbi.default_mtbi`'s source) and
-    the MTBI in hours before the scale, as text (:func:`dashboard.url.format_mtbi_hours`): a
+    the MTBI in hours before the scale, as text (:func:`dashboard.url_plan.format_mtbi_hours`): a
     person types it, and :func:`mtbi_overrides` reads it (scientific notation too)."""
     rows = []
     for g in catalog.gpu_types:
@@ -35,7 +35,7 @@ def mtbi_frame(catalog: Catalog, overrides: dict[str, float]) -> pd.DataFrame:
             "Spot Advisor bucket": (INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]
                                     if g.interruption_bucket is not None else "none"),
             "Source": "user" if g.name in overrides else source,
-            MTBI_COLUMN: url.format_mtbi_hours(overrides.get(g.name, hours)),
+            MTBI_COLUMN: url_plan.format_mtbi_hours(overrides.get(g.name, hours)),
         })
     return pd.DataFrame(rows, columns=["GPU type", "Spot Advisor bucket", "Source", MTBI_COLUMN])
 
@@ -53,7 +53,7 @@ def mtbi_overrides(catalog: Catalog, edited: pd.DataFrame, in_use: dict[str, flo
         name, text = str(name), "" if value is None or value != value else str(value).strip()
         if not text:  # a cleared cell: the default
             continue
-        why = url.mtbi_refusal(name, text)
+        why = url_plan.mtbi_refusal(name, text)
         if why is not None:
             refused.append(why)
             if name in in_use:

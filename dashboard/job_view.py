@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, formatting, keys, url
+from dashboard import compute, formatting, keys, url_plan
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Arch, Configuration, Scenario
@@ -272,7 +272,7 @@ def epoch_time_offer(catalog: Catalog, name: str, text: str) -> EpochTimeOffer |
         return None
     seconds = reference_epoch_seconds_from_table(compute.measurements_table(name, text),
                                                  reference)
-    p = url.PLAN_PARAM_BY_NAME["epoch_s"]
+    p = url_plan.PLAN_PARAM_BY_NAME["epoch_s"]
     if seconds is not None and not p.low <= seconds <= p.high:
         return EpochTimeOffer(reference, seconds, f"Seconds per epoch {seconds:g} from {name} "
                               f"is outside {p.low:g}..{p.high:g}; the epoch time stays as typed.")

@@ -12,8 +12,9 @@ starts again from the default when its page is left. Never pass ``value=``/``ind
 registered widget: its value is the key's. The value of a number of the sidebar lives in its
 number input's key; its slider is a view of it.
 
-Defaults come from :mod:`dashboard.url`, whose defaults are the core's (``Scenario``,
-``Workload``, ``plan_job``, ``recommend``).
+Defaults come from the URL's codecs (:mod:`dashboard.url`, :mod:`dashboard.url_plan`,
+:mod:`dashboard.url_spot`), whose defaults are the core's (``Scenario``, ``Workload``,
+``plan_job``, ``recommend``).
 
 Keys of a single page's transient widgets (buttons, the catalog editor's tables, expanders)
 are not here: nothing reads them from elsewhere.
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 import streamlit as st
 
-from dashboard import url, url_spot
+from dashboard import url, url_plan, url_spot
 from deepvm_core.cloud.aws import DEFAULT_MAX_ATTEMPTS, SpotAggregate
 from deepvm_core.model import Objective
 from deepvm_core.recommend.recommendation import Solver
@@ -132,7 +133,7 @@ EDITOR_SAVE_NAME: Key[str] = Key("ce_save_name", "")
 # ----------------------------------------------------------------------------- Plan a job
 
 #: The job's inputs, by URL name (``plan_<name>``, the keys of the Plan page's widgets).
-PLAN: dict[str, Key[Any]] = {p.name: _kept(p.key, p.default) for p in url.PLAN_PARAMS}
+PLAN: dict[str, Key[Any]] = {p.name: _kept(p.key, p.default) for p in url_plan.PLAN_PARAMS}
 #: A job is set (the Plan page was opened, or a link holds one): Recommend shows its cost.
 PLAN_ACTIVE: Key[bool] = Key("plan_active", False)
 #: GPU type name -> MTBI hours the user typed (before the scale).
@@ -199,7 +200,7 @@ LIVE_PROFILE: Key[str] = _kept("lp_profile", "")
 LIVE_ATTEMPTS: Key[int] = _kept("lp_attempts", DEFAULT_MAX_ATTEMPTS)
 #: The region whose fetch result is shown (the first again when the page is left).
 LIVE_VIEW_REGION: Key[str | None] = Key("lp_view_region", None)
-#: This session's last successful fetch (a :class:`dashboard.state.LastFetch`), or None.
+#: This session's last successful fetch (a :class:`dashboard.catalog_state.LastFetch`), or None.
 LAST_FETCH: Key[Any] = Key("last_fetch", None)
 #: The last fetch's failure: (message, FetchError kind or None), or None.
 LIVE_ERROR: Key[tuple[str, str | None] | None] = Key("lp_error", None)

@@ -10,7 +10,7 @@ from datetime import date
 
 import streamlit as st
 
-from dashboard import keys, url
+from dashboard import keys, url_pages
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import stale_saving_note
 from deepvm_core.io.zone_record import with_spot_zone
@@ -45,7 +45,7 @@ def stale_saving(catalog: Catalog, config: Configuration, today: date | None = N
                         help=f"Rebuild the {catalog.region} catalog from SkyPilot's public "
                              "catalog on Live prices (no AWS credentials needed)."):
             keys.SKY_AUTOSTART.set(catalog.region)
-            st.switch_page(url.PAGE_BY_SLUG["live"].file,
+            st.switch_page(url_pages.PAGE_BY_SLUG["live"].file,
                            query_params=st.query_params.to_dict())
 
 

@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from dashboard import keys, state
+from dashboard import catalog_state, keys
 from dashboard.widgets import escape_md as md
 from deepvm_core.cloud import skypilot_refresh
 from deepvm_core.errors import DeepVMError
@@ -34,12 +34,12 @@ SKY_HINTS = {
 _REGIONS_KEY = "lp_sky_regions"
 
 
-def _default_regions(active: state.ActiveCatalog) -> list[str]:
+def _default_regions(active: catalog_state.ActiveCatalog) -> list[str]:
     region = active.catalog.region
     return [region] if active.catalog.provider == "aws" else ["us-east-1"]
 
 
-def refresh_section(active: state.ActiveCatalog, regions_offered: tuple[str, ...]) -> None:
+def refresh_section(active: catalog_state.ActiveCatalog, regions_offered: tuple[str, ...]) -> None:
     """The refresh box; runs the refresh when its button is pressed or a card asked for it."""
     autostart = keys.SKY_AUTOSTART.get()
     keys.SKY_AUTOSTART.set(None)
@@ -63,7 +63,7 @@ def refresh_section(active: state.ActiveCatalog, regions_offered: tuple[str, ...
     failure(active)
 
 
-def refresh(active: state.ActiveCatalog, regions: list[str]) -> None:
+def refresh(active: catalog_state.ActiveCatalog, regions: list[str]) -> None:
     """Run the refresh with a live status box; keep the result (or why it failed)."""
     keys.SKY_ERROR.set(None)
     keys.LIVE_NOTICE.set(None)
@@ -90,11 +90,11 @@ def refresh(active: state.ActiveCatalog, regions: list[str]) -> None:
         status.update(label=f"Refreshed {len(result.regions)} region(s) from SkyPilot in "
                             f"{time.monotonic() - started:.1f} s", state="complete",
                       expanded=False)
-    keys.LAST_FETCH.set(state.LastFetch(result, active.catalog, active.label, None))
+    keys.LAST_FETCH.set(catalog_state.LastFetch(result, active.catalog, active.label, None))
     keys.LIVE_VIEW_REGION.set(result.regions[0].region)
 
 
-def failure(active: state.ActiveCatalog) -> None:
+def failure(active: catalog_state.ActiveCatalog) -> None:
     """The last refresh's failure, if any, and what to do."""
     error = keys.SKY_ERROR.get()
     if not error:

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from deepvm_core.job.backtest import BacktestRuns, RecoveryPolicy
+from deepvm_core.job.backtest import RecoveryPolicy
+from deepvm_core.job.backtest_runs import BacktestRuns
 
 POLICY_COLORS = {"wait": "#999999", "failover": "#0072B2", "deadline": "#009E73"}
 DEADLINE_COLOR = "#D55E00"

@@ -27,7 +27,8 @@ from deepvm_core.errors import DeepVMError
 from deepvm_core.files import write_bytes_atomic
 from deepvm_core.home import spot_traces_dir
 from deepvm_core.io.backtest_doc import runs_to_dict
-from deepvm_core.job.backtest import BacktestRuns, RecoveryPolicy
+from deepvm_core.job.backtest import RecoveryPolicy
+from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.market import trace_fetch
 from deepvm_core.market.pool_prices import make_regional_pool, pool_catalog
 from deepvm_core.market.pools import Pool, check_pools, make_pool

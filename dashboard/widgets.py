@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import glossary, keys, state, url
+from dashboard import catalog_state, glossary, keys, state, url_pages
 from dashboard.formatting import si, usd_per_hour
 from dashboard.glossary import GLOSSARY
 from dashboard.provenance import prices_age
@@ -76,22 +76,22 @@ def unknown_path_note(path: str | None) -> None:
     """That the URL's ``path`` names no page, and which page is shown instead."""
     if path is None:
         return
-    names = ", ".join(f"/{p.slug}" for p in url.PAGES)
-    st.warning(f"No such page: {echo(path)}. Showing "
-               f"{url.PAGE_BY_SLUG[url.DEFAULT_PAGE].title} instead; the pages are {names}.",
+    names = ", ".join(f"/{p.slug}" for p in url_pages.PAGES)
+    shown = url_pages.PAGE_BY_SLUG[url_pages.DEFAULT_PAGE].title
+    st.warning(f"No such page: {echo(path)}. Showing {shown} instead; the pages are {names}.",
                icon=":material/link_off:")
 
 
-def catalog_summary(active: state.ActiveCatalog) -> str:
+def catalog_summary(active: catalog_state.ActiveCatalog) -> str:
     """Markdown naming the active catalog: name (edited), kind, region, price date."""
     c = active.catalog
-    kind = state.KIND_NOTES[active.choice.kind]
+    kind = catalog_state.KIND_NOTES[active.choice.kind]
     return (f"**{active.label}**  \n"
             f":gray[{kind} · {c.provider} · region **{c.region}** · {prices_age(c)} · "
             f"{len(c.gpu_types)} GPU / {len(c.cpu_types)} CPU types]")
 
 
-def invalid_draft_notice(slot: DeltaGenerator, active: state.ActiveCatalog) -> None:
+def invalid_draft_notice(slot: DeltaGenerator, active: catalog_state.ActiveCatalog) -> None:
     """In ``slot``: that the editor's draft of the active catalog is invalid, if it is (the
     pages then use the last valid catalog)."""
     count = keys.INVALID_DRAFTS.get().get(active.id)
@@ -100,11 +100,11 @@ def invalid_draft_notice(slot: DeltaGenerator, active: state.ActiveCatalog) -> N
     slot.warning(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
                  f"({count} problem{'s' if count != 1 else ''}); the last valid catalog is in "
                  "use.", icon=":material/edit_off:")
-    slot.page_link(url.PAGE_BY_SLUG["catalog"].file, label="Fix them in the catalog editor",
+    slot.page_link(url_pages.PAGE_BY_SLUG["catalog"].file, label="Fix them in the catalog editor",
                    icon=":material/edit_note:")
 
 
-def scenario_caption(active: state.ActiveCatalog, scenario: Scenario) -> None:
+def scenario_caption(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
     """One line with the scenario every number on the page depends on."""
     s = scenario
     objective = ("" if state.presentation() else

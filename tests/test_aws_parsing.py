@@ -20,7 +20,7 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.cli.fetch import add_fetch_parser, main, run_fetch
 from deepvm_core.cloud import aws
-from deepvm_core.cloud.aws import assemble, fetch, parse
+from deepvm_core.cloud.aws import assemble, client, fetch, instance_types, pricing, spot_prices
 from deepvm_core.errors import InputError
 from deepvm_core.model import Scenario
 from deepvm_core.recommend import regions
@@ -52,20 +52,20 @@ def base():
     ("  very   LOW ", 0.05, True, False),
 ])
 def test_network_strings(text, gbps, mapped, burst):
-    parsed = parse.parse_network_gbps(text)
-    assert parsed == parse.NetworkBandwidth(gbps, mapped=mapped, burst=burst)
+    parsed = instance_types.parse_network_gbps(text)
+    assert parsed == instance_types.NetworkBandwidth(gbps, mapped=mapped, burst=burst)
 
 
 @pytest.mark.parametrize("text", ["", "Fast", "Gigabit", "-5 Gigabit", "0 Gigabit", None])
 def test_network_strings_not_understood(text):
-    with pytest.raises(parse.MalformedAnswer):
-        parse.parse_network_gbps(text)
+    with pytest.raises(client.MalformedAnswer):
+        instance_types.parse_network_gbps(text)
 
 
 @given(st.decimals(min_value="0.01", max_value="10000", places=2), st.booleans())
 def test_network_gigabit_roundtrip(value, up_to):
     text = f"{'Up to ' if up_to else ''}{value} Gigabit"
-    parsed = parse.parse_network_gbps(text)
+    parsed = instance_types.parse_network_gbps(text)
     assert parsed.gbps == pytest.approx(float(value))
     assert parsed.burst is up_to
     assert not parsed.mapped
@@ -73,8 +73,9 @@ def test_network_gigabit_roundtrip(value, up_to):
 
 def test_bundled_catalog_network_matches_the_documented_mapping(base):
     # The mapping reproduces the bundled catalog's values for its "Moderate"/"High" types.
-    assert base.instance("c3.xlarge").network_gbps == parse.parse_network_gbps("Moderate").gbps
-    assert base.instance("c4.xlarge").network_gbps == parse.parse_network_gbps("High").gbps
+    network = instance_types.parse_network_gbps
+    assert base.instance("c3.xlarge").network_gbps == network("Moderate").gbps
+    assert base.instance("c4.xlarge").network_gbps == network("High").gbps
 
 
 def test_every_moto_instance_type_parses():
@@ -83,7 +84,7 @@ def test_every_moto_instance_type_parses():
 
     path = Path(moto.__file__).parent / "ec2" / "resources" / "instance_types.json.gz"
     data = json.loads(gzip.decompress(path.read_bytes()))
-    specs = [parse.parse_instance_type(item) for item in data.values()]
+    specs = [instance_types.parse_instance_type(item) for item in data.values()]
     assert len(specs) > 500
     gpus = [s for s in specs if s.is_gpu]
     assert gpus
@@ -109,7 +110,7 @@ def test_every_moto_instance_type_parses():
     ("mac2-m2pro.metal", "Mac"), ("im4gn.large", "I"), ("hpc7g.4xlarge", "HPC"),
 ])
 def test_quota_family(name, family):
-    assert parse.quota_family(name) == family
+    assert instance_types.quota_family(name) == family
 
 
 def _raw(name="g9.xlarge", network="Up to 10 Gigabit", gpu=True):
@@ -123,7 +124,7 @@ def _raw(name="g9.xlarge", network="Up to 10 Gigabit", gpu=True):
 
 
 def test_parse_instance_type_gpu():
-    spec = parse.parse_instance_type(_raw())
+    spec = instance_types.parse_instance_type(_raw())
     assert spec == aws.InstanceSpec(
         name="g9.xlarge", family="G", vcpus=8, memory_gib=32.0, network_gbps=10.0,
         network_text="Up to 10 Gigabit", gpu_model="NVIDIA L4", gpu_count=2,
@@ -134,11 +135,11 @@ def test_unknown_network_level_falls_back_to_the_network_cards():
     raw = _raw(network="Ultra")
     raw["NetworkInfo"]["NetworkCards"] = [{"PeakBandwidthInGbps": 50.0},
                                           {"PeakBandwidthInGbps": 50.0}]
-    spec = parse.parse_instance_type(raw)
+    spec = instance_types.parse_instance_type(raw)
     assert spec.network_gbps == 100.0
     assert spec.network_mapped
-    with pytest.raises(parse.MalformedAnswer, match=r"g9\.xlarge"):
-        parse.parse_instance_type(_raw(network="Ultra"))
+    with pytest.raises(client.MalformedAnswer, match=r"g9\.xlarge"):
+        instance_types.parse_instance_type(_raw(network="Ultra"))
 
 
 @pytest.mark.parametrize("broken", [
@@ -146,8 +147,8 @@ def test_unknown_network_level_falls_back_to_the_network_cards():
     {"VCpuInfo": {"DefaultVCpus": True}},
 ])
 def test_parse_instance_type_malformed(broken):
-    with pytest.raises(parse.MalformedAnswer):
-        parse.parse_instance_type({**_raw(), **broken})
+    with pytest.raises(client.MalformedAnswer):
+        instance_types.parse_instance_type({**_raw(), **broken})
 
 
 # ----------------------------------------------------------------------------- spot
@@ -164,7 +165,7 @@ def test_latest_spot_price_per_zone_not_the_cheapest():
                _entry("g4dn.xlarge", "us-east-1b", 0.25, 60),
                _entry("c5.xlarge", "us-east-1a", 0.08, 1),
                _entry("c5.xlarge", "us-east-1b", 0.0, 1)]  # non-positive: ignored
-    assert parse.latest_spot_by_zone(history) == {
+    assert spot_prices.latest_spot_by_zone(history) == {
         "c5.xlarge": {"us-east-1a": 0.08},
         "g4dn.xlarge": {"us-east-1a": 0.20, "us-east-1b": 0.25},
     }
@@ -175,14 +176,14 @@ def test_spot_timestamps_as_text():
                 "Timestamp": "2026-11-22T10:00:00.000Z"},
                {"InstanceType": "t", "AvailabilityZone": "z", "SpotPrice": "0.2",
                 "Timestamp": "2026-11-22T09:00:00Z"}]
-    assert parse.latest_spot_by_zone(history) == {"t": {"z": 0.3}}
+    assert spot_prices.latest_spot_by_zone(history) == {"t": {"z": 0.3}}
 
 
 @pytest.mark.parametrize("broken", [{"SpotPrice": "cheap"}, {"AvailabilityZone": None},
                                     {"Timestamp": "yesterday"}, {"SpotPrice": "nan"}])
 def test_spot_history_malformed(broken):
-    with pytest.raises(parse.MalformedAnswer):
-        parse.latest_spot_by_zone([{**_entry("t", "z", 0.1, 1), **broken}])
+    with pytest.raises(client.MalformedAnswer):
+        spot_prices.latest_spot_by_zone([{**_entry("t", "z", 0.1, 1), **broken}])
 
 
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
@@ -190,25 +191,25 @@ def test_spot_history_malformed(broken):
                           st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=40))
 def test_latest_spot_is_the_newest_entry_of_each_zone(entries):
     history = [_entry("t", zone, price, minutes) for zone, price, minutes in entries]
-    result = parse.latest_spot_by_zone(history)["t"]
+    result = spot_prices.latest_spot_by_zone(history)["t"]
     for zone in {z for z, _, _ in entries}:
         newest = min(m for z, _, m in entries if z == zone)
         candidates = [float(f"{p}") for z, p, m in entries if z == zone and m == newest]
         assert result[zone] == candidates[-1]
-    low = parse.aggregate_spot_usd_per_hour(result, "min")
-    mid = parse.aggregate_spot_usd_per_hour(result, "median")
+    low = spot_prices.aggregate_spot_usd_per_hour(result, "min")
+    mid = spot_prices.aggregate_spot_usd_per_hour(result, "median")
     assert low == min(result.values())
     assert low <= mid <= max(result.values())
 
 
 def test_spot_aggregates():
     zones = {"a": 0.3, "b": 0.1, "c": 0.2}
-    assert parse.aggregate_spot_usd_per_hour(zones) == 0.1
-    assert parse.aggregate_spot_usd_per_hour(zones, "median") == 0.2
+    assert spot_prices.aggregate_spot_usd_per_hour(zones) == 0.1
+    assert spot_prices.aggregate_spot_usd_per_hour(zones, "median") == 0.2
     with pytest.raises(ValueError, match="no spot prices"):
-        parse.aggregate_spot_usd_per_hour({}, "min")
+        spot_prices.aggregate_spot_usd_per_hour({}, "min")
     with pytest.raises(ValueError, match="spot aggregate 'mean' must be one of"):
-        parse.aggregate_spot_usd_per_hour(zones, "mean")  # type: ignore[arg-type]
+        spot_prices.aggregate_spot_usd_per_hour(zones, "mean")  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------------------- on-demand
@@ -217,11 +218,11 @@ def test_spot_aggregates():
 def test_on_demand_price_from_the_price_list(base):
     items = [text for _, text in price_list(base, "us-east-1", 1.0)]
     # every product of every type, decoys (Windows, Dedicated, reservations, SQL) included
-    price, notes = parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "us-east-1")
+    price, notes = pricing.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "us-east-1")
     assert price == pytest.approx(0.526)
     assert notes == ()
-    assert parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "eu-west-1") == (None, ())
-    assert parse.parse_on_demand_usd_per_hour([], "g4dn.xlarge") == (None, ())
+    assert pricing.parse_on_demand_usd_per_hour(items, "g4dn.xlarge", "eu-west-1") == (None, ())
+    assert pricing.parse_on_demand_usd_per_hour([], "g4dn.xlarge") == (None, ())
 
 
 def _product(usd, **attributes):
@@ -233,7 +234,7 @@ def _product(usd, **attributes):
 def test_on_demand_price_several_prices_and_capacity_blocks():
     items = [_product("0.6"), _product("0.5"), _product("9.9", marketoption="CapacityBlock"),
              _product("0.0000000000")]
-    price, notes = parse.parse_on_demand_usd_per_hour(items, "g4dn.xlarge")
+    price, notes = pricing.parse_on_demand_usd_per_hour(items, "g4dn.xlarge")
     assert price == 0.5
     assert len(notes) == 1
     assert "0.5, 0.6" in notes[0]
@@ -243,8 +244,8 @@ def test_on_demand_price_several_prices_and_capacity_blocks():
 @pytest.mark.parametrize("item", ['{"product": {"attributes": ', "[1, 2]", '{"terms": {}}',
                                   _product("one dollar")])
 def test_on_demand_price_malformed(item):
-    with pytest.raises(parse.MalformedAnswer):
-        parse.parse_on_demand_usd_per_hour([item], "g4dn.xlarge")
+    with pytest.raises(client.MalformedAnswer):
+        pricing.parse_on_demand_usd_per_hour([item], "g4dn.xlarge")
 
 
 # ----------------------------------------------------------------------------- sanitizing
@@ -266,7 +267,7 @@ def test_sanitize_message_redacts_credentials():
 
 
 def _spec(name, gpu, **kw):
-    defaults = dict(name=name, family=parse.quota_family(name), vcpus=4, memory_gib=16.0,
+    defaults = dict(name=name, family=instance_types.quota_family(name), vcpus=4, memory_gib=16.0,
                     network_gbps=10.0, network_text="Up to 10 Gigabit")
     if gpu:
         defaults.update(gpu_model="NVIDIA A10G", gpu_count=1, gpu_memory_gib=24.0)

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from bench.synthetic import synthetic_catalog
 from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.json_input import MAX_JSON_DEPTH, json_nesting_depth
+from deepvm_core.catalog.rules import MAX_CPU_TYPES, MAX_GPU_TYPES
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.catalog.types import MAX_CPU_TYPES, MAX_GPU_TYPES
 from deepvm_core.catalog.validation import catalog_from_json_text, parse_catalog
 from deepvm_core.cli import main
 from deepvm_core.errors import CatalogError

@@ -8,7 +8,7 @@ import inspect
 
 from deepvm_core.cli import build_parser
 from deepvm_core.cli.common import scenario_from_args
-from deepvm_core.cli.job import workload_from_args
+from deepvm_core.cli.plan_args import workload_from_args
 from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, Scenario
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.recommend.recommendation import recommend

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import compute, url
+from dashboard import compute, url_plan
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
 from deepvm_core.model import Scenario
@@ -223,8 +223,8 @@ def test_recommend_shows_the_job_once_set(tmp_path, monkeypatch) -> None:
 
 
 def test_plan_params_round_trip() -> None:
-    for p in url.PLAN_PARAMS:
-        values, warnings = url.parse_plan_params({p.name: url.format_plan_param(p.name,
+    for p in url_plan.PLAN_PARAMS:
+        values, warnings = url_plan.parse_plan_params({p.name: url_plan.format_plan_param(p.name,
                                                                                  p.default)})
         assert not warnings
         assert values[p.name] == p.default

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import keys, url
+from dashboard import keys, url, url_plan
 from deepvm_core.model import DEFAULT_MAX_NODES, DEFAULT_OBJECTIVE, MAX_NODES, Scenario
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.recommend import recommendation
@@ -54,7 +54,7 @@ def test_scenario_url_defaults_are_the_cores() -> None:
 
 
 def test_plan_url_defaults_are_the_cores() -> None:
-    p = {param.name: param.default for param in url.PLAN_PARAMS}
+    p = {param.name: param.default for param in url_plan.PLAN_PARAMS}
     assert (p["epochs"], p["epoch_s"]) == (EXAMPLE_EPOCHS, EXAMPLE_EPOCH_SECONDS)  # 30, 61.16 s
     assert p["restart_min"] == field(Workload, "restart_hours") * 60  # 0.1 h = 6 min
     assert p["wait_min"] == field(Workload, "wait_hours") * 60
@@ -76,10 +76,10 @@ def test_the_registry_holds_every_key_once_with_the_url_defaults() -> None:
     names = [k.name for k in keys.REGISTRY]
     assert len(names) == len(set(names))
     assert {c.key for c in url.CONTROLS} | {c.slider_key for c in url.CONTROLS} <= keys.NAMES
-    assert {p.key for p in url.PLAN_PARAMS} <= keys.NAMES
+    assert {p.key for p in url_plan.PLAN_PARAMS} <= keys.NAMES
     for c in url.CONTROLS:
         assert keys.NUMBERS[c.name].default == c.default
-    for p in url.PLAN_PARAMS:
+    for p in url_plan.PLAN_PARAMS:
         assert keys.PLAN[p.name].default == p.default
     assert keys.TOP_K.default == url.DEFAULTS["top"]
 

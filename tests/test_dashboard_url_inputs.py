@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import url
+from dashboard import url_cleaning, url_pages, url_plan
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
@@ -69,7 +69,7 @@ def test_a_url_warning_goes_when_the_value_is_fixed(app: AppTest) -> None:
 
 def test_single_values_report_each_problem_once() -> None:
     ok = {"pw": ["3"], "top": ["2", "2"]}
-    single, notes = url.single_values(ok, ())
+    single, notes = url_cleaning.single_values(ok, ())
     assert single == {"pw": "3", "top": "2"}
     assert [n.text for n in notes] == ["URL parameter top is given 2 times; using '2' and "
                                        "dropping '2'."]
@@ -84,7 +84,7 @@ def test_single_values_report_each_problem_once() -> None:
     (None, "", None),
 ])
 def test_unknown_path(app_url: str | None, base: str, expected: str | None) -> None:
-    assert url.unknown_path(app_url, base) == expected
+    assert url_pages.unknown_path(app_url, base) == expected
 
 
 # ----------------------------------------------------------------------------- item 5
@@ -135,9 +135,9 @@ def test_mtbi_overrides_are_in_the_url(app: AppTest) -> None:
 
 def test_mtbi_url_round_trips() -> None:
     overrides = {"g4dn.xlarge": 1e-9, "p3.2xlarge": 19.0, "g5.xlarge": 0.35}
-    text = url.format_mtbi(overrides)
+    text = url_plan.format_mtbi(overrides)
     assert text == "g4dn.xlarge:1e-09,g5.xlarge:0.35,p3.2xlarge:19"
-    assert url.parse_mtbi(text) == (overrides, [])
+    assert url_plan.parse_mtbi(text) == (overrides, [])
 
 
 def test_a_refused_sweep_step_is_said_in_words(app: AppTest) -> None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
-from deepvm_core.cli.job import render_plan_table
+from deepvm_core.cli.plan_table import render_plan_table
 from deepvm_core.errors import WorkloadError
 from deepvm_core.hardware.measurements import bundled_measurements_paths
 from deepvm_core.io.plan_json import plan_to_dict

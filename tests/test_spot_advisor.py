@@ -18,7 +18,8 @@ from spot_advisor_fake import FakeSpotAdvisor
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.fetch import main
 from deepvm_core.cloud import aws
-from deepvm_core.cloud.aws import assemble, client, parse
+from deepvm_core.cloud.aws import assemble, client, instance_types
+from deepvm_core.cloud.aws import spot_advisor as advisor
 from deepvm_core.errors import FetchError
 from tests.conftest import SPOT_ADVISOR_EXCERPT
 
@@ -37,7 +38,7 @@ def excerpt() -> dict:
 
 
 def test_parse_spot_advisor_reads_linux_buckets_per_region():
-    buckets = parse.parse_spot_advisor(excerpt())
+    buckets = advisor.parse_spot_advisor(excerpt())
     assert sorted(buckets) == ["ap-northeast-1", "eu-central-1", "eu-west-1", "us-east-1",
                                "us-west-2"]
     assert buckets["us-east-1"]["g4dn.xlarge"] == 3
@@ -58,7 +59,7 @@ def test_parse_spot_advisor_without_linux_or_ranges():
     data = _with()
     data["spot_advisor"]["eu-west-1"] = {"Windows": {"g4dn.xlarge": {"r": 1}}}
     del data["ranges"]
-    assert parse.parse_spot_advisor(data) == {"us-east-1": {"g4dn.xlarge": 3}, "eu-west-1": {}}
+    assert advisor.parse_spot_advisor(data) == {"us-east-1": {"g4dn.xlarge": 3}, "eu-west-1": {}}
 
 
 @pytest.mark.parametrize("data", [
@@ -70,15 +71,15 @@ def test_parse_spot_advisor_without_linux_or_ranges():
 ], ids=["list", "no-spot-advisor", "spot-advisor-list", "bucket-5", "bucket-text",
         "bucket-bool", "no-bucket", "entry-not-object", "linux-not-object", "ranges-changed"])
 def test_parse_spot_advisor_rejects_other_shapes(data):
-    with pytest.raises(parse.MalformedAnswer):
-        parse.parse_spot_advisor(data)
+    with pytest.raises(client.MalformedAnswer):
+        advisor.parse_spot_advisor(data)
 
 
 # ----------------------------------------------------------------------------- assembly
 
 
-def _spec(name: str, gpu: bool = True) -> parse.InstanceSpec:
-    return parse.InstanceSpec(name=name, family=parse.quota_family(name), vcpus=4,
+def _spec(name: str, gpu: bool = True) -> instance_types.InstanceSpec:
+    return instance_types.InstanceSpec(name=name, family=instance_types.quota_family(name), vcpus=4,
                               memory_gib=16.0, network_gbps=10.0, network_text="10 Gigabit",
                               gpu_model="NVIDIA T4" if gpu else None, gpu_count=int(gpu))
 
@@ -92,7 +93,7 @@ def _assemble(**kwargs: object) -> tuple[dict, tuple[str, ...]]:
 
 
 def test_assembly_sets_buckets_and_names_the_types_without_one():
-    data, notes = _assemble(spot_advisor=parse.parse_spot_advisor(excerpt()),
+    data, notes = _assemble(spot_advisor=advisor.parse_spot_advisor(excerpt()),
                             spot_advisor_source="http://127.0.0.1/x, read at 2026-01-01")
     assert [r["interruption_bucket"] for r in data["gpu_types"]] == [3, None]
     assert any("no Spot Instance Advisor interruption bucket" in n and n.endswith("g9.xlarge")
@@ -116,14 +117,14 @@ def test_assembly_without_the_advisor_leaves_buckets_empty():
 
 def test_the_url_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("DEEPVM_SPOT_ADVISOR_URL", "http://127.0.0.1:1/mine.json")
-    assert client.spot_advisor_url() == "http://127.0.0.1:1/mine.json"
+    assert advisor.spot_advisor_url() == "http://127.0.0.1:1/mine.json"
     monkeypatch.delenv("DEEPVM_SPOT_ADVISOR_URL")
-    assert client.spot_advisor_url() == client.DEFAULT_SPOT_ADVISOR_URL
-    assert client.DEFAULT_SPOT_ADVISOR_URL.startswith("https://")
+    assert advisor.spot_advisor_url() == advisor.DEFAULT_SPOT_ADVISOR_URL
+    assert advisor.DEFAULT_SPOT_ADVISOR_URL.startswith("https://")
 
 
 def test_read_spot_advisor_from_a_loopback_server(spot_advisor: FakeSpotAdvisor):
-    assert aws.read_spot_advisor() == parse.parse_spot_advisor(excerpt())
+    assert aws.read_spot_advisor() == advisor.parse_spot_advisor(excerpt())
     assert spot_advisor.requests == ["/spot-advisor-data.json"]
 
 
@@ -141,7 +142,7 @@ def test_http_errors(spot_advisor: FakeSpotAdvisor, status, kind, requests):
     with pytest.raises(FetchError) as caught:
         aws.read_spot_advisor(max_attempts=3)
     error = caught.value
-    assert (error.kind, error.operation) == (kind, client.SPOT_ADVISOR_OPERATION)
+    assert (error.kind, error.operation) == (kind, advisor.SPOT_ADVISOR_OPERATION)
     assert f"HTTP {status}" in str(error)
     assert spot_advisor.url in str(error)
     assert len(spot_advisor.requests) == requests
@@ -163,7 +164,7 @@ def test_a_server_that_is_down():
     url = closed_port_url() + "/spot-advisor-data.json"
     slept: list[float] = []
     with pytest.raises(FetchError) as caught:
-        client.get_spot_advisor(url, max_attempts=3, timeout_s=2, sleep=slept.append)
+        advisor.get_spot_advisor(url, max_attempts=3, timeout_s=2, sleep=slept.append)
     assert caught.value.kind == "unreachable"
     assert "could not be reached after 3 attempt(s)" in str(caught.value)
     assert slept == [0.25, 0.5]

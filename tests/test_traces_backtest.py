@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deepvm_core.job.backtest import BacktestJob, backtest, start_ticks
+from deepvm_core.job.backtest import BacktestJob
+from deepvm_core.job.backtest_replay import backtest, start_ticks
 from deepvm_core.market.trace import SpotTrace, TraceError
 from tests.traces_oracle import NeverEnds, PoolJob, oracle_percentile, oracle_run
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.job.backtest import BacktestJob, backtest
+from deepvm_core.job.backtest import BacktestJob
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.inputs import job_inputs
 from deepvm_core.market.pools import make_pool
 from deepvm_core.market.trace import SpotTrace

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import editor_frames, keys, state, uploads, widgets
+from dashboard import catalog_state, editor_frames, keys, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from dashboard.provenance import prices_age
 from dashboard.server_paths import hide_paths
@@ -53,9 +53,9 @@ def on_upload() -> None:
     except CatalogError as exc:
         keys.EDITOR_UPLOAD_PROBLEMS.set((uploaded.name, tuple(exc.problems)))
         return
-    cid = state.keep_upload(catalog)
+    cid = catalog_state.keep_upload(catalog)
     forget(cid)
-    state.select_catalog(cid)
+    catalog_state.select_catalog(cid)
     keys.EDITOR_UPLOAD_PROBLEMS.set(None)
     keys.EDITOR_NOTICE.set(("success", f"Loaded {uploaded.name} as catalog {catalog.name!r} "
                            f"({len(catalog.gpu_types)} GPU and {len(catalog.cpu_types)} CPU "
@@ -95,7 +95,7 @@ def on_save(cid: str, catalog: Catalog) -> None:
         keys.EDITOR_NOTICE.set(("error", f"Not saved: {hide_paths(str(exc))}"))
         return
     forget(cid)
-    state.select_catalog(f"user:{name}")
+    catalog_state.select_catalog(f"user:{name}")
     keys.EDITOR_NOTICE.set(("success", f"Saved as {name!r} ({path.name}); it is now the "
                             "active catalog, listed in the sidebar."))
 
@@ -126,7 +126,7 @@ def show_problems(problems: tuple[Problem, ...] | list[Problem],
         st.dataframe(frame.drop(columns="table_key"), hide_index=True)
 
 
-def session_for(active: state.ActiveCatalog) -> dict[str, Any]:
+def session_for(active: catalog_state.ActiveCatalog) -> dict[str, Any]:
     """The editor's base tables; restarted (new widget keys) when the catalog changes or the
     editors were not on screen in the last run (the page was left)."""
     ss = st.session_state
@@ -166,7 +166,7 @@ def column_config(spec: TableSpec) -> dict[str, ColumnConfig]:
     return config
 
 
-def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
+def toolbar(active: catalog_state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
     catalog = active.catalog
     with st.container(border=True):
         up, down, keep = st.columns([0.36, 0.3, 0.34], gap="medium")
@@ -205,7 +205,7 @@ def toolbar(active: state.ActiveCatalog, problems: tuple[Problem, ...]) -> None:
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     st.title("Catalog editor")
     st.caption(f"Editing **{active.label}** ({active.catalog.region}, "
                f"{prices_age(active.catalog)}). Valid edits apply on every page at once.")
@@ -237,8 +237,8 @@ def main() -> None:
         if catalog.sha256 == active.source.sha256:
             keys.EDITS.get().pop(active.id, None)
         else:
-            state.keep_edit(active.id, catalog)
-        active = state.active_catalog()
+            catalog_state.keep_edit(active.id, catalog)
+        active = catalog_state.active_catalog()
     with status:
         if problems:
             st.error(f"{len(problems)} problem(s) in the tables. The last valid catalog "

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from dashboard import (
+    catalog_state,
     charts,
     compute,
     instance_filters,
@@ -48,7 +49,7 @@ def with_sources(frame: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
     return out
 
 
-def flopp(active: state.ActiveCatalog, frame: pd.DataFrame, shown: list[str],
+def flopp(active: catalog_state.ActiveCatalog, frame: pd.DataFrame, shown: list[str],
           passing: int) -> None:
     st.subheader("FLOPP ranking")
     st.caption("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS / "
@@ -75,7 +76,7 @@ def flopp(active: state.ActiveCatalog, frame: pd.DataFrame, shown: list[str],
                  "all-reduce (Method page)")})
 
 
-def per_model(active: state.ActiveCatalog) -> None:
+def per_model(active: catalog_state.ActiveCatalog) -> None:
     """Recommend's best cluster of each GPU model within the sidebar's PW (``by_accelerator``),
     for the models the filter keeps."""
     scenario = state.scenario()
@@ -102,7 +103,7 @@ def per_model(active: state.ActiveCatalog) -> None:
         "Performance": st.column_config.NumberColumn(format="%.0f")})
 
 
-def scaling(active: state.ActiveCatalog, shown: list[str]) -> None:
+def scaling(active: catalog_state.ActiveCatalog, shown: list[str]) -> None:
     st.subheader("Scaling factor")
     st.caption("K(n) = 1 up to the inflection point b of the fitted speedup S(n) = c / (1 + "
                "exp(-a (n - b))), then S(n) / L(n) with L the tangent at b. The effective "
@@ -138,7 +139,7 @@ def scaling(active: state.ActiveCatalog, shown: list[str]) -> None:
         st.dataframe(table, hide_index=True, key="inst_fits")
 
 
-def saturation(active: state.ActiveCatalog) -> None:
+def saturation(active: catalog_state.ActiveCatalog) -> None:
     st.subheader("Network saturation")
     st.caption("A memory node serves fewer than n_sat GPU VMs, read from the table at bw = "
                "min(BW(GPU), BW(CPU)) (the entry of the largest bandwidth <= bw). Tiering "
@@ -161,7 +162,7 @@ def saturation(active: state.ActiveCatalog) -> None:
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     st.title("Instances")
     st.caption(f"Catalog **{active.label}** ({active.catalog.region}, "
                f"{provenance.prices_age(active.catalog)})")

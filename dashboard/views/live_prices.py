@@ -14,7 +14,7 @@ import time
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import charts, keys, result_frames, skypilot_view, state, widgets
+from dashboard import catalog_state, charts, keys, result_frames, skypilot_view, widgets
 from dashboard.columns import Col
 from dashboard.provenance import prices_age
 from dashboard.widgets import escape_md as md
@@ -50,7 +50,7 @@ FETCH_HINTS = {
 # ----------------------------------------------------------------------------- fetching
 
 
-def form(active: state.ActiveCatalog) -> bool:
+def form(active: catalog_state.ActiveCatalog) -> bool:
     """The fetch settings; True when "Fetch live prices" was pressed."""
     names = [t.name for t in (*active.catalog.gpu_types, *active.catalog.cpu_types)]
     with st.form("lp_form", border=True):
@@ -91,7 +91,7 @@ def form(active: state.ActiveCatalog) -> bool:
     return pressed
 
 
-def fetch(active: state.ActiveCatalog) -> None:
+def fetch(active: catalog_state.ActiveCatalog) -> None:
     """Run the fetch with a live status box; keep the result (or why it failed)."""
     keys.LIVE_ERROR.set(None)
     keys.LIVE_NOTICE.set(None)
@@ -127,11 +127,11 @@ def fetch(active: state.ActiveCatalog) -> None:
         seconds = time.monotonic() - started
         status.update(label=f"Fetched {len(result.regions)} region(s) in {seconds:.1f} s",
                       state="complete", expanded=False)
-    keys.LAST_FETCH.set(state.LastFetch(result, active.catalog, active.label, patterns))
+    keys.LAST_FETCH.set(catalog_state.LastFetch(result, active.catalog, active.label, patterns))
     keys.LIVE_VIEW_REGION.set(result.regions[0].region)
 
 
-def failure(active: state.ActiveCatalog) -> None:
+def failure(active: catalog_state.ActiveCatalog) -> None:
     error = keys.LIVE_ERROR.get()
     if not error:
         return
@@ -147,7 +147,7 @@ def failure(active: state.ActiveCatalog) -> None:
 
 def use_catalog(cid: str, name: str) -> None:
     """Callback of "Use this catalog": the fetched catalog becomes the sidebar's."""
-    state.select_catalog(cid)
+    catalog_state.select_catalog(cid)
     keys.LIVE_NOTICE.set(name)
 
 
@@ -181,8 +181,8 @@ def summary(counts: PriceDiffSummary) -> None:
                    help="GPU types without eFLOPS are left out of solving")
 
 
-def region_result(last: state.LastFetch, fetched: aws.RegionFetch,
-                  active: state.ActiveCatalog) -> None:
+def region_result(last: catalog_state.LastFetch, fetched: aws.RegionFetch,
+                  active: catalog_state.ActiveCatalog) -> None:
     catalog = fetched.catalog
     changes = price_diff(last.baseline, catalog, last.instance_types)
     frame = result_frames.diff_frame(changes)
@@ -207,8 +207,8 @@ def region_result(last: state.LastFetch, fetched: aws.RegionFetch,
         st.markdown(f"**Fetch notes** · {md(fetched.region)}")
         st.markdown("\n".join(f"- {md(note)}" for note in fetched.notes) or "No notes.")
 
-    cid = state.fetched_catalog_id(fetched.path) if fetched.path is not None else None
-    available = cid is not None and cid in state.catalog_choices()
+    cid = catalog_state.fetched_catalog_id(fetched.path) if fetched.path is not None else None
+    available = cid is not None and cid in catalog_state.catalog_choices()
     in_use = available and active.id == cid
     left, right = st.columns([0.3, 0.7], vertical_alignment="center")
     left.button("Use this catalog", key="lp_use", type="primary", icon=":material/check:",
@@ -221,7 +221,7 @@ def region_result(last: state.LastFetch, fetched: aws.RegionFetch,
                   + (" · **in use in the sidebar**" if in_use else ""))
 
 
-def results(last: state.LastFetch, active: state.ActiveCatalog) -> None:
+def results(last: catalog_state.LastFetch, active: catalog_state.ActiveCatalog) -> None:
     result = last.result
     st.subheader("Fetched prices")
     st.caption(f"Fetched at {result.fetched_at} · spot price: "
@@ -254,7 +254,7 @@ def results(last: state.LastFetch, active: state.ActiveCatalog) -> None:
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     st.title("Live prices")
     st.caption(f"Fetch today's spot and on-demand prices from AWS (EC2 and the Price List API) "
                f"and compare them with the active catalog, **{md(active.label)}** "

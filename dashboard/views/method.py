@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import compute, formatting, keys, state, url, widgets
+from dashboard import catalog_state, compute, formatting, keys, url_pages, widgets
 from deepvm_core.model import Scenario
 
 
 def link(page: str, label: str) -> None:
-    st.page_link(url.PAGE_BY_SLUG[page].file, label=label, icon=":material/arrow_forward:")
+    st.page_link(url_pages.PAGE_BY_SLUG[page].file, label=label, icon=":material/arrow_forward:")
 
 
 def stages() -> None:
@@ -76,7 +76,7 @@ def proxy_note() -> None:
 
 def findings() -> None:
     st.markdown("### The paper's Fig. 3, checked live")
-    catalog = compute.load_catalog_file(*_bundled(state.SIMULATED_CATALOG))
+    catalog = compute.load_catalog_file(*_bundled(catalog_state.SIMULATED_CATALOG))
     result = compute.run_sweep(catalog, Scenario(0.0, use_quotas=False), 0.0, 10.0, 0.1)
     found = result.findings()
     beats = formatting.format_intervals(found.pf_beats_deepvm, "USD/h")
@@ -214,7 +214,7 @@ def _printf(spec: str) -> str:
 
 
 def _bundled(name: str) -> tuple[str, int]:
-    choice = state.catalog_choices()[name]
+    choice = catalog_state.catalog_choices()[name]
     assert choice.path is not None  # bundled catalogs are files
     return str(choice.path), choice.path.stat().st_mtime_ns
 

@@ -13,6 +13,7 @@ from dashboard import (
     alternatives,
     answer,
     answer_view,
+    catalog_state,
     compute,
     formatting,
     job_view,
@@ -21,7 +22,7 @@ from dashboard import (
     price_notes,
     provenance,
     state,
-    url,
+    url_pages,
     widgets,
 )
 from dashboard.glossary import GLOSSARY
@@ -89,7 +90,7 @@ def choose(rec: Recommendation) -> Configuration:
     return rec.deepvm[index]
 
 
-def download(rec: Recommendation, active: state.ActiveCatalog,
+def download(rec: Recommendation, active: catalog_state.ActiveCatalog,
              chosen: Configuration | None, the: job_view.SessionJob) -> str:
     """The download button; returns the JSON text it serves (with the job's estimate once a
     job is set on Plan a job, as ``deepvm recommend --epochs ...`` writes it)."""
@@ -112,7 +113,7 @@ def download(rec: Recommendation, active: state.ActiveCatalog,
 PREVIEW_HEIGHT_PX = 420
 
 
-def preview(rec: Recommendation, active: state.ActiveCatalog, text: str) -> None:
+def preview(rec: Recommendation, active: catalog_state.ActiveCatalog, text: str) -> None:
     """The export's text, drawn only while its expander is open: st.code's highlighter is 1.5 MB
     of JavaScript that would otherwise load and compile with the page (issue 9, first load)."""
     box = st.expander("What the JSON holds (preview)", key="rec_preview", on_change="rerun")
@@ -138,7 +139,7 @@ def launch(text: str, catalog: Catalog) -> None:
             launch_panel.render_launch_panel(json.loads(text), export_text=text)
 
 
-def policies(rec: Recommendation, active: state.ActiveCatalog, scenario: Scenario) -> None:
+def policies(rec: Recommendation, active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
     from dashboard import (
         charts,  # pandas and plotly: after the card (issue 9, first load)
         result_frames,
@@ -193,7 +194,7 @@ def job_panel(estimate: PlanEstimate, the: job_view.SessionJob,
         answer_view.budget_lines(estimate)
         if the.inputs is None:
             st.caption(f"These numbers are the example job's, {answer.EXAMPLE_JOB}.")
-            st.page_link(url.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
+            st.page_link(url_pages.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
                          icon=":material/schedule:")
     if result is not None:
         job_view.recommend_panel(result, [chosen, *(c for c in rec.deepvm if c != chosen)], {
@@ -222,7 +223,7 @@ def show_notes(where: DeltaGenerator, rec: Recommendation) -> None:
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     scenario = state.scenario()
     st.title("Recommend")
     widgets.scenario_caption(active, scenario)

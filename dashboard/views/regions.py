@@ -11,7 +11,17 @@ from datetime import date
 
 import streamlit as st
 
-from dashboard import charts, compute, formatting, keys, provenance, result_frames, state, widgets
+from dashboard import (
+    catalog_state,
+    charts,
+    compute,
+    formatting,
+    keys,
+    provenance,
+    result_frames,
+    state,
+    widgets,
+)
 from dashboard.columns import Col
 from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog
@@ -23,19 +33,20 @@ from deepvm_core.recommend.regions import RegionComparison
 AWS = "aws"
 
 
-def regional_choices() -> dict[str, state.CatalogChoice]:
+def regional_choices() -> dict[str, catalog_state.CatalogChoice]:
     """The bundled and fetched catalogs (:func:`main` keeps the AWS ones: a region's)."""
-    return {cid: c for cid, c in state.catalog_choices().items()
+    return {cid: c for cid, c in catalog_state.catalog_choices().items()
             if c.kind in ("bundled", "fetched")}
 
 
-def load(choices: dict[str, state.CatalogChoice]) -> tuple[dict[str, Catalog], dict[str, str]]:
+def load(choices: dict[str, catalog_state.CatalogChoice]
+         ) -> tuple[dict[str, Catalog], dict[str, str]]:
     """Each fetched catalog, and why the ones that cannot be used cannot (by id)."""
     catalogs: dict[str, Catalog] = {}
     broken: dict[str, str] = {}
     for cid, choice in choices.items():
         try:
-            catalogs[cid] = state.source_catalog(choice)
+            catalogs[cid] = catalog_state.source_catalog(choice)
         except CatalogError as exc:
             broken[cid] = f"invalid ({len(exc.problems)} problem(s))"
         except (DeepVMError, OSError) as exc:

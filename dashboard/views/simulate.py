@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import (
+    catalog_state,
     compute,
     formatting,
     keys,
@@ -22,16 +23,16 @@ from deepvm_core.recommend.sweep import SweepResult, intervals
 
 def paper_setup() -> None:
     """Callback: the paper's Fig. 3 (simulated catalog, quotas off, PW 0..10 step 0.1)."""
-    state.select_catalog(state.SIMULATED_CATALOG)
+    catalog_state.select_catalog(catalog_state.SIMULATED_CATALOG)
     keys.QUOTAS.set(False)
     keys.SWEEP_RANGE.set(keys.SWEEP_RANGE.initial())
     keys.SWEEP_STEP.set(keys.SWEEP_STEP.initial())
     keys.SWEEP_NORMALISED.set(keys.SWEEP_NORMALISED.initial())
 
 
-def setup_note(active: state.ActiveCatalog) -> None:
+def setup_note(active: catalog_state.ActiveCatalog) -> None:
     quotas = keys.QUOTAS.get()
-    is_paper = active.id == state.SIMULATED_CATALOG and not active.edited and not quotas
+    is_paper = active.id == catalog_state.SIMULATED_CATALOG and not active.edited and not quotas
     if is_paper:
         st.success("This is the paper's Fig. 3 setup: the simulated catalog with quotas off "
                    "(node counts up to 256).", icon=":material/check_circle:")
@@ -77,7 +78,7 @@ def quota_note(frame: pd.DataFrame, binds: pd.Series) -> None:
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     scenario = state.scenario()
     st.title("Simulate")
     st.caption(f"Catalog **{active.label}** · checkpoint {scenario.checkpoint_gb:g} GB × "

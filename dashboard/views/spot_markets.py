@@ -19,7 +19,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import compute, job_view, keys, spot_charts, spot_compute, state, url_spot, widgets
+from dashboard import (
+    catalog_state,
+    compute,
+    job_view,
+    keys,
+    spot_charts,
+    spot_compute,
+    state,
+    url_spot,
+    widgets,
+)
 from dashboard.widgets import escape_md as md
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
@@ -149,7 +159,7 @@ def fetch(root: Path) -> None:
                       expanded=False)
     files = spot_compute.trace_files(root)
     pools = dict(keys.SPOT_POOLS.get())
-    mapped = spot_compute.auto_pools(files, state.active_catalog().catalog)
+    mapped = spot_compute.auto_pools(files, catalog_state.active_catalog().catalog)
     for rel, name in mapped.items():
         if not pools.get(rel):
             pools[rel] = name
@@ -179,7 +189,7 @@ def synthetic_plan(catalog: Catalog) -> tuple[spot_compute.PoolSet, JobPlanResul
 
 
 def main() -> None:
-    active = state.active_catalog()
+    active = catalog_state.active_catalog()
     catalog = active.catalog
     st.title("Spot markets")
     st.caption("Plan against real spot availability: map traces to pools (a GPU type in one "
@@ -245,7 +255,7 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
         st.warning("No configuration of the mapped types fits the job of Plan a job (PW, "
                    "quotas, node cap): nothing to replay.", icon=":material/warning:")
         return
-    catalog = state.active_catalog().catalog
+    catalog = catalog_state.active_catalog().catalog
     ordered = [p for name in est.pools for p in pools.pools if p.name == name]
     left, right = st.columns(2)
     left.number_input("Deadline (hours; 0: 1.5 × compute hours)", 0.0, 1e6, step=1.0,

@@ -1,7 +1,7 @@
-"""The catalog: its rows (:mod:`deepvm_core.catalog.types`) as one validated, immutable object,
-its canonical JSON form (:func:`catalog_to_dict`, ``schema_version``
-:data:`~deepvm_core.catalog.schema.SCHEMA_VERSION`) and the SHA-256 that identifies its
-content."""
+"""The catalog: its rows (:mod:`deepvm_core.catalog.types`) as one validated, immutable object
+under the rules that span rows (:func:`catalog_problems`), its canonical JSON form
+(:func:`catalog_to_dict`, ``schema_version`` :data:`~deepvm_core.catalog.schema.SCHEMA_VERSION`)
+and the SHA-256 that identifies its content."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from deepvm_core.catalog.rules import row_count_problem
 from deepvm_core.catalog.schema import (
     SCHEMA_VERSION,
     instance_row,
@@ -24,9 +25,46 @@ from deepvm_core.catalog.types import (
     GpuType,
     Quota,
     SaturationStep,
-    catalog_problems,
 )
 from deepvm_core.errors import CatalogError, InstanceNotFoundError, Problem
+
+
+def catalog_problems(
+    gpu_types: tuple[GpuType, ...],
+    cpu_types: tuple[CpuType, ...],
+    quotas: tuple[Quota, ...],
+    saturation: tuple[SaturationStep, ...],
+) -> list[Problem]:
+    """The rules that span rows: at most :data:`~deepvm_core.catalog.rules.MAX_GPU_TYPES` GPU
+    and :data:`~deepvm_core.catalog.rules.MAX_CPU_TYPES` CPU types, unique names across them,
+    one quota per family, a non-empty saturation table with strictly increasing bandwidths."""
+    problems: list[Problem] = [
+        p for p in (row_count_problem("gpu_types", len(gpu_types)),
+                    row_count_problem("cpu_types", len(cpu_types))) if p is not None]
+    names: dict[str, str] = {}
+    for kind, items in (("gpu_types", gpu_types), ("cpu_types", cpu_types)):
+        for t in items:
+            if t.name in names:
+                problems.append(Problem(f"{kind} ({t.name})", "name", t.name,
+                                        f"duplicate name (also in {names[t.name]})"))
+            else:
+                names[t.name] = kind
+    families: set[str] = set()
+    for q in quotas:
+        if q.family in families:
+            problems.append(Problem(f"quotas ({q.family})", "family", q.family,
+                                    "duplicate family"))
+        families.add(q.family)
+    if not saturation:
+        problems.append(Problem("(catalog)", "network_saturation", [],
+                                "must be a non-empty list of {bandwidth_gbps, max_gpu_vms}"))
+    for i in range(1, len(saturation)):
+        previous, bw = saturation[i - 1].bandwidth_gbps, saturation[i].bandwidth_gbps
+        if bw <= previous:
+            problems.append(Problem(
+                f"network_saturation[{i}]", "bandwidth_gbps", bw,
+                f"bandwidths must increase strictly (previous entry is {previous:g})"))
+    return problems
 
 
 @dataclass(frozen=True)

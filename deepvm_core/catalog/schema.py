@@ -26,8 +26,8 @@ SCHEMA_VERSION = 2
 #: The schema versions this program reads.
 READABLE_SCHEMA_VERSIONS: tuple[int, ...] = (1, 2)
 #: The largest catalog file read, bytes (``data/README.md``, "Limits"). A catalog at the row
-#: limits (:data:`~deepvm_core.catalog.types.MAX_GPU_TYPES` GPU and
-#: :data:`~deepvm_core.catalog.types.MAX_CPU_TYPES` CPU types, each with per-zone spot prices)
+#: limits (:data:`~deepvm_core.catalog.rules.MAX_GPU_TYPES` GPU and
+#: :data:`~deepvm_core.catalog.rules.MAX_CPU_TYPES` CPU types, each with per-zone spot prices)
 #: takes about 1.5 MB written with indentation.
 MAX_CATALOG_BYTES = 8 * 2**20
 

@@ -1,11 +1,12 @@
 """The catalog's row types: instance types, quotas and the saturation table (the catalog that
 holds them is :class:`deepvm_core.catalog.catalog.Catalog`).
 
-Every type checks itself when it is built: a value that breaks a rule of :data:`RULES` (a
-negative price, a fractional vCPU count, a scaling parameter out of range, a duplicate name)
-raises one :class:`~deepvm_core.errors.CatalogError` that lists every problem of the object,
-each naming its field and value. Loading a file (:mod:`deepvm_core.catalog.validation`) checks
-the same rules on the raw JSON first, so that it can report every problem of every row at once.
+Every type checks itself when it is built: a value that breaks a rule of
+:data:`~deepvm_core.catalog.rules.RULES` (a negative price, a fractional vCPU count, a scaling
+parameter out of range) raises one :class:`~deepvm_core.errors.CatalogError` that lists every
+problem of the object, each naming its field and value. Loading a file
+(:mod:`deepvm_core.catalog.validation`) checks the same rules on the raw JSON first, so that it
+can report every problem of every row at once.
 
 Units live in the field names: ``*_usd_per_hour`` (USD per hour), ``memory_gib`` (GiB, 2^30
 bytes), ``network_gbps`` (Gbit/s), ``eflops`` (the artifact's relative deep-learning
@@ -14,95 +15,18 @@ throughput score).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from deepvm_core.catalog.rules import RULES, number_problem
 from deepvm_core.errors import CatalogError, Problem
-
-
-@dataclass(frozen=True)
-class NumberRule:
-    """What a numeric catalog field must be: finite, within bounds, maybe whole.
-
-    Attributes:
-        low: the lower bound, or ``None`` for none.
-        low_open: True when ``low`` itself is not allowed (``> low`` rather than ``>= low``).
-        high: the inclusive upper bound, or ``None`` for none.
-        integer: True when the value must be a whole number.
-        meaning: what the number is, quoted in the message of a range problem.
-    """
-
-    low: float | None = None
-    low_open: bool = False
-    high: float | None = None
-    integer: bool = False
-    meaning: str = ""
-
-    def problem(self, value: float) -> str | None:
-        """The message for a finite ``value`` that breaks this rule, or ``None``."""
-        below = self.low is not None and (value <= self.low if self.low_open else value < self.low)
-        above = self.high is not None and value > self.high
-        if below or above:
-            return self._range_text()
-        if self.integer and value != int(value):
-            return "must be a whole number"
-        return None
-
-    def _range_text(self) -> str:
-        if self.high is None and self.low == 0:
-            return "must be greater than 0" if self.low_open else "must not be negative"
-        low = "(-inf" if self.low is None else f"{'(' if self.low_open else '['}{self.low:g}"
-        text = f"must be in {low}, {self.high:g}]" if self.high is not None else (
-            f"must be {'greater than' if self.low_open else 'at least'} {self.low:g}")
-        return f"{text} ({self.meaning})" if self.meaning else text
-
 
 #: The default ``eflops_source`` and ``scaling_source``: a measured value (left out of files).
 MEASURED = "measured"
 
-POSITIVE = NumberRule(low=0, low_open=True)
-POSITIVE_WHOLE = NumberRule(low=0, low_open=True, integer=True)
-NONNEGATIVE_WHOLE = NumberRule(low=0, integer=True)
-
-#: The rule of each numeric field, by its name in our file format (``data/README.md``).
-RULES: Mapping[str, NumberRule] = {
-    "on_demand_usd_per_hour": POSITIVE,
-    "spot_usd_per_hour": POSITIVE,
-    "vcpus": POSITIVE_WHOLE,
-    "memory_gib": POSITIVE,
-    "network_gbps": POSITIVE,
-    "eflops": POSITIVE,
-    "spot_by_zone_usd_per_hour": POSITIVE,
-    "scaling.a": NumberRule(low=0, low_open=True, high=10, meaning="steepness per node"),
-    "scaling.b": NumberRule(low=0, high=100_000, meaning="inflection point, nodes"),
-    "scaling.c": NumberRule(low=0, low_open=True, high=1_000_000, meaning="asymptotic speedup"),
-    "on_demand_vcpus": NONNEGATIVE_WHOLE,
-    "spot_vcpus": NONNEGATIVE_WHOLE,
-    "bandwidth_gbps": POSITIVE,
-    "max_gpu_vms": POSITIVE_WHOLE,
-    "interruption_bucket": NumberRule(low=0, high=4, integer=True,
-                                      meaning="Spot Instance Advisor bucket index"),
-}
-
 #: What each ``interruption_bucket`` means: the AWS Spot Instance Advisor's share of spot
 #: capacity reclaimed in the trailing month, by bucket index.
 INTERRUPTION_BUCKET_LABELS: tuple[str, ...] = ("<5%", "5-10%", "10-15%", "15-20%", ">20%")
-
-
-def number_problem(value: object, rule: NumberRule, *, integer_type: bool = False) -> str | None:
-    """Why ``value`` (a built object's field) breaks ``rule``, or ``None`` when it does not.
-
-    ``integer_type`` requires a Python ``int`` (not only a whole float), as for ``vcpus``.
-    """
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return "must be a whole number (int)" if integer_type else "must be a number"
-    if not math.isfinite(value):
-        return "must be a finite number (not NaN or infinity)"
-    broken = rule.problem(float(value))
-    if broken is None and integer_type and not isinstance(value, int):
-        return "must be a whole number (int)"
-    return broken
 
 
 class _Checks:
@@ -306,62 +230,3 @@ DEFAULT_SATURATION: tuple[SaturationStep, ...] = tuple(
     SaturationStep(bw, n)
     for bw, n in [(0.3, 2), (1.7, 12), (5, 16), (10, 20), (12.5, 24), (15, 24), (25, 28), (30, 32)]
 )
-
-
-#: The most GPU types a catalog holds (``data/README.md``, "Limits"). A real region offers well
-#: under 1,000 instance types in all; at this limit a recommendation stays interactive.
-MAX_GPU_TYPES = 1_000
-#: The most CPU types (memory-node candidates) a catalog holds.
-MAX_CPU_TYPES = 1_000
-#: The row limits by list name, with the kind of type they count.
-ROW_LIMITS: Mapping[str, tuple[int, str]] = {
-    "gpu_types": (MAX_GPU_TYPES, "GPU types"), "cpu_types": (MAX_CPU_TYPES, "CPU types")}
-
-
-def row_count_problem(kind: str, count: int) -> Problem | None:
-    """The problem of a catalog with ``count`` rows in ``kind`` (``gpu_types`` or
-    ``cpu_types``) beyond :data:`ROW_LIMITS`, or ``None``."""
-    limit, label = ROW_LIMITS[kind]
-    if count <= limit:
-        return None
-    return Problem("(catalog)", kind, count,
-                   f"{count:,} {label}; a catalog holds at most {limit:,} {label} "
-                   "(data/README.md, Limits)")
-
-
-def catalog_problems(
-    gpu_types: tuple[GpuType, ...],
-    cpu_types: tuple[CpuType, ...],
-    quotas: tuple[Quota, ...],
-    saturation: tuple[SaturationStep, ...],
-) -> list[Problem]:
-    """The rules that span rows: at most :data:`MAX_GPU_TYPES` GPU and :data:`MAX_CPU_TYPES`
-    CPU types, unique names across them, one quota per family, a non-empty saturation table with
-    strictly increasing bandwidths."""
-    problems: list[Problem] = [
-        p for p in (row_count_problem("gpu_types", len(gpu_types)),
-                    row_count_problem("cpu_types", len(cpu_types))) if p is not None]
-    names: dict[str, str] = {}
-    for kind, items in (("gpu_types", gpu_types), ("cpu_types", cpu_types)):
-        for t in items:
-            if t.name in names:
-                problems.append(Problem(f"{kind} ({t.name})", "name", t.name,
-                                        f"duplicate name (also in {names[t.name]})"))
-            else:
-                names[t.name] = kind
-    families: set[str] = set()
-    for q in quotas:
-        if q.family in families:
-            problems.append(Problem(f"quotas ({q.family})", "family", q.family,
-                                    "duplicate family"))
-        families.add(q.family)
-    if not saturation:
-        problems.append(Problem("(catalog)", "network_saturation", [],
-                                "must be a non-empty list of {bandwidth_gbps, max_gpu_vms}"))
-    for i in range(1, len(saturation)):
-        previous, bw = saturation[i - 1].bandwidth_gbps, saturation[i].bandwidth_gbps
-        if bw <= previous:
-            problems.append(Problem(
-                f"network_saturation[{i}]", "bandwidth_gbps", bw,
-                f"bandwidths must increase strictly (previous entry is {previous:g})"))
-    return problems

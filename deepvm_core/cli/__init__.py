@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from deepvm_core.catalog.store import DEFAULT_CATALOG
 from deepvm_core.cli.common import Parser
 from deepvm_core.cli.fetch import add_fetch_parser, run_fetch
-from deepvm_core.cli.job import PLAN_COMMANDS, add_plan_parsers, run_plan_command
-from deepvm_core.cli.launch import LAUNCH_COMMANDS, add_launch_parsers, run_launch_command
+from deepvm_core.cli.job import PLAN_COMMANDS, run_plan_command
+from deepvm_core.cli.launch import LAUNCH_COMMANDS, run_launch_command
+from deepvm_core.cli.launch_args import add_launch_parsers
+from deepvm_core.cli.plan_args import add_plan_parsers
 from deepvm_core.cli.recommend import (
     RECOMMEND_COMMANDS,
     add_recommend_parsers,

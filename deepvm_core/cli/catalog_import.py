@@ -19,9 +19,10 @@ from typing import Any, TextIO
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import PAPER_CATALOG
+from deepvm_core.cloud.aws.client import MalformedAnswer
 from deepvm_core.cloud.aws.fetch import write_fetched_catalogs
 from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
-from deepvm_core.cloud.aws.parse import MalformedAnswer, parse_spot_advisor
+from deepvm_core.cloud.aws.spot_advisor import parse_spot_advisor
 from deepvm_core.cloud.skypilot import build_catalog, parse_vms_csv
 from deepvm_core.errors import DeepVMError, FetchError, InputError
 from deepvm_core.hardware.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL

@@ -47,7 +47,8 @@ from deepvm_core.catalog.catalog import Catalog
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, GpuType
 from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.cloud.aws.parse import MalformedAnswer, quota_family
+from deepvm_core.cloud.aws.client import MalformedAnswer
+from deepvm_core.cloud.aws.instance_types import quota_family
 from deepvm_core.errors import DeepVMError
 from deepvm_core.hardware.accelerators import (
     Accelerator,

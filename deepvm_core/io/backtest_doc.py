@@ -1,12 +1,12 @@
 """A backtest as a JSON-ready document: the figures of a
-:class:`~deepvm_core.job.backtest.BacktestRuns` for one configuration, written once for
+:class:`~deepvm_core.job.backtest_runs.BacktestRuns` for one configuration, written once for
 ``deepvm backtest --format json`` and the Spot markets page's download."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from deepvm_core.job.backtest import BacktestRuns
+from deepvm_core.job.backtest_runs import BacktestRuns
 
 
 def runs_to_dict(runs: BacktestRuns, *, per_run: bool = False) -> dict[str, Any]:

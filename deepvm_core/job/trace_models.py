@@ -16,7 +16,7 @@ R), the trace is cut at ``L // 2``:
   rest of the up period; else it is lost and the next attempt restarts). Seeded Monte Carlo,
   vectorised over trials, one round per up period;
 * **truth:** the ``wait`` backtest of the second half
-  (:func:`~deepvm_core.job.backtest.backtest`), its mean makespan.
+  (:func:`~deepvm_core.job.backtest_replay.backtest`), its mean makespan.
 
 The error of a model is ``(predicted - backtest) / backtest`` (NaN when the second half never
 lets the job run: its backtest is infinite).
@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from deepvm_core.job.backtest import BacktestJob, backtest
+from deepvm_core.job.backtest import BacktestJob
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.closed_form import segment_expectations
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import (

@@ -20,13 +20,9 @@ import numpy as np
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job.backtest import (
-    RECOVERY_POLICIES,
-    BacktestJob,
-    BacktestRuns,
-    RecoveryPolicy,
-    backtest,
-)
+from deepvm_core.job.backtest import RECOVERY_POLICIES, BacktestJob, RecoveryPolicy
+from deepvm_core.job.backtest_replay import backtest
+from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.job.result import PlanEstimate
 from deepvm_core.market.pools import Pool, pool_gpu
 from deepvm_core.market.trace import TraceError

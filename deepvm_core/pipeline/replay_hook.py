@@ -31,7 +31,8 @@ import numpy as np
 import numpy.typing as npt
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy, backtest
+from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy
+from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.result import ReplayEstimates
 from deepvm_core.market.pools import Pool, check_pools

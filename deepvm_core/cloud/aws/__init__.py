@@ -1,18 +1,22 @@
 """Live AWS catalogs: instance specs and prices fetched from EC2 and the AWS Price List API.
 
-No Streamlit here, and nothing connects at import time. Five modules, one job each:
+No Streamlit here, and nothing connects at import time. One module per job:
 
-1. :mod:`deepvm_core.cloud.aws.client`: sessions, retries and the raw paginated calls
-   (``DescribeInstanceTypes``, ``DescribeSpotPriceHistory``, ``GetProducts``); every botocore
-   failure becomes a :class:`~deepvm_core.errors.FetchError` that names the operation and the
-   region, with credentials redacted.
-2. :mod:`deepvm_core.cloud.aws.parse`: pure parsers of the answers (network levels, quota families,
-   instance specs, spot prices per zone, on-demand prices); which AWS data is read and how.
+1. :mod:`deepvm_core.cloud.aws.client`: sessions, retries and what every call shares; every
+   botocore failure becomes a :class:`~deepvm_core.errors.FetchError` that names the operation
+   and the region, with credentials redacted.
+2. One module per source of data, each with its call and its pure parsers:
+   :mod:`~deepvm_core.cloud.aws.instance_types` (EC2 ``DescribeInstanceTypes``: specs, network
+   levels, quota families), :mod:`~deepvm_core.cloud.aws.spot_prices` (EC2
+   ``DescribeSpotPriceHistory``: spot prices per zone), :mod:`~deepvm_core.cloud.aws.pricing`
+   (Price List ``GetProducts``: on-demand prices) and
+   :mod:`~deepvm_core.cloud.aws.spot_advisor` (the Spot Instance Advisor's interruption
+   buckets, over plain HTTP(S)).
 3. :mod:`deepvm_core.cloud.aws.assemble`: our catalog format, with eFLOPS, scaling fits, quotas and
    the saturation table carried over from a base catalog, validated.
-4. :mod:`deepvm_core.cloud.aws.fetch`: :func:`fetch_catalogs` runs the three for one or more regions
-   (with ``spot_advisor=True``, also the Spot Instance Advisor's interruption buckets:
-   :func:`read_spot_advisor`) and writes the catalogs atomically, all or nothing.
+4. :mod:`deepvm_core.cloud.aws.fetch`: :func:`fetch_catalogs` runs them for one or more regions
+   and writes the catalogs atomically, all or nothing; it returns a
+   :mod:`~deepvm_core.cloud.aws.fetch_result`.
 5. :mod:`deepvm_core.cloud.aws.inputs`: what a fetch is asked for (regions, instance types,
    base catalog) and where it writes, checked before any network call.
 
@@ -22,22 +26,24 @@ The names below are the package's entry points, re-exported from those modules.
 from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_PRICING_REGION,
     DEFAULT_READ_TIMEOUT_S,
-    DEFAULT_SPOT_WINDOW_HOURS,
-    PRICING_REGIONS,
     sanitize_message,
 )
 from deepvm_core.cloud.aws.fetch import (
     DEFAULT_BASE_CATALOG,
-    FetchResult,
     ProgressCallback,
-    RegionFetch,
     fetch_catalogs,
-    read_spot_advisor,
 )
+from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
 from deepvm_core.cloud.aws.inputs import validate_instance_types, validate_regions
-from deepvm_core.cloud.aws.parse import SPOT_AGGREGATES, InstanceSpec, SpotAggregate
+from deepvm_core.cloud.aws.instance_types import InstanceSpec
+from deepvm_core.cloud.aws.pricing import DEFAULT_PRICING_REGION, PRICING_REGIONS
+from deepvm_core.cloud.aws.spot_advisor import read_spot_advisor
+from deepvm_core.cloud.aws.spot_prices import (
+    DEFAULT_SPOT_WINDOW_HOURS,
+    SPOT_AGGREGATES,
+    SpotAggregate,
+)
 from deepvm_core.errors import FetchError
 
 __all__ = [

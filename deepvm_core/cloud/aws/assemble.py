@@ -24,12 +24,12 @@ from typing import Any
 from deepvm_core.catalog import DEFAULT_SATURATION, Catalog, GpuType
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.validation import parse_catalog
-from deepvm_core.cloud.aws.client import DEFAULT_PRICING_REGION, DEFAULT_SPOT_WINDOW_HOURS
-from deepvm_core.cloud.aws.parse import (
-    QUALITATIVE_NETWORK_GBPS,
-    SPOT_ADVISOR_OS,
+from deepvm_core.cloud.aws.instance_types import QUALITATIVE_NETWORK_GBPS, InstanceSpec
+from deepvm_core.cloud.aws.pricing import DEFAULT_PRICING_REGION
+from deepvm_core.cloud.aws.spot_advisor import SPOT_ADVISOR_OS
+from deepvm_core.cloud.aws.spot_prices import (
+    DEFAULT_SPOT_WINDOW_HOURS,
     SPOT_PRODUCT_DESCRIPTION,
-    InstanceSpec,
     SpotAggregate,
     aggregate_spot_usd_per_hour,
 )
@@ -71,9 +71,9 @@ def assemble_catalog_dict(
     else eFLOPS ``null`` ("needs eFLOPS", with the reason). Quotas and the saturation table are
     ``base``'s.
 
-    ``spot_advisor`` is :func:`~deepvm_core.cloud.aws.parse.parse_spot_advisor`'s result (``None``:
-    not read): each GPU type gets its bucket in ``region``, or ``null`` (noted: the job model
-    applies its default). ``spot_advisor_source`` names where and when it was read, for
+    ``spot_advisor`` is :func:`~deepvm_core.cloud.aws.spot_advisor.parse_spot_advisor`'s result
+    (``None``: not read): each GPU type gets its bucket in ``region``, or ``null`` (noted: the
+    job model applies its default). ``spot_advisor_source`` names where and when it was read, for
     ``source``.
     """
     base_types = {t.name: t for t in (*base.gpu_types, *base.cpu_types)} if base else {}

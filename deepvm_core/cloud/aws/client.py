@@ -1,4 +1,4 @@
-"""AWS sessions, retries and the raw paginated calls (one boto3 operation each).
+"""AWS sessions, retries and failures: what every call to AWS shares.
 
 **boto3.** The standard credential chain (environment, shared files, ``profile``, SSO, ...),
 explicit connect/read timeouts and adaptive retries (``total_max_attempts`` attempts in all),
@@ -7,53 +7,43 @@ and no ``endpoint_url``: boto3's own endpoint settings (``AWS_ENDPOINT_URL_EC2``
 is created, never when this module is. Credentials never appear in a catalog, a note, a log
 line or an error message: messages are passed through :func:`sanitize_message`.
 
-Every call follows all pages and returns plain dicts; it raises botocore's exceptions, which
-:class:`Caller` turns into a :class:`~deepvm_core.errors.FetchError` naming the operation and
-the region.
-
-The Spot Instance Advisor's file is not behind any AWS API: :func:`get_spot_advisor` reads it
-over plain HTTP(S) with ``urllib`` (a timeout, retries), from :func:`spot_advisor_url`.
+Every call (:mod:`~deepvm_core.cloud.aws.instance_types`,
+:mod:`~deepvm_core.cloud.aws.spot_prices`, :mod:`~deepvm_core.cloud.aws.pricing`) follows all
+pages in :func:`chunks` of names and returns plain dicts; it raises botocore's exceptions, or
+:class:`MalformedAnswer` for an answer of the wrong shape, which :class:`Caller` turns into a
+:class:`~deepvm_core.errors.FetchError` naming the operation and the region.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import http.client
-import json
-import os
 import re
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, NoReturn
 
-from deepvm_core.cloud.aws.parse import PRICING_FILTERS, SPOT_PRODUCT_DESCRIPTION, MalformedAnswer
 from deepvm_core.errors import FetchError
 
-#: Region of the Pricing API client (the API is served from a few regions only).
-DEFAULT_PRICING_REGION = "us-east-1"
-#: Regions that serve the Price List API.
-PRICING_REGIONS = ("us-east-1", "eu-central-1", "ap-south-1")
-#: How far back spot price history is read, hours.
-DEFAULT_SPOT_WINDOW_HOURS = 6.0
 #: Attempts per request in all (the first one included), adaptive retry mode.
 DEFAULT_MAX_ATTEMPTS = 5
 DEFAULT_CONNECT_TIMEOUT_S = 5.0
 DEFAULT_READ_TIMEOUT_S = 30.0
 _CHUNK = 50  # instance types per DescribeInstanceTypes / DescribeSpotPriceHistory request
 
-#: The environment variable that overrides :data:`DEFAULT_SPOT_ADVISOR_URL`.
-SPOT_ADVISOR_URL_VARIABLE = "DEEPVM_SPOT_ADVISOR_URL"
-#: AWS's public Spot Instance Advisor data (all regions, one JSON file).
-DEFAULT_SPOT_ADVISOR_URL = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
-#: The operation name a failed Spot Instance Advisor read reports.
-SPOT_ADVISOR_OPERATION = "SpotInstanceAdvisor"
-_SPOT_ADVISOR_MAX_BYTES = 64 * 1024 * 1024  # the real file is a few MB
-_RETRY_BASE_DELAY_S = 0.25  # first wait between attempts; doubles each time
+
+class MalformedAnswer(ValueError):
+    """An AWS answer does not have the shape its reader expects (raised by the parsers)."""
+
+
+
+def answer_field(mapping: object, *keys: str) -> Any:
+    """The value at ``keys`` in the nested mappings of an answer, or ``None`` where a key is
+    missing or a value on the way is not a mapping."""
+    value = mapping
+    for key in keys:
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
 
 
 # ----------------------------------------------------------------------------- sanitizing
@@ -122,7 +112,8 @@ def create_session(profile: str | None = None) -> Any:
 # ----------------------------------------------------------------------------- calls
 
 
-def _chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[list[str]]:
+def chunks(items: Sequence[str], size: int = _CHUNK) -> Iterator[list[str]]:
+    """``items`` in lists of at most ``size`` (the names one request asks for)."""
     for start in range(0, len(items), size):
         yield list(items[start:start + size])
 
@@ -254,73 +245,6 @@ def _translate(exc: BaseException, operation: str, region: str, max_attempts: in
     return FetchError(message, operation=operation, region=region, kind=kind)
 
 
-def describe_instance_types(
-    ec2: Any, names_or_patterns: Sequence[str], *, page_size: int = 100
-) -> list[dict[str, Any]]:
-    """Every ``DescribeInstanceTypes`` item whose type matches a name or glob of
-    ``names_or_patterns`` (filter ``instance-type``; all pages). A type the region does not
-    offer is simply absent. Raises botocore's exceptions (see :class:`Caller`)."""
-    items: dict[str, dict[str, Any]] = {}
-    paginator = ec2.get_paginator("describe_instance_types")
-    for chunk in _chunks(list(names_or_patterns)):
-        pages = paginator.paginate(Filters=[{"Name": "instance-type", "Values": chunk}],
-                                   PaginationConfig={"PageSize": page_size})
-        for page in pages:
-            found = page.get("InstanceTypes")
-            if not isinstance(found, list):
-                if found is None and "NextToken" not in page:
-                    continue  # an empty answer carries no list
-                raise MalformedAnswer("DescribeInstanceTypes answer without InstanceTypes list")
-            for item in found:
-                if isinstance(item, Mapping) and isinstance(item.get("InstanceType"), str):
-                    items[item["InstanceType"]] = dict(item)
-                else:
-                    raise MalformedAnswer("an InstanceTypes item without InstanceType")
-    wanted = list(names_or_patterns)
-    return [items[n] for n in sorted(items)
-            if any(fnmatch.fnmatchcase(n, p) for p in wanted)]
-
-
-def describe_spot_price_history(
-    ec2: Any, instance_types: Sequence[str], start_time: datetime,
-    *, product_description: str = SPOT_PRODUCT_DESCRIPTION, page_size: int = 1000,
-) -> list[dict[str, Any]]:
-    """Every ``DescribeSpotPriceHistory`` entry of ``instance_types`` since ``start_time``
-    (all pages). Raises botocore's exceptions."""
-    entries: list[dict[str, Any]] = []
-    paginator = ec2.get_paginator("describe_spot_price_history")
-    for chunk in _chunks(list(instance_types)):
-        pages = paginator.paginate(
-            InstanceTypes=chunk, ProductDescriptions=[product_description],
-            StartTime=start_time, PaginationConfig={"PageSize": page_size})
-        for page in pages:
-            found = page.get("SpotPriceHistory", [])
-            if not isinstance(found, list):
-                raise MalformedAnswer("SpotPriceHistory is not a list")
-            entries.extend(dict(e) if isinstance(e, Mapping) else e for e in found)
-    return entries
-
-
-def get_products(
-    pricing: Any, instance_type: str, region: str, *, page_size: int = 100
-) -> list[str]:
-    """The ``PriceList`` JSON strings of Linux, shared-tenancy, on-demand ``instance_type`` in
-    ``region`` from ``GetProducts`` (all pages). Raises botocore's exceptions, and
-    :class:`MalformedAnswer` when a page has no ``PriceList`` list."""
-    filters = [{"Type": "TERM_MATCH", "Field": "instanceType", "Value": instance_type},
-               {"Type": "TERM_MATCH", "Field": "regionCode", "Value": region}]
-    filters += [{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in PRICING_FILTERS.items()]
-    paginator = pricing.get_paginator("get_products")
-    out: list[str] = []
-    for page in paginator.paginate(ServiceCode="AmazonEC2", Filters=filters,
-                                   FormatVersion="aws_v1",
-                                   PaginationConfig={"PageSize": page_size}):
-        found = page.get("PriceList")
-        if not isinstance(found, list):
-            raise MalformedAnswer("GetProducts answer without a PriceList list")
-        out.extend(found)
-    return out
-
 
 def client_config(max_attempts: int, connect_timeout_s: float, read_timeout_s: float) -> Any:
     """The botocore client config: timeouts, seconds, and adaptive retries (``max_attempts``
@@ -333,91 +257,3 @@ def client_config(max_attempts: int, connect_timeout_s: float, read_timeout_s: f
                   retries={"mode": "adaptive", "total_max_attempts": max_attempts},
                   user_agent_extra="deepvm-studio")
 
-
-# ----------------------------------------------------------------------------- Spot Advisor
-
-
-def spot_advisor_url() -> str:
-    """Where the Spot Instance Advisor data is read: ``$DEEPVM_SPOT_ADVISOR_URL``, else
-    :data:`DEFAULT_SPOT_ADVISOR_URL`."""
-    return os.environ.get(SPOT_ADVISOR_URL_VARIABLE) or DEFAULT_SPOT_ADVISOR_URL
-
-
-def url_secrets(url: str) -> tuple[str, ...]:
-    """The user name and password written in ``url``, if any (to redact them)."""
-    try:
-        parts = urllib.parse.urlsplit(url)
-    except ValueError:
-        return ()
-    return tuple(s for s in (parts.username, parts.password) if s)
-
-
-def _advisor_error(url: str, reason: str, kind: str) -> FetchError:
-    return FetchError(sanitize_message(f"reading the AWS Spot Instance Advisor data from {url} "
-                                       f"failed: {reason}. Nothing was written.",
-                                       url_secrets(url)),
-                      operation=SPOT_ADVISOR_OPERATION, kind=kind)
-
-
-def get_spot_advisor(
-    url: str,
-    *,
-    timeout_s: float = DEFAULT_READ_TIMEOUT_S,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    sleep: Callable[[float], None] = time.sleep,
-) -> Any:
-    """The parsed JSON of the Spot Instance Advisor file at ``url`` (``http``, ``https`` or
-    ``file``).
-
-    A connection failure, a timeout, HTTP 429 or a 5xx answer is retried (``max_attempts``
-    requests in all, waiting 0.25 s, 0.5 s, ... in between); any other HTTP error is not.
-
-    Raises:
-        FetchError: kind ``unreachable``, ``timeout``, ``server_error``, ``throttled``,
-            ``access_denied``, ``malformed`` or ``other``; operation
-            :data:`SPOT_ADVISOR_OPERATION`; the URL named, credentials in it redacted.
-    """
-    scheme = url.split(":", 1)[0].lower()
-    if scheme not in ("http", "https", "file"):
-        raise _advisor_error(url, "the URL must start with http://, https:// or file://",
-                             "other")
-    request = urllib.request.Request(url, headers={"User-Agent": "deepvm-studio",
-                                                   "Accept": "application/json"})
-    body = b""
-    for attempt in range(1, max_attempts + 1):
-        retry: tuple[str, str] | None = None
-        try:
-            with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                body = response.read(_SPOT_ADVISOR_MAX_BYTES + 1)
-            break
-        except urllib.error.HTTPError as exc:
-            if exc.code == 429:
-                retry = (f"throttled (HTTP 429) after {attempt} attempt(s)", "throttled")
-            elif exc.code >= 500:
-                retry = (f"the server answered HTTP {exc.code} after {attempt} attempt(s)",
-                         "server_error")
-            else:
-                kind = "access_denied" if exc.code in (401, 403) else "other"
-                raise _advisor_error(url, f"the server answered HTTP {exc.code} ({exc.reason})",
-                                     kind) from None
-        except TimeoutError:
-            retry = (f"no answer within {timeout_s:g} s after {attempt} attempt(s)", "timeout")
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            if isinstance(reason, TimeoutError):
-                retry = (f"no answer within {timeout_s:g} s after {attempt} attempt(s)",
-                         "timeout")
-            else:
-                retry = (f"could not be reached after {attempt} attempt(s): {reason}",
-                         "unreachable")
-        if attempt == max_attempts:
-            raise _advisor_error(url, *retry)
-        sleep(_RETRY_BASE_DELAY_S * 2 ** (attempt - 1))
-    if len(body) > _SPOT_ADVISOR_MAX_BYTES:
-        raise _advisor_error(url, f"the answer is larger than {_SPOT_ADVISOR_MAX_BYTES} bytes",
-                             "malformed")
-    try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.reason
-        raise _advisor_error(url, f"malformed answer, not JSON ({reason})", "malformed") from None

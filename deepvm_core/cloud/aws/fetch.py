@@ -1,11 +1,14 @@
 """Fetch orchestration: one catalog per region, then an all-or-nothing atomic write.
 
-:func:`fetch_catalogs` validates its inputs, then for each region reads specs, spot and
-on-demand prices (:mod:`deepvm_core.cloud.aws.client`), parses them
-(:mod:`deepvm_core.cloud.aws.parse`)
-and builds a validated catalog (:mod:`deepvm_core.cloud.aws.assemble`); only when every region
-succeeded does :func:`write_fetched_catalogs` write the files. A failed or partial fetch writes
-nothing.
+:func:`fetch_catalogs` validates its inputs (:mod:`deepvm_core.cloud.aws.inputs`), reads the
+interruption buckets when asked (:mod:`deepvm_core.cloud.aws.spot_advisor`), then for each
+region reads and parses the specs (:mod:`deepvm_core.cloud.aws.instance_types`), the spot
+prices (:mod:`deepvm_core.cloud.aws.spot_prices`) and the on-demand prices
+(:mod:`deepvm_core.cloud.aws.pricing`), through one session
+(:mod:`deepvm_core.cloud.aws.client`), and builds a validated catalog
+(:mod:`deepvm_core.cloud.aws.assemble`); only when every region succeeded does
+:func:`write_fetched_catalogs` write the files. A failed or partial fetch writes nothing. What
+it returns is :mod:`deepvm_core.cloud.aws.fetch_result`'s.
 """
 
 from __future__ import annotations
@@ -14,7 +17,6 @@ import fnmatch
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,39 +28,41 @@ from deepvm_core.cloud.aws.assemble import assemble_catalog, fetched_catalog_nam
 from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_PRICING_REGION,
     DEFAULT_READ_TIMEOUT_S,
-    DEFAULT_SPOT_WINDOW_HOURS,
-    PRICING_REGIONS,
-    SPOT_ADVISOR_OPERATION,
     Caller,
+    MalformedAnswer,
     aws_errors,
     client_config,
     create_session,
-    describe_instance_types,
-    describe_spot_price_history,
-    get_products,
-    get_spot_advisor,
     sanitize_message,
-    url_secrets,
 )
-from deepvm_core.cloud.aws.client import spot_advisor_url as default_spot_advisor_url
+from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
 from deepvm_core.cloud.aws.inputs import (
     resolve_base,
     target_paths,
     validate_instance_types,
     validate_regions,
 )
-from deepvm_core.cloud.aws.parse import (
+from deepvm_core.cloud.aws.instance_types import (
+    InstanceSpec,
+    describe_instance_types,
+    parse_instance_type,
+)
+from deepvm_core.cloud.aws.pricing import (
+    DEFAULT_PRICING_REGION,
+    PRICING_REGIONS,
+    get_products,
+    parse_on_demand_usd_per_hour,
+)
+from deepvm_core.cloud.aws.spot_advisor import read_spot_advisor, url_secrets
+from deepvm_core.cloud.aws.spot_advisor import spot_advisor_url as default_spot_advisor_url
+from deepvm_core.cloud.aws.spot_prices import (
+    DEFAULT_SPOT_WINDOW_HOURS,
     SPOT_AGGREGATES,
     SPOT_PRODUCT_DESCRIPTION,
-    InstanceSpec,
-    MalformedAnswer,
     SpotAggregate,
+    describe_spot_price_history,
     latest_spot_by_zone,
-    parse_instance_type,
-    parse_on_demand_usd_per_hour,
-    parse_spot_advisor,
 )
 from deepvm_core.errors import FetchError, InputError
 from deepvm_core.files import write_bytes_atomic
@@ -70,72 +74,6 @@ DEFAULT_BASE_CATALOG = PAPER_CATALOG
 
 
 ProgressCallback = Callable[[str, int, int], None]
-
-
-@dataclass(frozen=True)
-class RegionFetch:
-    """What one region's fetch produced.
-
-    Attributes:
-        region: the AWS region (``us-east-1``).
-        catalog: the validated catalog.
-        path: where it was written, or ``None`` when the fetch did not write.
-        instance_specs: the specs of the types in the catalog (GPU model, count, memory too).
-        notes: what the user should know: types dropped and why, mapped network values,
-            GPU types that need eFLOPS, where quotas come from.
-    """
-
-    region: str
-    catalog: Catalog
-    path: Path | None
-    instance_specs: tuple[InstanceSpec, ...]
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FetchResult:
-    """The result of :func:`fetch_catalogs`: one :class:`RegionFetch` per region, in order.
-
-    Attributes:
-        regions: per region results.
-        fetched_at: UTC timestamp of the fetch (ISO 8601, ``Z``).
-        base_catalog: name of the base catalog, or ``None``.
-        spot_aggregate: ``min`` or ``median``.
-        spot_advisor_url: where the interruption buckets were read, or ``None`` when they were
-            not (every bucket is ``None`` then).
-    """
-
-    regions: tuple[RegionFetch, ...]
-    fetched_at: str
-    base_catalog: str | None
-    spot_aggregate: SpotAggregate
-    spot_advisor_url: str | None = None
-
-    @property
-    def catalog(self) -> Catalog:
-        """The first region's catalog (the only one of a single-region fetch)."""
-        return self.regions[0].catalog
-
-    @property
-    def path(self) -> Path | None:
-        """The first region's file."""
-        return self.regions[0].path
-
-    @property
-    def paths(self) -> tuple[Path, ...]:
-        """Every file written."""
-        return tuple(r.path for r in self.regions if r.path is not None)
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        """Every region's notes, each prefixed with its region."""
-        return tuple(f"{r.region}: {n}" for r in self.regions for n in r.notes)
-
-    def catalogs_by_region(self) -> dict[str, Catalog]:
-        """``{region: catalog}``, the input of
-        :func:`deepvm_core.recommend.regions.compare_regions`."""
-        return {r.region: r.catalog for r in self.regions}
-
 
 # ----------------------------------------------------------------------------- write
 
@@ -169,29 +107,6 @@ def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path])
 
 
 # ----------------------------------------------------------------------------- orchestration
-
-
-def read_spot_advisor(
-    url: str | None = None, *, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    timeout_s: float = DEFAULT_READ_TIMEOUT_S,
-) -> dict[str, dict[str, int]]:
-    """``{region: {instance type: interruption bucket}}`` (Linux) from the AWS Spot Instance
-    Advisor at ``url`` (default: ``$DEEPVM_SPOT_ADVISOR_URL`` or AWS's public file).
-
-    Raises:
-        FetchError: the file cannot be read (retried ``max_attempts`` times in all) or is not
-            the advisor's format (kind ``malformed``).
-    """
-    url = url or default_spot_advisor_url()
-    data = get_spot_advisor(url, timeout_s=timeout_s, max_attempts=max_attempts)
-    try:
-        return parse_spot_advisor(data)
-    except MalformedAnswer as exc:
-        raise FetchError(sanitize_message(f"the AWS Spot Instance Advisor data from {url} is "
-                                          f"malformed: {exc}. Nothing was written.",
-                                          url_secrets(url)),
-                         operation=SPOT_ADVISOR_OPERATION, kind="malformed") from None
-
 
 class _Progress:
     """Reports ``progress(step, done, total)``: ``begin`` a step, ``detail`` inside it, ``end``
@@ -351,10 +266,12 @@ def fetch_catalogs(
             ``spot_advisor``.
         now: the fetch time (tests); default now, UTC.
         spot_advisor: also read each GPU type's interruption bucket from the AWS Spot Instance
-            Advisor (:func:`read_spot_advisor`, before any AWS call); without it every bucket
+            Advisor (:func:`~deepvm_core.cloud.aws.spot_advisor.read_spot_advisor`, before any
+            AWS call); without it every bucket
             is ``None``.
-        spot_advisor_url: where to read it (default :func:`~deepvm_core.cloud.aws.client.
-            spot_advisor_url`: ``$DEEPVM_SPOT_ADVISOR_URL`` or AWS's public file).
+        spot_advisor_url: where to read it (default
+            :func:`~deepvm_core.cloud.aws.spot_advisor.spot_advisor_url`:
+            ``$DEEPVM_SPOT_ADVISOR_URL`` or AWS's public file).
 
     Raises:
         FetchError: a call failed (operation and region named, credentials redacted), a region

@@ -1,0 +1,100 @@
+"""Plan a job's calibration panel: which measurements the plan uses per GPU type, a one-click
+offer to take the job's epoch time from an uploaded table, and the scaling fits (and relative
+eFLOPS) of a measurements CSV, used in the working catalog on request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from dashboard import catalog_state, compute, job_frames, job_view, keys, uploads
+from deepvm_core.catalog import Catalog
+from deepvm_core.errors import DeepVMError
+
+
+def offer_epoch_time(catalog: Catalog, name: str, text: str) -> None:
+    """For an uploaded table of the user's own epoch times: one click takes g_ref's one-node
+    time from it as the job's epoch time (nothing happens without the click)."""
+    offer = job_view.epoch_time_offer(catalog, name, text)
+    if offer is None:
+        return
+    if offer.seconds is None:
+        st.caption(f"{name} has no one-node time of {offer.reference_gpu} (the reference type): "
+                   "your epoch time stays as typed.")
+    elif offer.problem is not None:
+        st.error(offer.problem, icon=":material/error:")
+    elif offer.in_use:
+        st.success(f"Your epoch time is {offer.reference_gpu}'s one-node time from {name}: "
+                   f"{offer.seconds:g} s.", icon=":material/check:")
+    else:
+        st.button(f"Use {offer.reference_gpu}'s one-node time from this file as my epoch time "
+                  f"({offer.seconds:g} s on 1 VM)", key="plan_use_epoch_time",
+                  icon=":material/timer:", on_click=job_view.use_epoch_time,
+                  args=(offer.reference_gpu, offer.seconds))
+
+
+def measurements_in_use(catalog: Catalog) -> None:
+    """Which measurements the plan uses for each GPU type of ``catalog``: the upload's rows
+    only for the types it measures well, the bundled rows for the others (and why)."""
+    _, tables = compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())
+    st.markdown("**Measurements in use**, per GPU type:")
+    st.dataframe(job_frames.measurements_in_use_frame(catalog, tables), hide_index=True,
+                 key="plan_measurements_in_use")
+
+
+def calibrate(active: catalog_state.ActiveCatalog) -> None:
+    """Fit (a, b, c) per GPU type to a measurements CSV and use the fits in the catalog."""
+    with st.expander("Calibrate: fit the scaling curves to your measurements"):
+        st.caption("A CSV with the columns instance,nodes,epoch_seconds (seconds per epoch of "
+                   "one job on 1..N VMs of each GPU type). The bundled file is the paper's "
+                   "ResNet-50 measurements.")
+        upload = st.file_uploader("Measurements CSV", type=["csv"], key="plan_csv",
+                                  max_upload_size=uploads.TRANSPORT_MB)
+        if upload is not None:
+            text = upload.getvalue().decode("utf-8", errors="replace")
+            try:
+                compute.measurements_table(upload.name, text)
+            except DeepVMError as exc:
+                st.error(f"{upload.name} was not loaded: {exc}", icon=":material/error:")
+            else:
+                if keys.PLAN_MEASUREMENTS.get() != (upload.name, text):  # the plan above reads
+                    keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
+                    st.rerun()
+        name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
+        measurements_in_use(active.catalog)
+        ref = job_view.reference_type(active.catalog)  # the plan's reference type
+        if keys.PLAN_MEASUREMENTS.get() is not None:
+            offer_epoch_time(active.catalog, name, text)
+        eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
+                           key=keys.PLAN_CALIBRATE_EFLOPS.name,
+                           help=f"Relative to the plan's reference type ({ref})." if ref else
+                           None)
+        try:
+            cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
+        except DeepVMError as exc:
+            st.error(f"Cannot calibrate from {name}: {exc}", icon=":material/error:")
+            return
+        for warning in compute.unused_measurements(active.catalog, name, text):
+            st.warning(warning, icon=":material/warning:")
+        if not cal.fits:
+            st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
+                    icon=":material/info:")
+            st.button("Use these fits in the working catalog", key="plan_use_fits",
+                      icon=":material/check:", disabled=True, help="There are no fits.")
+            return
+        st.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
+        confirmed = True
+        if cal.warnings:
+            st.warning("These fits are not trusted; check the measurements before using them:"
+                       "\n\n" + "\n".join(f"- {w}" for w in cal.warnings),
+                       icon=":material/warning:")
+            digest = hashlib.sha256(f"{active.catalog.sha256}{name}{text}".encode()).hexdigest()
+            confirmed = st.checkbox("Use them anyway: I have checked the measurements",
+                                    key=f"plan_cal_confirm_{digest[:12]}")
+        if st.button("Use these fits in the working catalog", key="plan_use_fits",
+                     icon=":material/check:", disabled=not confirmed):
+            catalog_state.use_edited_catalog(active, cal.catalog)
+            st.success("The working catalog now carries these fits (see the catalog editor).")
+

@@ -1,0 +1,169 @@
+"""The Plan a job page's URL parameters and their codec: the job's inputs (:data:`PLAN_PARAMS`)
+and the user's MTBI per GPU type (:data:`MTBI_PARAM`). Pure (no Streamlit). Their defaults and
+bounds are the core's (``Workload``, ``SpeedupModel``, ``plan_job``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dashboard.url import SWITCH_OFF, SWITCH_ON
+from dashboard.url_warnings import UrlWarning, echo
+from deepvm_core.defaults import field_default
+from deepvm_core.errors import WorkloadError
+from deepvm_core.job.montecarlo import DEFAULT_TRIALS
+from deepvm_core.job.objectives import DEFAULT_GOAL
+from deepvm_core.pipeline.plan import DEFAULT_SEED, GOALS
+from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
+from deepvm_core.workload.workload import EXAMPLE_EPOCH_SECONDS, EXAMPLE_EPOCHS, Workload
+
+
+@dataclass(frozen=True)
+class PlanParam:
+    """One input of the Plan a job page: URL parameter, kind, default and bounds.
+
+    ``kind`` is ``float``, ``int``, ``choice`` (``choices``), ``bool`` or ``text`` (a GPU type
+    name, checked against the catalog by the page). The URL holds it on that page only, and
+    only when it is not at its default; the session key is ``plan_<name>``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    low: float = 0.0
+    high: float = math.inf
+    choices: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"plan_{self.name}"
+
+
+PLAN_PARAMS = (
+    PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),  # the bundled ResNet-50 job
+    PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
+    PlanParam("ref", "text", ""),  # "": Workload.reference_gpu None (top spot-FLOPP type)
+    PlanParam("ref_nodes", "int", field_default(Workload, "reference_nodes"), 1, 100_000),
+    PlanParam("speedup", "choice", field_default(SpeedupModel, "name"), choices=SPEEDUP_MODELS),
+    PlanParam("ckpt_every", "int", field_default(Workload, "checkpoint_every_epochs"), 0,
+              1_000_000),  # 0: auto (Daly)
+    # R, W and δ0 have no upper bound here: the core's Workload bounds them and the page shows
+    # its message naming the bound, with the value kept in the URL (issue 16).
+    PlanParam("restart_min", "float", field_default(Workload, "restart_hours") * MINUTES_PER_HOUR,
+              0.0),
+    PlanParam("wait_min", "float", field_default(Workload, "wait_hours") * MINUTES_PER_HOUR, 0.0),
+    PlanParam("disk_gbps", "float", field_default(Workload, "disk_gb_per_second"), 1e-6,
+              1_000.0),
+    PlanParam("ckpt_fixed_s", "float", field_default(Workload, "checkpoint_fixed_seconds"), 0.0),
+    PlanParam("mtbi_scale", "float", field_default(Workload, "mtbi_scale"), 0.25, 4.0),
+    PlanParam("goal", "choice", DEFAULT_GOAL, choices=GOALS),
+    PlanParam("deadline_h", "float", 0.0, 0.0, 1e6),  # 0: none (plan_job's None)
+    PlanParam("budget_usd", "float", 0.0, 0.0, 1e9),  # 0: none (plan_job's None)
+    PlanParam("trials", "int", DEFAULT_TRIALS, 0, 100_000),
+    PlanParam("seed", "int", DEFAULT_SEED, 0, 2**31 - 1),
+    PlanParam("pw_off", "bool", False),  # plan_job's pw_usd_per_hour=None
+)
+PLAN_PARAM_BY_NAME = {p.name: p for p in PLAN_PARAMS}
+#: The user's MTBI per GPU type (``name:hours,name:hours``, hours before the scale); like the
+#: job's inputs, in the URL once a job is set and when not empty.
+MTBI_PARAM = "mtbi"
+
+
+def format_mtbi_hours(hours: float) -> str:
+    """An MTBI as the table and the URL write it: the shortest text that reads back as the
+    same float (``19``, ``1e-09``, ``0.35``)."""
+    text = repr(float(hours))
+    return text.removesuffix(".0") if "e" not in text else text
+
+
+def mtbi_refusal(name: str, text: str) -> str | None:
+    """Why ``text`` cannot be the MTBI of GPU type ``name`` (``None``: it can): not a number,
+    or refused by the core's rule for ``Workload.mtbi_hours_by_gpu`` (its message)."""
+    try:
+        hours = float(str(text).strip())
+    except ValueError:
+        return f"MTBI of {name}: {echo(str(text))} is not a number of hours"
+    try:
+        Workload(epochs=1.0, reference_epoch_seconds=1.0, mtbi_hours_by_gpu={name: hours})
+    except WorkloadError as exc:
+        return f"MTBI of {name}: {str(text).strip()} h {exc.problems[0].message}"
+    return None
+
+
+def format_mtbi(overrides: Mapping[str, float]) -> str:
+    """The ``mtbi`` parameter of ``overrides`` (GPU type -> hours), by name."""
+    return ",".join(f"{name}:{format_mtbi_hours(h)}" for name, h in sorted(overrides.items()))
+
+
+def parse_mtbi(text: str) -> tuple[dict[str, float], list[UrlWarning]]:
+    """The MTBI overrides of an ``mtbi`` parameter, and a warning per entry refused."""
+    values: dict[str, float] = {}
+    warnings: list[UrlWarning] = []
+    for entry in filter(None, (e.strip() for e in text.split(","))):
+        name, sep, hours = entry.rpartition(":")
+        why = (mtbi_refusal(name.strip(), hours) if sep and name.strip() else
+               f"{echo(entry)} is not name:hours")
+        if why is None:
+            values[name.strip()] = float(hours)
+        else:
+            warnings.append(UrlWarning(MTBI_PARAM, f"URL parameter {MTBI_PARAM}: {why}; using "
+                                                   "the default MTBI for it."))
+    return values, warnings
+
+
+def parse_plan_params(params: Mapping[str, str | list[str]]
+                      ) -> tuple[dict[str, Any], list[UrlWarning]]:
+    """The Plan page's inputs a URL asks for, and a warning per value that cannot be used."""
+    values: dict[str, Any] = {}
+    warnings: list[UrlWarning] = []
+    for p in PLAN_PARAMS:
+        if p.name not in params:
+            continue
+        raw = params[p.name]
+        text = str((raw[-1] if raw else "") if isinstance(raw, list) else raw).strip()
+
+        def reject(why: str, p: PlanParam = p, text: str = text) -> None:
+            warnings.append(UrlWarning(
+                p.name, f"URL parameter {p.name}={echo(text)} {why}; using the default "
+                        f"{format_plan_param(p.name, p.default) or 'none'}."))
+
+        if p.kind == "text":
+            values[p.name] = text
+        elif p.kind == "bool":
+            if text.lower() in SWITCH_ON | SWITCH_OFF:
+                values[p.name] = text.lower() in SWITCH_ON
+            else:
+                reject("is not on or off")
+        elif p.kind == "choice":
+            if text in p.choices:
+                values[p.name] = text
+            else:
+                reject(f"is not one of {', '.join(p.choices)}")
+        else:
+            try:
+                number: float = int(text) if p.kind == "int" else float(text)
+            except ValueError:
+                reject("is not a whole number" if p.kind == "int" else "is not a number")
+                continue
+            if not math.isfinite(number):
+                reject("is not a finite number")
+            elif not p.low <= number <= p.high:
+                reject(f"is outside {p.low:g}..{p.high:g}")
+            else:
+                values[p.name] = number
+    return values, warnings
+
+
+def format_plan_param(name: str, value: Any) -> str:
+    """How a Plan page input is written in the URL."""
+    p = PLAN_PARAM_BY_NAME[name]
+    if p.kind == "bool":
+        return "on" if value else "off"
+    if p.kind == "float":
+        return f"{float(value):g}"
+    return str(value)
+
