@@ -43,7 +43,8 @@ from deepvm_core.job.forecast import DEFAULT_TRACE_MODEL, FORECAST_MODELS
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.odds import window_words
 from deepvm_core.job.result import JobPlanResult
-from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
+from deepvm_core.market.pool_prices import make_regional_pool
+from deepvm_core.market.pools import check_pools, split_pool_name
 from deepvm_core.market.reclaims import estimate_per_vm_share
 from deepvm_core.market.trace import TraceError, load_trace
 from deepvm_core.market.trace_fetch import fetch_traces
@@ -155,7 +156,7 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
         raise DeepVMError("--recovery deadline needs --deadline-hours H")
     if args.recovery == "deadline" and args.model not in (None, "replay"):
         raise DeepVMError("--recovery deadline is replayed only: use --model replay")
-    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    pools = [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
                        deadline_hours=args.deadline_hours, model=args.model,
                        window_days=args.window_days,
@@ -225,7 +226,7 @@ def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
         raise DeepVMError("--policy deadline needs --deadline-hours H")
     plan = read_plan(args.plan)
     catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
-    pools = [make_pool(catalog, name, recent_window(load_trace(path), args.window_days))
+    pools = [make_regional_pool(catalog, name, recent_window(load_trace(path), args.window_days))
              for name, path in args.pool]
     check_pools(pools)
     restart = (float(plan_field(plan, args.plan, "assumptions", "restart_hours"))
