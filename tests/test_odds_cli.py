@@ -165,3 +165,46 @@ def test_clusters_larger_than_a_count_trace_are_infeasible_and_the_rest_is_plann
     code, out, _ = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={path}")
     assert code == 0
     assert "cannot run on the traces (more spot VMs than a count trace holds)" in out
+
+
+def test_clusters_whose_attempt_outlasts_every_up_time_are_infeasible(tmp_path, capsys):
+    """A pool up 20 minutes then down 10, again and again (by hand: the longest up time is 2
+    ticks of 10 min = 0.333 h, the trace's 3-tick period dividing its length, so the loop joins
+    no runs), and a restart R of 30 min: no attempt after an interruption (R plus a segment of
+    about a minute) ever fits, so a replay would never finish; those clusters are infeasible
+    with that reason and the plan goes on (it stopped with exit 2 once the 7-day window cut a
+    trace whose loop used to join two up runs). A second pool up 50 minutes takes them: it is
+    the only pool they use."""
+    short = write(tmp_path, "short.json", [1, 1, 0] * (3 * DAY))
+    long_ = write(tmp_path, "long.json", [1, 1, 1, 1, 1, 0] * (2 * DAY))
+    for model in ("replay", "renewal"):
+        code, out, err = run(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
+                             f"g4dn.xlarge@us-east-1a={short}", "--model", model,
+                             "--format", "json")
+        assert code == 0, err
+        doc = json.loads(out)
+        spot = [c for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]
+                if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0]
+        assert spot, model
+        for c in spot:
+            reason = c["estimate"]["does_not_finish"]
+            assert reason.startswith("a segment plus its restart ("), (model, reason)
+            assert reason.endswith("is longer than g4dn.xlarge's pools ever stay up (longest up "
+                                   "time: g4dn.xlarge@us-east-1a 0.333 h): after an "
+                                   "interruption it never finishes"), (model, reason)
+            assert c["estimate"]["expected_makespan_hours"] is None
+        assert doc["chosen"] is not None
+        assert not (doc["chosen"]["gpu"]["name"] == "g4dn.xlarge"
+                    and doc["chosen"]["gpu"]["spot"] > 0)
+        code, out, err = run(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
+                             f"g4dn.xlarge@us-east-1a={short}", "--pool",
+                             f"g4dn.xlarge@us-east-1b={long_}", "--model", model,
+                             "--format", "json")
+        assert code == 0, err
+        doc = json.loads(out)
+        spot = [c for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]
+                if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0]
+        assert spot, model
+        for c in spot:
+            assert c["estimate"].get("does_not_finish") is None, model
+            assert c["estimate"]["pools"] == ["g4dn.xlarge@us-east-1b"], model

@@ -179,7 +179,8 @@ def replay_note(result: JobPlanResult) -> str:
     refused = [i for i, why in enumerate(r.refusals) if why]
     if refused:
         note += (f"Note: {len(refused)} configuration(s) cannot run on the traces (more spot "
-                 "VMs than a count trace holds): left out\n")
+                 "VMs than a count trace holds) or never finish on them (an attempt longer "
+                 "than the pools ever stay up): left out\n")
     return note
 
 

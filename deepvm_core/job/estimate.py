@@ -82,7 +82,8 @@ class PlanEstimate:
         on_demand_cost_usd: C_od, its cost, USD.
         does_not_finish: ``None``, or why the cluster is not expected to finish
             (:mod:`deepvm_core.job.finish`), or why it cannot run on the pools given (a
-            cluster larger than a count trace's largest count); its T, C and N are then not
+            cluster larger than a count trace's largest count, or an attempt longer than the
+            pools ever stay up); its T, C and N are then not
             meaningful numbers and are never shown as such.
         odds: where the percentiles and expectations come from, in one sentence
             (:mod:`deepvm_core.job.odds`): a bucket's assumptions or the traces.
@@ -201,7 +202,8 @@ class ReplayEstimates:
             statistics), issue 25.
         window_days: the recent window of the traces used, days, or ``None`` (whole traces).
         refusals: per candidate, why it cannot run on its type's pools (a cluster larger than
-            every count trace allows), or ``None``; empty: none refused.
+            every count trace allows, or an attempt longer than any pool stays up), or
+            ``None``; empty: none refused.
     """
 
     recovery: str

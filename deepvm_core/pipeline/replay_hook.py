@@ -11,7 +11,12 @@ For each configuration with spot VMs of a GPU type g that has pools:
    that meet the deadline.
 
 Configurations of types without pools, and clusters without spot VMs, keep the closed form
-(``evaluated`` False). The job of configuration c in pool p (``job-model.md``, ``traces.md``):
+(``evaluated`` False). A pool serves a configuration only if the cluster fits its count trace
+and an attempt after an interruption (R plus its longest segment) fits in the pool's longest
+up time (the trace read in a loop, as the replay does); a configuration no pool serves is
+refused with the reason (``refusals``: infeasible, the rest is planned).
+
+The job of configuration c in pool p (``job-model.md``, ``traces.md``):
 K = its checkpoints, ``s = (τ + δ) / 3600`` and ``s_last`` hours, R; ``P = P_c - n_spot
 spot(g) + n_spot spot(g, zone)`` (the pool's zone price), ``P_od`` its on-demand part and
 ``P_fallback = P_od + n_spot on_demand(g)``. Configurations that share an order are replayed
@@ -40,6 +45,7 @@ from deepvm_core.job.forecast import Forecast, forecast, scenario_markets, trace
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import SpotTrace, TraceError
+from deepvm_core.market.trace_stats import longest_up_hours
 from deepvm_core.market.window import DEFAULT_WINDOW_DAYS, recent_window
 from deepvm_core.units import SECONDS_PER_HOUR
 
@@ -79,6 +85,13 @@ def _refusal(gpu: str, spot_vms: int, group: Sequence[Pool]) -> str:
     tops = ", ".join(f"{p.name} {p.trace.max_count}" for p in group)
     return (f"a cluster of {spot_vms} spot VMs does not fit {gpu}'s count traces (largest "
             f"counts: {tops}): it can never run on them")
+
+
+def _too_long(gpu: str, need_hours: float, group: Sequence[Pool],
+              longest: Sequence[float]) -> str:
+    ups = ", ".join(f"{p.name} {h:.3g} h" for p, h in zip(group, longest, strict=True))
+    return (f"a segment plus its restart ({need_hours:.3g} h) is longer than {gpu}'s pools ever "
+            f"stay up (longest up time: {ups}): after an interruption it never finishes")
 
 
 def _spread_runs(job: BacktestJob, group: Sequence[Pool], used: list[int],
@@ -178,10 +191,27 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
         if rows.size == 0:
             continue
         n = clusters.n_spot[rows]
-        usable = np.array([[p.trace.max_count <= 1 or v <= p.trace.max_count for p in group]
-                           for v in n], dtype=bool).reshape(rows.size, len(group))
+        counted = np.array([[p.trace.max_count <= 1 or v <= p.trace.max_count for p in group]
+                            for v in n], dtype=bool).reshape(rows.size, len(group))
+        # a pool is usable for a row only if an attempt (restart + its longest segment) fits
+        # in the pool's longest up time: else a replay that is interrupted never finishes
+        full_h = np.where(inputs.checkpoints[rows] > 0, (
+            inputs.checkpoint_interval_seconds[rows] + inputs.checkpoint_stall_seconds[rows])
+            / SECONDS_PER_HOUR, 0.0)
+        attempt = inputs.restart_hours[rows] + np.maximum(
+            full_h, inputs.last_segment_seconds[rows] / SECONDS_PER_HOUR)
+        spells: dict[tuple[int, int], float] = {}
+        longest = np.zeros(counted.shape)
+        for r, i in zip(*np.nonzero(counted), strict=True):
+            level = int(n[r]) if group[i].trace.max_count > 1 else 1
+            if (i, level) not in spells:
+                spells[(i, level)] = longest_up_hours(group[i].trace, level)
+            longest[r, i] = spells[(i, level)]
+        usable = counted & (attempt[:, None] <= longest + 1e-9)
         for r in np.flatnonzero(~usable.any(axis=1)):
-            refusals[int(rows[r])] = _refusal(gpu, int(n[r]), group)
+            refusals[int(rows[r])] = (
+                _too_long(gpu, float(attempt[r]), group, longest[r]) if counted[r].any()
+                else _refusal(gpu, int(n[r]), group))
             names[int(rows[r])] = tuple(p.name for p in group)
             evaluated[rows[r]] = True
         keep = usable.any(axis=1)
