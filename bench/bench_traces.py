@@ -76,7 +76,8 @@ def bench_plan_with_pools(files: list[Path]) -> None:
         t0 = time.perf_counter()
         result = plan_job(catalog, Scenario(3.0, 0.3, 2.0), workload, pw_usd_per_hour=3.0,
                           speedup=SpeedupModel("fitted"), trials=0,
-                          replay=replay_hook(catalog, pools, recovery="failover"))
+                          replay=replay_hook(catalog, pools, recovery="failover",
+                                             model="replay"))
         best = min(best, time.perf_counter() - t0)
     assert result.replay is not None
     print(f"\nplan_job with pools for all {len(catalog.gpu_types)} GPU types "

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from dashboard import answer, state
+from dashboard import answer, catalog_state, price_notes, state
 from deepvm_core.pipeline.plan import PlanEstimate
 
 
@@ -40,6 +40,7 @@ def budget_lines(estimate: PlanEstimate, *, with_job_line: bool = False, epochs:
         if line:
             lines.append(line)
     st.markdown("\n\n".join(words(line) for line in lines))
+    price_notes.stale_saving(catalog_state.active_catalog().catalog, estimate.configuration)
     slow = answer.slow_line(estimate)
     if slow:
         st.warning(words(slow), icon=":material/hourglass_bottom:")

@@ -221,8 +221,10 @@ def _plan(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: 
         from deepvm_core.pipeline.replay_hook import replay_hook
 
         policy = "failover" if recovery == "deadline" and deadline is None else recovery
+        # the page describes a replay over the pools in failover order; its model selector
+        # (issue 25, plan --model) comes with the Spot markets page
         replay = replay_hook(_catalog, _pools.pools, recovery=cast("RecoveryPolicy", policy),
-                             deadline_hours=deadline)
+                             deadline_hours=deadline, model="replay")
     return plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
                     goal=goal, deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
                     top_k=top_k, replay=replay)

@@ -106,7 +106,8 @@ def job_inputs(catalog: Catalog, scenario: Scenario, top_k: int) -> JobInputs:
     common: dict[str, Any] = dict(
         reference_nodes=int(job["ref_nodes"]), checkpoint_gb=scenario.checkpoint_gb,
         restart_hours=float(job["restart_min"]) / MINUTES_PER_HOUR,
-        wait_hours=float(job["wait_min"]) / MINUTES_PER_HOUR,
+        wait_hours=(None if float(job["wait_min"]) < 0  # url_plan.BUCKET_WAIT_MIN: the bucket's
+                    else float(job["wait_min"]) / MINUTES_PER_HOUR),
         disk_gb_per_second=float(job["disk_gbps"]),
         checkpoint_fixed_seconds=float(job["ckpt_fixed_s"]),
         mtbi_hours_by_gpu=overrides, mtbi_scale=float(job["mtbi_scale"]))

@@ -167,6 +167,10 @@ SPOT_STARTS: Key[int] = _kept("spot_starts", url_spot.SPOT_DEFAULTS["starts"])
 SPOT_ERRORS: Key[list[str]] = Key("spot_errors", [])
 #: Upload widget version (bumped after each upload so the widget starts empty).
 SPOT_UPLOAD_VERSION: Key[int] = Key("spot_upload_version", 0)
+#: Why the last "Fetch the public traces" failed, or None.
+SPOT_FETCH_ERROR: Key[str | None] = Key("spot_fetch_error", None)
+#: What the last successful fetch did, to say once after the page reloads; or None.
+SPOT_FETCH_NOTICE: Key[str | None] = Key("spot_fetch_notice", None)
 
 # ----------------------------------------------------------------------------- Recommend
 
@@ -207,6 +211,11 @@ LAST_FETCH: Key[Any] = Key("last_fetch", None)
 LIVE_ERROR: Key[tuple[str, str | None] | None] = Key("lp_error", None)
 #: The fetched catalog just made active, to announce once; or None.
 LIVE_NOTICE: Key[str | None] = Key("lp_notice", None)
+#: A region whose catalog a card's "Refresh prices" asked Live prices to rebuild from
+#: SkyPilot's public catalog on arrival (:mod:`dashboard.skypilot_view`), or None.
+SKY_AUTOSTART: Key[str | None] = Key("lp_sky_autostart", None)
+#: The last SkyPilot refresh's failure: (message, FetchError kind or None), or None.
+SKY_ERROR: Key[tuple[str, str | None] | None] = Key("lp_sky_error", None)
 
 # ----------------------------------------------------------------------------- Regions
 

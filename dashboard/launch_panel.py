@@ -53,8 +53,9 @@ def _options(needs_cpu: bool) -> RequestOptions | None:
     left, right = st.columns(2)
     spot_cap = left.number_input("Spot MaxTotalPrice (USD/h, optional)", min_value=0.0,
                                  value=None, step=0.1, key="launch_spot_cap",
-                                 help="Most the spot workers may cost together; AWS "
-                                      "discourages spot price caps.")
+                                 help="Most the spot workers may cost together. Empty: PW "
+                                      "minus the on-demand part, so that the cluster stays "
+                                      "within PW (launch.txt says the cap).")
     od_cap = right.number_input("On-demand MaxTotalPrice (USD/h, optional)", min_value=0.0,
                                 value=None, step=0.1, key="launch_od_cap")
     if not gpu.strip():

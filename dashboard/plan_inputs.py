@@ -162,8 +162,9 @@ def assumptions(catalog: Catalog) -> None:
         a, b, c, d = st.columns(4)
         _number(a, "restart_min", "Restart R (min)", step=1.0, unit=" min",
                 help="Relaunch, rejoin and restore after an interruption (billed).")
-        _number(b, "wait_min", "Capacity wait W (min)", step=1.0, unit=" min",
-                help="Until spot VMs are back after an interruption (spot VMs not billed).")
+        _number(b, "wait_min", "Capacity wait W (min; -1: the bucket's)", step=1.0,
+                unit=" min", help="Until spot VMs are back after an interruption (spot VMs "
+                                  "not billed); -1: each type's Spot Advisor bucket default.")
         _number(c, "disk_gbps", "Anchor disk D (GB/s)", step=0.05, fmt="%.3f", unit=" GB/s",
                 help="Single Anchor: the anchor writes each checkpoint to its disk.")
         _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0, unit=" s")

@@ -16,25 +16,33 @@ POLICY_COLORS = {"wait": "#999999", "failover": "#0072B2", "deadline": "#009E73"
 DEADLINE_COLOR = "#D55E00"
 
 
+def _titled(text: str, label: str | None) -> str:
+    """The chart's title, under ``label`` (the synthetic market's) when given."""
+    return text if not label else f"<b>{label}</b><br>{text}"
+
+
 def availability_strip(x_hours: np.ndarray, names: Sequence[str],
-                       z: np.ndarray) -> go.Figure:
+                       z: np.ndarray, label: str | None = None) -> go.Figure:
     """One row per pool, the share of time it was up in each bin (0 red to 1 blue); zoom with
-    the mouse (a drag selects a time span, a double click resets)."""
+    the mouse (a drag selects a time span, a double click resets). ``label`` heads the title
+    (the synthetic market says so on every chart)."""
     fig = go.Figure(go.Heatmap(
         x=x_hours / 24.0, y=list(names), z=z, zmin=0.0, zmax=1.0,
         colorscale=[[0.0, "#D55E00"], [0.5, "#F0E442"], [1.0, "#0072B2"]],
         colorbar={"title": "up", "tickformat": ".0%", "thickness": 12},
         hovertemplate="%{y}<br>day %{x:.2f}: up %{z:.0%} of the time<extra></extra>"))
-    fig.update_layout(title={"text": "Availability over time (one row per pool)", "x": 0,
-                             "font": {"size": 15}},
-                      height=120 + 40 * len(names), margin={"l": 10, "r": 10, "t": 50, "b": 10},
+    fig.update_layout(title={"text": _titled("Availability over time (one row per pool)", label),
+                             "x": 0, "font": {"size": 15}},
+                      height=120 + 40 * len(names) + (20 if label else 0),
+                      margin={"l": 10, "r": 10, "t": 70 if label else 50, "b": 10},
                       xaxis_title="days since the trace's start", yaxis={"autorange": "reversed"})
     return fig
 
 
-def makespan_cdf(runs: Mapping[RecoveryPolicy, BacktestRuns], deadline_hours: float) -> go.Figure:
+def makespan_cdf(runs: Mapping[RecoveryPolicy, BacktestRuns], deadline_hours: float,
+                 label: str | None = None) -> go.Figure:
     """Per policy, the share of start times whose run was done within a time; the deadline as
-    a dashed line."""
+    a dashed line; ``label`` heads the title."""
     fig = go.Figure()
     for policy, r in runs.items():
         hours = np.sort(r.makespan_hours[0])
@@ -47,9 +55,10 @@ def makespan_cdf(runs: Mapping[RecoveryPolicy, BacktestRuns], deadline_hours: fl
     fig.add_vline(x=deadline_hours, line={"color": DEADLINE_COLOR, "dash": "dash"},
                   annotation_text=f"deadline {duration(deadline_hours)}")
     fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
-    fig.update_layout(title={"text": "Backtest: share of start times done within a time",
-                             "x": 0, "font": {"size": 15}},
-                      height=340, margin={"l": 10, "r": 10, "t": 70, "b": 10},
+    fig.update_layout(title={"text": _titled("Backtest: share of start times done within a time",
+                                             label), "x": 0, "font": {"size": 15}},
+                      height=340 + (20 if label else 0),
+                      margin={"l": 10, "r": 10, "t": 90 if label else 70, "b": 10},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
                       xaxis_title="makespan (hours)", yaxis_title="start times done")
     return fig

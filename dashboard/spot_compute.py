@@ -13,7 +13,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,9 +29,13 @@ from deepvm_core.home import spot_traces_dir
 from deepvm_core.io.backtest_doc import runs_to_dict
 from deepvm_core.job.backtest import RecoveryPolicy
 from deepvm_core.job.backtest_runs import BacktestRuns
+from deepvm_core.market import trace_fetch
+from deepvm_core.market.pool_prices import make_regional_pool, pool_catalog
 from deepvm_core.market.pools import Pool, check_pools, make_pool
+from deepvm_core.market.synthetic import SYNTHETIC_SEED, synthetic_market
 from deepvm_core.market.trace import SpotTrace, TraceError, load_trace, parse_trace
 from deepvm_core.market.trace_stats import pool_statistics, up_ticks
+from deepvm_core.model import flopp_ranking
 from deepvm_core.pipeline.backtest_plan import PlannedCluster
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 
@@ -39,6 +43,8 @@ from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 UPLOADS = "uploads"
 #: How a mapped file that is not in the folder is reported.
 MISSING = "no such trace file in"
+#: How the page names the per-user traces folder: never by its path on the server.
+TRACES_FOLDER = "the traces folder on the server"
 #: The most trace files listed from the folder.
 MAX_FILES = 500
 #: The availability strip's most columns (ticks are averaged into this many bins).
@@ -92,7 +98,7 @@ def save_upload(root: Path, name: str, data: bytes) -> str:
         try:
             write_bytes_atomic(target, data)
         except OSError as exc:
-            raise TraceError(name, f"cannot be kept in {root / UPLOADS}: "
+            raise TraceError(name, f"cannot be kept in {TRACES_FOLDER}: "
                                    f"{exc.strerror or exc}") from None
     return rel
 
@@ -108,12 +114,15 @@ def read_trace(root: Path, rel: str) -> SpotTrace:
     files inside ``root`` are read (a URL names them: no absolute path, no ``..``)."""
     path = (root / rel).resolve()
     if not path.is_relative_to(root.resolve()):
-        raise TraceError(rel, f"not a file of the traces folder {root}")
+        raise TraceError(rel, f"not a file of {TRACES_FOLDER}")
     try:
         stamp = path.stat().st_mtime_ns
     except OSError:
-        raise TraceError(rel, f"{MISSING} {root}") from None
-    trace = _trace(str(path), stamp)
+        raise TraceError(rel, f"{MISSING} {TRACES_FOLDER}") from None
+    try:
+        trace = _trace(str(path), stamp)
+    except TraceError as exc:  # named by the file's path on the server: name it by ``rel``
+        raise TraceError(rel, exc.reason) from None
     return SpotTrace(source=rel, gap_seconds=trace.gap_seconds, counts=trace.counts)
 
 
@@ -138,7 +147,7 @@ def build_pools(catalog: Catalog, root: Path,
         if not name.strip():
             continue
         try:
-            pool = make_pool(catalog, name.strip(), read_trace(root, rel))
+            pool = make_regional_pool(catalog, name.strip(), read_trace(root, rel))
             if any(p.name == pool.name for p in pools):
                 raise TraceError(rel, f"pool {pool.name} is already mapped to another file")
             same = [p for p in pools if p.gpu == pool.gpu]
@@ -191,7 +200,7 @@ def stats_frame(pools: Sequence[Pool], spot_vms: int) -> tuple[pd.DataFrame, lis
                      "Interruptions": s.interruptions,
                      "MTBI (h)": s.mtbi_hours if math.isfinite(s.mtbi_hours) else None,
                      "Mean wait (h)": s.mean_wait_hours,
-                     "Spot USD/h": p.spot_usd_per_hour})
+                     "Spot USD/h": p.spot_usd_per_hour, "Prices from": p.prices_from})
     return pd.DataFrame(rows), errors
 
 
@@ -274,3 +283,51 @@ def card_note(result: JobPlanResult, pools: PoolSet) -> str | None:
         text += (f"; the {result.deadline_hours:g} h deadline was met in {met} of "
                  f"{replay.runs} starts")
     return text + "."
+
+
+# ----------------------------------------------------------------------------- first run
+
+
+def synthetic_pools(catalog: Catalog, gpu: str) -> PoolSet:
+    """The seeded synthetic market (:mod:`deepvm_core.market.synthetic`) as pools of ``gpu``,
+    priced from ``catalog``; never written to disk, never used outside the Spot markets page."""
+    pools = tuple(make_pool(catalog, f"{gpu}@{zone}", trace)
+                  for zone, trace in synthetic_market())
+    return PoolSet(tuple((p.name, "synthetic", SYNTHETIC_SEED) for p in pools), pools)
+
+
+def synthetic_gpu(catalog: Catalog, result: JobPlanResult) -> str | None:
+    """The GPU type of the synthetic market: the plan's choice when it has spot VMs, else the
+    catalog's best spot FLOP per dollar; ``None`` without a solvable GPU type."""
+    chosen = result.chosen
+    if chosen is not None and chosen.configuration.gpu_spot > 0:
+        return chosen.configuration.gpu
+    ranking = flopp_ranking(catalog)  # stage 2: by spot FLOP per dollar, ties by name
+    return ranking[0].name if ranking else None
+
+
+def auto_pools(files: Sequence[str], catalog: Catalog) -> dict[str, str]:
+    """The pools to map after a fetch: the files of the first folder of the fetch list whose
+    name gives a pool (:func:`guess_pool`) of a GPU type its region's catalog has (one data
+    set, so traces of one type line up)."""
+    fetched = [f for f in trace_fetch.trace_files() if f in files]
+    if not fetched:
+        return {}
+    folder = fetched[0].rpartition("/")[0]
+    pools: dict[str, str] = {}
+    for rel in fetched:
+        name = guess_pool(rel)
+        if rel.rpartition("/")[0] != folder or not name:
+            continue
+        gpu, _, zone = name.partition("@")
+        priced = pool_catalog(catalog, zone)
+        if priced is not None and any(g.name == gpu for g in priced.gpu_types):
+            pools[rel] = name
+    return pools
+
+
+def fetch_public_traces(root: Path, progress: Callable[[str, int, int], None]) -> list[Path]:
+    """``deepvm traces fetch`` into ``root`` (:func:`deepvm_core.market.trace_fetch.
+    fetch_traces`, looked up at call time); raises its :class:`~deepvm_core.errors.FetchError`
+    (nothing written)."""
+    return trace_fetch.fetch_traces(root, progress=progress)

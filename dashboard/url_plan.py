@@ -61,6 +61,10 @@ class PlanParam:
         return f"plan_{self.name}"
 
 
+#: ``wait_min`` when W is each GPU type's Spot Advisor bucket default (``Workload.wait_hours``
+#: None): a number input needs a number.
+BUCKET_WAIT_MIN = -1.0
+
 _JOB_PARAMS = (
     PlanParam("epochs", "float", EXAMPLE_EPOCHS, 1e-6, 1e7),  # the bundled ResNet-50 job
     PlanParam("epoch_s", "float", EXAMPLE_EPOCH_SECONDS, 1e-6, 1e7),
@@ -73,7 +77,9 @@ _JOB_PARAMS = (
     # its message naming the bound, with the value kept in the URL (issue 16).
     PlanParam("restart_min", "float", field_default(Workload, "restart_hours") * MINUTES_PER_HOUR,
               0.0),
-    PlanParam("wait_min", "float", field_default(Workload, "wait_hours") * MINUTES_PER_HOUR, 0.0),
+    # W: the core's None (each type's bucket default) is BUCKET_WAIT_MIN here (issue 25)
+    PlanParam("wait_min", "float", BUCKET_WAIT_MIN if field_default(Workload, "wait_hours") is None
+              else field_default(Workload, "wait_hours") * MINUTES_PER_HOUR, BUCKET_WAIT_MIN),
     PlanParam("disk_gbps", "float", field_default(Workload, "disk_gb_per_second"), 1e-6,
               1_000.0),
     PlanParam("ckpt_fixed_s", "float", field_default(Workload, "checkpoint_fixed_seconds"), 0.0),

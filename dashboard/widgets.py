@@ -22,6 +22,7 @@ from deepvm_core.text import usd_per_hour
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
 from dashboard.columns import RESEARCH_COLUMNS, Col
+from dashboard.server_paths import hide_paths
 
 
 def run_page(body: Callable[[], None]) -> None:
@@ -29,14 +30,14 @@ def run_page(body: Callable[[], None]) -> None:
     try:
         body()
     except CatalogError as exc:
-        st.error(f"{exc.source} is invalid: {len(exc.problems)} problem(s).",
+        st.error(f"{hide_paths(exc.source)} is invalid: {len(exc.problems)} problem(s).",
                  icon=":material/error:")
         from dashboard import editor_frames  # pandas: only when a catalog is invalid
 
         st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
                      hide_index=True)
     except DeepVMError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(hide_paths(str(exc)), icon=":material/error:")
 
 
 def escape_md(text: str) -> str:

@@ -7,13 +7,20 @@ come from ``tests/oracle.py`` (``model.md`` in loops: per (v, w, n) the fewest v
 nodes). Slow by design.
 
 Symbols as in ``job-model.md``: E epochs, t_ref seconds per epoch on n_ref VMs of g_ref, f GB,
-k epochs per checkpoint, R and W hours, D GB/s, δ0 seconds, MTBI hours.
+k epochs per checkpoint, R and W hours, D GB/s, δ0 seconds, MTBI hours; issue 25 adds ρ, the
+share of one VM's reclaims that take that VM alone (whole-market events at (1 - ρ) / MTBI, each
+spot VM at ρ / MTBI), W per Spot Advisor bucket and the start-up wait.
+
+:func:`simulate_job` is an independent plain-loop Monte Carlo of that process with the two
+event kinds drawn separately (one exponential clock for the market and one per spot VM), the
+outages exponential of mean W, and a start inside an outage with probability W / (MTBI_n + W).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -21,10 +28,15 @@ from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.model import Scenario
 from tests import oracle
 
-#: Default MTBI (hours) per Spot Advisor bucket r = 0..4 (job-model.md's table).
-MTBI_HOURS_BY_BUCKET = {0: 32.0, 1: 16.0, 2: 8.0, 3: 4.0, 4: 2.0}
+#: Default MTBI (hours) of one spot VM per Spot Advisor bucket r = 0..4 (docs/method.md: the
+#: >20 % traces' median 1.9 h, doubling per bucket below).
+MTBI_HOURS_BY_BUCKET = {0: 30.4, 1: 15.2, 2: 7.6, 3: 3.8, 4: 1.9}
 #: A type with no bucket: the 10-15 % bucket's default.
-MTBI_HOURS_NO_BUCKET = 8.0
+MTBI_HOURS_NO_BUCKET = 7.6
+#: Default capacity wait W (hours), every bucket and no bucket (docs/method.md).
+WAIT_HOURS_DEFAULT = 1.1
+#: Default ρ (docs/method.md: the only share inside both ranges of the count traces).
+PER_VM_SHARE_DEFAULT = 0.06
 #: Seconds per hour.
 HOUR_S = 3600.0
 
@@ -75,11 +87,12 @@ class Job:
     f_gb: float = 0.3
     every_epochs: int | None = 1  # None: Daly's interval
     restart_h: float = 0.1
-    wait_h: float = 0.0
+    wait_h: float | None = None  # None: the bucket's default
     disk_gbps: float = 0.25
     fixed_s: float = 0.0
     mtbi_h: Mapping[str, float] = field(default_factory=dict)
     mtbi_scale: float = 1.0
+    per_vm_share: float = PER_VM_SHARE_DEFAULT
     speedup: str = "fitted"  # paper, fitted or measured
     #: measured epoch times: GPU type -> {nodes: seconds per epoch}
     measurements: Mapping[str, Mapping[int, float]] = field(default_factory=dict)
@@ -181,6 +194,21 @@ def segments_s(compute_s: float, tau_s: float) -> list[float]:
 # ----------------------------------------------------------------------------- expectations
 
 
+def wait_hours(job: Job) -> float:
+    """The job's W, else the bucket default (the same for every bucket)."""
+    return WAIT_HOURS_DEFAULT if job.wait_h is None else job.wait_h
+
+
+def cluster_rate(mtbi_h: float, share: float, spot_vms: int) -> float:
+    """Events per hour of ``spot_vms`` spot VMs: the market's (1 - ρ)/MTBI plus ρ/MTBI for
+    each VM (0 without spot VMs)."""
+    if spot_vms == 0:
+        return 0.0
+    market = (1.0 - share) / mtbi_h
+    per_vm = share / mtbi_h
+    return market + spot_vms * per_vm
+
+
 def segment(s_h: float, rate: float, restart_h: float, wait_h: float) -> tuple[float, float]:
     """(E0, F0) of one segment of s hours: E1 = (e^{λ(R+s)} - 1)(1/λ + W),
     E0 = (1 - e^{-λs})/λ + (1 - e^{-λs})(W + E1), F0 = (1 - e^{-λs}) e^{λ(R+s)}; λ = 0: (s, 0)."""
@@ -206,8 +234,9 @@ class Expectation:
 
 def expected_job(compute_s: float, tau_s: float, stall_s: float, rate: float, restart_h: float,
                  wait_h: float, price: float, price_od: float) -> Expectation:
-    """Sum over the segments (each but the last followed by a stall of δ):
-    T = Σ E0, N = Σ F0, C = P (T - N W) + P_od N W."""
+    """Sum over the segments (each but the last followed by a stall of δ), plus the start-up
+    wait: a random start is inside an outage with probability p = W / (1/λ + W) and then waits
+    W on average: T = p W + Σ E0, N = Σ F0, C = P (T - N W - p W) + P_od (N W + p W)."""
     parts = segments_s(compute_s, tau_s)
     e0s, f0s, lengths = [], [], []
     for i, compute in enumerate(parts):
@@ -216,8 +245,12 @@ def expected_job(compute_s: float, tau_s: float, stall_s: float, rate: float, re
         e0s.append(e0)
         f0s.append(f0)
         lengths.append(s_h)
-    t, n = math.fsum(e0s), math.fsum(f0s)  # exactly rounded sums
-    cost = price * (t - n * wait_h) + price_od * n * wait_h
+    start = 0.0
+    if rate > 0.0 and wait_h > 0.0:
+        start = wait_h / (1.0 / rate + wait_h) * wait_h
+    t, n = math.fsum(e0s) + start, math.fsum(f0s)  # exactly rounded sums
+    waited = n * wait_h + start
+    cost = price * (t - waited) + price_od * waited
     return Expectation(t, n, cost, len(parts) - 1, compute_s / HOUR_S, math.fsum(lengths))
 
 
@@ -246,12 +279,12 @@ def evaluate(catalog: Catalog, job: Job, c: oracle.OracleConfiguration) -> JobCo
                                       job.fixed_s)
         spot_vms, price_od = c.n - 1, gpu.on_demand_usd_per_hour
     mtbi = mtbi_hours(job, gpu)
-    rate = 1.0 / mtbi if spot_vms > 0 else 0.0
+    rate = cluster_rate(mtbi, job.per_vm_share, spot_vms)
     if job.every_epochs is not None:
         tau = job.every_epochs * epoch_s
-    else:
-        tau = daly_s(stall, mtbi * HOUR_S) if spot_vms > 0 else math.inf
-    exp = expected_job(job.epochs * epoch_s, tau, stall, rate, job.restart_h, job.wait_h,
+    else:  # Daly with the cluster's own MTBI, 1 / λ(n)
+        tau = daly_s(stall, HOUR_S / rate) if spot_vms > 0 else math.inf
+    exp = expected_job(job.epochs * epoch_s, tau, stall, rate, job.restart_h, wait_hours(job),
                        c.price, price_od)
     return JobConfiguration(c, epoch_s, exp)
 
@@ -260,3 +293,61 @@ def evaluate_all(catalog: Catalog, scenario: Scenario, pw: float,
                  job: Job) -> list[JobConfiguration]:
     """Every configuration of model.md within ``pw``, with its job expectations."""
     return [evaluate(catalog, job, c) for c in oracle.configurations(catalog, scenario, pw)]
+
+
+# ----------------------------------------------------------------------------- simulation
+
+
+@dataclass(frozen=True)
+class SimulatedRun:
+    """One simulated run: wall hours, events, hours up (billed at P) and hours waiting."""
+
+    makespan_h: float
+    interruptions: int
+    up_h: float
+    waited_h: float
+
+
+def simulate_job(rng: random.Random, segments_h: list[float], mtbi_h: float, share: float,
+                 spot_vms: int, restart_h: float, wait_h: float) -> SimulatedRun:
+    """One run of the job, attempt by attempt, with the two kinds of reclaims drawn apart.
+
+    While the spot VMs are up, the market fires at (1 - ρ)/MTBI and each of the n VMs at
+    ρ/MTBI: the attempt ends at the earliest of the n + 1 exponential clocks (a fresh set per
+    attempt; exponential clocks forget). After an event the cluster waits an exponential
+    outage of mean W, then restarts (R) and retries the segment. Before the first attempt the
+    market is inside an outage with probability W / (MTBI_n + W), MTBI_n = 1 / (sum of the
+    n + 1 clocks' rates) being the mean up time, and the run then waits an exponential of mean
+    W first.
+    """
+    market = (1.0 - share) / mtbi_h
+    per_vm = share / mtbi_h
+    clocks = [market] + [per_vm] * spot_vms if spot_vms else []
+
+    def next_event() -> float:
+        times = [rng.expovariate(r) for r in clocks if r > 0]
+        return min(times) if times else math.inf
+
+    clock = up = waited = 0.0
+    events = 0
+    if clocks and wait_h > 0:
+        mean_up = 1.0 / sum(clocks)
+        if rng.random() < wait_h / (mean_up + wait_h):
+            start = rng.expovariate(1.0 / wait_h)
+            clock += start
+            waited += start
+    for s in segments_h:
+        length = s  # the first attempt needs no restart
+        while True:
+            fail_at = next_event()
+            if fail_at >= length:
+                clock += length
+                up += length
+                break
+            pause = rng.expovariate(1.0 / wait_h) if wait_h > 0 else 0.0
+            clock += fail_at + pause
+            up += fail_at
+            waited += pause
+            events += 1
+            length = restart_h + s
+    return SimulatedRun(clock, events, up, waited)

@@ -43,8 +43,13 @@ def test_stats_json_in_the_order_given(tmp_path, capsys):
     assert pools[0]["mean_wait_hours"] == pytest.approx(4 / 18)  # runs 1, 2, 1 ticks of 1/6 h
     assert pools[1]["mtbi_hours"] is None
     assert pools[1]["availability"] == 1.0
-    assert set(pools[0]) == {"file", "gap_seconds", "ticks", "days", "availability",
-                             "interruptions", "mtbi_hours", "mean_wait_hours"}
+    # issue 25: the window read (the last 7 days: all of these short traces), the trace's
+    # length, and the per-VM share a count trace gives (b counts one VM: it cannot say)
+    assert set(pools[0]) == {"file", "gap_seconds", "ticks", "days", "trace_days",
+                             "availability", "interruptions", "mtbi_hours", "mean_wait_hours",
+                             "per_vm_share"}
+    assert json.loads(out)["window_days"] == 7.0
+    assert pools[0]["per_vm_share"] is None
     code, out, _ = run(capsys, "traces", "stats", a, "--nodes", "1")
     assert code == 0
     assert "MTBI h" in out
@@ -214,7 +219,8 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
     up = write(tmp_path, "up.json", [1] * 300)
     flaky = write(tmp_path, "flaky.json", [1, 1, 1, 0] * 75)
     code, out, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1b={flaky}",
-                         "--pool", f"g4dn.xlarge@us-east-1a={up}", "--format", "json")
+                         "--pool", f"g4dn.xlarge@us-east-1a={up}", "--model", "replay",
+                         "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
     seen = set()
@@ -247,9 +253,10 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
 def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
     up = write(tmp_path, "up.json", [1] * 300)
     code, out, err = run(capsys, "plan", *JOB, "--pool", f"g5.xlarge@us-east-1a={up}",
-                         "--recovery", "wait")
+                         "--recovery", "wait", "--model", "replay")
     assert code == 0, err
-    assert "Note: g5.xlarge evaluated by a backtest on spot traces (wait, 200 starts)" in out
+    assert ("Note: g5.xlarge evaluated on spot traces, the last 7 days, by a backtest (wait)"
+            in out)
     code, out, _ = run(capsys, "plan", *JOB)
     assert code == 0
     assert "backtest" not in out

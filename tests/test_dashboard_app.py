@@ -187,7 +187,10 @@ def test_invalid_query_values_fall_back_with_a_warning(app: AppTest) -> None:
     assert app.query_params["pw"] == "3"
     assert app.query_params["catalog"] == "aws-us-east-1-2025-h1"
     app.button(key="sb_dismiss_url_warnings").click().run()
-    assert not app.warning
+    # no URL warning is left; the example job's own 1.5x warning may stay (issue 25: a job of
+    # minutes on spot VMs that may start inside an outage of about an hour is stretched)
+    assert not [w.value for w in app.warning if "URL parameter" in w.value]
+    assert all(w.icon == ":material/hourglass_bottom:" for w in app.warning)
 
 
 # ----------------------------------------------------------------------------- export

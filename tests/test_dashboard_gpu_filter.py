@@ -99,7 +99,9 @@ def test_a_link_restores_the_filters(app: AppTest) -> None:
     assert (ss["sb_gpus"], ss["sb_min_gpu_gb"], ss["sb_gpus_per_vm"]) == (["A10G"], 20.0, 1)
     assert app.query_params["gpus"] == "A10G"  # spelled as the core names it
     assert "9 × g5.xlarge" in headline(app)
-    assert not app.warning
+    # nothing about the link is warned; the job model's own 1.5x warning may show (issue 25's
+    # honest defaults stretch this job on 9 spot VMs)
+    assert all("Interruptions stretch this job" in w.value for w in app.warning)
 
 
 def test_a_bad_link_value_is_said_and_the_rest_kept(app: AppTest) -> None:

@@ -14,9 +14,9 @@ from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
-#: The Spot Advisor bucket's MTBI in hours (job-model.md, "MTBI defaults": 32 h at < 5 %,
-#: halved per bucket), and 8 h for a type without a bucket.
-BUCKET_HOURS = {0: 32.0, 1: 16.0, 2: 8.0, 3: 4.0, 4: 2.0, None: 8.0}
+#: The Spot Advisor bucket's MTBI in hours (docs/method.md, issue 25: 1.9 h at > 20 %, the
+#: development traces' median, doubled per bucket below), and 7.6 h for a type without a bucket.
+BUCKET_HOURS = {0: 30.4, 1: 15.2, 2: 7.6, 3: 3.8, 4: 1.9, None: 7.6}
 
 
 @pytest.fixture(scope="module")

@@ -130,10 +130,11 @@ def test_method_page_shows_the_model_against_the_spot_traces(app: AppTest) -> No
                  if {"closed_form_error", "renewal_error"} <= set(d.value.columns))
     assert len(frame) == 12  # 8 availability and 4 preemption traces
     row = frame.set_index("trace").loc["preemption/us-west-2b_v100_1"]
-    # docs/spot-markets.md's row: backtest 16.1 h, closed form 14.8 h: (14.8 / 16.1 - 1) = -8 %
+    # docs/spot-markets.md's row: backtest 16.1 h, closed form 14.9 h (issue 25's start-up
+    # wait; it was 14.8 h): (14.9 / 16.1 - 1) = -7.5 %, -7 % from the unrounded hours
     assert round(row["backtest_hours"], 1) == 16.1
-    assert round(row["closed_form_hours"], 1) == 14.8
-    assert round(row["closed_form_error"]) == -8  # percent
+    assert round(row["closed_form_hours"], 1) == 14.9
+    assert round(row["closed_form_error"]) == -7  # percent
     text = " ".join(c.value for c in app.main.caption)
     assert "without a trace" in text
     assert "closed form" in text

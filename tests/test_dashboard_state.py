@@ -57,7 +57,9 @@ def test_plan_url_defaults_are_the_cores() -> None:
     p = {param.name: param.default for param in url_plan.PLAN_PARAMS}
     assert (p["epochs"], p["epoch_s"]) == (EXAMPLE_EPOCHS, EXAMPLE_EPOCH_SECONDS)  # 30, 61.16 s
     assert p["restart_min"] == field(Workload, "restart_hours") * 60  # 0.1 h = 6 min
-    assert p["wait_min"] == field(Workload, "wait_hours") * 60
+    # W: None in the core, each type's bucket default (issue 25), -1 in the URL
+    assert field(Workload, "wait_hours") is None
+    assert p["wait_min"] == url_plan.BUCKET_WAIT_MIN == -1.0
     assert p["disk_gbps"] == field(Workload, "disk_gb_per_second")  # 0.25 GB/s
     assert p["ckpt_fixed_s"] == field(Workload, "checkpoint_fixed_seconds")
     assert p["ckpt_every"] == field(Workload, "checkpoint_every_epochs")

@@ -41,7 +41,9 @@ def _trace(path: Path, data: list[int]) -> str:
 
 @pytest.fixture(scope="module")
 def pool_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``deepvm plan --format json`` of the Table IV job with two g5.xlarge pools."""
+    """``deepvm plan --format json`` of the Table IV job with two g5.xlarge pools, replayed with
+    failover (``--model replay``: since issue 25 the default model is the renewal model, which
+    forecasts each pool alone and names only the best one)."""
     root = tmp_path_factory.mktemp("pool-plan")
     up = _trace(root / "up.json", [1] * 300)
     flaky = _trace(root / "flaky.json", [1, 1, 1, 0] * 75)
@@ -50,7 +52,8 @@ def pool_plan(tmp_path_factory: pytest.TempPathFactory) -> Path:
         code = main(["plan", "--catalog", CATALOG, "--pw", "3", "--epochs", "3000",
                      "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--trials", "0",
                      "--pool", f"g5.xlarge@us-east-1a={flaky}",
-                     "--pool", f"g5.xlarge@us-east-1c={up}", "--format", "json"])
+                     "--pool", f"g5.xlarge@us-east-1c={up}", "--model", "replay",
+                     "--format", "json"])
     assert code == 0
     path = root / "plan.json"
     path.write_text(buffer.getvalue())

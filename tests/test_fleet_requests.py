@@ -175,9 +175,10 @@ def test_export_writes_both_bodies_and_launch_txt(
     assert spot["TargetCapacitySpecification"] == {
         "TotalTargetCapacity": 17, "SpotTargetCapacity": 17, "OnDemandTargetCapacity": 0,
         "DefaultTargetCapacityType": "spot"}
+    # Capped at PW by default since issue 25: PW 3 minus the memory node's 0.17 USD/h.
     assert spot["SpotOptions"] == {
         "AllocationStrategy": "price-capacity-optimized", "SingleInstanceType": True,
-        "SingleAvailabilityZone": True, "MinTargetCapacity": 17}
+        "SingleAvailabilityZone": True, "MinTargetCapacity": 17, "MaxTotalPrice": "2.83"}
     (config,) = spot["LaunchTemplateConfigs"]
     assert config["LaunchTemplateSpecification"] == {"LaunchTemplateName": GPU_TEMPLATE,
                                                      "Version": "$Latest"}

@@ -113,7 +113,10 @@ def test_one_node_count_is_refused_with_the_reason(tmp_path: Path,
 
 def test_mtbi_of_a_nanosecond_is_marked_does_not_finish_never_inf_or_nan(
         capsys: pytest.CaptureFixture[str]) -> None:
-    code, stdout, stderr = run([*PLAN, "--mtbi", "g4dn.xlarge=1e-9"], capsys)
+    # ρ = 0: every cluster is interrupted as often as one VM (the default ρ would divide the
+    # interval by 1 + ρ (n - 1), issue 25), so the interval below is the MTBI itself
+    code, stdout, stderr = run([*PLAN, "--mtbi", "g4dn.xlarge=1e-9", "--per-vm-share", "0"],
+                               capsys)
     assert code == 0
     assert stderr == ""
     assert "inf" not in stdout
@@ -128,7 +131,8 @@ def test_mtbi_of_a_nanosecond_is_marked_does_not_finish_never_inf_or_nan(
 
 
 def test_the_plan_json_has_null_and_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
-    code, stdout, _ = run([*PLAN, "--mtbi", "g4dn.xlarge=1e-9", "--format", "json"], capsys)
+    code, stdout, _ = run([*PLAN, "--mtbi", "g4dn.xlarge=1e-9", "--per-vm-share", "0",
+                           "--format", "json"], capsys)
     assert code == 0
     doc = json.loads(stdout)
     json.dumps(doc, allow_nan=False)
@@ -141,7 +145,7 @@ def test_the_plan_json_has_null_and_a_reason(capsys: pytest.CaptureFixture[str])
 
 
 def test_nothing_finishes_nothing_is_chosen(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = [*PLAN, "--mtbi-scale", "0.25"]
+    argv = [*PLAN, "--mtbi-scale", "0.25", "--per-vm-share", "0"]  # ρ = 0: see above
     for gpu in ("g3s.xlarge", "g4dn.xlarge", "g5.xlarge"):
         argv += ["--mtbi", f"{gpu}=1e-9"]
     code, stdout, _ = run(argv, capsys)

@@ -80,12 +80,15 @@ def test_job_sums_segments_and_prices_waits_on_demand():
                                  on_demand_usd_per_hour=pod)
     est = expected_jobs(plan)
     # The oracle, segment by segment: (E0, F0) = (1.44363499, 0.40287488) for s = 1.1 h and
-    # (0.59756680, 0.16676283) for s = 0.5 h, so T = 2 * 1.44363499 + 0.59756680 = 3.48483678,
-    # N = 2 * 0.40287488 + 0.16676283 = 0.97251259, C = 3 (T - 0.25 N) + 0.5 * 0.25 N
-    # = 3 * 3.24170863 + 0.12156407 = 9.84668998.
+    # (0.59756680, 0.16676283) for s = 0.5 h, so Σ E0 = 2 * 1.44363499 + 0.59756680
+    # = 3.48483678 and N = 2 * 0.40287488 + 0.16676283 = 0.97251259. The start-up wait (issue
+    # 25, a model change): π = λW / (1 + λW) = 0.075 / 1.075 = 0.06976744, S = π W = 0.01744186,
+    # so T = 3.48483678 + 0.01744186 = 3.50227864; the waits N W + S = 0.24312815 + 0.01744186
+    # = 0.26057001 are billed on demand: C = 3 (T - 0.26057001) + 0.5 * 0.26057001
+    # = 9.72512589 + 0.13028500 = 9.85541089 (9.84668998 before the start-up wait).
     oracle = job_oracle.expected_job(9000.0, 3600.0, 360.0, lam, r, w, p, pod)
     assert (oracle.makespan_h, oracle.interruptions, oracle.cost_usd) == pytest.approx(
-        (3.48483678, 0.97251259, 9.84668998), rel=1e-8)
+        (3.50227864, 0.97251259, 9.85541089), rel=1e-8)
     assert int(est.checkpoints[0]) == oracle.checkpoints == 2
     assert float(est.expected_makespan_hours[0]) == pytest.approx(oracle.makespan_h, rel=1e-13)
     assert float(est.expected_interruptions[0]) == pytest.approx(oracle.interruptions,

@@ -15,9 +15,13 @@ from deepvm_core.job.montecarlo import sample_jobs, simulate_jobs
 
 def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float,
               restart: float, wait: float) -> tuple[float, float, int]:
-    """One run, attempt by attempt: (makespan hours, up hours, events)."""
+    """One run, attempt by attempt: (makespan hours, up hours, events). Outages are
+    exponential with mean W (issue 25; constant before): one after each event, and one first
+    when the run starts inside an outage, which happens with probability λW / (1 + λW)."""
     clock = up = 0.0
     events = 0
+    if rate > 0 and wait > 0 and rng.random() < rate * wait / (1 + rate * wait):
+        clock += rng.exponential(wait)
     for s in segments_hours:
         length = s  # the first attempt needs no restart
         while True:
@@ -26,7 +30,7 @@ def naive_job(rng: np.random.Generator, segments_hours: list[float], rate: float
                 clock += length
                 up += length
                 break
-            clock += fail_at + wait
+            clock += fail_at + (rng.exponential(wait) if wait > 0 else 0.0)
             up += fail_at
             events += 1
             length = restart + s
@@ -97,6 +101,7 @@ def test_cluster_without_spot_vms_has_no_events_and_no_spread():
 @pytest.mark.parametrize(("segments", "rate", "restart", "wait"), [
     ([0.5, 0.5, 0.3], 0.8, 0.1, 0.2),   # a few failures: every sum drawn exactly
     ([1.0, 0.4], 3.2, 0.2, 0.05),       # dozens of failed retries: the gamma sum kicks in
+    ([1.0, 1.0], 0.5, 0.1, 1.5),        # long exponential waits and start-up waits dominate
 ])
 def test_distribution_matches_a_naive_attempt_by_attempt_simulation(segments, rate, restart,
                                                                     wait):

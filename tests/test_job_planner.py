@@ -56,9 +56,13 @@ MEASURED = SpeedupModel("measured", parse_measurements_csv(
 
 
 def small_workload(**over: Any) -> Workload:
+    """The small case: W = 0 and ρ = 0 (one event takes every spot VM) are set here, so the
+    arithmetic below stays short; tests/test_job_reclaims.py and test_job_closed_form.py check
+    the per-VM share and the start-up wait (issue 25)."""
     fields: dict[str, Any] = {"epochs": 10, "reference_epoch_seconds": 360.0,
                               "reference_gpu": "g1", "checkpoint_every_epochs": 5,
-                              "restart_hours": 0.1, "mtbi_hours_by_gpu": {"g1": 10.0}}
+                              "restart_hours": 0.1, "mtbi_hours_by_gpu": {"g1": 10.0},
+                              "wait_hours": 0.0, "per_vm_share": 0.0}
     fields.update(over)
     return Workload(**fields)
 
@@ -322,10 +326,21 @@ def test_policies_are_recommends(aws_catalog: Catalog, table_iv: JobPlanResult) 
 
 def test_assumptions_and_notes(table_iv: JobPlanResult) -> None:
     a = table_iv.assumptions
+    # W: None, each type's bucket default (issue 25): 1.1 h, from the bucket or the default
     assert (a.speedup, a.restart_hours, a.wait_hours, a.disk_gb_per_s) == (
-        "measured", 0.1, 0.0, 0.25)
+        "measured", 0.1, None, 0.25)
     by_name = {g.gpu: g for g in a.gpu_types}
     assert by_name["g4dn.xlarge"].mtbi_source == "advisor"
+    assert (by_name["g4dn.xlarge"].wait_hours, by_name["g4dn.xlarge"].wait_source) == (
+        1.1, "advisor")
+    assert (by_name["g3s.xlarge"].wait_hours, by_name["g3s.xlarge"].wait_source) == (
+        1.1, "default")
+    assert a.per_vm_share == 0.06
+    # where the odds come from, on every estimate (issue 25): the chosen type's bucket
+    labels = {"g4dn.xlarge": "15-20 %", "g5.xlarge": ">20 %"}
+    for e in (*table_iv.best, *table_iv.policies.deepvm):
+        assert e.odds == (f"a {labels[e.configuration.gpu]} interruption market: assumed, not "
+                          "measured")
     assert by_name["g3s.xlarge"].mtbi_source == "default"
     assert by_name["g3s.xlarge"].interruption_bucket is None
     assert by_name["g4dn.xlarge"].speedup_source == "measured"

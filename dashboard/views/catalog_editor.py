@@ -16,6 +16,7 @@ from streamlit.elements.lib.column_types import ColumnConfig
 from dashboard import catalog_state, editor_frames, keys, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from dashboard.provenance import prices_age
+from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.catalog import catalog_to_dict
@@ -91,7 +92,7 @@ def on_save(cid: str, catalog: Catalog) -> None:
             return
         path = store.save_user_catalog(catalog, name)
     except (DeepVMError, OSError) as exc:
-        keys.EDITOR_NOTICE.set(("error", f"Not saved: {exc}"))
+        keys.EDITOR_NOTICE.set(("error", f"Not saved: {hide_paths(str(exc))}"))
         return
     forget(cid)
     catalog_state.select_catalog(f"user:{name}")

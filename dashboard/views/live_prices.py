@@ -14,7 +14,7 @@ import time
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import catalog_state, charts, keys, result_frames, widgets
+from dashboard import catalog_state, charts, keys, result_frames, skypilot_view, widgets
 from dashboard.columns import Col
 from dashboard.provenance import prices_age
 from dashboard.widgets import escape_md as md
@@ -260,12 +260,13 @@ def main() -> None:
                f"and compare them with the active catalog, **{md(active.label)}** "
                f"({active.catalog.region}, {prices_age(active.catalog)}). Each region's "
                "catalog is saved in the fetched folder and listed in the sidebar.")
+    skypilot_view.refresh_section(active, COMMON_REGIONS)
     if form(active):
         fetch(active)
     failure(active)
     last = keys.LAST_FETCH.get()
     if last is None:
-        if not keys.LIVE_ERROR.get():
+        if not keys.LIVE_ERROR.get() and not keys.SKY_ERROR.get():
             st.info("Nothing fetched yet in this session. Earlier fetches are in the sidebar's "
                     "catalog list, and the Regions page compares them.",
                     icon=":material/info:")

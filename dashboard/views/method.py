@@ -5,7 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import catalog_state, compute, formatting, keys, method_compute, url_pages, widgets
+from deepvm_core.job.odds import bucket_label
+from deepvm_core.job.rolling import rolling_tables
+from deepvm_core.market.mtbi import (
+    ADVISOR_BUCKET_MTBI_HOURS,
+    DEFAULT_MTBI_HOURS,
+    DEFAULT_WAIT_HOURS,
+)
 from deepvm_core.model import Scenario
+from deepvm_core.workload.workload import DEFAULT_PER_VM_SHARE
 
 
 def link(page: str, label: str) -> None:
@@ -118,26 +126,34 @@ def job_model() -> None:
                 "its first term is Young 1974), with M the MTBI:")
     st.latex(r"\tau = \sqrt{2 \delta M}\left[1 + \tfrac{1}{3}\sqrt{\tfrac{\delta}{2M}} "
              r"+ \tfrac{1}{9}\tfrac{\delta}{2M}\right] - \delta \quad (\delta < 2M)")
-    st.markdown("**Interruptions.** One event takes all spot VMs of the cluster at once (one "
-                "type, one market: in public one-week traces of 16-VM p3.2xlarge clusters, "
+    st.markdown("**Interruptions.** Reclaims take the whole market at once (one type, one "
+                "market: in public one-week traces of 16-VM p3.2xlarge clusters, "
                 "skypilot-org/spot-traces behind *Can't Be Late*, NSDI'24, 83-97 % of 5-minute "
-                "ticks had all 16 or none). Events are Poisson with rate λ = 1/MTBI while the "
-                "spot VMs are up; on-demand VMs are never interrupted. After an event the work "
-                "since the last checkpoint is lost, the cluster waits W (spot VMs not billed) "
-                "and restarts for R (billed). Exact expectations per segment of length s:")
+                "ticks had all 16 or none) or one VM at a time: n spot VMs are interrupted at "
+                "λ(n) = (1 + ρ(n − 1)) / MTBI, ρ the per-VM share, while they are up; on-demand "
+                "VMs are never interrupted. After an event the work since the last checkpoint "
+                "is lost, the cluster waits W (spot VMs not billed) and restarts for R "
+                "(billed). Exact expectations per segment of length s:")
     st.latex(r"E_1(s) = (e^{\lambda(R+s)} - 1)\,(1/\lambda + W), \quad "
              r"E_0(s) = \frac{1 - e^{-\lambda s}}{\lambda} + (1 - e^{-\lambda s})"
              r"(W + E_1(s)), \quad F_0(s) = (1 - e^{-\lambda s})\, e^{\lambda(R+s)}")
-    st.markdown("Makespan T = Σ E0, events N = Σ F0, cost C = P · (T − N·W) + P_od · N·W "
-                "(P the hourly price, P_od its on-demand part). A seeded Monte Carlo of the "
-                "same process gives P10/P50/P90 and the chance to meet a deadline; the tests "
-                "check that its mean agrees with the closed form.")
-    st.markdown("**Assumptions, shown as such and editable:** the MTBI per GPU type (by "
-                "default from the AWS Spot Instance Advisor's bucket: <5 % → 32 h, 5-10 % → "
-                "16 h, 10-15 % → 8 h, 15-20 % → 4 h, >20 % → 2 h; no bucket → 8 h, flagged; "
-                "the one-week traces measured mean spot lifetimes of 0.8-2.9 h for the worst "
-                "bucket), the MTBI scale (× 0.25 … × 4), R (6 min), W (0), D (0.25 GB/s, the "
-                "EBS gp2 ceiling) and δ0 (0 s).")
+    st.markdown("A job started at a random time finds the market inside an outage with "
+                "probability π = λW / (1 + λW) and first waits W on average: makespan "
+                "T = πW + Σ E0, events N = Σ F0, cost C = P · (T − N·W − πW) + P_od · (N·W + "
+                "πW) (P the hourly price, P_od its on-demand part). A seeded Monte Carlo of "
+                "the same process (waits exponential) gives P10/P50/P90 and the chance to meet "
+                "a deadline, its MTBI and W drawn from the bucket's spread; the tests check "
+                "that it agrees with the closed form.")
+    hours = ", ".join(f"{bucket_label(r)} → {h:g} h" for r, h in
+                      enumerate(ADVISOR_BUCKET_MTBI_HOURS))
+    st.markdown("**Assumptions, shown as such and editable:** the MTBI of one spot VM per GPU "
+                f"type (by default from the AWS Spot Instance Advisor's bucket: {hours}; no "
+                f"bucket → {DEFAULT_MTBI_HOURS:g} h, flagged; >20 % is the median of the "
+                "development traces' weeks, doubling per bucket below), the MTBI scale "
+                f"(× 0.25 … × 4), W ({DEFAULT_WAIT_HOURS:g} h, the same traces' median), the "
+                f"per-VM share ρ ({DEFAULT_PER_VM_SHARE:g}, from public count traces of 4 and "
+                "16 VMs), R (6 min), D (0.25 GB/s, the EBS gp2 ceiling) and δ0 (0 s). "
+                "docs/method.md shows the derivations.")
     st.markdown("**Objectives.** Cheapest (least expected cost, optional deadline), fastest "
                 "(least expected makespan, optional job budget) and the Pareto frontier, over "
                 "every feasible cluster. The PuLP integer program is not used here: these "
@@ -201,10 +217,20 @@ def spot_reality() -> None:
     st.caption(
         "Neither model holds on a held-out half (markets change between the halves; an empty "
         "backtest means the pool never came up in its second half). So `deepvm plan --pool` "
-        "and the Spot markets page **replay** the traces a type has (the backtest is the "
-        "honest number for the period it replays), and a type **without a trace** keeps the "
-        "closed form with MTBI from its Spot Advisor bucket (job-model.md), as the plan's "
-        "`evaluated_by` says per cluster.")
+        "forecasts from the **recent** days of the traces a type has (below), and a type "
+        "**without a trace** keeps the closed form with MTBI and W from its Spot Advisor "
+        "bucket, as the plan's `evaluated_by` and `odds` say per cluster.")
+    st.markdown("**Forecasts from a recent window.** Markets change from week to week, so "
+                "the plan reads the last 7 days of a trace and forecasts the next week with "
+                "one of three models; its P10-P90 adds how the trace's MTBI and W moved from "
+                "day to day. Every development trace, origins every 2 days:")
+    for table in rolling_tables():
+        st.markdown(f"**{table.title}**")
+        st.dataframe(table.records(), hide_index=True, key=f"method_{table.key}",
+                     column_config={c: st.column_config.NumberColumn(format=_printf(f))
+                                    for c, f in zip(table.columns, table.formats, strict=True)
+                                    if f})
+        st.caption(table.reading)
     link("spot", "Replay your job on spot traces")
 
 

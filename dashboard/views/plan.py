@@ -26,6 +26,7 @@ from dashboard import (
     nearest,
     plan_calibration,
     plan_inputs,
+    price_notes,
     provenance,
     state,
     widgets,
@@ -123,6 +124,8 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
         right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
                        f"**{mc.deadline_probability:.0%}**")
     answer_view.budget_lines(chosen)
+    price_notes.zone_caption(catalog_state.active_catalog().catalog, config,
+                             result.pw_usd_per_hour, "plan_zone")
     if comparison is not None:
         answer_view.comparison_sentence(comparison.sentence, comparison.same)
     if state.presentation():

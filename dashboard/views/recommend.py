@@ -19,6 +19,7 @@ from dashboard import (
     job_view,
     keys,
     launch_panel,
+    price_notes,
     provenance,
     state,
     url_pages,
@@ -116,6 +117,8 @@ def download(rec: Recommendation, active: catalog_state.ActiveCatalog,
     job is set on Plan a job, as ``deepvm recommend --epochs ...`` writes it)."""
     base = active.source if active.edited else None
     text = compute.export_text(rec, active.catalog, chosen, datetime.now(UTC), base)
+    text = price_notes.zoned_export(text, active.catalog, chosen or rec.best,
+                                    rec.scenario.pw_usd_per_hour)
     if the.inputs is not None and the.job is not None:
         text = compute.export_with_job(text, rec, active.catalog, the.job)
     st.download_button("Download configuration (JSON)", text, key="rec_download",
@@ -187,6 +190,7 @@ def job_card_lines(rec: Recommendation, chosen: Configuration, the: job_view.Ses
     """Inside the card: the job's cost and time on the chosen cluster and, once a job is set,
     whether Plan a job's answer (same scenario, its goal) is this cluster, and why not.
     Returns the estimate and the plan for the job panel."""
+    price_notes.zone_caption(catalog, chosen, rec.scenario.pw_usd_per_hour, "rec_zone")
     if the.job is None:
         return None, None
     estimate = compute.job_estimate(catalog, rec, the.job, chosen)

@@ -24,6 +24,7 @@ from dashboard import (
     widgets,
 )
 from dashboard.columns import Col
+from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import prices_period
 from deepvm_core.errors import CatalogError, DeepVMError
@@ -54,7 +55,7 @@ def load(choices: dict[str, catalog_state.CatalogChoice]
         except CatalogError as exc:
             broken[cid] = f"invalid ({len(exc.problems)} problem(s))"
         except (DeepVMError, OSError) as exc:
-            broken[cid] = str(exc).splitlines()[0]
+            broken[cid] = hide_paths(str(exc).splitlines()[0])
     return catalogs, broken
 
 

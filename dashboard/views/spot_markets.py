@@ -1,20 +1,27 @@
 """Spot markets: plan against real spot availability (``traces.md``).
 
-Traces (uploaded, or fetched into the per-user folder by ``deepvm traces fetch``) -> a pool
-``TYPE@ZONE`` per file -> the availability strip and statistics; the job of *Plan a job*,
-planned with those pools (:func:`dashboard.job_view.plan`), and its configuration replayed under
-each recovery policy: the makespan CDF with the deadline, cost, deadline met and fallbacks, the
-pools in failover order, and the backtest JSON. Logic in :mod:`dashboard.spot_compute`.
+Traces (uploaded, or fetched into the per-user folder by the page's "Fetch the public traces"
+button or ``deepvm traces fetch``) -> a pool ``TYPE@ZONE`` per file -> the availability strip
+and statistics; the job of *Plan a job*, planned with those pools
+(:func:`dashboard.job_view.plan`), and its configuration replayed under each recovery policy:
+the makespan CDF with the deadline, cost, deadline met and fallbacks, the pools in failover
+order, and the backtest JSON. Logic in :mod:`dashboard.spot_compute`.
+
+First run (issue 25, part 5): until a pool is mapped, the page shows a seeded synthetic market
+(:mod:`deepvm_core.market.synthetic`) labelled as such on every chart and table, planned on this
+page only (Plan a job and Recommend never see it). The server's folders are never named.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import streamlit as st
 
 from dashboard import (
     catalog_state,
+    compute,
     job_view,
     keys,
     spot_charts,
@@ -23,10 +30,14 @@ from dashboard import (
     url_spot,
     widgets,
 )
+from dashboard.widgets import escape_md as md
+from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.io.plan_json import plan_configuration_to_dict
 from deepvm_core.job.backtest import RECOVERY_POLICIES
+from deepvm_core.market.synthetic import SYNTHETIC_LABEL
 from deepvm_core.market.trace import TraceError
+from deepvm_core.market.trace_fetch import spot_traces_url
 from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 from deepvm_core.text import duration, usd
@@ -76,13 +87,13 @@ def mapping(root: Path) -> None:
     known = keys.SPOT_POOLS.get()
     missing = [rel for rel, name in known.items() if name and rel not in files]
     for rel in missing:
-        st.warning(f"{rel} (pool {known[rel]}) is not in {root}: upload it again or fetch "
-                   "the traces.", icon=":material/warning:")
+        st.warning(f"{rel} (pool {known[rel]}) is not in {spot_compute.TRACES_FOLDER}: upload "
+                   "it again or fetch the traces.", icon=":material/warning:")
     if not files:
-        st.info(f"No traces in {root} yet: upload some above, or run `deepvm traces fetch` "
-                "(it writes there).", icon=":material/info:")
+        st.info("No traces yet: fetch the public ones above, or upload your own.",
+                icon=":material/info:")
         return
-    with st.expander(f"Pools: map each trace to TYPE@ZONE ({len(files)} file(s) in {root})",
+    with st.expander(f"Pools: map each trace to TYPE@ZONE ({len(files)} file(s))",
                      expanded=not any(known.values())):
         if st.button("Fill the empty ones from the file names", key="spot_guess",
                      help="us-west-2a_v100_1.json -> p3.2xlarge@us-west-2a (V100: p3, K80: p2)"):
@@ -100,6 +111,84 @@ def mapping(root: Path) -> None:
                           placeholder=spot_compute.guess_pool(rel) or "TYPE@ZONE")
 
 
+def fetch_box(root: Path) -> None:
+    """One button that fetches the public spot traces into the per-user folder (what
+    ``deepvm traces fetch`` does), with progress; a failure says why and writes nothing."""
+    have = spot_compute.trace_files(root)
+    with st.container(border=True, key="spot_fetch_box"):
+        left, right = st.columns([0.68, 0.32], vertical_alignment="center")
+        left.markdown("**The public spot traces** (skypilot-org/spot-traces: availability of "
+                      "p3 and p2 VMs in AWS zones, 2022-2023). They carry no licence, so they "
+                      "are not shipped: fetch them once.")
+        pressed = right.button("Fetch the public traces" if not have else "Fetch them again",
+                               key="spot_fetch", type="primary" if not have else "secondary",
+                               icon=":material/cloud_download:", width="stretch")
+    if pressed:
+        fetch(root)
+    notice = keys.SPOT_FETCH_NOTICE.get()
+    keys.SPOT_FETCH_NOTICE.set(None)
+    if notice:
+        st.success(notice, icon=":material/check_circle:")
+    error = keys.SPOT_FETCH_ERROR.get()
+    if error:
+        st.error(f"Fetch failed: {md(error)}", icon=":material/cloud_off:")
+        st.caption("The server could not download the traces (offline, or a proxy or firewall "
+                   "in the way). The synthetic market below still shows how the page works; "
+                   "you can also upload trace files.")
+
+
+def fetch(root: Path) -> None:
+    """Run the fetch with a live status box, then map the fetched files to pools."""
+    keys.SPOT_FETCH_ERROR.set(None)
+    started = time.monotonic()
+    with st.status(f"Fetching the public spot traces from {spot_traces_url()}…",
+                   expanded=True) as status:
+        bar = st.progress(0.0, text="Starting")
+
+        def progress(step: str, done: int, total: int) -> None:
+            bar.progress(min(done / total, 1.0) if total else 1.0,
+                         text=md(f"{done} of {total} files · {step}"))
+
+        try:
+            written = spot_compute.fetch_public_traces(root, progress)
+        except DeepVMError as exc:
+            keys.SPOT_FETCH_ERROR.set(str(exc))
+            status.update(label="Fetch failed: nothing was written", state="error",
+                          expanded=False)
+            return
+        status.update(label=f"Fetched {len(written)} trace files", state="complete",
+                      expanded=False)
+    files = spot_compute.trace_files(root)
+    pools = dict(keys.SPOT_POOLS.get())
+    mapped = spot_compute.auto_pools(files, catalog_state.active_catalog().catalog)
+    for rel, name in mapped.items():
+        if not pools.get(rel):
+            pools[rel] = name
+            st.session_state.pop(_pool_key(rel), None)
+    keys.SPOT_POOLS.set(pools)
+    keys.SPOT_FETCH_NOTICE.set(
+        f"Fetched {len(written)} trace files in {time.monotonic() - started:.1f} s; "
+        f"{len(mapped)} of them mapped to pools ({', '.join(sorted(set(mapped.values())))}). "
+        "Map others under Pools below.")
+    st.rerun()
+
+
+def synthetic_plan(catalog: Catalog) -> tuple[spot_compute.PoolSet, JobPlanResult] | None:
+    """The synthetic market of the plan's GPU type and the plan on it (this page only)."""
+    scenario = state.scenario()
+    inputs = job_view.job_inputs(catalog, scenario, keys.TOP_K.get())
+    gpu = spot_compute.synthetic_gpu(catalog, job_view.plan(catalog, scenario, inputs))
+    if gpu is None:
+        return None
+    pools = spot_compute.synthetic_pools(catalog, gpu)
+    result = compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
+                              speedup=inputs.speedup, goal=inputs.goal,
+                              deadline=inputs.deadline, budget=inputs.budget,
+                              trials=inputs.trials, seed=inputs.seed, top_k=inputs.top_k,
+                              pools=pools, recovery=keys.SPOT_RECOVERY.get())
+    return pools, result
+
+
 def main() -> None:
     active = catalog_state.active_catalog()
     catalog = active.catalog
@@ -109,6 +198,7 @@ def main() -> None:
                "a job* on them from many start times. The Plan and Recommend pages then use "
                "the replay for the mapped types.")
     root = spot_compute.trace_root()
+    fetch_box(root)
     uploads(root)
     for message in keys.SPOT_ERRORS.get():
         st.error(message, icon=":material/error:")
@@ -117,21 +207,35 @@ def main() -> None:
     for message in errors:
         if spot_compute.MISSING not in message:  # missing files: warned above
             st.error(message, icon=":material/error:")
+    label: str | None = None
+    synthetic = None
     if not pools.pools:
-        st.info("No pool yet: give at least one trace a pool TYPE@ZONE of catalog "
-                f"{catalog.name}.", icon=":material/info:")
-        return
+        synthetic = synthetic_plan(catalog)
+        if synthetic is None:
+            st.info(f"No pool yet, and catalog {catalog.name} has no GPU type for a synthetic "
+                    "market.", icon=":material/info:")
+            return
+        label = SYNTHETIC_LABEL
+        st.warning(f"**{SYNTHETIC_LABEL}.** No pool is mapped yet, so this page shows a seeded "
+                   "synthetic market of three made-up zones (synthetic-1a, b, c) to show how "
+                   "it works. Fetch the public traces above, or upload your own and give each "
+                   "a pool TYPE@ZONE. Plan a job and Recommend never use the synthetic market.",
+                   icon=":material/science:")
     st.radio("Recovery policy of the plan", RECOVERY_POLICIES, key=keys.SPOT_RECOVERY.name,
              persist_state=keys.PERSIST, horizontal=True, help=RECOVERY_HELP)
-    inputs = job_view.job_inputs(catalog, state.scenario(), keys.TOP_K.get())
-    result = job_view.plan(catalog, state.scenario(), inputs)
+    if synthetic is None:
+        inputs = job_view.job_inputs(catalog, state.scenario(), keys.TOP_K.get())
+        result = job_view.plan(catalog, state.scenario(), inputs)
+    else:
+        pools, result = synthetic
     est = spot_compute.backtested(result)
     spot_vms = est.configuration.gpu_spot if est is not None else 1
-    st.subheader("When the markets were up")
+    st.subheader("When the markets were up" + (" (synthetic)" if label else ""))
     x, names, z = spot_compute.availability_strip(pools.pools, spot_vms)
-    st.plotly_chart(spot_charts.availability_strip(x, names, z), key="spot_strip")
+    st.plotly_chart(spot_charts.availability_strip(x, names, z, label), key="spot_strip")
     frame, stat_errors = spot_compute.stats_frame(pools.pools, spot_vms)
-    st.markdown(f"Statistics for a cluster of {spot_vms} spot VM{'s' if spot_vms > 1 else ''} "
+    st.markdown(("**Synthetic:** " if label else "")
+                + f"Statistics for a cluster of {spot_vms} spot VM{'s' if spot_vms > 1 else ''} "
                 "(a count trace needs that many VMs up):")
     st.dataframe(frame, hide_index=True, key="spot_stats", column_config={
         "Days": st.column_config.NumberColumn(format="%.1f"),
@@ -141,13 +245,13 @@ def main() -> None:
         "Spot USD/h": st.column_config.NumberColumn(format="%.4f")})
     for message in stat_errors:
         st.error(message, icon=":material/error:")
-    backtest_section(result, est, pools)
+    backtest_section(result, est, pools, label)
 
 
 def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
-                     pools: spot_compute.PoolSet) -> None:
-    """The planned configuration under each policy."""
-    st.subheader("Your job on these markets")
+                     pools: spot_compute.PoolSet, label: str | None = None) -> None:
+    """The planned configuration under each policy (``label``: the synthetic market's)."""
+    st.subheader("Your job on these markets" + (" (synthetic)" if label else ""))
     if est is None:
         st.warning("No configuration of the mapped types fits the job of Plan a job (PW, "
                    "quotas, node cap): nothing to replay.", icon=":material/warning:")
@@ -173,6 +277,8 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
         return
     frame = spot_compute.policy_frame(runs)
     with st.container(border=True, key="spot_card"):
+        if label:
+            st.markdown(f"**{label}.**")
         which = ("the plan's choice" if result.chosen is not None
                  and est.index == result.chosen.index else "the best cluster of the mapped "
                  "types (the plan's choice has no pool)")
@@ -188,7 +294,7 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
             f"{usd(dl.loc[policy, 'Mean cost (USD)'])}"
             + (f", fell back in {dl.loc[policy, 'Fell back']:.0%}" if policy == "deadline"
                else "") for policy in dl.index) + ".")
-    st.plotly_chart(spot_charts.makespan_cdf(runs, deadline), key="spot_cdf")
+    st.plotly_chart(spot_charts.makespan_cdf(runs, deadline, label), key="spot_cdf")
     st.dataframe(frame, hide_index=True, key="spot_policies", column_config={
         **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns
            if c.endswith("(h)") or c.endswith("(USD)") or c == "Interruptions"},

@@ -85,3 +85,39 @@ def describe_age(prices_date: str, today: date) -> str:
     else:
         age = f"{months} months old"
     return f"prices of {period.label}, {age}"
+
+
+#: A card says its on-demand saving may be off once the catalog's prices are older than this
+#: (days from the last day of their period).
+STALE_AFTER_DAYS = 90
+#: AWS cut the on-demand prices of its P4 and P5 instances by up to 45 % in June 2025
+#: (announced 5 June 2025); a catalog whose period begins before this day may predate it.
+P4_P5_CUT = date(2025, 6, 1)
+#: The instance families of that cut (the part of a type's name before the dot).
+P4_P5_FAMILIES = ("p4d", "p4de", "p5", "p5e", "p5en")
+
+
+def is_stale(prices_date: str, today: date) -> bool:
+    """True when the period ``prices_date`` names ended more than :data:`STALE_AFTER_DAYS`
+    days before ``today`` (an unreadable date is not said to be stale: its age is unknown)."""
+    period = prices_period(prices_date)
+    return period is not None and (today - period.last).days > STALE_AFTER_DAYS
+
+
+def stale_saving_note(prices_date: str, instance_type: str, today: date) -> str | None:
+    """What a card says next to its "saves X % against on demand" when the catalog's prices are
+    stale (:func:`is_stale`), or ``None``: for a P4 or P5 type whose prices may predate the June
+    2025 cut, ``prices of 2025-H1, 17 months old: on-demand P4/P5 prices were cut up to 45 %
+    in June 2025, so this saving may be overstated``; for any other type, ``prices of
+    2023-10-01, 26 months old: spot and on-demand prices have changed since, so this saving may
+    be off``. The one home of the sentence (the dashboard's cards show it)."""
+    if not is_stale(prices_date, today):
+        return None
+    period = prices_period(prices_date)
+    assert period is not None
+    family = instance_type.split(".", 1)[0].lower()
+    if family in P4_P5_FAMILIES and period.first < P4_P5_CUT:
+        return (f"{describe_age(prices_date, today)}: on-demand P4/P5 prices were cut up to "
+                "45 % in June 2025, so this saving may be overstated")
+    return (f"{describe_age(prices_date, today)}: spot and on-demand prices have changed since, "
+            "so this saving may be off")

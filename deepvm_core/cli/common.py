@@ -25,6 +25,12 @@ from deepvm_core.catalog.gpu_filter import (
 from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
 from deepvm_core.defaults import field_default
 from deepvm_core.errors import EXIT_USAGE, InputError
+from deepvm_core.market.zones import (
+    CAPACITY_WEIGHTED_NOTE,
+    DEFAULT_ZONE_PRICE,
+    ZONE_PRICE_RULES,
+    zone_priced_catalog,
+)
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
 from deepvm_core.search.gpu_filter import catalog_models, known_accelerators
 
@@ -111,6 +117,10 @@ def add_scenario_args(p: argparse.ArgumentParser, *, with_pw: bool, replayable: 
                    help="ignore the catalog's vCPU quotas (the paper's simulation mode)")
     p.add_argument("--max-nodes", type=number(int, 1, maximum=MAX_NODES), default=nodes,
                    help=f"cap on VM counts per role (default {nodes}, at most {MAX_NODES:,})")
+    p.add_argument("--zone-price", choices=ZONE_PRICE_RULES, default=DEFAULT_ZONE_PRICE,
+                   help="spot price of a type with per-zone prices: the cheapest zone's or the "
+                        f"median over its zones (default {DEFAULT_ZONE_PRICE}; launch pins the "
+                        "cheapest zone either way). " + CAPACITY_WEIGHTED_NOTE)
     if objective_help is not None:
         p.add_argument("--objective", choices=OBJECTIVES,
                        default=field_default(Scenario, "objective"), help=objective_help)
@@ -178,3 +188,9 @@ def scenario_from_args(args: argparse.Namespace, pw_usd_per_hour: float,
     return Scenario(pw_usd_per_hour, ckpt, args.buffer,
                     getattr(args, "objective", field_default(Scenario, "objective")),
                     not args.no_quotas, args.max_nodes, gpu_filter_from_args(args, catalog))
+
+
+def zone_priced_from_args(catalog: Catalog, args: argparse.Namespace) -> Catalog:
+    """``catalog`` priced by ``--zone-price`` (:func:`~deepvm_core.market.zones.
+    zone_priced_catalog`; the same catalog under the default rule of the bundled ones)."""
+    return zone_priced_catalog(catalog, getattr(args, "zone_price", DEFAULT_ZONE_PRICE))

@@ -30,7 +30,7 @@ from typing import Final, TextIO
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog, save_catalog
-from deepvm_core.cli.common import scenario_from_args
+from deepvm_core.cli.common import scenario_from_args, zone_priced_from_args
 from deepvm_core.cli.job_args import (
     checkpoint_gb_from_args,
     load_measurements_arg,
@@ -49,6 +49,7 @@ from deepvm_core.errors import (
 from deepvm_core.hardware.calibrate import calibrate_catalog
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.plan_json import plan_to_dict
+from deepvm_core.io.zone_record import spot_zone_record, with_spot_zone
 from deepvm_core.model import DEFAULT_OBJECTIVE
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
@@ -77,7 +78,7 @@ def _load_catalog(name: str) -> Catalog:
 
 
 def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    catalog = _load_catalog(args.catalog)
+    catalog = zone_priced_from_args(_load_catalog(args.catalog), args)
     speedup = speedup_from_args(args)
     mtbi: dict[str, float] = {}
     for name, hours in args.mtbi:
@@ -99,7 +100,9 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         speed=job.speed)
         comparison = compare_plan_with_recommendation(result, rec, catalog, job)
     if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
-        doc = plan_to_dict(result, catalog)
+        doc = with_spot_zone(plan_to_dict(result, catalog), catalog,
+                             None if result.chosen is None else result.chosen.configuration,
+                             args.zone_price, args.pw)
         if comparison is not None:
             doc["recommend_comparison"] = {"same_cluster": comparison.same,
                                            "sentence": comparison.sentence}
@@ -109,6 +112,10 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(render_plan_table(result, catalog))
         out.write(replay_note(result))
+        zone = None if result.chosen is None else spot_zone_record(
+            catalog, result.chosen.configuration, args.zone_price, args.pw)
+        if zone:  # only for a type with per-zone prices
+            out.write(f"Zone: {zone['sentence']}\n")
         if comparison is not None:
             out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
     return 0

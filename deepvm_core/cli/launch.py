@@ -42,7 +42,7 @@ from deepvm_core.cloud.fleet.manage import (
     summarize,
     teardown,
 )
-from deepvm_core.cloud.fleet.requests import RequestOptions
+from deepvm_core.cloud.fleet.requests import RequestOptions, effective_spot_cap
 from deepvm_core.cloud.fleet.target import FleetPlan, check_plan_id, plan_from_export, read_export
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 
@@ -70,8 +70,9 @@ class _Out:
 
 def _price_line(plan: FleetPlan, options: RequestOptions) -> str:
     caps = []
-    if options.spot_max_total_price_usd_per_hour is not None:
-        caps.append(f"spot capped at {options.spot_max_total_price_usd_per_hour:g} USD/h")
+    spot_cap = effective_spot_cap(plan, options) if plan.spot is not None else None
+    if spot_cap is not None:
+        caps.append(f"spot capped at {spot_cap:g} USD/h")
     if options.on_demand_max_total_price_usd_per_hour is not None:
         caps.append(f"on-demand capped at {options.on_demand_max_total_price_usd_per_hour:g} "
                     "USD/h")
@@ -118,13 +119,19 @@ def _cmd_launch(args: argparse.Namespace, out: _Out) -> int:
     except KeyboardInterrupt:
         out.error("interrupted; nothing was launched")
         return EXIT_INTERRUPTED
+    plan = pre.plan  # the spot workers' zones resolved (--spot-zones)
     templates = {part.role: options.template_for(part) for part in plan.parts}
     azs = ", ".join(pre.availability_zones)
     where = "default subnets" if pre.default_subnets else "subnets"
     if not args.yes:
         out.print(f"Plan {plan.plan_id}: {plan.summary}")
         out.print(f"Region {ec2.region}; {len(pre.subnet_azs)} {where} in {azs}")
-        if plan.pool_zones:
+        if plan.pool_zones and plan.planned_zone_id and args.spot_zones != "any":
+            ids = (plan.spot_zone_ids if args.spot_zones == "by-price"
+                   else (plan.planned_zone_id,))
+            out.print(f"Spot zone(s): zone ID {', '.join(ids)} is {', '.join(plan.pool_zones)} "
+                      "in this account (capacity-optimized-prioritized)")
+        elif plan.pool_zones:
             out.print(f"Spot pools of the plan, in failover order: "
                       f"{', '.join(plan.pool_zones)} (capacity-optimized-prioritized)")
         out.print("Would launch, in this order:")

@@ -21,6 +21,7 @@ from deepvm_core.cloud.fleet.requests import (
     parse_subnets,
     parse_template,
 )
+from deepvm_core.cloud.fleet.zones import DEFAULT_SPOT_ZONES, SPOT_ZONE_MODES
 
 EXIT_CODES_HELP = """exit codes:
   0    done (a dry run, a launch, a status, a teardown)
@@ -76,7 +77,16 @@ def _add_request_args(p: argparse.ArgumentParser) -> None:
                         "needs each subnet's zone, SUBNET@ZONE)")
     p.add_argument("--spot-max-total-price", type=_positive_float, metavar="USD_PER_HOUR",
                    help="SpotOptions.MaxTotalPrice: most the spot workers may cost together, "
-                        "USD per hour (default: not set; AWS discourages spot price caps)")
+                        "USD per hour (default: PW minus the on-demand part, so that the "
+                        "cluster stays within PW)")
+    p.add_argument("--no-spot-price-cap", action="store_true",
+                   help="set no SpotOptions.MaxTotalPrice (AWS discourages spot price caps)")
+    p.add_argument("--spot-zones", choices=SPOT_ZONE_MODES, default=DEFAULT_SPOT_ZONES,
+                   help="where the spot workers go when the catalog has per-zone prices: "
+                        "'planned' pins the zone whose price the plan used (its zone ID "
+                        "resolved to your account's zone name), 'by-price' orders every zone "
+                        "by price (capacity-optimized-prioritized), 'any' does not restrict "
+                        f"them (default: {DEFAULT_SPOT_ZONES})")
     p.add_argument("--on-demand-max-total-price", type=_positive_float, metavar="USD_PER_HOUR",
                    help="OnDemandOptions.MaxTotalPrice, USD per hour (default: not set)")
 
@@ -167,7 +177,8 @@ def request_options(args: argparse.Namespace) -> RequestOptions:
         subnets=parse_subnets(args.subnet),
         spot_max_total_price_usd_per_hour=args.spot_max_total_price,
         on_demand_max_total_price_usd_per_hour=args.on_demand_max_total_price,
-        subnet_zones=parse_subnet_zones(args.subnet))
+        subnet_zones=parse_subnet_zones(args.subnet),
+        cap_spot_at_pw=not args.no_spot_price_cap, spot_zones=args.spot_zones)
 
 
 def aws_settings(args: argparse.Namespace) -> AwsSettings:

@@ -20,6 +20,7 @@ from deepvm_core.errors import EXIT_USAGE
 from deepvm_core.hardware.calibrate import MIN_TRUSTED_R_SQUARED
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_FASTEST_TOLERANCE, DEFAULT_GOAL
+from deepvm_core.market.mtbi import DEFAULT_WAIT_HOURS
 from deepvm_core.pipeline.plan import DEFAULT_SEED, GOALS
 from deepvm_core.recommend.recommendation import DEFAULT_TOP_K, TOP_K_RANGE
 from deepvm_core.units import MINUTES_PER_HOUR
@@ -45,7 +46,7 @@ CALIBRATE_EXIT_CODES: Final = f"""exit codes:
 #: The workload's defaults by field name (``deepvm plan`` shows and uses them).
 _WORKLOAD_DEFAULTS: Final = {name: field_default(Workload, name) for name in (
     "reference_nodes", "checkpoint_every_epochs", "restart_hours", "wait_hours",
-    "disk_gb_per_second", "checkpoint_fixed_seconds", "mtbi_scale")}
+    "disk_gb_per_second", "checkpoint_fixed_seconds", "mtbi_scale", "per_vm_share")}
 
 
 
@@ -81,9 +82,11 @@ def add_plan_parsers(subparsers: Any) -> None:
     # Minutes are converted to the workload's hours only when given, so that a default is the
     # workload's own value exactly.
     _add_minutes(job, "--restart-min", "restart after an interruption R", MAX_RESTART_HOURS,
-                 w["restart_hours"], "the restart R")
-    _add_minutes(job, "--wait-min", "capacity wait after an interruption W", MAX_WAIT_HOURS,
-                 w["wait_hours"], "the capacity wait W")
+                 f"default {w['restart_hours'] * MINUTES_PER_HOUR:g}", "the restart R")
+    _add_minutes(job, "--wait-min", "mean capacity wait W after an interruption (and before "
+                 "the first attempt of a job that starts inside an outage)", MAX_WAIT_HOURS,
+                 "default: each type's Spot Advisor bucket, "
+                 f"{DEFAULT_WAIT_HOURS * MINUTES_PER_HOUR:g}", "the capacity wait W")
     job.add_argument("--disk-gbps", type=number(float, 0.0, strict=True),
                      default=w["disk_gb_per_second"],
                      help=f"anchor disk write bandwidth D, GB/s (default "
@@ -101,6 +104,11 @@ def add_plan_parsers(subparsers: Any) -> None:
     job.add_argument("--mtbi-scale", type=number(float, 0.0, strict=True),
                      default=w["mtbi_scale"],
                      help=f"factor on every MTBI, the sensitivity (default {w['mtbi_scale']:g})")
+    job.add_argument("--per-vm-share", type=number(float, 0.0, maximum=1.0),
+                     default=w["per_vm_share"], metavar="RHO",
+                     help="share of one VM's reclaims that take that VM alone: n spot VMs are "
+                          "interrupted 1 + RHO (n - 1) times as often as one (default "
+                          f"{w['per_vm_share']:g}; 0: one event takes every spot VM)")
     goal = p.add_argument_group("the goal")
     goal.add_argument("--goal", choices=GOALS, default=DEFAULT_GOAL,
                       help="cheapest (least expected cost) or fastest (least expected "
@@ -167,7 +175,7 @@ def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Work
         reference_gpu=args.ref_type, reference_nodes=args.ref_nodes,
         checkpoint_gb=checkpoint_gb_from_args(args), disk_gb_per_second=args.disk_gbps,
         checkpoint_fixed_seconds=args.ckpt_fixed_s, mtbi_hours_by_gpu=mtbi,
-        mtbi_scale=args.mtbi_scale, **given)
+        mtbi_scale=args.mtbi_scale, per_vm_share=args.per_vm_share, **given)
     transformer = transformer_from_args(args)
     if transformer is not None:
         # k: Daly's interval unless asked (Workload.for_transformer's default)
@@ -180,12 +188,11 @@ def workload_from_args(args: argparse.Namespace, mtbi: dict[str, float]) -> Work
 
 
 def _add_minutes(group: argparse._ArgumentGroup, flag: str, what: str, max_hours: float,
-                 default_hours: float, bound_name: str) -> None:
+                 default: str, bound_name: str) -> None:
     """A duration option taken in minutes (the workload holds hours), bounded by
     ``max_hours``; without a default, so that an absent option keeps the workload's own
-    value exactly."""
+    value exactly (``default`` says what that is in the help)."""
     group.add_argument(flag, type=number(
         float, 0.0, maximum=max_hours * MINUTES_PER_HOUR,
         bound=f" ({max_hours:g} h, the bound on {bound_name})"),
-        help=f"{what}, minutes (default {default_hours * MINUTES_PER_HOUR:g}, at most "
-             f"{max_hours * MINUTES_PER_HOUR:g})")
+        help=f"{what}, minutes ({default}; at most {max_hours * MINUTES_PER_HOUR:g})")

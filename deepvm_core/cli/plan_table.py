@@ -124,16 +124,19 @@ def render_plan_table(result: JobPlanResult, catalog: Catalog) -> str:
     source = f" ({a.measurements_source})" if a.measurements_source else ""
     every = ("Daly's interval" if a.checkpoint_every_epochs == AUTO
              else f"every {a.checkpoint_every_epochs} epoch(s)")
+    wait = ("per type" if a.wait_hours is None
+            else f"{a.wait_hours * MINUTES_PER_HOUR:g} min")
     out.append(f"\nAssumptions: speedup {a.speedup}{source}; checkpoint {every}; restart "
-               f"{a.restart_hours * MINUTES_PER_HOUR:g} min, wait "
-               f"{a.wait_hours * MINUTES_PER_HOUR:g} min, disk {a.disk_gb_per_s:g} GB/s, "
-               f"fixed checkpoint cost {a.checkpoint_fixed_seconds:g} s, MTBI x "
-               f"{a.mtbi_scale:g}\n")
+               f"{a.restart_hours * MINUTES_PER_HOUR:g} min, wait {wait}, disk "
+               f"{a.disk_gb_per_s:g} GB/s, fixed checkpoint cost "
+               f"{a.checkpoint_fixed_seconds:g} s, MTBI x {a.mtbi_scale:g}, per-VM share "
+               f"{a.per_vm_share:g}\n")
     for g in a.gpu_types:
         bucket = ("no bucket" if g.interruption_bucket is None
                   else f"bucket {INTERRUPTION_BUCKET_LABELS[g.interruption_bucket]}")
         one = _fmt(g.one_vm_epoch_seconds, ".2f")
-        out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}); speedup "
+        out.append(f"  {g.gpu}: MTBI {g.mtbi_hours:g} h ({g.mtbi_source}, {bucket}), W "
+                   f"{g.wait_hours * MINUTES_PER_HOUR:g} min ({g.wait_source}); speedup "
                    f"{g.speedup_source}; one VM {one} s per epoch ({g.one_vm_source or '-'}"
                    f"{' ' + g.one_vm_table if g.one_vm_table else ''})"
                    f"{'; ' + g.memory_fit if g.memory_fit else ''}\n")

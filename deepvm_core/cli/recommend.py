@@ -16,7 +16,13 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
 from deepvm_core.cli.catalog_quotas import add_quotas_parser, run_quotas
-from deepvm_core.cli.common import Parser, add_scenario_args, number, scenario_from_args
+from deepvm_core.cli.common import (
+    Parser,
+    add_scenario_args,
+    number,
+    scenario_from_args,
+    zone_priced_from_args,
+)
 from deepvm_core.cli.job_args import add_job_arguments, checkpoint_gb_from_args
 from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
@@ -24,6 +30,7 @@ from deepvm_core.files import write_json_atomic
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.io.replay import read_export, replay
+from deepvm_core.io.zone_record import spot_zone_record, with_spot_zone
 from deepvm_core.model import (
     DEFAULT_OBJECTIVE,
     Configuration,
@@ -164,13 +171,14 @@ def _estimate_footnote(catalog: Catalog, shown: list[Configuration | None]) -> s
 def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     if args.replay is not None:
         return _cmd_replay(args, out)
-    catalog = _load(args.catalog)
+    catalog = zone_priced_from_args(_load(args.catalog), args)
     scenario = scenario_from_args(args, args.pw, catalog, checkpoint_gb_from_args(args))
     job = recommend_job(args, catalog)
     rec = recommend(catalog, scenario, args.solver, top_k=args.top,
                     time_limit_s=args.time_limit, speed=None if job is None else job.speed)
     if args.format == "json":
-        doc = recommendation_to_dict(rec, catalog)
+        doc = with_spot_zone(recommendation_to_dict(rec, catalog), catalog, rec.best,
+                             args.zone_price, scenario.pw_usd_per_hour)
         if job is not None:
             doc = with_job_estimate(doc, rec, catalog, job)
         out.write(json.dumps(doc, indent=2) + "\n")
@@ -180,6 +188,9 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
     out.write(render_recommendation(rec, catalog, job,
                                     mark=lambda c: ESTIMATED_MARK if _estimated(catalog, c)
                                     else "", footnote=_estimate_footnote(catalog, shown)))
+    zone = spot_zone_record(catalog, rec.best, args.zone_price, scenario.pw_usd_per_hour)
+    if zone:  # only for a type with per-zone prices
+        out.write(f"Zone: {zone['sentence']}\n")
     section = accelerator_section(rec)
     if section:
         out.write("\n" + section)
@@ -187,7 +198,7 @@ def _cmd_recommend(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_sweep(args: argparse.Namespace, out: TextIO) -> int:
-    catalog = _load(args.catalog)
+    catalog = zone_priced_from_args(_load(args.catalog), args)
     scenario = scenario_from_args(args, args.pw_start, catalog)
     result = sweep(catalog, scenario, pw_grid(args.pw_start, args.pw_stop, args.pw_step))
     rows = result.rows()

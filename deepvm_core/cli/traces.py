@@ -39,12 +39,22 @@ from deepvm_core.job.backtest import (
     RECOVERY_POLICIES,
 )
 from deepvm_core.job.estimate import ReplayEstimates
+from deepvm_core.job.forecast import DEFAULT_TRACE_MODEL, FORECAST_MODELS
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.odds import window_words
 from deepvm_core.job.result import JobPlanResult
-from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
+from deepvm_core.market.pool_prices import make_regional_pool
+from deepvm_core.market.pools import check_pools, split_pool_name
+from deepvm_core.market.reclaims import estimate_per_vm_share
 from deepvm_core.market.trace import TraceError, load_trace
 from deepvm_core.market.trace_fetch import fetch_traces
 from deepvm_core.market.trace_stats import pool_statistics
+from deepvm_core.market.window import (
+    DEFAULT_WINDOW_DAYS,
+    WHOLE_TRACE,
+    parse_window_days,
+    recent_window,
+)
 from deepvm_core.pipeline.backtest_plan import replay
 from deepvm_core.pipeline.replay_hook import replay_hook
 from deepvm_core.units import MINUTES_PER_HOUR
@@ -61,6 +71,22 @@ def _pool_arg(text: str) -> tuple[str, str]:
     return name.strip(), path
 
 
+def _window_arg(text: str) -> float | None:
+    """``--window-days``: ``all`` (None) or days > 0."""
+    try:
+        return parse_window_days(text)
+    except TraceError as exc:
+        raise argparse.ArgumentTypeError(exc.reason) from None
+
+
+def add_window_arg(p: Any) -> None:
+    """``--window-days`` (``traces stats``, ``backtest``, ``plan --pool``)."""
+    p.add_argument("--window-days", type=_window_arg, default=DEFAULT_WINDOW_DAYS,
+                   metavar="DAYS", help="read the last DAYS days of each trace (default "
+                   f"{DEFAULT_WINDOW_DAYS:g}: markets change from week to week); "
+                   f"'{WHOLE_TRACE}': the whole trace")
+
+
 def add_traces_parsers(subparsers: Any) -> None:
     """Add ``traces`` (``stats``) and ``backtest`` to an ``argparse`` sub-parsers object."""
     tr = subparsers.add_parser("traces", help="spot traces: statistics of pools")
@@ -71,6 +97,7 @@ def add_traces_parsers(subparsers: Any) -> None:
     st.add_argument("files", nargs="+", metavar="FILE", help="trace files (JSON)")
     st.add_argument("--nodes", type=number(int, 1), required=True, metavar="N",
                     help="spot VMs of the cluster (a count trace needs >= N VMs up)")
+    add_window_arg(st)
     st.add_argument("--format", choices=("table", "json"), default="table")
 
     fe = sub.add_parser("fetch", help="download the public spot traces (skypilot-org/"
@@ -95,6 +122,7 @@ def add_traces_parsers(subparsers: Any) -> None:
     bt.add_argument("--restart-min", type=number(float, 0.0), metavar="R",
                     help="restart R, minutes (default: the plan's)")
     bt.add_argument("--catalog", help="catalog for prices (default: the plan's, by name)")
+    add_window_arg(bt)
     bt.add_argument("--format", choices=("table", "json"), default="table")
 
 
@@ -108,7 +136,15 @@ def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
                         "configuration by their single-pool mean makespan")
     g.add_argument("--recovery", choices=RECOVERY_POLICIES, default="failover",
                    help="recovery policy of those backtests (default failover; deadline needs "
-                        "--deadline-hours)")
+                        "--deadline-hours and the replay)")
+    g.add_argument("--model", choices=FORECAST_MODELS,
+                   help="how the traces forecast the job: replay (a backtest over the pools, "
+                        "with --recovery), renewal (resampled up and down periods) or "
+                        "closed-form (the traces' MTBI and W); renewal and closed form use each "
+                        "configuration's best pool. Default: the best of the rolling-origin "
+                        f"evaluation, {DEFAULT_TRACE_MODEL} (docs/method.md); the replay with "
+                        "--recovery deadline")
+    add_window_arg(g)
 
 
 def plan_replay(args: argparse.Namespace, catalog: Catalog,
@@ -118,9 +154,13 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
         return None
     if args.recovery == "deadline" and args.deadline_hours is None:
         raise DeepVMError("--recovery deadline needs --deadline-hours H")
-    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    if args.recovery == "deadline" and args.model not in (None, "replay"):
+        raise DeepVMError("--recovery deadline is replayed only: use --model replay")
+    pools = [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
-                       deadline_hours=args.deadline_hours)
+                       deadline_hours=args.deadline_hours, model=args.model,
+                       window_days=args.window_days,
+                       per_vm_share=getattr(args, "per_vm_share", 0.0), seed=args.seed)
 
 
 def replay_note(result: JobPlanResult) -> str:
@@ -130,9 +170,18 @@ def replay_note(result: JobPlanResult) -> str:
         return ""
     types = sorted({result.candidates.configuration(int(i)).gpu
                     for i in np.flatnonzero(r.evaluated)})
-    return (f"Note: {', '.join(types)} evaluated by a backtest on spot traces ({r.recovery}, "
-            f"{r.runs} starts): expected h and $ are its means, the P10-P90 ranges its "
-            "percentiles, events its mean interruptions; the other types by the closed form\n")
+    how = {"replay": f"a backtest ({r.recovery})", "renewal": "the renewal model",
+           "closed-form": "the closed form on the traces' MTBI and W"}[r.model]
+    note = (f"Note: {', '.join(types)} evaluated on spot traces, {window_words(r.window_days)}, "
+            f"by {how}: expected h and $ are its means; the P10-P90 ranges ({r.runs} runs) "
+            "include how the traces' MTBI and W moved from day to day; the other types by the "
+            "closed form\n")
+    refused = [i for i, why in enumerate(r.refusals) if why]
+    if refused:
+        note += (f"Note: {len(refused)} configuration(s) cannot run on the traces (more spot "
+                 "VMs than a count trace holds) or never finish on them (an attempt longer "
+                 "than the pools ever stay up): left out\n")
+    return note
 
 
 def _finite(x: float) -> float | None:
@@ -142,23 +191,34 @@ def _finite(x: float) -> float | None:
 def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     rows = []
     for path in args.files:
-        t = load_trace(path)
+        whole = load_trace(path)
+        t = recent_window(whole, args.window_days)
         s = pool_statistics(t, args.nodes)
+        share = estimate_per_vm_share(t)
         rows.append({"file": path, "gap_seconds": s.gap_seconds, "ticks": s.ticks,
-                     "days": s.days, "availability": s.availability,
+                     "days": s.days, "trace_days": whole.days,
+                     "availability": s.availability,
                      "interruptions": s.interruptions, "mtbi_hours": _finite(s.mtbi_hours),
-                     "mean_wait_hours": s.mean_wait_hours})
+                     "mean_wait_hours": s.mean_wait_hours,
+                     "per_vm_share": share.per_vm_share})
     if args.format == "json":
-        out.write(json.dumps({"pools": rows}, indent=2) + "\n")
+        out.write(json.dumps({"window_days": args.window_days, "pools": rows}, indent=2)
+                  + "\n")
         return 0
     width = max(len("file"), *(len(r["file"]) for r in rows))
     out.write(f"{'file':<{width}}  {'gap s':>6} {'ticks':>9} {'days':>7} {'avail.':>7} "
-              f"{'events':>7} {'MTBI h':>8} {'wait h':>7}\n")
+              f"{'events':>7} {'MTBI h':>8} {'wait h':>7} {'per-VM':>7}\n")
     for r in rows:
         mtbi = "-" if r["mtbi_hours"] is None else f"{r['mtbi_hours']:.2f}"
+        rho = "-" if r["per_vm_share"] is None else f"{r['per_vm_share']:.3f}"
         out.write(f"{r['file']:<{width}}  {r['gap_seconds']:>6g} {r['ticks']:>9,} "
                   f"{r['days']:>7.2f} {r['availability']:>7.3f} {r['interruptions']:>7} "
-                  f"{mtbi:>8} {r['mean_wait_hours']:>7.2f}\n")
+                  f"{mtbi:>8} {r['mean_wait_hours']:>7.2f} {rho:>7}\n")
+    window = ("each whole trace" if args.window_days is None
+              else f"{window_words(args.window_days)} of each trace")
+    out.write(f"Window: {window} (--window-days); "
+              "per-VM: the share of one VM's reclaims that take it alone, from a count trace "
+              "(n = 1 against n = its largest count)\n")
     return 0
 
 
@@ -167,7 +227,8 @@ def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
         raise DeepVMError("--policy deadline needs --deadline-hours H")
     plan = read_plan(args.plan)
     catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
-    pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+    pools = [make_regional_pool(catalog, name, recent_window(load_trace(path), args.window_days))
+             for name, path in args.pool]
     check_pools(pools)
     restart = (float(plan_field(plan, args.plan, "assumptions", "restart_hours"))
                if args.restart_min is None else args.restart_min / MINUTES_PER_HOUR)
@@ -176,6 +237,7 @@ def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
                           deadline_hours=args.deadline_hours, starts=args.starts)
     used = pools[:1] if args.policy == "wait" else pools
     inputs.update({"policy": args.policy, "deadline_hours": args.deadline_hours,
+                   "window_days": args.window_days,
                    "starts": int(runs.start_ticks.size),
                    "pools": [{"name": p.name, "file": path, "gap_seconds": p.trace.gap_seconds,
                               "spot_usd_per_hour": p.spot_usd_per_hour}
@@ -189,7 +251,8 @@ def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
               f"Job: {inputs['compute_hours']:.3f} compute hours, {cluster.checkpoints} "
               f"checkpoints, restart {restart * MINUTES_PER_HOUR:g} min; policy {args.policy}"
               + (f", deadline {args.deadline_hours:g} h" if args.deadline_hours else "")
-              + f"; pools {', '.join(p.name for p in used)}; {result['runs']} starts\n\n")
+              + f"; pools {', '.join(p.name for p in used)}, {window_words(args.window_days)}"
+              f"; {result['runs']} starts\n\n")
     out.write(f"makespan h: mean {mk['mean']:.2f}, P10 {mk['p10']:.2f}, P50 {mk['p50']:.2f}, "
               f"P90 {mk['p90']:.2f}, max {mk['max']:.2f}\n"
               f"cost USD:   mean {cost['mean']:.2f}, P90 {cost['p90']:.2f}\n"

@@ -109,8 +109,9 @@ class EstimateDoc(TypedDict):
     """A configuration's job estimate in the plan JSON; ``null`` for a value that is not finite.
     ``does_not_finish`` (the reason, with T, C and N null) only for a cluster not expected to
     finish; the Monte Carlo keys only when the configuration was simulated (or backtested:
-    ``evaluated_by`` ``backtest``, its ``pools`` in failover order and its ``recovery``
-    policy; ``closed_form``, ``[]`` and ``null`` otherwise)."""
+    ``evaluated_by`` ``backtest``, ``renewal`` or ``trace_closed_form``, its ``pools`` in
+    failover order and its ``recovery`` policy; ``closed_form``, ``[]`` and ``null``
+    otherwise); ``odds``: where its numbers come from, in one sentence."""
 
     epoch_seconds: float
     compute_hours: float
@@ -124,6 +125,7 @@ class EstimateDoc(TypedDict):
     evaluated_by: str
     pools: list[str]
     recovery: str | None
+    odds: str
     on_demand_same_cluster: OnDemandDoc
     savings_vs_on_demand_usd: float | None
     savings_vs_on_demand_percent: float | None
@@ -152,6 +154,8 @@ class GpuAssumptionDoc(TypedDict):
 
     mtbi_hours: float
     mtbi_source: str
+    wait_hours: float
+    wait_source: str
     interruption_bucket: int | None
     speedup_source: str
     one_vm_epoch_seconds: float | None
@@ -170,8 +174,9 @@ class AssumptionsDoc(TypedDict):
     reference_gpu: str
     checkpoint_every_epochs: int | str
     restart_hours: float
-    wait_hours: float
+    wait_hours: float | None
     disk_gb_per_s: float
     checkpoint_fixed_seconds: float
     mtbi_scale: float
+    per_vm_share: float
     gpu_types: dict[str, GpuAssumptionDoc]

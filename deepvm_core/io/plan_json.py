@@ -53,6 +53,7 @@ def estimate_to_dict(e: PlanEstimate) -> EstimateDoc:
         "evaluated_by": e.evaluated_by,
         "pools": list(e.pools),
         "recovery": e.recovery,
+        "odds": e.odds,
         "on_demand_same_cluster": {"cost_usd": _finite(e.on_demand_cost_usd),
                                    "makespan_hours": _finite(e.on_demand_makespan_hours)},
         "savings_vs_on_demand_usd": _finite(saved_usd) if finishes else None,
@@ -99,6 +100,8 @@ def estimate_in_words(e: PlanEstimate) -> tuple[str, ...]:
     if mc is not None:
         lines.append(confidence_in_words(mc.makespan_hours_p90, mc.cost_usd_p90,
                                          mc.mean_makespan_hours, mc.mean_cost_usd))
+    if e.odds:
+        lines.append(f"Odds: {e.odds}.")
     offer = on_demand_offer(e.expected_cost_usd, e.on_demand_cost_usd,
                             e.on_demand_makespan_hours)
     if offer is not None:
@@ -148,9 +151,12 @@ def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
         "disk_gb_per_s": a.disk_gb_per_s,
         "checkpoint_fixed_seconds": a.checkpoint_fixed_seconds,
         "mtbi_scale": a.mtbi_scale,
+        "per_vm_share": a.per_vm_share,
         "gpu_types": {g.gpu: {
             "mtbi_hours": g.mtbi_hours,
             "mtbi_source": g.mtbi_source,
+            "wait_hours": g.wait_hours,
+            "wait_source": g.wait_source,
             "interruption_bucket": g.interruption_bucket,
             "speedup_source": g.speedup_source,
             "one_vm_epoch_seconds": g.one_vm_epoch_seconds,

@@ -14,8 +14,18 @@ so it is ``R + s`` long. With ``c = R + s`` and ``q0 = 1 - e^{-λs}``:
 * ``U0(s) = E0(s) - W F0(s) = (1 - e^{-λs}) / λ + q0 (e^{λc} - 1) / λ``: expected hours the spot
   VMs are up (billed).
 
-Sums over the segments give the makespan ``T = Σ E0``, the events ``N = Σ F0`` and the cost
-``C = P (T - N W) + P_od N W = P Σ U0 + P_od N W`` (hours, USD). λ = 0 is exact (``E0 = s``,
+**The start-up wait** (issue 25). The market alternates up periods, which end at rate λ, and
+outages of mean W; a job started at a random time finds it inside an outage with the stationary
+probability ``π = λW / (1 + λW)`` (= W / (MTBI + W), the share of time the market is down) and
+then first waits the rest of that outage. Outages are exponential in this model (memoryless),
+so the rest has mean W again: the expected start-up wait is ``S = π W``. It is billed like every
+wait (the on-demand part only) and is no event; no restart follows it (nothing was lost).
+
+Sums over the segments give the makespan ``T = S + Σ E0``, the events ``N = Σ F0`` and the cost
+``C = P (T - N W - S) + P_od (N W + S) = P Σ U0 + P_od (N W + S)`` (hours, USD). Each
+expectation is linear in the waits and the number of events does not depend on them, so the
+formulas hold whatever the waits' distribution with mean W; the Monte Carlo draws them
+exponential (:mod:`deepvm_core.job.montecarlo`). λ = 0 is exact (``E0 = s``, ``S = 0``,
 ``F0 = 0``); small λ s uses ``expm1`` through ``(1 - e^{-x}) / x`` and ``(e^x - 1) / x`` so
 nothing cancels; huge λ s overflows to infinity, never to NaN.
 """
@@ -61,6 +71,23 @@ class SegmentExpectations:
     up_hours: FloatArray
 
 
+def start_down_probability(rate_per_hour: npt.ArrayLike,
+                           wait_hours: npt.ArrayLike) -> FloatArray:
+    """π = λW / (1 + λW): the probability that a job started at a random time finds the market
+    in an outage (0 when λ or W is 0; 1 at λ = ∞ with W > 0)."""
+    lam = np.asarray(rate_per_hour, dtype=np.float64)
+    w = np.asarray(wait_hours, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        x = np.where((lam > 0) & (w > 0), lam * w, 0.0)
+        return np.asarray(np.where(np.isinf(x), 1.0, x / (1.0 + x)), dtype=np.float64)
+
+
+def startup_wait_hours(rate_per_hour: npt.ArrayLike, wait_hours: npt.ArrayLike) -> FloatArray:
+    """S = π W: the expected wait before a job's first attempt, hours (module docstring)."""
+    w = np.asarray(wait_hours, dtype=np.float64)
+    return np.asarray(start_down_probability(rate_per_hour, w) * w, dtype=np.float64)
+
+
 def segment_expectations(segment_hours: npt.ArrayLike, rate_per_hour: npt.ArrayLike,
                          restart_hours: npt.ArrayLike,
                          wait_hours: npt.ArrayLike) -> SegmentExpectations:
@@ -99,9 +126,10 @@ class JobEstimates:
         checkpoint_stall_seconds: δ, seconds per checkpoint.
         checkpoint_interval_seconds: τ, compute seconds between checkpoints.
         checkpoints: checkpoints taken (segments - 1).
-        expected_makespan_hours: T, expected wall hours from start to end.
-        expected_cost_usd: C = P (T - N W) + P_od N W, expected USD.
+        expected_makespan_hours: T = S + Σ E0, expected wall hours from start to end.
+        expected_cost_usd: C = P (T - N W - S) + P_od (N W + S), expected USD.
         expected_interruptions: N, expected interruption events.
+        expected_startup_wait_hours: S = π W, the expected wait before the first attempt.
     """
 
     epoch_seconds: FloatArray
@@ -112,10 +140,11 @@ class JobEstimates:
     expected_makespan_hours: FloatArray
     expected_cost_usd: FloatArray
     expected_interruptions: FloatArray
+    expected_startup_wait_hours: FloatArray | None = None
 
 
 def expected_jobs(plan: JobInputs) -> JobEstimates:
-    """Closed-form T, N and C of every configuration of ``plan``."""
+    """Closed-form T, N and C of every configuration of ``plan`` (start-up wait included)."""
     lam, r, w = plan.interruption_rate_per_hour, plan.restart_hours, plan.wait_hours
     full = segment_expectations(plan.full_segment_seconds / SECONDS_PER_HOUR, lam, r, w)
     last = segment_expectations(plan.last_segment_seconds / SECONDS_PER_HOUR, lam, r, w)
@@ -125,7 +154,9 @@ def expected_jobs(plan: JobInputs) -> JobEstimates:
         makespan = np.where(has_full, k * full.makespan_hours, 0.0) + last.makespan_hours
         events = np.where(has_full, k * full.interruptions, 0.0) + last.interruptions
         up = np.where(has_full, k * full.up_hours, 0.0) + last.up_hours
-        waited = np.where(w > 0, events * w, 0.0)
+        start = startup_wait_hours(lam, w)
+        makespan = makespan + start
+        waited = np.where(w > 0, events * w, 0.0) + start
         cost = (np.where(plan.price_usd_per_hour > 0, plan.price_usd_per_hour * up, 0.0)
                 + np.where(plan.on_demand_usd_per_hour > 0,
                            plan.on_demand_usd_per_hour * waited, 0.0))
@@ -138,4 +169,5 @@ def expected_jobs(plan: JobInputs) -> JobEstimates:
         expected_makespan_hours=np.asarray(makespan, dtype=np.float64),
         expected_cost_usd=np.asarray(cost, dtype=np.float64),
         expected_interruptions=np.asarray(events, dtype=np.float64),
+        expected_startup_wait_hours=np.asarray(start, dtype=np.float64),
     )

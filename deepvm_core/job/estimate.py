@@ -7,7 +7,8 @@ estimates here. Pure data; no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from deepvm_core.arrays import BoolArray, FloatArray
@@ -15,6 +16,7 @@ from deepvm_core.job.baseline import on_demand_baseline_at
 from deepvm_core.job.closed_form import JobEstimates
 from deepvm_core.job.finish import finishes, unfinished_reason
 from deepvm_core.job.inputs import JobInputs
+from deepvm_core.job.odds import NO_SPOT, trace_odds
 from deepvm_core.model import Configuration
 from deepvm_core.search.tables import CandidateTable
 from deepvm_core.units import SECONDS_PER_HOUR
@@ -70,16 +72,21 @@ class PlanEstimate:
         within_limits: T <= the deadline and C <= the budget (True when none is given);
             False when the cluster does not finish.
         monte_carlo: the Monte Carlo statistics, or ``None`` (trials 0, or not simulated).
-        evaluated_by: ``closed_form``, or ``backtest`` when spot traces of its GPU type gave T,
-            C and the percentiles (``traces.md``; :class:`ReplayEstimates`).
+        evaluated_by: ``closed_form``, or ``backtest`` (``renewal``, ``trace_closed_form``)
+            when spot traces of its GPU type gave T, C and the percentiles (``traces.md``;
+            :class:`ReplayEstimates`).
         pools: the pools replayed, in failover order (``TYPE@ZONE``; empty: closed form).
         recovery: the recovery policy of the backtest (``wait``, ``failover``, ``deadline``).
         on_demand_makespan_hours: T_od, the same cluster with every VM on demand (no
             interruptions), hours (:mod:`deepvm_core.job.baseline`).
         on_demand_cost_usd: C_od, its cost, USD.
         does_not_finish: ``None``, or why the cluster is not expected to finish
-            (:mod:`deepvm_core.job.finish`); its T, C and N are then not meaningful numbers
-            and are never shown as such.
+            (:mod:`deepvm_core.job.finish`), or why it cannot run on the pools given (a
+            cluster larger than a count trace's largest count, or an attempt longer than the
+            pools ever stay up); its T, C and N are then not
+            meaningful numbers and are never shown as such.
+        odds: where the percentiles and expectations come from, in one sentence
+            (:mod:`deepvm_core.job.odds`): a bucket's assumptions or the traces.
     """
 
     index: int
@@ -100,6 +107,7 @@ class PlanEstimate:
     evaluated_by: str = "closed_form"
     pools: tuple[str, ...] = ()
     recovery: str | None = None
+    odds: str = ""
 
     def describe(self) -> str:
         """The configuration in one line (``TR: 17 x g4dn.xlarge spot + 1 x c5.xlarge, ...``)."""
@@ -137,6 +145,8 @@ class PlanArrays(Protocol):
     def job_plan(self) -> JobInputs | None: ...
     @property
     def replay(self) -> ReplayEstimates | None: ...
+    @property
+    def odds_by_gpu(self) -> Mapping[str, str]: ...
 
 
 def estimate_at(result: PlanArrays, index: int,
@@ -144,12 +154,16 @@ def estimate_at(result: PlanArrays, index: int,
     """The estimate of candidate ``index`` from the per-candidate arrays."""
     est, table = result.estimates, result.candidates
     od_hours, od_cost = on_demand_baseline_at(table, est, index)
-    reason = unfinished_reason_of(est, result.job_plan, index)
     replay = result.replay
+    refused = None if replay is None else replay.refusal(index)
+    reason = refused or unfinished_reason_of(est, result.job_plan, index)
     hit = replay is not None and bool(replay.evaluated[index])
+    config = table.configuration(index)
+    odds = (replay.odds(index) if hit and replay is not None
+            else result.odds_by_gpu.get(config.gpu, "") if config.gpu_spot else NO_SPOT)
     return PlanEstimate(
         index=index,
-        configuration=table.configuration(index),
+        configuration=config,
         epoch_seconds=float(est.epoch_seconds[index]),
         compute_hours=float(est.compute_hours[index]),
         checkpoint_stall_seconds=float(est.checkpoint_stall_seconds[index]),
@@ -161,11 +175,12 @@ def estimate_at(result: PlanArrays, index: int,
         within_limits=bool(result.within_limits[index]),
         monte_carlo=None if reason else monte_carlo,
         does_not_finish=reason,
-        evaluated_by="backtest" if hit else "closed_form",
+        evaluated_by=replay.evaluated_by if hit and replay is not None else "closed_form",
         pools=replay.pools[index] if hit and replay is not None else (),
         recovery=replay.recovery if hit and replay is not None else None,
         on_demand_makespan_hours=od_hours,
         on_demand_cost_usd=od_cost,
+        odds=odds,
     )
 
 
@@ -183,6 +198,12 @@ class ReplayEstimates:
         mean_cost_usd, cost_usd_p10, cost_usd_p50, cost_usd_p90: USD.
         mean_interruptions: per run. deadline_met: share of runs within the deadline, or
             ``None`` without one.
+        model: ``replay`` (backtests), ``renewal`` or ``closed-form`` (from the traces'
+            statistics), issue 25.
+        window_days: the recent window of the traces used, days, or ``None`` (whole traces).
+        refusals: per candidate, why it cannot run on its type's pools (a cluster larger than
+            every count trace allows, or an attempt longer than any pool stays up), or
+            ``None``; empty: none refused.
     """
 
     recovery: str
@@ -199,6 +220,24 @@ class ReplayEstimates:
     cost_usd_p90: FloatArray
     mean_interruptions: FloatArray
     deadline_met: FloatArray | None
+    model: str = "replay"
+    window_days: float | None = None
+    refusals: tuple[str | None, ...] = ()
+
+    @property
+    def evaluated_by(self) -> str:
+        """:attr:`PlanEstimate.evaluated_by` of the evaluated candidates: ``backtest``,
+        ``renewal`` or ``trace_closed_form``."""
+        return {"replay": "backtest", "renewal": "renewal"}.get(self.model,
+                                                                "trace_closed_form")
+
+    def refusal(self, index: int) -> str | None:
+        """Why candidate ``index`` cannot run on its pools, or ``None``."""
+        return self.refusals[index] if self.refusals else None
+
+    def odds(self, index: int) -> str:
+        """Where candidate ``index``'s numbers come from (:func:`trace_odds`)."""
+        return trace_odds(self.model, self.pools[index], self.window_days)
 
     def monte_carlo(self, index: int) -> MonteCarloEstimate:
         """Candidate ``index``'s backtest in the form of Monte Carlo statistics."""
@@ -228,3 +267,4 @@ class EstimateParts:
     within_limits: BoolArray
     job_plan: JobInputs | None = None
     replay: ReplayEstimates | None = None
+    odds_by_gpu: Mapping[str, str] = field(default_factory=dict)

@@ -11,6 +11,11 @@ Per configuration (``job-model.md``): ``t = t_g(1) / S_g(n)`` seconds per epoch;
 δ by architecture; ``τ = k t`` or Daly's τ with M = MTBI(g) (``auto``); the interruption rate
 ``λ = 1 / MTBI(g)`` per hour when the cluster has spot VMs, else 0, and then ``auto`` means one
 segment without a checkpoint.
+
+Interruptions grow with the cluster (:mod:`deepvm_core.market.reclaims`): n spot VMs are
+interrupted at ``λ(n) = (1 + ρ (n - 1)) / MTBI(g)`` per hour (ρ = ``Workload.per_vm_share``),
+and Daly's interval uses the cluster's own MTBI, ``1 / λ(n)``. W is the workload's, else each
+type's bucket default (:mod:`deepvm_core.market.mtbi`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from deepvm_core.job.checkpoint import (
     tiering_stall_seconds,
 )
 from deepvm_core.market.mtbi import mtbi_estimates
+from deepvm_core.market.reclaims import cluster_interruption_rate
 from deepvm_core.model import Arch
 from deepvm_core.units import PRICE_TOLERANCE_USD, SECONDS_PER_HOUR
 from deepvm_core.workload.speed import SpeedBasis, speed_basis
@@ -145,10 +151,11 @@ class JobInputs:
             VMs: T_c, one segment).
         checkpoints: checkpoints taken, segments - 1 (each full segment is τ + δ long).
         last_segment_seconds: compute seconds of the last segment (no checkpoint after it).
-        interruption_rate_per_hour: λ = 1 / MTBI, events per hour while spot VMs are up;
-            0 without spot VMs.
+        interruption_rate_per_hour: λ = λ(n) = (1 + ρ (n - 1)) / MTBI, events per hour while
+            spot VMs are up; 0 without spot VMs.
         restart_hours: R, hours of one restart.
-        wait_hours: W, hours of capacity wait after each event.
+        wait_hours: W, mean hours of capacity wait after each event (and before the first
+            attempt of a job that starts inside an outage, :mod:`~deepvm_core.job.closed_form`).
         price_usd_per_hour: P, the cluster's hourly price.
         on_demand_usd_per_hour: P_od, its on-demand part (billed during waits).
     """
@@ -271,12 +278,17 @@ def job_inputs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
                               np.where(sa, 1.0, clusters.memory_network_gbps),
                               workload.checkpoint_fixed_seconds),
     )
-    mtbi_hours = np.array([m.mtbi_hours for m in mtbi_estimates(workload, catalog)],
+    estimates = mtbi_estimates(workload, catalog)
+    mtbi_hours = np.array([m.mtbi_hours for m in estimates],
+                          dtype=np.float64)[clusters.gpu_index]
+    wait_hours = np.array([m.wait_hours for m in estimates],
                           dtype=np.float64)[clusters.gpu_index]
     spot = clusters.n_spot > 0
-    rate = np.where(spot, 1.0 / mtbi_hours, 0.0)
+    rate = cluster_interruption_rate(mtbi_hours, workload.per_vm_share, clusters.n_spot)
     if workload.checkpoint_every_epochs == AUTO:
-        interval = np.where(spot, daly_interval_seconds(stall, mtbi_hours * SECONDS_PER_HOUR),
+        with np.errstate(divide="ignore"):
+            cluster_mtbi_seconds = np.where(spot, 1.0 / rate, np.inf) * SECONDS_PER_HOUR
+        interval = np.where(spot, daly_interval_seconds(stall, cluster_mtbi_seconds),
                             compute)
     else:
         interval = workload.checkpoint_every_epochs * epoch
@@ -290,7 +302,7 @@ def job_inputs(workload: Workload, catalog: Catalog, clusters: ClusterArrays,
         last_segment_seconds=last,
         interruption_rate_per_hour=rate,
         restart_hours=np.full(clusters.size, workload.restart_hours, dtype=np.float64),
-        wait_hours=np.full(clusters.size, workload.wait_hours, dtype=np.float64),
+        wait_hours=wait_hours,
         price_usd_per_hour=clusters.price_usd_per_hour,
         on_demand_usd_per_hour=clusters.on_demand_usd_per_hour,
     )

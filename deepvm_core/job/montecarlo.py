@@ -3,8 +3,10 @@ trials and configurations.
 
 The process is the closed form's (:mod:`deepvm_core.job.closed_form`): a segment of s hours is
 retried until an attempt runs without an event; events come at rate λ while the spot VMs are
-up; after an event the elapsed time is lost, the cluster waits W, then every retry is
-``R + s`` long.
+up; after an event the elapsed time is lost, the cluster waits for capacity, then every retry
+is ``R + s`` long. Outages are exponential with mean W (the model of the closed form's
+start-up wait): each wait after an event is one, and a run starts inside an outage with
+probability ``π = λW / (1 + λW)`` and then first waits one more (no restart after it).
 
 Instead of looping over attempt rounds (unbounded when λ s is large), the sampler draws the
 outcome of a whole group of K identical segments at once, which is the same distribution:
@@ -17,7 +19,9 @@ outcome of a whole group of K identical segments at once, which is the same dist
   (s or R + s); the sum of n of them is drawn exactly for n < :data:`EXACT_SUM_LIMIT` and as a
   gamma with the exact mean and variance above (by then the sum is close to normal);
 * time up (billed at P) ``U = K s + F R + (elapsed times of failed attempts)``; events
-  ``F + G``; makespan ``U + (F + G) W``; cost ``P U + P_od (F + G) W``.
+  ``F + G``; waits ``V ~ Gamma(F + G, W)`` (the sum of that many exponentials of mean W) plus
+  the start-up wait ``S`` (``Exp(W)`` with probability π, else 0); makespan ``U + V + S``;
+  cost ``P U + P_od (V + S)``.
 
 A job has at most two groups (the full segments τ + δ and the last one), so a run costs a few
 array operations whatever λ is; Poisson means above 1e12 are used as the count itself (relative
@@ -27,6 +31,7 @@ sum of many truncated exponentials is approximated.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Final
 
@@ -34,6 +39,7 @@ import numpy as np
 
 from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.errors import InputError
+from deepvm_core.job.closed_form import start_down_probability
 from deepvm_core.job.inputs import JobInputs
 from deepvm_core.units import SECONDS_PER_HOUR
 
@@ -118,13 +124,42 @@ def _sample_group(rng: np.random.Generator, segments: IntArray,
     return up, first_fail + retries
 
 
+def _waits(rng: np.random.Generator, events: FloatArray, wait: FloatArray) -> FloatArray:
+    """The sum of ``events`` exponential waits of mean ``wait`` (elementwise): a gamma draw;
+    0 without events or with W = 0, infinite with infinite events."""
+    shape = np.broadcast_shapes(events.shape, wait.shape)
+    n = np.broadcast_to(events, shape)
+    w = np.broadcast_to(wait, shape)
+    out = np.zeros(shape)
+    draw = (n > 0) & (w > 0)
+    finite = draw & np.isfinite(n)
+    if np.any(finite):
+        out[finite] = rng.gamma(n[finite], w[finite])
+    out[draw & ~np.isfinite(n)] = np.inf
+    return out
+
+
+def _startup_waits(rng: np.random.Generator, rate: FloatArray, wait: FloatArray,
+                   trials: int) -> FloatArray:
+    """Per run, the wait before the first attempt: ``Exp(W)`` with probability
+    ``π = λW / (1 + λW)``, else 0; shape (configurations, trials)."""
+    pi = start_down_probability(rate, wait)
+    shape = (pi.shape[0], trials)
+    down = rng.random(shape) < pi
+    w = np.broadcast_to(wait, shape)
+    out = np.zeros(shape)
+    if np.any(down):
+        out[down] = rng.exponential(w[down])
+    return out
+
+
 @dataclass(frozen=True)
 class JobSamples:
     """Raw Monte Carlo draws, shape (configurations, trials).
 
     Attributes:
         makespan_hours: wall hours of each trial.
-        cost_usd: USD of each trial, ``P (T - N W) + P_od N W``.
+        cost_usd: USD of each trial, ``P U + P_od (waits)``.
         interruptions: events of each trial.
     """
 
@@ -148,8 +183,8 @@ def sample_jobs(plan: JobInputs, rng: np.random.Generator, trials: int) -> JobSa
         plan.last_segment_seconds[:, None] / SECONDS_PER_HOUR, rate, restart, trials)
     up = full_up + last_up
     events = full_events + last_events
+    waited = _waits(rng, events, wait) + _startup_waits(rng, rate, wait, trials)
     with np.errstate(invalid="ignore"):
-        waited = np.where(wait > 0, events * wait, 0.0)
         cost = (np.where(col["price_usd_per_hour"] > 0, col["price_usd_per_hour"] * up, 0.0)
                 + np.where(col["on_demand_usd_per_hour"] > 0,
                            col["on_demand_usd_per_hour"] * waited, 0.0))
@@ -206,6 +241,20 @@ def _mean_and_error(x: FloatArray) -> tuple[FloatArray, FloatArray]:
         return mean, x.std(axis=1, ddof=1) / np.sqrt(x.shape[1])
 
 
+def check_trials(trials: object, deadline_hours: object) -> None:
+    """The checks of :func:`simulate_jobs`' ``trials`` and ``deadline_hours``.
+
+    Raises:
+        InputError: ``trials`` < 1 or a deadline that is not a number >= 0.
+    """
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise InputError("trials", trials, "must be a whole number >= 1")
+    if deadline_hours is not None and (
+            isinstance(deadline_hours, bool) or not isinstance(deadline_hours, (int, float))
+            or not deadline_hours >= 0):
+        raise InputError("deadline_hours", deadline_hours, "must be a number >= 0 or None")
+
+
 def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DEFAULT_TRIALS,
                   deadline_hours: float | None = None,
                   max_cells: int = 2_000_000) -> MonteCarloSummary:
@@ -218,24 +267,29 @@ def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DE
     Raises:
         InputError: ``trials`` < 1 or a deadline that is not a number >= 0.
     """
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise InputError("trials", trials, "must be a whole number >= 1")
-    if deadline_hours is not None and (
-            isinstance(deadline_hours, bool) or not isinstance(deadline_hours, (int, float))
-            or not deadline_hours >= 0):
-        raise InputError("deadline_hours", deadline_hours, "must be a number >= 0 or None")
+    check_trials(trials, deadline_hours)
+    step = max(1, max_cells // trials)
+
+    def chunks() -> Iterator[JobSamples]:
+        for start in range(0, plan.size, step):
+            part = JobInputs(**{name: getattr(plan, name)[start:start + step]
+                              for name in plan.__dataclass_fields__})
+            yield sample_jobs(part, rng, trials)
+
+    return summarize(chunks(), trials, deadline_hours)
+
+
+def summarize(draws: Iterable[JobSamples], trials: int,
+              deadline_hours: float | None) -> MonteCarloSummary:
+    """The statistics of chunks of draws (configurations in order, ``trials`` runs each)."""
     stats: dict[str, list[FloatArray]] = {}
 
     def keep(name: str, value: FloatArray) -> None:
         stats.setdefault(name, []).append(value)
 
-    step = max(1, max_cells // trials)
-    for start in range(0, plan.size, step):
-        part = JobInputs(**{name: getattr(plan, name)[start:start + step]
-                          for name in plan.__dataclass_fields__})
-        draws = sample_jobs(part, rng, trials)
+    for chunk in draws:
         for quantity, mean_field, error_field, percentile_field in _STATISTICS:
-            x = getattr(draws, quantity)
+            x = getattr(chunk, quantity)
             mean, error = _mean_and_error(x)
             keep(mean_field, mean)
             keep(error_field, error)
@@ -245,7 +299,7 @@ def simulate_jobs(plan: JobInputs, rng: np.random.Generator, *, trials: int = DE
                 for p, q in zip(PERCENTILES, quantiles, strict=True):
                     keep(f"{percentile_field}_p{p:.0f}", q)
         if deadline_hours is not None:
-            keep("deadline_probability", np.mean(draws.makespan_hours <= deadline_hours, axis=1))
+            keep("deadline_probability", np.mean(chunk.makespan_hours <= deadline_hours, axis=1))
 
     def joined(name: str) -> FloatArray:
         parts = stats.get(name, [])

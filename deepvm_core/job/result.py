@@ -6,7 +6,7 @@ configuration's estimate is :mod:`deepvm_core.job.estimate`. Pure data; no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 import numpy as np
@@ -102,9 +102,11 @@ class PlanAssumptions:
         measurements_source: where the measurements come from, or ``None``.
         reference_gpu: g_ref, the type of the reference epoch time.
         checkpoint_every_epochs: k, or ``"auto"`` (Daly's interval).
-        restart_hours: R. wait_hours: W. disk_gb_per_s: D, GB/s.
+        restart_hours: R. wait_hours: W, or ``None``: each type's bucket default (its
+        :attr:`GpuAssumption.wait_hours`). disk_gb_per_s: D, GB/s.
         checkpoint_fixed_seconds: δ0. mtbi_scale: the factor on every MTBI.
         gpu_types: per GPU type of the catalog, in catalog order.
+        per_vm_share: ρ, the share of one VM's reclaims that take that VM alone.
     """
 
     speedup: SpeedupModelName
@@ -112,11 +114,12 @@ class PlanAssumptions:
     reference_gpu: str
     checkpoint_every_epochs: CheckpointEvery
     restart_hours: float
-    wait_hours: float
+    wait_hours: float | None
     disk_gb_per_s: float
     checkpoint_fixed_seconds: float
     mtbi_scale: float
     gpu_types: tuple[GpuAssumption, ...]
+    per_vm_share: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,6 +154,9 @@ class JobPlanResult:
             the catalog does not have, with close names); show them as warnings.
         job_plan: the per-candidate job plan the estimates come from (λ, R, segments), for
             the reason a cluster does not finish; ``None`` when not kept.
+        replay: the candidates evaluated on spot traces, or ``None``.
+        odds_by_gpu: GPU type -> where the odds of its closed-form estimates come from
+            (:func:`~deepvm_core.job.odds.bucket_odds`).
     """
 
     scenario: Scenario
@@ -178,6 +184,7 @@ class JobPlanResult:
     warnings: tuple[str, ...] = ()
     job_plan: JobInputs | None = None
     replay: ReplayEstimates | None = None
+    odds_by_gpu: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def finishes(self) -> BoolArray:

@@ -6,8 +6,8 @@ R), the trace is cut at ``L // 2``:
 
 * **closed form:** MTBI and W estimated on the first half
   (:func:`~deepvm_core.market.trace_stats.pool_statistics`), then ``job-model.md``'s exact
-  expectation ``T = K E0(s) + E0(s_last)`` with ``λ = 1 / MTBI`` (``E0`` from
-  :func:`~deepvm_core.job.closed_form.segment_expectations`);
+  expectation ``T = S + K E0(s) + E0(s_last)`` with ``λ = 1 / MTBI`` and the start-up wait
+  ``S = π W`` (``E0`` and ``S`` from :mod:`~deepvm_core.job.closed_form`);
 * **empirical renewal:** the market alternates up and down periods drawn (with replacement) from
   the first half's own maximal up and down runs (hours); a run starts at a random time, so it
   starts up with probability = the first half's availability, in an up period drawn by length
@@ -31,7 +31,8 @@ import numpy as np
 from deepvm_core.arrays import FloatArray
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
-from deepvm_core.job.closed_form import segment_expectations
+from deepvm_core.job.closed_form import segment_expectations, startup_wait_hours
+from deepvm_core.job.forecast import renewal_makespans_of
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import (
     down_run_lengths,
@@ -80,53 +81,27 @@ class ModelCheck:
 
 
 def closed_form_makespan(job: ReferenceJob, mtbi_hours: float, wait_hours: float) -> float:
-    """``K E0(s) + E0(s_last)`` with λ = 1 / MTBI (0 when MTBI is infinite), hours."""
+    """``S + K E0(s) + E0(s_last)`` with λ = 1 / MTBI (0 when MTBI is infinite) and the
+    start-up wait ``S = π W`` (issue 25), hours."""
     lam = 0.0 if not np.isfinite(mtbi_hours) else 1.0 / mtbi_hours
     full = segment_expectations(job.segment_hours, lam, job.restart_hours, wait_hours)
     last = segment_expectations(job.last_segment_hours, lam, job.restart_hours, wait_hours)
-    return float(job.full_segments * full.makespan_hours + last.makespan_hours)
+    return float(startup_wait_hours(lam, wait_hours) + job.full_segments * full.makespan_hours
+                 + last.makespan_hours)
 
 
 def renewal_makespans(job: ReferenceJob, ups: FloatArray, downs: FloatArray,
                       availability: float, rng: np.random.Generator,
-                      trials: int = 4000, max_rounds: int = 100_000) -> FloatArray:
-    """Makespans (hours) of ``trials`` runs of the empirical renewal model (module doc)."""
+                      trials: int = 4000) -> FloatArray:
+    """Makespans (hours) of ``trials`` runs of the empirical renewal model (module doc), by
+    :func:`~deepvm_core.job.forecast.renewal_makespans_of` (a run still going after its round
+    limit never finishes: infinite)."""
     if ups.size == 0:
         raise TraceError("trace", "no up period in the first half: nothing to resample")
-    if downs.size == 0:
-        return np.full(trials, job.full_segments * job.segment_hours + job.last_segment_hours)
-    t = np.zeros(trials)
-    starts_up = rng.random(trials) < availability
-    biased_up = rng.choice(ups, trials, p=ups / ups.sum()) * rng.random(trials)
-    biased_down = rng.choice(downs, trials, p=downs / downs.sum()) * rng.random(trials)
-    t += np.where(starts_up, 0.0, biased_down)
-    period = np.where(starts_up, biased_up, rng.choice(ups, trials))
-    seg = np.zeros(trials, dtype=np.int64)
-    restart = np.zeros(trials, dtype=bool)
-    done = np.zeros(trials, dtype=bool)
-    k, s, sl, r = job.full_segments, job.segment_hours, job.last_segment_hours, job.restart_hours
-    for _ in range(max_rounds):
-        live = ~done
-        if not live.any():
-            return t
-        i, u = seg[live], period[live]
-        first = np.where(restart[live], r, 0.0) + np.where(i < k, s, sl)
-        fits = first <= u
-        left = np.maximum(k - i - 1, 0)
-        fit = np.where(fits & (i < k), np.floor((u - first) / s), 0).astype(np.int64)
-        m = np.minimum(left, fit)
-        end = first + m * s + np.where(i < k, sl, 0.0)
-        finish = fits & ((i >= k) | ((m == left) & (end <= u)))
-        finish_at = np.where(i >= k, first, end)
-        idx = np.flatnonzero(live)
-        t[idx[finish]] += finish_at[finish]
-        done[idx[finish]] = True
-        rest = idx[~finish]
-        seg[rest] = np.where(fits[~finish], i[~finish] + 1 + m[~finish], i[~finish])
-        restart[rest] = True
-        t[rest] += u[~finish] + rng.choice(downs, rest.size)
-        period[rest] = rng.choice(ups, rest.size)
-    raise TraceError("renewal", f"runs did not end within {max_rounds:,} up periods")
+    one = BacktestJob(np.array([job.full_segments]), np.array([[job.segment_hours]]),
+                      np.array([[job.last_segment_hours]]), np.array([[job.restart_hours]]),
+                      np.array([[1]]), np.array([[1.0]]), np.array([[0.0]]), np.array([[1.0]]))
+    return renewal_makespans_of(ups, downs, availability, one, rng, trials)
 
 
 def check_models(trace: SpotTrace, job: ReferenceJob, *, seed: int = 0,

@@ -26,6 +26,7 @@ class Pool:
         trace: the market's trace.
         spot_usd_per_hour: one spot VM of ``gpu`` in ``zone``, USD per hour.
         on_demand_usd_per_hour: one on-demand VM of ``gpu``, USD per hour (the fallback).
+        prices_from: the catalog the prices are from (``None``: not said).
     """
 
     gpu: str
@@ -33,6 +34,7 @@ class Pool:
     trace: SpotTrace
     spot_usd_per_hour: float
     on_demand_usd_per_hour: float
+    prices_from: str | None = None
 
     @property
     def name(self) -> str:
@@ -81,7 +83,8 @@ def make_pool(catalog: Catalog, name: str, trace: SpotTrace) -> Pool:
     zones = row.spot_by_zone_usd_per_hour or {}
     return Pool(gpu=gpu, zone=zone, trace=trace,
                 spot_usd_per_hour=float(zones.get(zone, row.spot_usd_per_hour)),
-                on_demand_usd_per_hour=float(row.on_demand_usd_per_hour))
+                on_demand_usd_per_hour=float(row.on_demand_usd_per_hour),
+                prices_from=catalog.name)
 
 
 def check_pools(pools: Sequence[Pool]) -> None:

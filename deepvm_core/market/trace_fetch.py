@@ -16,6 +16,7 @@ import os
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -68,9 +69,10 @@ def _get(url: str, timeout_s: float) -> bytes:
 
 
 def fetch_traces(out_dir: str | os.PathLike[str], *, base_url: str | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> list[Path]:
+                 timeout_s: float = DEFAULT_TIMEOUT_S,
+                 progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
     """Download every shipped trace file under ``out_dir`` (same relative paths); returns the
-    paths written.
+    paths written. ``progress(file, done, total)`` hears of each file downloaded.
 
     Raises:
         FetchError: a download failed, or a file is not a valid trace; nothing written.
@@ -79,7 +81,10 @@ def fetch_traces(out_dir: str | os.PathLike[str], *, base_url: str | None = None
     if not base.endswith("/"):
         base += "/"
     bodies = {}
-    for rel in trace_files():
+    files = trace_files()
+    for done, rel in enumerate(files):
+        if progress is not None:
+            progress(rel, done, len(files))
         url = base + rel
         body = _get(url, timeout_s)
         try:
@@ -101,4 +106,6 @@ def fetch_traces(out_dir: str | os.PathLike[str], *, base_url: str | None = None
             Path(tmp).unlink(missing_ok=True)
             raise
         written.append(target)
+    if progress is not None:
+        progress("written", len(files), len(files))
     return written

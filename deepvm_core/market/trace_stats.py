@@ -57,6 +57,22 @@ def up_run_lengths(up: BoolArray) -> IntArray:
     return down_run_lengths(~up)
 
 
+def longest_up_hours(trace: SpotTrace, spot_vms: int) -> float:
+    """The longest time the pool stays up for ``spot_vms`` spot VMs, hours, the trace read in a
+    loop as a replay reads it (its last up run joined to its first); ``inf`` when it is always
+    up, 0 when never.
+
+    Raises:
+        TraceError: as :func:`up_threshold`.
+    """
+    up = up_ticks(trace, spot_vms)
+    if up.all():
+        return float("inf")
+    if not up.any():
+        return 0.0
+    return float(up_run_lengths(np.concatenate((up, up))).max()) * trace.gap_hours
+
+
 @dataclass(frozen=True)
 class PoolStatistics:
     """A pool's trace statistics for one cluster size (module docstring).

@@ -81,8 +81,15 @@ from deepvm_core.job.objectives import (
     pareto_frontier,
     within_limits,
 )
+from deepvm_core.job.odds import bucket_odds
 from deepvm_core.job.result import GpuAssumption, JobPlanResult, PlanAssumptions, PolicyEstimates
-from deepvm_core.market.mtbi import DEFAULT_MTBI_HOURS, mtbi_estimates
+from deepvm_core.job.spread import FROM_BUCKET, bucket_scenarios, simulate_scenarios
+from deepvm_core.market.mtbi import (
+    ADVISOR_BUCKET_MTBI_HOURS,
+    DEFAULT_MTBI_HOURS,
+    DEFAULT_WAIT_HOURS,
+    mtbi_estimates,
+)
 from deepvm_core.model import Arch, Scenario
 from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates, sub_inputs
 from deepvm_core.pipeline.plan_explain import limits_explanation
@@ -195,7 +202,7 @@ def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> Pla
             interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
             one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
             relative_one_vm_time=t.relative_time, one_vm_table=t.table,
-            memory_fit=fit.get(g.name))
+            memory_fit=fit.get(g.name), wait_hours=m.wait_hours, wait_source=m.wait_source)
         for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), basis.one_vm,
                            strict=True))
     return PlanAssumptions(
@@ -205,12 +212,20 @@ def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> Pla
         reference_gpu=basis.reference_gpu,
         checkpoint_every_epochs=workload.checkpoint_every_epochs,
         restart_hours=float(workload.restart_hours),
-        wait_hours=float(workload.wait_hours),
+        wait_hours=None if workload.wait_hours is None else float(workload.wait_hours),
         disk_gb_per_s=float(workload.disk_gb_per_second),
         checkpoint_fixed_seconds=float(workload.checkpoint_fixed_seconds),
         mtbi_scale=float(workload.mtbi_scale),
         gpu_types=gpus,
+        per_vm_share=float(workload.per_vm_share),
     )
+
+
+def odds_by_gpu(assumptions: PlanAssumptions) -> dict[str, str]:
+    """GPU type -> where its closed-form odds come from (:func:`bucket_odds`)."""
+    return {g.gpu: bucket_odds(g.interruption_bucket, user_mtbi=g.mtbi_source == "user",
+                               user_wait=g.wait_source == "user")
+            for g in assumptions.gpu_types}
 
 
 def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
@@ -229,8 +244,19 @@ def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
         notes.append(f"no Spot Advisor bucket, the default MTBI ({DEFAULT_MTBI_HOURS:g} h "
                      f"before the scale, the 10-15 % bucket) assumed for: " + ", ".join(default))
     if any(g.mtbi_source == "advisor" for g in gpus):
-        notes.append("MTBI from Spot Advisor buckets (32/16/8/4/2 h) is an assumption, not a "
-                     "measurement: set it per type or scale it to test the sensitivity")
+        hours = "/".join(f"{h:g}" for h in ADVISOR_BUCKET_MTBI_HOURS)
+        notes.append(f"MTBI from Spot Advisor buckets ({hours} h, one spot VM) is an "
+                     "assumption, not a measurement: set it per type or scale it to test the "
+                     "sensitivity")
+    if any(g.wait_source != "user" for g in gpus):
+        notes.append(f"capacity wait W from the Spot Advisor bucket ({DEFAULT_WAIT_HOURS:g} h "
+                     "in every bucket, measured on >20 % traces), also before the first "
+                     "attempt of a job that starts inside an outage; P10-P90 ranges from a "
+                     "bucket spread over the markets the bucket holds")
+    if assumptions.per_vm_share > 0:
+        notes.append(f"interruptions grow with the cluster: n spot VMs are interrupted "
+                     f"1 + {assumptions.per_vm_share:g} (n - 1) times as often as one "
+                     "(per-VM share ρ, an assumption)")
     if pw is None:
         notes.append(NO_PW_NOTE)
     if basis.transformer is not None:
@@ -256,6 +282,7 @@ def plan_job(
     top_k: int = DEFAULT_TOP_K,
     replay: Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None = None,
     fastest_tolerance: float = DEFAULT_FASTEST_TOLERANCE,
+    bucket_spread: bool = True,
 ) -> JobPlanResult:
     """Plan ``workload`` on ``catalog`` (method in the module docstring).
 
@@ -278,6 +305,10 @@ def plan_job(
         fastest_tolerance: with ``goal="fastest"``, clusters within this share of the least
             expected makespan count as equally fast and the cheapest of them wins
             (:func:`~deepvm_core.job.objectives.best_first`; 0: the least makespan).
+        bucket_spread: the Monte Carlo of closed-form candidates draws MTBI and W from the
+            bucket's spread where they come from a bucket (:mod:`deepvm_core.job.spread`;
+            issue 25), so its P10-P90 includes how little a bucket tells; False: the market
+            exactly as assumed.
 
     Raises:
         InputError: a bad goal, PW, limit, trials, seed or top-k, or checkpoint sizes that
@@ -320,7 +351,8 @@ def plan_job(
     eligible = finishes(time) & np.isfinite(cost)
     within = within_limits(cost, time, deadline_hours=deadline, budget_usd=budget,
                            eligible=eligible)
-    parts = EstimateParts(estimates, table, deadline, budget, within, plan, replayed)
+    odds = odds_by_gpu(assumptions)
+    parts = EstimateParts(estimates, table, deadline, budget, within, plan, replayed, odds)
     best_idx = first_of_each_cluster(table, best_first(  # distinct clusters, as Recommend's
         goal, cost, time, deadline_hours=deadline, budget_usd=budget, rank=rank,
         eligible=eligible, fastest_tolerance=fastest_tolerance))[:top_k]
@@ -343,8 +375,17 @@ def plan_job(
     mc: dict[int, MonteCarloEstimate] = {}
     if trials and simulated:
         where = np.array(simulated, dtype=np.int64)
-        summary = simulate_jobs(sub_inputs(plan, where), np.random.default_rng(seed),
-                                trials=trials, deadline_hours=deadline)
+        sub = sub_inputs(plan, where)
+        rng = np.random.default_rng(seed)
+        if bucket_spread:  # bands with the bucket's spread of MTBI and W (job/spread.py)
+            types = [assumptions.gpu_types[int(g)] for g in clusters.gpu_index[where]]
+            rates, waits = bucket_scenarios(
+                sub, [g.mtbi_source in FROM_BUCKET for g in types],
+                [g.wait_source in FROM_BUCKET for g in types])
+            summary = simulate_scenarios(sub, rates, waits, rng, trials=trials,
+                                         deadline_hours=deadline)
+        else:
+            summary = simulate_jobs(sub, rng, trials=trials, deadline_hours=deadline)
         mc = dict(zip(simulated, monte_carlo_estimates(summary), strict=True))
     if replayed is not None:
         mc.update({i: replayed.monte_carlo(i) for i in simulated if replayed.evaluated[i]})
@@ -381,6 +422,7 @@ def plan_job(
            if speedup.name == "measured" else ()),
         job_plan=plan,
         replay=replayed,
+        odds_by_gpu=odds,
     )
 
 

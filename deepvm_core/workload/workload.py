@@ -10,7 +10,8 @@ Symbols of ``job-model.md``: E ``epochs``, t_ref ``reference_epoch_seconds`` mea
 ``reference_nodes`` VMs of g_ref ``reference_gpu``, f ``checkpoint_gb``, k
 ``checkpoint_every_epochs`` (or ``"auto"``: Daly's interval), R ``restart_hours``, W
 ``wait_hours``, D ``disk_gb_per_second``, δ0 ``checkpoint_fixed_seconds``, MTBI(g) overrides
-``mtbi_hours_by_gpu`` and the sensitivity factor ``mtbi_scale``.
+``mtbi_hours_by_gpu``, the sensitivity factor ``mtbi_scale`` and ρ ``per_vm_share``, the share of
+one VM's reclaims that take that VM alone (:mod:`deepvm_core.market.reclaims`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ MAX_RESTART_HOURS: Final = 24.0
 #: Upper bound of W, ``wait_hours``: public spot traces show 1.4-3.1 h to get capacity back;
 #: a week is far past them (hours).
 MAX_WAIT_HOURS: Final = 168.0
+#: ρ, the default share of one spot VM's reclaims that take that VM alone rather than the whole
+#: market (:mod:`deepvm_core.market.reclaims`, where the arithmetic is): n spot VMs are
+#: interrupted (1 + ρ (n - 1)) times as often as one. Public count traces put MTBI(1) / MTBI(4)
+#: at 1.2-2.7 (ρ 0.048-0.298) and MTBI(1) / MTBI(16) at 0.9-2.1 (ρ 0-0.064); 0.06 is in both.
+DEFAULT_PER_VM_SHARE: Final = 0.06
 #: Upper bound of δ0, ``checkpoint_fixed_seconds``: serialising and syncing one checkpoint
 #: takes seconds; an hour is far past it (seconds).
 MAX_CHECKPOINT_FIXED_SECONDS: Final = 3600.0
@@ -113,8 +119,10 @@ class Workload:
             ``"auto"`` for Daly's interval.
         restart_hours: R, relaunch + rejoin + restore after an interruption, hours (0 to
             :data:`MAX_RESTART_HOURS`).
-        wait_hours: W, wait for spot capacity after an interruption, hours (0 to
-            :data:`MAX_WAIT_HOURS`).
+        wait_hours: W, mean wait for spot capacity after an interruption (and, for a job that
+            starts inside an outage, before its first attempt), hours (0 to
+            :data:`MAX_WAIT_HOURS`); ``None`` (default): each GPU type's Spot Advisor bucket
+            default (:mod:`deepvm_core.market.mtbi`).
         disk_gb_per_second: D, the anchor's disk write bandwidth, GB/s (> 0; Single Anchor).
         checkpoint_fixed_seconds: δ0, fixed cost of one checkpoint, seconds (0 to
             :data:`MAX_CHECKPOINT_FIXED_SECONDS`).
@@ -127,6 +135,9 @@ class Workload:
         tokens_per_second: a transformer job's measured tokens per second on
             ``reference_nodes`` VMs of ``reference_gpu`` (which it needs), or ``None`` (the
             estimate).
+        per_vm_share: ρ, the share of one VM's reclaims that take that VM alone (0 to 1;
+            :data:`DEFAULT_PER_VM_SHARE`): n spot VMs are interrupted at (1 + ρ (n - 1)) times
+            one VM's rate (:mod:`deepvm_core.market.reclaims`); 0 is the all-or-none market.
     """
 
     epochs: float
@@ -136,7 +147,7 @@ class Workload:
     checkpoint_gb: float = DEFAULT_CHECKPOINT_GB
     checkpoint_every_epochs: CheckpointEvery = 1
     restart_hours: float = 0.1
-    wait_hours: float = 0.0
+    wait_hours: float | None = None
     disk_gb_per_second: float = 0.25
     checkpoint_fixed_seconds: float = 0.0
     mtbi_hours_by_gpu: Mapping[str, float] = field(default_factory=dict, hash=False)
@@ -148,6 +159,7 @@ class Workload:
     def kind(self) -> WorkloadKind:
         """``transformer`` when :attr:`transformer` is set, else ``cnn``."""
         return "cnn" if self.transformer is None else "transformer"
+    per_vm_share: float = DEFAULT_PER_VM_SHARE
 
     def __post_init__(self) -> None:
         problems: list[Problem] = []
@@ -174,12 +186,14 @@ class Workload:
                                     "must be a whole number >= 1 or 'auto' (Daly's interval)"))
         _number(problems, "restart_hours", self.restart_hours, nonnegative=True,
                 maximum=MAX_RESTART_HOURS, unit=" h")
-        _number(problems, "wait_hours", self.wait_hours, nonnegative=True,
-                maximum=MAX_WAIT_HOURS, unit=" h")
+        if self.wait_hours is not None:
+            _number(problems, "wait_hours", self.wait_hours, nonnegative=True,
+                    maximum=MAX_WAIT_HOURS, unit=" h")
         _number(problems, "disk_gb_per_second", self.disk_gb_per_second, positive=True)
         _number(problems, "checkpoint_fixed_seconds", self.checkpoint_fixed_seconds,
                 nonnegative=True, maximum=MAX_CHECKPOINT_FIXED_SECONDS, unit=" s")
         _number(problems, "mtbi_scale", self.mtbi_scale, positive=True)
+        _number(problems, "per_vm_share", self.per_vm_share, nonnegative=True, maximum=1.0)
         overrides = self.mtbi_hours_by_gpu
         if not isinstance(overrides, Mapping):
             problems.append(Problem(_WHERE, "mtbi_hours_by_gpu", overrides,

@@ -17,6 +17,9 @@ Layers (boto3 is imported only when a session is opened; nothing connects at imp
   :func:`rollback`.
 * :mod:`~deepvm_core.cloud.fleet.manage`: the plan's instances by tag, :func:`plan_status` and
   :func:`teardown`.
+* :mod:`~deepvm_core.cloud.fleet.zones`: the planned zone IDs and the default spot price cap
+  (PW minus the on-demand part) of an export; :mod:`~deepvm_core.cloud.fleet.placement`: the
+  zone IDs resolved to the account's zone names (``DescribeAvailabilityZones``) and pinned.
 * :mod:`~deepvm_core.cloud.fleet.errors`: exceptions and exit codes.
 """
 

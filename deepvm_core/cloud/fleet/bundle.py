@@ -24,6 +24,7 @@ from deepvm_core.cloud.fleet.requests import (
     FleetRequests,
     RequestOptions,
     build_requests,
+    effective_spot_cap,
 )
 from deepvm_core.cloud.fleet.target import (
     TAG_CATALOG,
@@ -32,6 +33,7 @@ from deepvm_core.cloud.fleet.target import (
     FleetPlan,
     plan_from_export,
 )
+from deepvm_core.cloud.fleet.zones import DEFAULT_SPOT_ZONES
 from deepvm_core.files import write_temp_beside
 
 SPOT_FILE = "spot-workers.json"
@@ -62,12 +64,43 @@ def launch_command(plan: FleetPlan, options: RequestOptions, export_name: str,
         zone = options.subnet_zones.get(subnet)
         words += ["--subnet", f"{subnet}@{zone}" if zone else subnet]
     words += ["--region", region or plan.catalog_region]
+    if options.spot_zones != DEFAULT_SPOT_ZONES:
+        words += ["--spot-zones", options.spot_zones]
     if options.spot_max_total_price_usd_per_hour is not None:
         words += ["--spot-max-total-price", f"{options.spot_max_total_price_usd_per_hour:g}"]
+    elif not options.cap_spot_at_pw:
+        words += ["--no-spot-price-cap"]
     if options.on_demand_max_total_price_usd_per_hour is not None:
         words += ["--on-demand-max-total-price",
                   f"{options.on_demand_max_total_price_usd_per_hour:g}"]
     return words
+
+
+def zone_lines(requests: FleetRequests, region: str) -> list[str]:
+    """``launch.txt``'s lines on the spot price cap and the planned zone (zone ID), and how to
+    resolve the zone ID by hand (:mod:`~deepvm_core.cloud.fleet.zones`)."""
+    plan, options = requests.plan, requests.options
+    if plan.spot is None:
+        return []
+    cap = effective_spot_cap(plan, options)
+    lines = [f"Spot cap:      MaxTotalPrice {cap:g} USD/h for the spot workers together"
+             + (" (PW minus the on-demand part)" if options.spot_max_total_price_usd_per_hour
+                is None else "") if cap is not None else "Spot cap:      none"]
+    if plan.planned_zone_id and not plan.pool_zones:
+        zone = plan.planned_zone_id
+        how = {"planned": f"pins it ({zone})", "any": "does not restrict the zones",
+               "by-price": f"orders the zones by price ({', '.join(plan.spot_zone_ids)}, "
+                           "capacity-optimized-prioritized)"}[options.spot_zones]
+        lines += [
+            f"Spot zone:     {zone}, a zone ID (the same in every account): the plan's spot "
+            "price is that zone's.",
+            f"               'deepvm launch' resolves it to your account's zone name and {how}.",
+            "               By hand: ZONE=$(aws ec2 describe-availability-zones --region "
+            f"{region} --zone-ids {zone} --query 'AvailabilityZones[0].ZoneName' --output "
+            "text), then keep only subnets in $ZONE (or add \"AvailabilityZone\": \"$ZONE\" to "
+            f"each override of {SPOT_FILE}).",
+        ]
+    return lines
 
 
 def launch_text(requests: FleetRequests, export_name: str = EXPORT_FILE,
@@ -89,6 +122,7 @@ def launch_text(requests: FleetRequests, export_name: str = EXPORT_FILE,
         f"{plan.prices_date}): {plan.hourly_price_usd:.4f} USD/h at those prices",
         f"Tags:          {TAG_PLAN}={pid}, {TAG_ROLE}=<role>, {TAG_CATALOG}="
         f"{plan.catalog_name} on every instance and fleet",
+        *zone_lines(requests, region),
         "",
         "Files:",
     ]

@@ -56,6 +56,7 @@ from deepvm_core.cloud.fleet.manage import (
     terminate,
     wait_gone,
 )
+from deepvm_core.cloud.fleet.placement import place_spot_zones
 from deepvm_core.cloud.fleet.requests import (
     FleetRequests,
     RequestOptions,
@@ -148,7 +149,10 @@ def resolve_subnets(ec2: Ec2, subnets: Sequence[str]) -> tuple[dict[str, str], b
 
 def prepare(ec2: Ec2, plan: FleetPlan, options: RequestOptions, *,
             progress: Progress = _quiet) -> Preflight:
-    """Check ``plan`` against the account and dry-run both requests; launches nothing."""
+    """Check ``plan`` against the account and dry-run both requests; launches nothing. The
+    spot workers' zones follow ``options.spot_zones`` (the planned zone ID resolved to this
+    account's zone name: :func:`~deepvm_core.cloud.fleet.placement.place_spot_zones`)."""
+    plan = place_spot_zones(ec2, plan, options.spot_zones, progress)
     templates = {options.template_for(p) for p in plan.parts}
     for template in sorted(templates, key=str):
         progress(f"checking launch template {template}")

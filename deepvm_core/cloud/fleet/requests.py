@@ -26,8 +26,13 @@ are left out. Without subnets, one override per pool zone names its ``Availabili
 ``deepvm launch``, from ``DescribeSubnets``; an export with pools and subnets of unknown zone is
 refused. The on-demand part keeps only the subnets of the pool zones.
 
-``MaxPrice`` is never set (AWS discourages it for spot); ``MaxTotalPrice`` (USD per hour for
-the whole fleet) only when the user asks. Every instance and both fleets carry the tags
+**Zones and price cap** (:mod:`~deepvm_core.cloud.fleet.zones`). ``MaxPrice`` is never set
+(AWS discourages it for spot). The spot request's ``MaxTotalPrice`` (USD per hour for the whole
+fleet) is PW minus the on-demand part by default (:attr:`~deepvm_core.cloud.fleet.target.
+FleetPlan.spot_cap_usd_per_hour`), or the user's, or none (``cap_spot_at_pw=False``); the
+on-demand request's only when the user asks. A plan with per-zone prices carries the tag
+``deepvm:zone-id`` (the planned zone ID); ``deepvm launch`` resolves it to a zone name and
+pins it through ``pool_zones`` as above. Every instance and both fleets carry the tags
 ``deepvm:plan``, ``deepvm:role`` and ``deepvm:catalog``. Every body is checked against
 botocore's service model of ``CreateFleet`` before it is returned or written.
 
@@ -50,6 +55,7 @@ from deepvm_core.cloud.fleet.target import (
     FleetPart,
     FleetPlan,
 )
+from deepvm_core.cloud.fleet.zones import DEFAULT_SPOT_ZONES, TAG_ZONE_ID, SpotZones
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
 #: The spot strategy of a plan with pools: the failover order as override priorities.
@@ -176,6 +182,10 @@ class RequestOptions:
             not set.
         subnet_zones: subnet id -> availability zone, for the subnets whose zone is known
             (``SUBNET@ZONE``, or looked up by ``deepvm launch``); needed for a plan with pools.
+        cap_spot_at_pw: without ``spot_max_total_price_usd_per_hour``, cap the spot workers
+            at PW minus the on-demand part (default); ``False``: no cap.
+        spot_zones: how ``deepvm launch`` places the spot workers in the plan's zones
+            (``planned``, ``by-price``, ``any``; :mod:`~deepvm_core.cloud.fleet.zones`).
     """
 
     gpu_template: TemplateRef
@@ -184,6 +194,8 @@ class RequestOptions:
     spot_max_total_price_usd_per_hour: float | None = None
     on_demand_max_total_price_usd_per_hour: float | None = None
     subnet_zones: Mapping[str, str] = field(default_factory=dict)
+    cap_spot_at_pw: bool = True
+    spot_zones: SpotZones = DEFAULT_SPOT_ZONES
 
     def template_for(self, part: FleetPart) -> TemplateRef:
         """The launch template of ``part``; an error when the plan needs a CPU template
@@ -200,8 +212,19 @@ class RequestOptions:
 
 
 def _tags(plan: FleetPlan, part: FleetPart) -> list[dict[str, str]]:
-    return [{"Key": TAG_PLAN, "Value": plan.plan_id}, {"Key": TAG_ROLE, "Value": part.role},
+    tags = [{"Key": TAG_PLAN, "Value": plan.plan_id}, {"Key": TAG_ROLE, "Value": part.role},
             {"Key": TAG_CATALOG, "Value": plan.catalog_name}]
+    if plan.planned_zone_id:
+        tags.append({"Key": TAG_ZONE_ID, "Value": plan.planned_zone_id})
+    return tags
+
+
+def effective_spot_cap(plan: FleetPlan, options: RequestOptions) -> float | None:
+    """The spot request's ``MaxTotalPrice``, USD per hour: the user's, else PW minus the
+    on-demand part when ``options.cap_spot_at_pw``, else ``None``."""
+    if options.spot_max_total_price_usd_per_hour is not None:
+        return options.spot_max_total_price_usd_per_hour
+    return plan.spot_cap_usd_per_hour if options.cap_spot_at_pw else None
 
 
 def _pool_subnets(plan: FleetPlan, subnets: Sequence[str],
@@ -261,8 +284,7 @@ def part_request(plan: FleetPlan, part: FleetPart, options: RequestOptions,
         "TotalTargetCapacity": n, own: n, other: 0, "DefaultTargetCapacityType": part.market}
     if spot:
         strategy = POOL_ALLOCATION_STRATEGY if plan.pool_zones else SPOT_ALLOCATION_STRATEGY
-        price = _price_text(options.spot_max_total_price_usd_per_hour,
-                            "--spot-max-total-price")
+        price = _price_text(effective_spot_cap(plan, options), "--spot-max-total-price")
     else:
         strategy = ON_DEMAND_ALLOCATION_STRATEGY
         price = _price_text(options.on_demand_max_total_price_usd_per_hour,

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from deepvm_core.cloud.fleet.errors import FleetInputError
+from deepvm_core.cloud.fleet.zones import spot_cap, spot_zone_ids
 
 PLAN_ID_LENGTH = 12
 PLAN_ID_PATTERN = re.compile(r"^[0-9a-f]{8,64}$")
@@ -94,6 +95,12 @@ class FleetPlan:
         pool_zones: the availability zones of the spot pools the plan's backtest chose, in
             failover order (a plan JSON's ``chosen.estimate.pools``, ``TYPE@ZONE``); empty
             when the configuration was not evaluated on spot traces.
+        spot_zone_ids: the zone IDs of the GPU type's spot prices, cheapest first (empty
+            without per-zone prices; :mod:`~deepvm_core.cloud.fleet.zones`).
+        planned_zone_id: the zone ID the spot workers are pinned to (the cheapest), or
+            ``None``.
+        spot_cap_usd_per_hour: PW minus the on-demand part, USD per hour: the spot request's
+            default ``MaxTotalPrice``; ``None`` without PW.
     """
 
     plan_id: str
@@ -108,6 +115,9 @@ class FleetPlan:
     on_demand: FleetPart | None
     chosen_from: str
     pool_zones: tuple[str, ...] = ()
+    spot_zone_ids: tuple[str, ...] = ()
+    planned_zone_id: str | None = None
+    spot_cap_usd_per_hour: float | None = None
 
     @property
     def parts(self) -> tuple[FleetPart, ...]:
@@ -262,6 +272,9 @@ def plan_from_export(export: Mapping[str, Any], data: bytes | None = None) -> Fl
     if not isinstance(name, str) or not name or not isinstance(region, str):
         raise FleetInputError("the export's catalog has no name or region")
     summary = config.get("summary")
+    zone_ids, planned = spot_zone_ids(export, config, gpu_type, where) if spot else ((), None)
+    cap = spot_cap(export, [] if on_demand is None else
+                   [(on_demand.instance_type, on_demand.count)]) if spot else None
     return FleetPlan(
         plan_id=plan_id_of(raw),
         export_sha256=hashlib.sha256(raw).hexdigest(),
@@ -276,4 +289,7 @@ def plan_from_export(export: Mapping[str, Any], data: bytes | None = None) -> Fl
         on_demand=on_demand,
         chosen_from=source,
         pool_zones=pool_zones_of(config, gpu_type, where) if spot is not None else (),
+        spot_zone_ids=zone_ids,
+        planned_zone_id=planned,
+        spot_cap_usd_per_hour=cap,
     )
