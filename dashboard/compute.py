@@ -4,6 +4,10 @@
 Arguments are hashable values (paths, mtimes, a catalog's sha256, a frozen Scenario); the
 catalog itself is passed as ``_catalog`` (not hashed) next to its sha256, which identifies its
 content exactly. Nothing here reads widgets or session state.
+
+**Why one file.** Every cached call of the pages is here, so that what is computed once per
+server or per session, and keyed by what, can be read in one place; each function is a thin
+``st.cache_data``/``st.cache_resource`` wrapper around one core call.
 """
 
 from __future__ import annotations

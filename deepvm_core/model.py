@@ -310,9 +310,8 @@ class Configuration:
         speed_epochs_per_hour: the job's training speed, epochs per hour
             (:mod:`deepvm_core.workload.speed`), or ``None`` when unknown.
         speed_noscale_epochs_per_hour: the same with S(n) = n (DeepVM-NoScale under speed).
-        speed_vs_one_ref_vm: speed divided by the speed of one VM of the reference type, or of
-            one A10G (the yardstick, :mod:`deepvm_core.workload.yardstick`) when the job names
-            none (dimensionless), or ``None``.
+        speed_vs_one_ref_vm: speed over that of one VM of the reference type, or of one A10G
+            (:mod:`deepvm_core.workload.yardstick`) without one (dimensionless), or ``None``.
         reference_gpu: what ``speed_vs_one_ref_vm`` compares with: the reference type, or
             ``A10G``.
     """
@@ -373,9 +372,8 @@ class Configuration:
     def speed_text(self, times: str = "x") -> str | None:
         """The training speed in words, as a multiple of one A10G (the yardstick) or of one VM of
         the named reference type (never a unitless number): ``3.92 x one A10G``, or ``None`` when
-        unknown. The one home of
-        that phrase (the CLI's table, the export's summary, the dashboard's card and table);
-        ``times`` is the multiplication sign (the dashboard writes ``×``)."""
+        unknown. The one home of that phrase (the CLI's table, the export's summary, the
+        dashboard's card and table); ``times`` is the sign (the dashboard writes ``×``)."""
         if self.speed_vs_one_ref_vm is None or self.reference_gpu is None:
             return None
         return f"{self.speed_vs_one_ref_vm:.2f} {times} one {self.reference_gpu}"

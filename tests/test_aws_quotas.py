@@ -18,13 +18,13 @@ from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli import main
 from deepvm_core.cli.fetch import main as fetch_main
 from deepvm_core.cloud.aws.client import MalformedAnswer
-from deepvm_core.cloud.aws.quotas import (
+from deepvm_core.cloud.aws.quota_groups import (
     QUOTA_GROUPS,
     GroupValues,
     account_quotas,
-    catalog_with_account_quotas,
     group_values,
 )
+from deepvm_core.cloud.aws.quotas import catalog_with_account_quotas
 from deepvm_core.errors import FetchError
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.recommendation import recommend

@@ -34,6 +34,11 @@ with equal weights: the closed form with ``λ / f_m`` and ``W f_w``, the renewal
 up periods times ``f_m`` and down periods times ``f_w``, the replay on the window warped the
 same way (:func:`~deepvm_core.market.window.warp`). A sub-window that is never up is a scenario
 in which the job never finishes. ``spread=False`` gives the band of the whole window alone.
+
+**Why one file.** The three models share one job (the rows of a one-pool backtest job), one set
+of market scenarios (the sub-windows' MTBI and W) and one band (P10-P90 and the deadline share
+pooled over the scenarios); each model is a section of that pipeline, and split apart they
+would hand the private draws and scenario tables across modules.
 """
 
 from __future__ import annotations

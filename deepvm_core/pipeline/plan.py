@@ -37,6 +37,11 @@ types, top-k, trials) raise :class:`~deepvm_core.errors.DeepVMError` subclasses.
 :func:`deepvm_core.io.plan_json.plan_to_dict` is the JSON (the CLI's ``deepvm plan --format json``
 and the dashboard's
 export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launch`` read it.
+
+**Why one file.** ``plan_job`` is the six steps above in order, each handing its arrays to the
+next (candidates, the closed form, the goal, the frontier, the policies, the Monte Carlo of a
+few); the steps' own computations live in ``job/``, ``search/`` and ``recommend/``, and what
+is left here is their sequence and the few helpers that read the same locals.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ No Streamlit here, and nothing connects at import time. One module per job:
    base catalog) and where it writes, checked before any network call.
 6. :mod:`deepvm_core.cloud.aws.quotas`: the account's own EC2 vCPU quotas (Service Quotas
    ``ListServiceQuotas``) as a catalog's quota rows (``deepvm fetch --quotas``, ``deepvm catalog
-   quotas``).
+   quotas``); which AWS quota group answers for which family is
+   :mod:`deepvm_core.cloud.aws.quota_groups`.
 
 The names below are the package's entry points, re-exported from those modules.
 """
