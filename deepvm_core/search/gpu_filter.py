@@ -38,7 +38,8 @@ def filter_gpu_types(gpus: Sequence[GpuType], gpu_filter: GpuFilter) -> tuple[Gp
     active)."""
     if not gpu_filter.active:
         return tuple(gpus)
-    return tuple(g for g in gpus if gpu_filter.admits(*gpu_identity(g)))
+    identities = [(g, gpu_identity(g)) for g in gpus]  # what each type has, then the test
+    return tuple(g for g, identity in identities if gpu_filter.admits(*identity))
 
 
 def known_accelerators(catalog: Catalog | None = None) -> tuple[str, ...]:
