@@ -40,6 +40,7 @@ from deepvm_core.job.backtest import (
 )
 from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.job.result import JobPlanResult
 from deepvm_core.market.pools import check_pools, make_pool, split_pool_name
 from deepvm_core.market.trace import TraceError, load_trace
@@ -86,9 +87,12 @@ def add_traces_parsers(subparsers: Any) -> None:
     bt.add_argument("plan", metavar="PLAN.json")
     bt.add_argument("--pool", type=_pool_arg, action="append", required=True,
                     metavar="TYPE@ZONE=FILE", help="a pool and its trace (repeat)")
-    bt.add_argument("--policy", choices=RECOVERY_POLICIES, default="failover",
-                    help="wait (first pool only), failover (default) or deadline (failover "
-                         "plus an on-demand fallback; needs --deadline-hours)")
+    bt.add_argument("--policy", "--recovery", dest="policy", choices=RECOVERY_POLICIES,
+                    default="failover",
+                    help="wait (first pool only), failover (default), deadline (failover plus "
+                         "an on-demand fallback) or uniform-progress (spot when up, on demand "
+                         "only to keep up with the line to the deadline); the last two need "
+                         "--deadline-hours")
     bt.add_argument("--deadline-hours", type=number(float, 0.0, strict=True), metavar="H")
     bt.add_argument("--starts", type=number(int, 1, maximum=MAX_STARTS), default=DEFAULT_STARTS,
                     help=f"start times (default {DEFAULT_STARTS})")
@@ -107,8 +111,8 @@ def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
                         "is then evaluated by a backtest over TYPE's pools, ordered per "
                         "configuration by their single-pool mean makespan")
     g.add_argument("--recovery", choices=RECOVERY_POLICIES, default="failover",
-                   help="recovery policy of those backtests (default failover; deadline needs "
-                        "--deadline-hours)")
+                   help="recovery policy of those backtests (default failover; "
+                        f"{' and '.join(DEADLINE_POLICIES)} need --deadline-hours)")
 
 
 def plan_replay(args: argparse.Namespace, catalog: Catalog,
@@ -116,8 +120,8 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
     """The backtest hook of ``deepvm plan`` for its ``--pool`` options, or ``None``."""
     if not args.pool:
         return None
-    if args.recovery == "deadline" and args.deadline_hours is None:
-        raise DeepVMError("--recovery deadline needs --deadline-hours H")
+    if args.recovery in DEADLINE_POLICIES and args.deadline_hours is None:
+        raise DeepVMError(f"--recovery {args.recovery} needs --deadline-hours H")
     pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
                        deadline_hours=args.deadline_hours)
@@ -163,8 +167,8 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
-    if args.policy == "deadline" and args.deadline_hours is None:
-        raise DeepVMError("--policy deadline needs --deadline-hours H")
+    if args.policy in DEADLINE_POLICIES and args.deadline_hours is None:
+        raise DeepVMError(f"--policy {args.policy} needs --deadline-hours H")
     plan = read_plan(args.plan)
     catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
     pools = [make_pool(catalog, name, load_trace(path)) for name, path in args.pool]
