@@ -279,6 +279,15 @@ def test_backtest_never_up_pool_falls_back_on_the_exact_tick(tmp_path, capsys, p
     result = json.loads(out)["result"]
     assert result["makespan_hours"]["mean"] == pytest.approx(1 / 6 + 0.2 + hours, abs=1e-9)
     assert result["deadline_met"] == 1.0
+    # slack-reserve: slack D - (R + T + g) = 1/3 h is under its reserve 2 (R + s): on demand
+    # at time 0
+    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                         f"{gpu}@z1={never}", "--restart-min", "12", "--recovery",
+                         "slack-reserve", "--deadline-hours", repr(deadline), "--starts", "1",
+                         "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    assert result["makespan_hours"]["mean"] == pytest.approx(0.2 + hours, abs=1e-9)
     code, _, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
                        f"{gpu}@z1={never}", "--recovery", "uniform-progress")
     assert code == 2

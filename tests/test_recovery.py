@@ -21,12 +21,13 @@ from deepvm_core.job.recovery import (
 
 def state(t: float, done: float, rem: float, up: list[bool], place: int = NOTHING,
           deadline: float = 10.0, restart: float = 0.25, g: float = 0.5,
-          attempt: float = 0.0) -> RecoveryState:
+          attempt: float = 0.0, seg: float = 1.0, pending: bool = False) -> RecoveryState:
     """One run (arrays of length 1), as a live controller would pass it."""
     return RecoveryState(
         elapsed_hours=np.array([t]), work_done_hours=np.array([done]),
-        remaining_hours=np.array([rem]), attempt_hours=np.array([attempt]),
-        restart_pending=np.array([False]), placement=np.array([place]),
+        remaining_hours=np.array([rem]), segment_hours=np.array([seg]),
+        attempt_hours=np.array([attempt]),
+        restart_pending=np.array([pending]), placement=np.array([place]),
         pools_up=np.array([up]), deadline_hours=np.array([deadline]),
         restart_hours=np.array([restart]), tick_hours=g)
 
@@ -84,6 +85,8 @@ def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
     g = data.draw(st.sampled_from([1 / 16, 0.25, 1 / 6, 32 / 3600]))
     done = data.draw(st.integers(0, 40)) / 8
     rem = data.draw(st.integers(1, 40)) / 8
+    seg = data.draw(st.integers(1, 16)) / 8
+    pending = data.draw(st.booleans())
     up = data.draw(st.lists(st.booleans(), min_size=pools, max_size=pools))
     place = data.draw(st.sampled_from([NOTHING, ON_DEMAND, *[p for p in range(pools) if up[p]]]))
     deadline = data.draw(st.integers(1, 200)) / 8
@@ -94,9 +97,31 @@ def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
     t = k * g
     s = RecoveryState(
         elapsed_hours=t, work_done_hours=np.full(steps, done), remaining_hours=np.full(steps, rem),
+        segment_hours=np.full(steps, seg),
         attempt_hours=np.where(place == NOTHING, 0.0, t - t[0]),
-        restart_pending=np.zeros(steps, dtype=bool), placement=np.full(steps, place),
+        restart_pending=np.full(steps, pending), placement=np.full(steps, place),
         pools_up=np.tile(up, (steps, 1)), deadline_hours=np.full(steps, deadline),
         restart_hours=np.full(steps, restart), tick_hours=g)
     a = POLICIES[policy](s)  # type: ignore[index]
     assert int(np.count_nonzero(np.diff(a))) <= 1
+
+
+def test_slack_reserve_by_hand():
+    # D 10, rem 4, R 0.25, g 0.5, s 1: slack = 10 - t - 4.75; reserve 2 (0.25 + 1) = 2.5
+    # no pool up: waits while slack >= 2.5 (t <= 2.75), on demand below
+    assert act("slack-reserve", state(2.5, 0, 4, [False])) == NOTHING
+    assert act("slack-reserve", state(3.0, 0, 4, [False])) == ON_DEMAND
+    # greedy would still wait there
+    assert act("deadline", state(3.0, 0, 4, [False])) == NOTHING
+    # on demand, a pool up: back to spot only at the first boundary of a segment begun
+    # without a restart
+    assert act("slack-reserve", state(3.0, 0, 4, [True], place=ON_DEMAND, attempt=0.25)) == 0
+    assert act("slack-reserve", state(3.0, 0, 4, [True], place=ON_DEMAND, attempt=0.75)) \
+        == ON_DEMAND
+    assert act("slack-reserve", state(3.0, 0, 4, [True], place=ON_DEMAND, attempt=0.25,
+                                      pending=True)) == ON_DEMAND
+    # on demand, no pool up, plenty of slack, at a segment's start: stop (nothing)
+    assert act("slack-reserve", state(1.0, 0, 4, [False], place=ON_DEMAND, attempt=0.25)) \
+        == NOTHING
+    # late: on demand whatever else
+    assert act("slack-reserve", state(5.5, 0, 4, [True])) == ON_DEMAND

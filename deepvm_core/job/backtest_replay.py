@@ -245,6 +245,7 @@ class _Runs:
         total = self.remaining(r, home, np.zeros_like(seg))
         return RecoveryState(
             elapsed_hours=t, work_done_hours=total - rem, remaining_hours=rem,
+            segment_hours=self.seglen(r, home, seg),
             attempt_hours=np.where(in_att, t - att_start, 0.0), restart_pending=restart,
             placement=self.place[r], pools_up=up_now, deadline_hours=self.deadline[r],
             restart_hours=self.rr[r, home], tick_hours=self._g)

@@ -29,6 +29,16 @@ action abandons it (its segment starts again from the checkpoint).
   while the work done is below the line at t, else nothing. Safety margin: the greedy rule
   (:func:`late`) overrides everything, so it never misses a deadline that on demand alone
   meets from the same moment.
+* ``slack-reserve`` (ours): the greedy rule first. The slack is ``D - t - rem - R - g`` (the
+  greedy rule falls back when it is negative); the reserve is :data:`RESERVE_ATTEMPTS` lost
+  attempts, ``2 (R + s)``. With no pool up, it waits while the slack is at least the reserve and
+  goes on demand below it (rather than spending the reserve on waiting, as greedy does); with a
+  pool up, it runs on spot, and goes back to spot from on demand, but only at the first boundary
+  of an on-demand segment that began without a restart (``attempt <= g``, no restart pending),
+  so that on-demand work is never thrown away for more than a tick, and only while the slack
+  still covers one lost attempt (``R + s``; below, on demand is for good). Greedy spends the whole
+  slack waiting and then pays on demand for the rest of the job; Uniform Progress goes on
+  demand as soon as it is behind its line and leaves on demand mid-segment, losing the work.
 
 Comparisons of times use :data:`TIME_TOLERANCE_HOURS` (ties at tick boundaries are decided as
 exact arithmetic would, never by float noise).
@@ -44,10 +54,13 @@ import numpy as np
 
 from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 
-RecoveryPolicy = Literal["wait", "failover", "deadline", "uniform-progress"]
+RecoveryPolicy = Literal["wait", "failover", "deadline", "uniform-progress", "slack-reserve"]
 RECOVERY_POLICIES: Final[tuple[RecoveryPolicy, ...]] = get_args(RecoveryPolicy)
 #: Policies that need a deadline.
-DEADLINE_POLICIES: Final[tuple[RecoveryPolicy, ...]] = ("deadline", "uniform-progress")
+DEADLINE_POLICIES: Final[tuple[RecoveryPolicy, ...]] = ("deadline", "uniform-progress",
+                                                         "slack-reserve")
+#: ``slack-reserve``: the slack it keeps for going back to spot, in lost attempts (R + s).
+RESERVE_ATTEMPTS: Final = 2.0
 #: Actions besides a pool index: run on demand, or do nothing until the next boundary.
 ON_DEMAND: Final = -1
 NOTHING: Final = -2
@@ -66,6 +79,7 @@ class RecoveryState:
         elapsed_hours: t, hours since the run started (a tick boundary).
         work_done_hours: hours of the segments done (checkpointed), home cluster.
         remaining_hours: rem, hours of every segment not yet done, the current one in full.
+        segment_hours: s, hours of the current segment (stall included).
         attempt_hours: hours into the attempt in progress (restart included), 0 when none.
         restart_pending: the current attempt began, or the next will begin, with a restart R.
         placement: the current placement: a pool index, :data:`ON_DEMAND` or :data:`NOTHING`.
@@ -78,6 +92,7 @@ class RecoveryState:
     elapsed_hours: FloatArray
     work_done_hours: FloatArray
     remaining_hours: FloatArray
+    segment_hours: FloatArray
     attempt_hours: FloatArray
     restart_pending: BoolArray
     placement: IntArray
@@ -138,14 +153,29 @@ def uniform_progress(s: RecoveryState) -> IntArray:
     return np.where(od, ON_DEMAND, spot).astype(np.int64)
 
 
+def slack_reserve(s: RecoveryState) -> IntArray:
+    """``slack-reserve`` (module docstring)."""
+    slack = s.deadline_hours - s.elapsed_hours - (s.remaining_hours + s.restart_hours
+                                                  + s.tick_hours)
+    short = slack < RESERVE_ATTEMPTS * (s.restart_hours + s.segment_hours)
+    spot = failover(s)
+    on_od = s.placement == ON_DEMAND
+    tight = slack < s.restart_hours + s.segment_hours  # cannot afford one lost attempt
+    mid_segment = on_od & ((s.attempt_hours > s.tick_hours + TIME_TOLERANCE_HOURS)
+                           | s.restart_pending | tight)
+    od = late(s) | ((spot == NOTHING) & (short | mid_segment)) | ((spot != NOTHING)
+                                                                  & mid_segment)
+    return np.where(od, ON_DEMAND, spot).astype(np.int64)
+
+
 #: Policies whose action, along boundaries where only the time moves on (the same pools up, the
 #: same segments done, the same placement and restart), changes at most once: the backtest may
 #: then call them at a stretch's ends and bisect instead of calling them at every boundary
 #: (a hypothesis test checks the property for each).
 MONOTONE_IN_TIME: Final[frozenset[RecoveryPolicy]] = frozenset(
-    {"wait", "failover", "deadline", "uniform-progress"})
+    {"wait", "failover", "deadline", "uniform-progress", "slack-reserve"})
 
 #: Every policy by name (the CLI's ``--policy`` / ``--recovery`` choices).
 POLICIES: Final[Mapping[RecoveryPolicy, Policy]] = {
     "wait": wait, "failover": failover, "deadline": greedy,
-    "uniform-progress": uniform_progress}
+    "uniform-progress": uniform_progress, "slack-reserve": slack_reserve}
