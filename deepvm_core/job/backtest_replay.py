@@ -80,6 +80,8 @@ _TOL = TIME_TOLERANCE_HOURS
 #: Boundaries the first look-ahead window covers, and the most elements one window holds.
 _FIRST_WINDOW = 32
 _MAX_WINDOW_ELEMENTS = 1 << 16
+#: Probes per step of the search for the boundary where a monotone policy's action changes.
+_SEARCH_WAYS = 32
 #: Tests set this to drive every policy through the window (the general path).
 _FORCE_WINDOW = False
 
@@ -200,14 +202,20 @@ class _Runs:
         self.cost, self.makespan = np.zeros(n), np.full(n, np.nan)
         self.inter = np.zeros(n, dtype=np.int64)
         self.fell = np.zeros(n, dtype=bool)
+        self.pools = job.pools
+
+    def at(self, values: FloatArray, r: IntArray, pool: IntArray) -> FloatArray:
+        """``values[r, pool]`` for a (runs, pools) array, as one flat take (faster)."""
+        return np.asarray(values.ravel()[r * self.pools + pool], dtype=np.float64)
 
     def seglen(self, r: IntArray, home: IntArray, seg: IntArray) -> FloatArray:
         """Hours of segment ``seg`` in the cluster of pool ``home``."""
-        return np.where(seg < self.kfull[r], self.sfull[r, home], self.slast[r, home])
+        return np.where(seg < self.kfull[r], self.at(self.sfull, r, home),
+                        self.at(self.slast, r, home))
 
     def remaining(self, r: IntArray, home: IntArray, seg: IntArray) -> FloatArray:
         """``rem``: every segment from ``seg`` on, in the cluster of pool ``home``."""
-        return (self.kfull[r] - seg) * self.sfull[r, home] + self.slast[r, home]
+        return (self.kfull[r] - seg) * self.at(self.sfull, r, home) + self.at(self.slast, r, home)
 
     def progress(self, r: IntArray, until: FloatArray,
                  ) -> tuple[IntArray, FloatArray, FloatArray, BoolArray, FloatArray]:
@@ -215,13 +223,13 @@ class _Runs:
         ``until``: the segment, attempt start and length, whether an attempt is in progress at
         ``until`` (not when one ended exactly there) and the job's end (NaN if later)."""
         home, seg, kf = self.home[r], self.seg[r], self.kfull[r]
-        s, sl = self.sfull[r, home], self.slast[r, home]
+        s, sl = self.at(self.sfull, r, home), self.at(self.slast, r, home)
         a0, l0 = self.att_start[r], self.att_len[r]
         c1 = a0 + l0
         first = c1 <= until + _TOL
         left = kf - seg - 1  # full segments after the current one (-1: it is the last)
         m = np.floor((until - c1 + _TOL) / s)
-        m = np.clip(np.where(first, m, 0), 0, np.maximum(left, 0)).astype(np.int64)
+        m = np.minimum(np.maximum(np.where(first, m, 0), 0), np.maximum(left, 0)).astype(np.int64)
         over = (m > 0) & (c1 + m * s > until + _TOL)
         m -= over
         more = (m < left) & (c1 + (m + 1) * s <= until + _TOL) & first
@@ -248,7 +256,7 @@ class _Runs:
             segment_hours=self.seglen(r, home, seg),
             attempt_hours=np.where(in_att, t - att_start, 0.0), restart_pending=restart,
             placement=self.place[r], pools_up=up_now, deadline_hours=self.deadline[r],
-            restart_hours=self.rr[r, home], tick_hours=self._g)
+            restart_hours=self.at(self.rr, r, home), tick_hours=self._g)
 
     _g: float = 0.0
 
@@ -336,7 +344,7 @@ def _apply(runs: _Runs, r: IntArray, rows: IntArray, k: IntArray, act: IntArray,
     runs.last_run[s] = a
     runs.att_start[s] = k[start] * g
     home = runs.home[s]
-    runs.att_len[s] = (np.where(restart[start], runs.rr[s, home], 0.0)
+    runs.att_len[s] = (np.where(restart[start], runs.at(runs.rr, s, home), 0.0)
                        + runs.seglen(s, home, runs.seg[s]))
     in_att[start] = True
     runs.in_att[r] = in_att
@@ -405,13 +413,36 @@ def _decide_at(runs: _Runs, r: IntArray, k: IntArray, j: IntArray, decide: Polic
     return act, seg, att_start, att_len, going
 
 
+def _search_step(runs: _Runs, r: IntArray, k: IntArray, place: IntArray, lo: IntArray,
+                 hi: IntArray, decide: Policy, up: BoolArray, g: float,
+                 ) -> tuple[IntArray, IntArray]:
+    """One step of a :data:`_SEARCH_WAYS`-ary search for the first boundary in ``(lo, hi]``
+    where the action differs from ``place`` (it does at ``hi``, not at ``lo``): the policy is
+    called once on every run's probes, and ``(lo, hi)`` narrow to the probes around the first
+    change."""
+    ways = _SEARCH_WAYS
+    frac = np.arange(1, ways)[None, :]
+    width = (hi - lo)[:, None]
+    probe = np.minimum(lo[:, None] + np.maximum(1, (width * frac) // ways), hi[:, None])
+    rep = np.repeat(np.arange(r.size), ways - 1)
+    act = _decide_at(runs, r[rep], k[rep], probe.ravel(), decide, up, g)[0]
+    changed = (act != place[rep]).reshape(probe.shape)
+    hit = changed.any(axis=1)
+    first = np.argmax(changed, axis=1)
+    rows = np.arange(r.size)
+    new_hi = np.where(hit, probe[rows, first], hi)
+    before = np.where(first > 0, probe[rows, np.maximum(first - 1, 0)], lo)
+    new_lo = np.where(hit, before, probe[:, -1])
+    return new_lo.astype(np.int64), new_hi.astype(np.int64)
+
+
 def _look_ahead_monotone(runs: _Runs, r: IntArray, k: IntArray, decide: Policy, up: BoolArray,
                          down_next: FloatArray, vec_next: FloatArray, g: float) -> IntArray:
     """:func:`_look_ahead` for a policy monotone in time (:data:`~deepvm_core.job.recovery.
     MONOTONE_IN_TIME`): within a stretch of boundaries where only the time moves on (the same
     pools up, the same segment), its action changes at most once, so it is called at the
     stretch's first and last boundaries and, where they differ from the current action, a
-    bisection finds the first change."""
+    search (:func:`_search_step`) finds the first change."""
     ticks = up.shape[1]
     place = runs.place[r]
     nxt = (runs.start[r] + k + 1) % ticks
@@ -422,25 +453,33 @@ def _look_ahead_monotone(runs: _Runs, r: IntArray, k: IntArray, decide: Policy, 
     end = runs.att_start[r] + runs.att_len[r] + rest
     job_end = np.where(running, np.maximum(np.ceil((end - _TOL) / g) - k, 1), np.inf)
     limit = np.minimum(np.minimum(env, job_end), ticks)
-    one = np.ones(r.size, dtype=np.int64)
-    a1, _, start1, len1, going1 = _decide_at(runs, r, k, one, decide, up, g)
-    stretch = np.minimum(limit, 1 + vec_next[nxt])
-    seg_end = np.where(going1, np.maximum(np.ceil((start1 + len1 - _TOL) / g) - k, 2), np.inf)
-    stretch = np.minimum(stretch, seg_end).astype(np.int64)
-    stop = np.where((a1 != place) & (limit > 1), 1, stretch)
-    far = np.flatnonzero((a1 == place) & (stretch > 2))
+    seg_end = np.full(r.size, np.inf)
+    go = np.flatnonzero(running)
+    if go.size:
+        _, start1, len1, _, _ = runs.progress(r[go], _times(k[go] + 1, g))
+        seg_end[go] = np.maximum(np.ceil((start1 + len1 - _TOL) / g) - k[go], 2)
+    stretch = np.minimum(np.minimum(limit, 1 + vec_next[nxt]), seg_end).astype(np.int64)
+    # one call of the policy: every run at its next boundary, and at its stretch's last one
+    ends = np.flatnonzero(stretch > 2)
+    both = np.concatenate((np.arange(r.size), ends))
+    j = np.concatenate((np.ones(r.size, dtype=np.int64), stretch[ends] - 1))
+    acts = _decide_at(runs, r[both], k[both], j, decide, up, g)[0]
+    a1, a_end = acts[:r.size], acts[r.size:]
+    stop = np.where(a1 != place, 1, stretch)
+    keep = a1[ends] == place[ends]
+    far, a_end = ends[keep], a_end[keep]
     if far.size:
         hi = stretch[far] - 1
-        a_end = _decide_at(runs, r[far], k[far], hi, decide, up, g)[0]
         moved = a_end != place[far]
         sub, lo, hi = far[moved], np.ones(int(moved.sum()), dtype=np.int64), hi[moved]
-        while sub.size and np.any(hi - lo > 1):
-            mid = (lo + hi) // 2
-            a_mid = _decide_at(runs, r[sub], k[sub], mid, decide, up, g)[0]
-            changed = a_mid != place[sub]
-            hi = np.where(changed, mid, hi)
-            lo = np.where(changed, lo, mid)
         stop[sub] = hi
+        while sub.size:
+            open_ = hi - lo > 1
+            sub, lo, hi = sub[open_], lo[open_], hi[open_]
+            if sub.size == 0:
+                break
+            lo, hi = _search_step(runs, r[sub], k[sub], place[sub], lo, hi, decide, up, g)
+            stop[sub] = hi
     return stop
 
 
@@ -468,10 +507,10 @@ def _advance(runs: _Runs, r: IntArray, k: IntArray, stop: IntArray, g: float) ->
     hours = span_end - b0
     spot, od, idle = place >= 0, place == ON_DEMAND, place == NOTHING
     runs.spot[r[spot]] += hours[spot]
-    runs.cost[r[spot]] += runs.price[r[spot], place[spot]] * hours[spot]
+    runs.cost[r[spot]] += runs.at(runs.price, r[spot], place[spot]) * hours[spot]
     runs.odh[r[od]] += hours[od]
-    runs.cost[r[od]] += runs.fb[r[od], home[od]] * hours[od]
+    runs.cost[r[od]] += runs.at(runs.fb, r[od], home[od]) * hours[od]
     runs.wait[r[idle]] += hours[idle]
-    runs.cost[r[idle]] += runs.od[r[idle], home[idle]] * hours[idle]
+    runs.cost[r[idle]] += runs.at(runs.od, r[idle], home[idle]) * hours[idle]
     runs.k[r] = k + stop
     return done
