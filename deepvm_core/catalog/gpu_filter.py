@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -40,6 +40,11 @@ MAX_GPU_MEMORY_GB: Final = 10_000.0
 #: The criteria by name, in the order :meth:`GpuFilter.failed` reports them; also the keys of
 #: the filter in the exports (:func:`deepvm_core.io.export.gpu_filter_to_dict`).
 CRITERIA: Final = ("accelerators", "min_gpu_memory_gb", "gpus_per_vm")
+
+
+#: What a GPU type has, as a filter reads it: (model, GPUs per VM, GB per GPU), each ``None``
+#: when unknown.
+Identity = tuple[str | None, int | None, float | None]
 
 
 def or_list(names: Iterable[str]) -> str:
@@ -145,6 +150,30 @@ class GpuFilter:
         if criterion == "min_gpu_memory_gb":
             return f"at least {self.min_gpu_memory_gb:g} GB per GPU"
         return f"{self.gpus_per_vm} GPU{'s' if self.gpus_per_vm != 1 else ''} per VM"
+
+
+    def why_alone(self, criterion: str, catalog_name: str,
+                  identities: Mapping[str, Identity]) -> str:
+        """Why ``criterion`` alone leaves no GPU type of a catalog (``catalog_name``; its types'
+        ``(model, GPUs per VM, GB per GPU)`` by name, ``identities``): what the catalog has
+        instead, e.g. ``aws-us-west-2-2025-h1 has no A100 GPU type (its models: T4, A10G)``."""
+        values = list(identities.values())
+        text = self.criterion_text(criterion)
+        if criterion == "accelerators":
+            models = list(dict.fromkeys(v[0] for v in values if v[0] is not None))
+            has = f"its models: {', '.join(models)}" if models else (
+                "none of its GPU types has a known model")
+            return f"{catalog_name} has no {text} GPU type ({has})"
+        if criterion == "min_gpu_memory_gb":
+            sized = [(v[2], name) for name, v in identities.items() if v[2] is not None]
+            if not sized:
+                return "no GPU type has a known memory per GPU"
+            most, name = max(sized)
+            return f"none has {text} (the most: {most:g} GB, {name})"
+        counts = sorted({v[1] for v in values if v[1] is not None})
+        has = (f"its VMs have {or_list(str(c) for c in counts)}" if counts
+               else "no GPU type has a known GPU count")
+        return f"none has {text} ({has})"
 
 
 #: The filter that admits every GPU type (a scenario's default).

@@ -44,7 +44,6 @@ from deepvm_core.hardware.accelerators import (
     bundled_accelerators,
 )
 from deepvm_core.model import Configuration, Scenario
-from deepvm_core.search.gpu_filter import filter_gpu_types
 from deepvm_core.search.solvers.enumeration import Ranking
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 
@@ -166,8 +165,9 @@ def best_by_accelerator(catalog: Catalog, scenario: Scenario, ranking: Ranking,
         every_price: a table that holds the cheapest configuration of every GPU type at any
             price, from the same domain (:func:`deepvm_core.recommend.explain.any_price_table`).
     """
+    allowed = set(ranking.table.domain.limits.gpu_filter_admits)  # read once by the domain
     models = {name: admitted for name, types in catalog_accelerators(catalog).items()
-              if (admitted := filter_gpu_types(types, scenario.gpu_filter))}
+              if (admitted := tuple(g for g in types if g.name in allowed))}
     if not models:
         return ()
     names = list(models)

@@ -17,10 +17,10 @@ from typing import Final
 import numpy as np
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.catalog.gpu_filter import CRITERIA, GpuFilter, or_list
+from deepvm_core.catalog.gpu_filter import CRITERIA, GpuFilter, Identity
 from deepvm_core.model import Arch, Configuration, Scenario
 from deepvm_core.search.candidates import build_domain
-from deepvm_core.search.gpu_filter import Identity, gpu_identity
+from deepvm_core.search.gpu_filter import gpu_identity
 from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
 from deepvm_core.units import GB_PER_GIB
@@ -144,28 +144,6 @@ def _named(items: Sequence[str]) -> str:
     return ", ".join(items[:_NAMED]) + (f" and {more} more" if more > 0 else "")
 
 
-def _alone(criterion: str, gpu_filter: GpuFilter, catalog: Catalog,
-           identities: dict[str, Identity]) -> str:
-    """Why ``criterion`` alone leaves no type: what the catalog has instead."""
-    values = list(identities.values())
-    text = gpu_filter.criterion_text(criterion)
-    if criterion == "accelerators":
-        models = list(dict.fromkeys(v[0] for v in values if v[0] is not None))
-        has = f"its models: {', '.join(models)}" if models else (
-            "none of its GPU types has a known model")
-        return f"{catalog.name} has no {text} GPU type ({has})"
-    if criterion == "min_gpu_memory_gb":
-        sized = [(v[2], name) for name, v in identities.items() if v[2] is not None]
-        if not sized:
-            return "no GPU type has a known memory per GPU"
-        most, name = max(sized)
-        return f"none has {text} (the most: {most:g} GB, {name})"
-    counts = sorted({v[1] for v in values if v[1] is not None})
-    has = (f"its VMs have {or_list(str(c) for c in counts)}" if counts
-           else "no GPU type has a known GPU count")
-    return f"none has {text} ({has})"
-
-
 def _together(gpu_filter: GpuFilter, active: list[str]) -> str:
     """``no A100 or H100 type has at least 80 GB per GPU and 8 GPUs per VM``."""
     rest = [gpu_filter.criterion_text(c) for c in active if c != "accelerators"]
@@ -207,7 +185,7 @@ def filter_binding(catalog: Catalog, gpu_filter: GpuFilter) -> str | None:
     active = [c for c in CRITERIA if gpu_filter.is_set(c)]
     alone = [c for c in active if all(c in f for f in failed.values())]
     if alone:
-        why = "; ".join(_alone(c, gpu_filter, catalog, identities) for c in alone)
+        why = "; ".join(gpu_filter.why_alone(c, catalog.name, identities) for c in alone)
     else:
         first = active[0]
         passing = [_describe(g, identities[g.name]) for g in gpus if first not in failed[g.name]]

@@ -173,15 +173,16 @@ def build_domain(
     pw = _budget_arg(pw_usd_per_hour)
     budget = math.inf if pw is None else pw + PRICE_TOLERANCE_USD
     wanted = {Arch(a) for a in architectures}
-    gpus = filter_gpu_types(catalog.solvable_gpu_types, scenario.gpu_filter)
-    if speed is not None:  # a transformer job: the types one replica fits on
-        gpus = tuple(g for g in gpus if speed.admits(g.name))
+    admitted = filter_gpu_types(catalog.gpu_types, scenario.gpu_filter)
+    gpus = tuple(g for g in admitted if g.solvable and (  # a transformer job: those it fits on
+        speed is None or speed.admits(g.name)))
     # the scenario's limits, read once here (the domain carries them to whoever asks why)
     limits = Limits(
         spot=np.array([max_spot_vms(catalog, g, scenario) for g in gpus], dtype=np.int64),
         on_demand=np.array([max_on_demand_vms(catalog, g, scenario) for g in gpus],
                            dtype=np.int64),
-        buffer_gb=checkpoint_buffer_gb(scenario.checkpoint_gb, scenario.buffer_checkpoints))
+        buffer_gb=checkpoint_buffer_gb(scenario.checkpoint_gb, scenario.buffer_checkpoints),
+        gpu_filter_admits=tuple(g.name for g in admitted))
     memory = [(w, max_on_demand_vms(catalog, w, scenario)) for w in catalog.cpu_types
               if holds_checkpoints(w, scenario.checkpoint_gb, scenario.buffer_checkpoints)
               ] if Arch.TIERING in wanted else []  # (CPU type, its node limit)

@@ -15,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.catalog.gpu_filter import GpuFilter
+from deepvm_core.catalog.gpu_filter import GpuFilter, Identity
 from deepvm_core.hardware.accelerators import bundled_accelerators
 from deepvm_core.workload.gpu_hardware import gpu_hardware
 
 #: A GPU type's ``(model, GPUs per VM, GB per GPU)``, each ``None`` when unknown.
-Identity = tuple[str | None, int | None, float | None]
 
 
 def gpu_identity(gpu: GpuType) -> Identity:

@@ -94,11 +94,14 @@ class Limits:
         spot: per GPU type, the most spot VMs.
         on_demand: per GPU type, the most on-demand VMs (a Single Anchor's anchor).
         buffer_gb: f * s, the checkpoint buffer a memory node must hold, GB.
+        gpu_filter_admits: the names of every GPU type of the catalog (with eFLOPS or not)
+            that the scenario's GPU filter admits, in catalog order.
     """
 
     spot: IntArray
     on_demand: IntArray
     buffer_gb: float
+    gpu_filter_admits: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
