@@ -81,3 +81,9 @@ def test_origins_by_hand():
     # 7.39 days, shorter than two weeks: every day with 3 days on either side
     assert origins(7.39) == [3.0, 4.0]
     assert origins(14.0) == [7.0]
+
+
+def test_the_readme_shows_the_summary_table():
+    """Issue 25: the rolling-origin table is in the README too (the models' scores)."""
+    readme = (METHOD_DOC.parents[1] / "README.md").read_text(encoding="utf-8")
+    assert rolling_tables()[0].markdown() in readme
