@@ -62,6 +62,24 @@ from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import up_threshold
 
 _BOUNDARY, _RUNNING, _DONE = 0, 1, 2
+#: Hours within which two times count as equal (a tie at a tick boundary): float noise of
+#: ``k g`` is ~1e-13 h on the longest traces; below the deadline's reporting tolerance (1e-9 h).
+TIME_TOLERANCE_HOURS = 1e-10
+
+
+def _late(deadline: float, t: FloatArray, need: FloatArray) -> BoolArray:
+    """The deadline rule ``D - t < need`` (need = rem + R + g), strict beyond the tolerance."""
+    return np.asarray(deadline - t - need < -TIME_TOLERANCE_HOURS, dtype=bool)
+
+
+def _first_late_boundary(deadline: float, need: FloatArray, g: float) -> FloatArray:
+    """The least boundary index k with ``_late(D, k g, need)``: the float floor of
+    ``(D - need) / g`` may be off by one either way, so the candidates around it are tested."""
+    base = np.floor((deadline - need) / g) - 1
+    out = base + 3
+    for step in (2, 1, 0):
+        out = np.where(_late(deadline, (base + step) * g, need), base + step, out)
+    return out
 
 
 def start_ticks(ticks: int, starts: int) -> IntArray:
@@ -196,7 +214,7 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             r_h = rr[c, hp]
             if policy == "deadline":
                 assert deadline is not None
-                late = deadline - tb < remh + r_h + g
+                late = _late(deadline, np.asarray(tb, dtype=np.float64), remh + r_h + g)
                 lidx = idx[late]
                 fell[lidx] = True
                 cost[lidx] += fb[c[late], hp[late]] * (r_h[late] + remh[late])
@@ -225,7 +243,7 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
                                 else any_next[tick[stay]])
             if policy == "deadline":
                 assert deadline is not None
-                due = np.floor((deadline - remh[stay] - r_h[stay] - g) / g) + 1
+                due = _first_late_boundary(deadline, remh[stay] + r_h[stay] + g, g)
                 nxt = np.minimum(nxt, due)
             hours = nxt * g - tb[stay]
             wait[w_idx] += hours
@@ -270,7 +288,8 @@ def _advance(idx: IntArray, g: float, policy: RecoveryPolicy, deadline: float | 
     if policy == "deadline":
         assert deadline is not None
         latest = deadline - r_h - g
-        b1 = np.maximum(np.ceil(t0 / g) + fresh[idx], np.floor((latest - rem) / g) + 1) * g
+        b1 = np.maximum(np.ceil(t0 / g - TIME_TOLERANCE_HOURS / g) + fresh[idx],
+                        _first_late_boundary(deadline, rem + r_h + g, g)) * g
         fall = (b1 < done_at) & (b1 <= e)
         slack = latest - (t0 + lead + rem)
         later = np.where(i + 1 < k, np.maximum(s, sl), np.where(i < k, sl, -np.inf))
