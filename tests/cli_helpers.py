@@ -4,6 +4,7 @@ the golden files its output is compared with."""
 from __future__ import annotations
 
 import io
+import json
 import os
 from collections.abc import Sequence
 from contextlib import redirect_stdout
@@ -21,13 +22,25 @@ UPDATE = os.environ.get("DEEPVM_UPDATE_GOLDEN") == "1"
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str,
             secrets: Sequence[str] = ()) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of ``deepvm *argv``; none of ``secrets`` in either."""
-    code = main(list(argv))
+    """Exit code, stdout and stderr of ``deepvm *argv`` (argparse errors exit by SystemExit);
+    none of ``secrets`` in either."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
     out, err = capsys.readouterr()
     for secret in secrets:
         assert secret not in out
         assert secret not in err
     return code, out, err
+
+
+def write_trace(tmp_path: Path, name: str, data: list[int], gap: float = 600) -> str:
+    """The path of a new trace file ``name`` in ``tmp_path``: ``data`` ticks ``gap`` seconds
+    apart."""
+    path = tmp_path / name
+    path.write_text(json.dumps({"metadata": {"gap_seconds": gap}, "data": data}))
+    return str(path)
 
 
 def cli_output(argv: Sequence[str]) -> str:

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.cli import main
 
 AWS = "aws-us-east-1-2023-10"
 TABLE_IV = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
@@ -18,12 +18,7 @@ TABLE_IV = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     """Exit code, stdout and stderr of ``deepvm *argv`` (argparse errors exit by SystemExit)."""
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(capsys, *argv)
 
 
 def test_plan_table(capsys: pytest.CaptureFixture[str]) -> None:

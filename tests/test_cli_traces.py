@@ -6,34 +6,18 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import run_cli, write_trace
 from loopback import closed_port_url, serve_folder
-
-from deepvm_core.cli import main
 
 AWS = "aws-us-east-1-2023-10"
 JOB = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
        "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--trials", "0")
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def write(tmp_path, name: str, data: list[int], gap: float = 600) -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps({"metadata": {"gap_seconds": gap}, "data": data}))
-    return str(path)
-
-
 def test_stats_json_in_the_order_given(tmp_path, capsys):
-    a = write(tmp_path, "a.json", [0, 1, 1, 0, 0, 1, 1, 1, 0])
-    b = write(tmp_path, "b.json", [1, 1, 1], gap=32)
-    code, out, err = run(capsys, "traces", "stats", a, b, "--nodes", "2", "--format", "json")
+    a = write_trace(tmp_path, "a.json", [0, 1, 1, 0, 0, 1, 1, 1, 0])
+    b = write_trace(tmp_path, "b.json", [1, 1, 1], gap=32)
+    code, out, err = run_cli(capsys, "traces", "stats", a, b, "--nodes", "2", "--format", "json")
     assert code == 0
     assert err == ""
     pools = json.loads(out)["pools"]
@@ -50,27 +34,27 @@ def test_stats_json_in_the_order_given(tmp_path, capsys):
                              "per_vm_share"}
     assert json.loads(out)["window_days"] == 7.0
     assert pools[0]["per_vm_share"] is None
-    code, out, _ = run(capsys, "traces", "stats", a, "--nodes", "1")
+    code, out, _ = run_cli(capsys, "traces", "stats", a, "--nodes", "1")
     assert code == 0
     assert "MTBI h" in out
 
 
 def test_stats_errors_exit_2(tmp_path, capsys):
-    bad = write(tmp_path, "bad.json", [1, -1])
-    code, _, err = run(capsys, "traces", "stats", bad, "--nodes", "1")
+    bad = write_trace(tmp_path, "bad.json", [1, -1])
+    code, _, err = run_cli(capsys, "traces", "stats", bad, "--nodes", "1")
     assert code == 2
     assert "data[1] = -1" in err
     assert bad in err
     assert len(err.splitlines()) == 1
-    counts = write(tmp_path, "c.json", [3, 2])
-    code, _, err = run(capsys, "traces", "stats", counts, "--nodes", "4")
+    counts = write_trace(tmp_path, "c.json", [3, 2])
+    code, _, err = run_cli(capsys, "traces", "stats", counts, "--nodes", "4")
     assert code == 2
     assert "largest count (3)" in err
 
 
 @pytest.fixture
 def plan(tmp_path, capsys) -> dict:
-    code, out, _ = run(capsys, "plan", *JOB, "--format", "json")
+    code, out, _ = run_cli(capsys, "plan", *JOB, "--format", "json")
     assert code == 0
     (tmp_path / "plan.json").write_text(out)
     return json.loads(out)
@@ -79,8 +63,8 @@ def plan(tmp_path, capsys) -> dict:
 def test_backtest_always_up_runs_the_job_straight(tmp_path, capsys, plan):
     chosen = plan["chosen"]
     gpu, est = chosen["gpu"]["name"], chosen["estimate"]
-    up = write(tmp_path, "up.json", [1] * 50)
-    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+    up = write_trace(tmp_path, "up.json", [1] * 50)
+    code, out, err = run_cli(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
                          f"{gpu}@us-east-1a={up}", "--starts", "5", "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
@@ -106,9 +90,9 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
     gpu, est = plan["chosen"]["gpu"]["name"], plan["chosen"]["estimate"]
     hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
     path = str(tmp_path / "plan.json")
-    a = write(tmp_path, "a.json", [1, 1, 0, 1] * 10)
-    b = write(tmp_path, "b.json", [0, 1, 1, 1] * 10)
-    code, out, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+    a = write_trace(tmp_path, "a.json", [1, 1, 0, 1] * 10)
+    b = write_trace(tmp_path, "b.json", [0, 1, 1, 1] * 10)
+    code, out, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
                          f"{gpu}@z2={b}", "--policy", "deadline", "--deadline-hours", str(hours),
                          "--starts", "4", "--format", "json")
     assert code == 0, err
@@ -117,27 +101,27 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
     assert result["fell_back"] == 1.0
     assert result["deadline_met"] == 0.0
     assert result["makespan_hours"]["mean"] == pytest.approx(0.1 + hours)
-    short = write(tmp_path, "short.json", [1, 1, 0])
-    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+    short = write_trace(tmp_path, "short.json", [1, 1, 0])
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
                        f"{gpu}@z2={short}")
     assert code == 2
     assert "same length" in err
-    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--policy",
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--policy",
                        "deadline")
     assert code == 2
     assert "--deadline-hours" in err
-    counts = write(tmp_path, "counts.json", [1, 0, 0, 0] * 10)
-    big = write(tmp_path, "big.json", [2, 1] * 20)
+    counts = write_trace(tmp_path, "counts.json", [1, 0, 0, 0] * 10)
+    big = write_trace(tmp_path, "big.json", [2, 1] * 20)
     spot = plan["chosen"]["gpu"]["spot"]
-    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={big}")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={big}")
     assert (code == 2 and "largest count" in err) if spot > 2 else code == 0
-    code, _, err = run(capsys, "backtest", path, "--pool", f"nope.xlarge@z1={counts}")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"nope.xlarge@z1={counts}")
     assert code == 2
     assert "no GPU type 'nope.xlarge'" in err
-    code, _, err = run(capsys, "backtest", path, "--pool", "g4dn.xlarge=x")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", "g4dn.xlarge=x")
     assert code == 2
     assert "TYPE@ZONE" in err
-    code, _, err = run(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
                        f"{gpu}@z1={b}")
     assert code == 2
     assert "given twice" in err
@@ -166,7 +150,7 @@ def test_fetch_from_a_local_server(tmp_path, capsys, monkeypatch):
     with serve_folder(served) as server:
         monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"{server.url}/")
         out = tmp_path / "out"
-        code, text, err = run(capsys, "traces", "fetch", "--out", str(out))
+        code, text, err = run_cli(capsys, "traces", "fetch", "--out", str(out))
     assert code == 0, err
     assert len(files) == 12
     assert text.count("wrote ") == len(files)
@@ -181,11 +165,11 @@ def test_fetch_writes_into_the_per_user_traces_folder_by_default(tmp_path, capsy
     monkeypatch.setenv("DEEPVM_HOME", str(tmp_path / "home"))
     with serve_folder(served) as server:
         monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"{server.url}/")
-        code, _, err = run(capsys, "traces", "fetch")
+        code, _, err = run_cli(capsys, "traces", "fetch")
         assert code == 0, err
         assert all((tmp_path / "home" / "spot-traces" / rel).is_file() for rel in files)
         monkeypatch.setenv("DEEPVM_SPOT_TRACES_DIR", str(tmp_path / "mine"))
-        code, _, err = run(capsys, "traces", "fetch")
+        code, _, err = run_cli(capsys, "traces", "fetch")
         assert code == 0, err
         assert all((tmp_path / "mine" / rel).is_file() for rel in files)
 
@@ -193,7 +177,7 @@ def test_fetch_writes_into_the_per_user_traces_folder_by_default(tmp_path, capsy
 def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", closed_port_url())
     out = tmp_path / "out"
-    code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
+    code, _, err = run_cli(capsys, "traces", "fetch", "--out", str(out))
     assert code == 2
     assert "could not be reached" in err
     assert not out.exists()
@@ -202,7 +186,7 @@ def test_fetch_from_a_down_server_or_a_bad_file_writes_nothing(tmp_path, capsys,
     (served / files[-1]).write_text('{"metadata": {"gap_seconds": 0}, "data": [1]}')
     with serve_folder(served) as server:
         monkeypatch.setenv("DEEPVM_SPOT_TRACES_URL", f"{server.url}/")
-        code, _, err = run(capsys, "traces", "fetch", "--out", str(out))
+        code, _, err = run_cli(capsys, "traces", "fetch", "--out", str(out))
     assert code == 2
     assert "gap_seconds = 0" in err
     assert not out.exists()
@@ -216,9 +200,9 @@ def _configs(doc: dict) -> list[dict]:
 
 
 def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
-    up = write(tmp_path, "up.json", [1] * 300)
-    flaky = write(tmp_path, "flaky.json", [1, 1, 1, 0] * 75)
-    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1b={flaky}",
+    up = write_trace(tmp_path, "up.json", [1] * 300)
+    flaky = write_trace(tmp_path, "flaky.json", [1, 1, 1, 0] * 75)
+    code, out, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1b={flaky}",
                          "--pool", f"g4dn.xlarge@us-east-1a={up}", "--model", "replay",
                          "--format", "json")
     assert code == 0, err
@@ -241,22 +225,22 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
             assert e["pools"] == []
             assert e["recovery"] is None
     assert seen == {"backtest"}
-    code, _, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@z={up}", "--recovery",
+    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@z={up}", "--recovery",
                        "deadline")
     assert code == 2
     assert "--deadline-hours" in err
-    code, _, err = run(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
+    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
     assert code == 2
     assert "no GPU type 'p3.2xlarge'" in err
 
 
 def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
-    up = write(tmp_path, "up.json", [1] * 300)
-    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g5.xlarge@us-east-1a={up}",
+    up = write_trace(tmp_path, "up.json", [1] * 300)
+    code, out, err = run_cli(capsys, "plan", *JOB, "--pool", f"g5.xlarge@us-east-1a={up}",
                          "--recovery", "wait", "--model", "replay")
     assert code == 0, err
     assert ("Note: g5.xlarge evaluated on spot traces, the last 7 days, by a backtest (wait)"
             in out)
-    code, out, _ = run(capsys, "plan", *JOB)
+    code, out, _ = run_cli(capsys, "plan", *JOB)
     assert code == 0
     assert "backtest" not in out

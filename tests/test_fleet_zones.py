@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import run_cli
 from fleet_fakes import CPU_TEMPLATE, GPU_TEMPLATE, SECRETS, FleetEnv
 
 from deepvm_core.cli import main
@@ -43,12 +44,8 @@ def zoned_export(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    for secret in SECRETS:
-        assert secret not in out
-        assert secret not in err
-    return code, out, err
+    """``deepvm *argv``: the fake credentials never show."""
+    return run_cli(capsys, *argv, secrets=SECRETS)
 
 
 def test_plan_reads_the_zone_ids_and_the_cap(zoned_export: Path) -> None:

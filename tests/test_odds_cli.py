@@ -10,29 +10,14 @@ import json
 import jsonschema
 import numpy as np
 import pytest
+from cli_helpers import run_cli, write_trace
 
-from deepvm_core.cli import main
 from deepvm_core.io.schemas import load_schema
 
 AWS = "aws-us-east-1-2023-10"
 JOB = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
        "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--trials", "300")
 DAY = 144  # ticks of 10 minutes
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
-def write(tmp_path, name: str, data: list[int], gap: float = 600) -> str:
-    path = tmp_path / name
-    path.write_text(json.dumps({"metadata": {"gap_seconds": gap}, "data": data}))
-    return str(path)
 
 
 def flaky(seed: int, ticks: int, up: float, down: float) -> list[int]:
@@ -47,19 +32,19 @@ def flaky(seed: int, ticks: int, up: float, down: float) -> list[int]:
 
 def test_stats_read_the_last_seven_days_unless_told(tmp_path, capsys):
     # three days always down, then seven days always up: the window sees only the up days
-    path = write(tmp_path, "t.json", [0] * (3 * DAY) + [1] * (7 * DAY))
-    code, out, _ = run(capsys, "traces", "stats", path, "--nodes", "1", "--format", "json")
+    path = write_trace(tmp_path, "t.json", [0] * (3 * DAY) + [1] * (7 * DAY))
+    code, out, _ = run_cli(capsys, "traces", "stats", path, "--nodes", "1", "--format", "json")
     assert code == 0
     pool = json.loads(out)["pools"][0]
     assert (pool["days"], pool["trace_days"], pool["availability"]) == (7.0, 10.0, 1.0)
-    code, out, _ = run(capsys, "traces", "stats", path, "--nodes", "1", "--window-days", "all",
+    code, out, _ = run_cli(capsys, "traces", "stats", path, "--nodes", "1", "--window-days", "all",
                        "--format", "json")
     pool = json.loads(out)["pools"][0]
     assert (pool["days"], pool["availability"]) == (10.0, 0.7)
-    code, out, _ = run(capsys, "traces", "stats", path, "--nodes", "1", "--window-days", "8")
+    code, out, _ = run_cli(capsys, "traces", "stats", path, "--nodes", "1", "--window-days", "8")
     assert "Window: the last 8 days of each trace" in out
     assert " 0.875 " in out  # 7 of 8 days up
-    code, _, err = run(capsys, "traces", "stats", path, "--nodes", "1", "--window-days", "-2")
+    code, _, err = run_cli(capsys, "traces", "stats", path, "--nodes", "1", "--window-days", "-2")
     assert code == 2
     assert "'-2': must be a number of days > 0, or 'all'" in err
 
@@ -67,8 +52,8 @@ def test_stats_read_the_last_seven_days_unless_told(tmp_path, capsys):
 def test_a_count_trace_gives_its_per_vm_share(tmp_path, capsys):
     # 4 VMs; per cycle of 12 ticks: two one-VM losses (count 3) and a whole-market outage
     cycle = [4, 4, 3, 4, 4, 4, 4, 3, 4, 4, 0, 0]
-    path = write(tmp_path, "c.json", cycle * 50)
-    _, out, _ = run(capsys, "traces", "stats", path, "--nodes", "4", "--format", "json")
+    path = write_trace(tmp_path, "c.json", cycle * 50)
+    _, out, _ = run_cli(capsys, "traces", "stats", path, "--nodes", "4", "--format", "json")
     pool = json.loads(out)["pools"][0]
     # n = 1: 10 up ticks per cycle, one interruption (into the outage): MTBI(1) = 500 / 50
     # ticks; n = 4: up 2 + 4 + 2 = 8 ticks per cycle, 3 interruptions: MTBI(4) = 400 / 150.
@@ -78,14 +63,14 @@ def test_a_count_trace_gives_its_per_vm_share(tmp_path, capsys):
 
 
 def test_backtest_replays_the_window(tmp_path, capsys):
-    code, out, err = run(capsys, "plan", *JOB, "--trials", "0", "--format", "json")
+    code, out, err = run_cli(capsys, "plan", *JOB, "--trials", "0", "--format", "json")
     assert code == 0, err
     plan = tmp_path / "plan.json"
     plan.write_text(out)
     # ten days: three never up, then seven always up; a job on the last seven runs straight
-    path = write(tmp_path, "t.json", [0] * (3 * DAY) + [1] * (7 * DAY))
+    path = write_trace(tmp_path, "t.json", [0] * (3 * DAY) + [1] * (7 * DAY))
     chosen = json.loads(out)["chosen"]
-    code, out, err = run(capsys, "backtest", str(plan), "--pool",
+    code, out, err = run_cli(capsys, "backtest", str(plan), "--pool",
                          f"{chosen['gpu']['name']}@us-east-1a={path}", "--format", "json")
     assert code == 0, err
     doc = json.loads(out)
@@ -93,7 +78,7 @@ def test_backtest_replays_the_window(tmp_path, capsys):
     est = chosen["estimate"]
     hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
     assert doc["result"]["makespan_hours"]["max"] == pytest.approx(hours, rel=1e-12)
-    code, out, _ = run(capsys, "backtest", str(plan), "--pool",
+    code, out, _ = run_cli(capsys, "backtest", str(plan), "--pool",
                        f"{chosen['gpu']['name']}@us-east-1a={path}", "--window-days", "all",
                        "--format", "json")
     assert json.loads(out)["result"]["makespan_hours"]["max"] > 3 * 24
@@ -103,11 +88,11 @@ def test_backtest_replays_the_window(tmp_path, capsys):
     ("replay", "backtest"), ("renewal", "renewal"), ("closed-form", "trace_closed_form"),
     (None, "renewal")])  # the default: the rolling evaluation's best
 def test_plan_with_pools_by_each_model(tmp_path, capsys, model, evaluated_by):
-    a = write(tmp_path, "a.json", flaky(1, 8 * DAY, 30, 4))
-    b = write(tmp_path, "b.json", flaky(2, 8 * DAY, 10, 8))
+    a = write_trace(tmp_path, "a.json", flaky(1, 8 * DAY, 30, 4))
+    b = write_trace(tmp_path, "b.json", flaky(2, 8 * DAY, 10, 8))
     argv = ["plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={a}", "--pool",
             f"g4dn.xlarge@us-east-1b={b}", "--format", "json"]
-    code, out, err = run(capsys, *argv, *(["--model", model] if model else []))
+    code, out, err = run_cli(capsys, *argv, *(["--model", model] if model else []))
     assert code == 0, err
     doc = json.loads(out)
     seen = 0
@@ -126,12 +111,12 @@ def test_plan_with_pools_by_each_model(tmp_path, capsys, model, evaluated_by):
 
 
 def test_the_deadline_policy_is_replayed_only(tmp_path, capsys):
-    a = write(tmp_path, "a.json", [1] * DAY)
-    code, _, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={a}",
+    a = write_trace(tmp_path, "a.json", [1] * DAY)
+    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={a}",
                        "--recovery", "deadline", "--deadline-hours", "10", "--model", "renewal")
     assert code == 2
     assert "--recovery deadline is replayed only: use --model replay" in err
-    code, out, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={a}",
+    code, out, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={a}",
                          "--recovery", "deadline", "--deadline-hours", "10", "--format", "json")
     assert code == 0, err
     assert any(c["estimate"]["evaluated_by"] == "backtest"
@@ -142,9 +127,9 @@ def test_clusters_larger_than_a_count_trace_are_infeasible_and_the_rest_is_plann
                                                                                     capsys):
     # a count trace of at most 4 g4dn.xlarge VMs: clusters of 5 or more spot g4dn VMs can
     # never run there; before issue 25 this stopped the whole plan (exit 2)
-    path = write(tmp_path, "c.json", [4, 4, 4, 3, 4, 4, 2, 4] * 200)
+    path = write_trace(tmp_path, "c.json", [4, 4, 4, 3, 4, 4, 2, 4] * 200)
     for model in ("replay", "renewal", "closed-form"):
-        code, out, err = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={path}",
+        code, out, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={path}",
                              "--model", model, "--format", "json")
         assert code == 0, err
         doc = json.loads(out)
@@ -162,7 +147,7 @@ def test_clusters_larger_than_a_count_trace_are_infeasible_and_the_rest_is_plann
                 and 0 < c["gpu"]["spot"] <= 4]
         assert all(c["estimate"]["expected_makespan_hours"] is not None for c in fits)
         jsonschema.validate(doc, load_schema("plan"))
-    code, out, _ = run(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={path}")
+    code, out, _ = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={path}")
     assert code == 0
     assert "cannot run on the traces (more spot VMs than a count trace holds)" in out
 
@@ -175,10 +160,10 @@ def test_clusters_whose_attempt_outlasts_every_up_time_are_infeasible(tmp_path, 
     with that reason and the plan goes on (it stopped with exit 2 once the 7-day window cut a
     trace whose loop used to join two up runs). A second pool up 50 minutes takes them: it is
     the only pool they use."""
-    short = write(tmp_path, "short.json", [1, 1, 0] * (3 * DAY))
-    long_ = write(tmp_path, "long.json", [1, 1, 1, 1, 1, 0] * (2 * DAY))
+    short = write_trace(tmp_path, "short.json", [1, 1, 0] * (3 * DAY))
+    long_ = write_trace(tmp_path, "long.json", [1, 1, 1, 1, 1, 0] * (2 * DAY))
     for model in ("replay", "renewal"):
-        code, out, err = run(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
+        code, out, err = run_cli(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
                              f"g4dn.xlarge@us-east-1a={short}", "--model", model,
                              "--format", "json")
         assert code == 0, err
@@ -196,7 +181,7 @@ def test_clusters_whose_attempt_outlasts_every_up_time_are_infeasible(tmp_path, 
         assert doc["chosen"] is not None
         assert not (doc["chosen"]["gpu"]["name"] == "g4dn.xlarge"
                     and doc["chosen"]["gpu"]["spot"] > 0)
-        code, out, err = run(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
+        code, out, err = run_cli(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
                              f"g4dn.xlarge@us-east-1a={short}", "--pool",
                              f"g4dn.xlarge@us-east-1b={long_}", "--model", model,
                              "--format", "json")
