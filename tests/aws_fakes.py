@@ -333,11 +333,8 @@ def moto_url() -> Iterator[str]:
 def fake_aws(moto_url: str) -> Iterator[FakeAws]:
     """The fake spot/pricing endpoint in front of moto, one per session (``aws_env`` resets
     it for each test)."""
-    fake = FakeAws(moto_url=moto_url, catalog=load_catalog(BASE_CATALOG)).start()
-    try:
+    with FakeAws(moto_url=moto_url, catalog=load_catalog(BASE_CATALOG)) as fake:
         yield fake
-    finally:
-        fake.stop()
 
 
 @pytest.fixture

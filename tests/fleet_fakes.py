@@ -248,11 +248,8 @@ def setup_account(moto_url: str) -> dict[str, str]:
 def ec2_front(moto_url: str) -> Iterator[Ec2Front]:
     """The fault-injecting front of moto, one per session (``fleet_env`` resets it for each
     test)."""
-    front = Ec2Front(moto_url).start()
-    try:
+    with Ec2Front(moto_url) as front:
         yield front
-    finally:
-        front.stop()
 
 
 def set_fake_aws_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, endpoint: str, *,

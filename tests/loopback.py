@@ -82,8 +82,8 @@ class LoopbackServer:
 class LoopbackFake:
     """What every fake server of the tests shares: a :class:`LoopbackServer` answering with
     the subclass's ``_handle``, its :attr:`url` (plus ``path``), :meth:`start` and
-    :meth:`stop`. A subclass (a dataclass) declares ``_server: LoopbackServer | None = None``
-    and its own ``reset``."""
+    :meth:`stop` (or ``with``). A subclass (a dataclass) declares
+    ``_server: LoopbackServer | None = None`` and its own ``reset``."""
 
     _server: LoopbackServer | None
     #: Appended to the server's URL by :attr:`url` (a fake serving one file).
@@ -104,6 +104,13 @@ class LoopbackFake:
     def stop(self) -> None:
         if self._server is not None:
             self._server.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
 
 
 def send(h: http.server.BaseHTTPRequestHandler, status: int, payload: bytes,

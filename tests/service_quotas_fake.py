@@ -22,11 +22,12 @@ import json
 import os
 import re
 import threading
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pytest
+
+from tests.loopback import LoopbackFake, LoopbackServer, send
 
 #: A page of the fake's answers holds at most this many quotas: several pages per answer.
 PAGE_SIZE = 4
@@ -76,45 +77,15 @@ _OPERATIONS = {"ListServiceQuotas": "applied", "ListAWSDefaultServiceQuotas": "d
 
 
 @dataclass
-class FakeServiceQuotas:
+class FakeServiceQuotas(LoopbackFake):
     """The fake Service Quotas endpoint (ListServiceQuotas, ListAWSDefaultServiceQuotas)."""
 
     applied: dict[str, list[dict]] = field(default_factory=dict)  # region -> its answer
     defaults: list[dict] | None = None  # replaces DEFAULT_QUOTAS when given
     faults: dict[str, tuple[str, int | None]] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (operation, region)
-    _server: http.server.ThreadingHTTPServer | None = None
+    _server: LoopbackServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> FakeServiceQuotas:
-        fake = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            wbufsize = 1 << 16
-            disable_nagle_algorithm = True
-
-            def do_POST(self) -> None:
-                fake._handle(self)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
 
     def reset(self) -> None:
         with self._lock:
@@ -132,9 +103,8 @@ class FakeServiceQuotas:
         """How many requests of ``operation`` arrived."""
         return sum(1 for op, _ in self.requests if op == operation)
 
-    def _handle(self, h: http.server.BaseHTTPRequestHandler) -> None:
-        length = int(h.headers.get("Content-Length") or 0)
-        request = json.loads(h.rfile.read(length) or b"{}") if length else {}
+    def _handle(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
+        request = json.loads(body or b"{}")
         operation = h.headers.get("X-Amz-Target", "").removeprefix(TARGET_PREFIX)
         scope = _CREDENTIAL_SCOPE.search(h.headers.get("Authorization", ""))
         region = scope.group(1) if scope else "?"
@@ -195,22 +165,14 @@ class FakeServiceQuotas:
 
     @staticmethod
     def _send(h: http.server.BaseHTTPRequestHandler, status: int, payload: bytes) -> None:
-        h.send_response(status)
-        h.send_header("Content-Type", "application/x-amz-json-1.1")
-        h.send_header("Content-Length", str(len(payload)))
-        h.send_header("x-amzn-RequestId", str(uuid.uuid4()))
-        h.end_headers()
-        h.wfile.write(payload)
+        send(h, status, payload, "application/x-amz-json-1.1")
 
 
 @pytest.fixture(scope="module")
 def fake_service_quotas() -> Iterator[FakeServiceQuotas]:
     """The fake Service Quotas endpoint on 127.0.0.1 (a free port)."""
-    fake = FakeServiceQuotas().start()
-    try:
+    with FakeServiceQuotas() as fake:
         yield fake
-    finally:
-        fake.stop()
 
 
 @pytest.fixture

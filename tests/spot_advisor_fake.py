@@ -74,11 +74,8 @@ class FakeSpotAdvisor(LoopbackFake):
 def fake_spot_advisor() -> Iterator[FakeSpotAdvisor]:
     """The fake Spot Instance Advisor on 127.0.0.1 (a free port), one per session
     (``spot_advisor`` resets it for each test)."""
-    fake = FakeSpotAdvisor().start()
-    try:
+    with FakeSpotAdvisor() as fake:
         yield fake
-    finally:
-        fake.stop()
 
 
 @pytest.fixture
