@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import catalog_state, compute, formatting, keys, method_compute, url_pages, widgets
+from deepvm_core.hardware.method_tables import MethodTable
 from deepvm_core.job.odds import bucket_label
 from deepvm_core.job.rolling import rolling_tables
 from deepvm_core.market.mtbi import (
@@ -175,12 +176,7 @@ def todays_gpus() -> None:
         "Recommend and Plan pages say which numbers are measured, estimated or edited. How "
         "far off the estimates are, computed now from the bundled measurements:")
     for table in method_compute.method_tables():
-        st.markdown(f"**{table.title}**")
-        st.dataframe(table.records(), hide_index=True, key=f"method_{table.key}",
-                     column_config={c: st.column_config.NumberColumn(format=_printf(f))
-                                    for c, f in zip(table.columns, table.formats, strict=True)
-                                    if f})
-        st.caption(table.reading)
+        _method_table(table)
     import plotly.express as px  # with the first chart of this page
 
     curves = method_compute.prior_curves()
@@ -225,13 +221,19 @@ def spot_reality() -> None:
                 "one of three models; its P10-P90 adds how the trace's MTBI and W moved from "
                 "day to day. Every development trace, origins every 2 days:")
     for table in rolling_tables():
-        st.markdown(f"**{table.title}**")
-        st.dataframe(table.records(), hide_index=True, key=f"method_{table.key}",
-                     column_config={c: st.column_config.NumberColumn(format=_printf(f))
-                                    for c, f in zip(table.columns, table.formats, strict=True)
-                                    if f})
-        st.caption(table.reading)
+        _method_table(table)
     link("spot", "Replay your job on spot traces")
+
+
+def _method_table(table: MethodTable) -> None:
+    """One :class:`MethodTable`: its title, the table (numbers in its formats) and its
+    reading."""
+    st.markdown(f"**{table.title}**")
+    st.dataframe(table.records(), hide_index=True, key=f"method_{table.key}",
+                 column_config={c: st.column_config.NumberColumn(format=_printf(f))
+                                for c, f in zip(table.columns, table.formats, strict=True)
+                                if f})
+    st.caption(table.reading)
 
 
 def _printf(spec: str) -> str:
