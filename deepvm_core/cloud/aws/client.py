@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypedDict, Unpack
 
 from deepvm_core.errors import FetchError
 
@@ -138,6 +138,51 @@ class Caller:
         """Raise the :class:`FetchError` of ``exc`` from ``operation`` for ``region``."""
         raise _translate(exc, operation, region, self.max_attempts, self.secrets(),
                          label=label) from None
+
+
+class AwsOptions(TypedDict, total=False):
+    """How calls reach AWS, the keyword arguments every fetch takes (:func:`connect`).
+
+    Keys:
+        profile: a profile of the shared config (default ``None``: the standard chain).
+        max_attempts: attempts per request in all, adaptive retries (default
+            :data:`DEFAULT_MAX_ATTEMPTS`; 1: no retry).
+        connect_timeout_s, read_timeout_s: socket timeouts, seconds (default
+            :data:`DEFAULT_CONNECT_TIMEOUT_S`, :data:`DEFAULT_READ_TIMEOUT_S`).
+    """
+
+    profile: str | None
+    max_attempts: int
+    connect_timeout_s: float
+    read_timeout_s: float
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What every call of one fetch goes through: the session, the :class:`Caller` that turns
+    its failures into :class:`FetchError`, and the client config (timeouts, retries)."""
+
+    session: Any
+    caller: Caller
+    config: Any
+
+    def client(self, service: str, region: str) -> Any:
+        """A boto3 client of ``service`` in ``region`` with this connection's config."""
+        return self.session.client(service, region_name=region, config=self.config)
+
+
+def connect(session: Any = None, **options: Unpack[AwsOptions]) -> Connection:
+    """The :class:`Connection` of ``options`` (:class:`AwsOptions`), on ``session`` when given
+    (else a new one of ``profile``: :func:`create_session`).
+
+    Raises:
+        FetchError: as :func:`create_session`.
+    """
+    max_attempts = options.get("max_attempts", DEFAULT_MAX_ATTEMPTS)
+    session = session if session is not None else create_session(options.get("profile"))
+    return Connection(session, Caller(session, max_attempts), client_config(
+        max_attempts, options.get("connect_timeout_s", DEFAULT_CONNECT_TIMEOUT_S),
+        options.get("read_timeout_s", DEFAULT_READ_TIMEOUT_S)))
 
 
 #: AWS error codes that mean "slow down" (the catalog fetch and the fleet launcher's own

@@ -19,7 +19,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from deepvm_core.bundled import is_bundled
 from deepvm_core.catalog import Catalog
@@ -29,11 +28,10 @@ from deepvm_core.cloud.aws.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_MAX_ATTEMPTS,
     DEFAULT_READ_TIMEOUT_S,
-    Caller,
+    Connection,
     MalformedAnswer,
     aws_errors,
-    client_config,
-    create_session,
+    connect,
     sanitize_message,
 )
 from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
@@ -78,6 +76,18 @@ ProgressCallback = Callable[[str, int, int], None]
 # ----------------------------------------------------------------------------- write
 
 
+def refuse_bundled(targets: Sequence[Path]) -> None:
+    """Refuse to write over a bundled catalog.
+
+    Raises:
+        FetchError: a target is a bundled catalog (kind ``write``).
+    """
+    for target in targets:
+        if is_bundled(target):
+            raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
+                             "another output. Nothing was written.", kind="write")
+
+
 def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path]) -> list[Path]:
     """Write each catalog to its target atomically; when one write fails, the files this call
     already wrote are removed (a fetch is all or nothing). Bundled catalogs are refused.
@@ -85,10 +95,7 @@ def write_fetched_catalogs(catalogs: Sequence[Catalog], targets: Sequence[Path])
     Raises:
         FetchError: a target is a bundled catalog, or a write failed (kind ``write``).
     """
-    for target in targets:
-        if is_bundled(target):
-            raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
-                             "another output. Nothing was written.", kind="write")
+    refuse_bundled(targets)
     written: list[tuple[Path, bytes | None]] = []
     try:
         for catalog, target in zip(catalogs, targets, strict=True):
@@ -130,9 +137,7 @@ class _Progress:
 
 def _fetch_region(
     *,
-    session: Any,
-    caller: Caller,
-    config: Any,
+    connection: Connection,
     region: str,
     wanted: Sequence[str],
     base: Catalog | None,
@@ -146,10 +151,11 @@ def _fetch_region(
 ) -> tuple[Catalog, tuple[InstanceSpec, ...], tuple[str, ...]]:
     """Layers 1-3 for one region: the validated catalog, the specs kept, and notes."""
     notes: list[str] = []
+    caller = connection.caller
     # --- specs
     progress.begin(f"{region}: instance types (EC2 DescribeInstanceTypes)")
     try:
-        ec2 = session.client("ec2", region_name=region, config=config)
+        ec2 = connection.client("ec2", region)
         raw_types = describe_instance_types(ec2, wanted)
     except aws_errors() as exc:  # translated, naming the operation and the region
         caller.fail(exc, "DescribeInstanceTypes", region, "EC2 DescribeInstanceTypes")
@@ -198,7 +204,7 @@ def _fetch_region(
     priced = [n for n in names if n in spot]
     on_demand: dict[str, float] = {}
     try:
-        pricing = session.client("pricing", region_name=pricing_region, config=config)
+        pricing = connection.client("pricing", pricing_region)
         for i, name in enumerate(priced, start=1):
             progress.detail(f"{region}: on-demand prices (Pricing GetProducts) "
                             f"{i}/{len(priced)}: {name}")
@@ -311,10 +317,7 @@ def fetch_catalogs(
     fetched_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     targets = (target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
                if write else [])
-    for target in targets:  # before any request: a bad destination costs no fetch
-        if is_bundled(target):
-            raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
-                             "another output. Nothing was written.", kind="write")
+    refuse_bundled(targets)  # before any request: a bad destination costs no fetch
 
     progress_ = _Progress(progress, 3 * len(region_list) + 1 + int(spot_advisor))
     advisor: dict[str, dict[str, int]] | None = None
@@ -326,16 +329,15 @@ def fetch_catalogs(
                                     timeout_s=read_timeout_s)
         progress_.end()
 
-    session = create_session(profile)
-    caller = Caller(session, max_attempts)
-    config = client_config(max_attempts, connect_timeout_s, read_timeout_s)
+    connection = connect(profile=profile, max_attempts=max_attempts,
+                         connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s)
 
     results: list[tuple[str, Catalog, tuple[InstanceSpec, ...], tuple[str, ...]]] = []
     for region in region_list:
         logger.info("fetching an AWS catalog for %s (%d instance type patterns)", region,
                     len(wanted))
         results.append((region, *_fetch_region(
-            session=session, caller=caller, config=config, region=region, wanted=wanted,
+            connection=connection, region=region, wanted=wanted,
             base=base_catalog, now=fetched_at, spot_aggregate=spot_aggregate,
             spot_window_hours=spot_window_hours, pricing_region=pricing_region,
             spot_advisor=advisor, progress=progress_,

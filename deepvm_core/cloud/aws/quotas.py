@@ -24,23 +24,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack, cast
 
-from deepvm_core.bundled import is_bundled
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cloud.aws.assemble import fetched_catalog_name
 from deepvm_core.cloud.aws.client import (
-    DEFAULT_CONNECT_TIMEOUT_S,
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_READ_TIMEOUT_S,
+    AwsOptions,
     Caller,
     MalformedAnswer,
     aws_errors,
-    client_config,
+    connect,
     create_session,
 )
-from deepvm_core.cloud.aws.fetch import ProgressCallback, fetch_catalogs, write_fetched_catalogs
+from deepvm_core.cloud.aws.fetch import fetch_catalogs, refuse_bundled, write_fetched_catalogs
 from deepvm_core.cloud.aws.fetch_result import FetchResult, RegionFetch
 from deepvm_core.cloud.aws.inputs import target_paths, validate_regions
 from deepvm_core.cloud.aws.quota_groups import (
@@ -125,15 +122,14 @@ def read_account_quotas(
     *,
     families: Iterable[str] | None = None,
     session: Any = None,
-    profile: str | None = None,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     now: datetime | None = None,
+    **options: Unpack[AwsOptions],
 ) -> AccountQuotas:
     """The account's EC2 vCPU quotas in ``region`` (``ListServiceQuotas``, every page). For a
     group of ``families`` (default: every group of :data:`QUOTA_GROUPS`) the answer left out,
-    AWS's default (``ListAWSDefaultServiceQuotas``, read only then).
+    AWS's default (``ListAWSDefaultServiceQuotas``, read only then). ``options``: how to reach
+    AWS (:class:`~deepvm_core.cloud.aws.client.AwsOptions`; ``profile`` unused with
+    ``session``).
 
     Raises:
         FetchError: a call failed (no credentials, access denied, throttled after
@@ -142,12 +138,10 @@ def read_account_quotas(
         InputError: a bad region.
     """
     (region,) = validate_regions([region])
-    session = session if session is not None else create_session(profile)
-    caller = Caller(session, max_attempts)
-    config = client_config(max_attempts, connect_timeout_s, read_timeout_s)
+    connection = connect(session, **options)
     operation = LIST_OPERATION
     try:
-        client = session.client("service-quotas", region_name=region, config=config)
+        client = connection.client("service-quotas", region)
         values = group_values(list_quotas(client, LIST_OPERATION))
         wanted = ({g.label for g in QUOTA_GROUPS} if families is None else
                   {g.label for g in map(group_of, families) if g is not None})
@@ -162,7 +156,7 @@ def read_account_quotas(
                 for label in missing if label in defaults})
             missing = [label for label in missing if label in defaults]
     except aws_errors() as exc:
-        raise _quota_error(caller, exc, operation, region) from None
+        raise _quota_error(connection.caller, exc, operation, region) from None
     return AccountQuotas(region, values, tuple(missing),
                          (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0))
 
@@ -206,16 +200,12 @@ def fetch_catalogs_with_quotas(
     *,
     out: str | os.PathLike[str] | None = None,
     write: bool = True,
-    profile: str | None = None,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
-    progress: ProgressCallback | None = None,
     now: datetime | None = None,
     **fetch_options: Any,
 ) -> FetchResult:
     """:func:`~deepvm_core.cloud.aws.fetch.fetch_catalogs` (same arguments) with each region's
-    quotas read from the account (:func:`read_account_quotas`) instead of the base catalog's.
+    quotas read from the account (:func:`read_account_quotas`, through the same
+    :class:`~deepvm_core.cloud.aws.client.AwsOptions`) instead of the base catalog's.
 
     The quotas are read after the prices (the fetch checks every argument first); the catalogs
     are written (all or nothing) only when every region's specs, prices and quotas were read.
@@ -227,16 +217,13 @@ def fetch_catalogs_with_quotas(
     fetched_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     targets = (target_paths(out, [fetched_catalog_name(r, fetched_at) for r in region_list])
                if write else [])
-    _refuse_bundled(targets)  # before any request
-    result = fetch_catalogs(region_list, out=out, write=False, profile=profile,
-                            progress=progress, now=fetched_at, max_attempts=max_attempts,
-                            connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s,
-                            **fetch_options)
-    session = create_session(profile)
-    account = [read_account_quotas(r, session=session, now=fetched_at,
-                                   max_attempts=max_attempts,
-                                   connect_timeout_s=connect_timeout_s,
-                                   read_timeout_s=read_timeout_s) for r in region_list]
+    refuse_bundled(targets)  # before any request
+    result = fetch_catalogs(region_list, out=out, write=False, now=fetched_at, **fetch_options)
+    options = cast(AwsOptions, {k: v for k, v in fetch_options.items()
+                                if k in AwsOptions.__annotations__})
+    session = create_session(options.get("profile"))
+    account = [read_account_quotas(r, session=session, now=fetched_at, **options)
+               for r in region_list]
     regions_out: list[RegionFetch] = []
     for fetched, quotas in zip(result.regions, account, strict=True):
         catalog, notes = with_account_quotas(fetched.catalog, quotas)
@@ -250,31 +237,23 @@ def fetch_catalogs_with_quotas(
     return dataclasses.replace(result, regions=tuple(regions_out))
 
 
-def _refuse_bundled(targets: Sequence[Path]) -> None:
-    for target in targets:
-        if is_bundled(target):
-            raise FetchError(f"refusing to overwrite the bundled catalog {target.name}; choose "
-                             "another output. Nothing was written.", kind="write")
-
-
 def catalog_with_account_quotas(
     catalog: Catalog | str | os.PathLike[str],
     *,
     region: str | None = None,
     out: str | os.PathLike[str] | None = None,
     write: bool = True,
-    profile: str | None = None,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     now: datetime | None = None,
     session_factory: Callable[[str | None], Any] = create_session,
+    **options: Unpack[AwsOptions],
 ) -> tuple[Catalog, Path | None, tuple[str, ...]]:
     """An existing catalog (a :class:`Catalog`, a path or a bundled name) with the account's
     quotas of ``region`` (default: the catalog's own region), named
     ``<name>-quotas-<YYYYmmddTHHMMSSZ>`` and written to ``out`` (a ``.json`` file or a folder;
     default the per-user fetched-catalogs folder) unless ``write`` is False. Returns the
-    catalog, where it was written (``None`` without ``write``) and notes.
+    catalog, where it was written (``None`` without ``write``) and notes. ``options``: how to
+    reach AWS (:class:`~deepvm_core.cloud.aws.client.AwsOptions`), the session made by
+    ``session_factory(profile)``.
 
     Raises:
         InputError: no region (the catalog has none and none was given), or ``out`` is the
@@ -298,12 +277,11 @@ def catalog_with_account_quotas(
             targets[0].resolve() == source_path.resolve()):
         raise InputError("out", str(out), "is the input catalog; the input is never "
                          "overwritten")
-    _refuse_bundled(targets)
+    refuse_bundled(targets)
     families = sorted({t.family for t in (*catalog.gpu_types, *catalog.cpu_types)}
                       | {q.family for q in catalog.quotas})
-    quotas = read_account_quotas(region, families=families, session=session_factory(profile),
-                                 max_attempts=max_attempts, connect_timeout_s=connect_timeout_s,
-                                 read_timeout_s=read_timeout_s, now=read_at)
+    quotas = read_account_quotas(region, families=families, now=read_at,
+                                 session=session_factory(options.get("profile")), **options)
     updated, notes = with_account_quotas(catalog, quotas, name=name)
     path = write_fetched_catalogs([updated], targets)[0] if write else None
     return updated, path, notes
