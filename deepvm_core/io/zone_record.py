@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.market.zones import ZonePriceRule, zone_prices, zone_sentence
+from deepvm_core.market.zones import ZonePriceRule, spot_row_zone_prices, zone_sentence
 from deepvm_core.model import Configuration
 
 
@@ -30,14 +30,9 @@ def spot_zone_record(catalog: Catalog, config: Configuration | None,
                      pw_usd_per_hour: float | None = None) -> dict[str, Any] | None:
     """The ``spot_zone`` record of ``config`` on ``catalog`` (priced by ``rule``), or ``None``
     (module docstring). ``rule`` ``None``: the catalog's prices as they are."""
-    if config is None or config.gpu_spot <= 0:
-        return None
-    try:
-        row = catalog.instance(config.gpu)
-    except LookupError:
-        return None
-    zp = zone_prices(row, rule)
-    if zp is None:
+    found = spot_row_zone_prices(catalog, config, rule)
+    zp = found[1] if found is not None else None
+    if config is None or zp is None:
         return None
     return {"rule": zp.rule, "zone_id": zp.zone_id, "launch_zone_id": zp.launch_zone_id,
             "spot_usd_per_hour": zp.spot_usd_per_hour,

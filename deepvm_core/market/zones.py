@@ -179,6 +179,21 @@ def zone_priced_catalog(catalog: Catalog, rule: ZonePriceRule = DEFAULT_ZONE_PRI
                    source=catalog.source.rstrip() + note)
 
 
+def spot_row_zone_prices(
+        catalog: Catalog, config: Configuration | None,
+        rule: ZonePriceRule | None = None) -> tuple[InstanceType, ZonePrices | None] | None:
+    """The catalog row of ``config``'s spot GPU type and its zone prices under ``rule``
+    (:func:`zone_prices`: ``None`` when the row has no per-zone prices); ``None`` for no
+    configuration, a cluster without spot VMs or a type the catalog does not have."""
+    if config is None or config.gpu_spot <= 0:
+        return None
+    try:
+        row = catalog.instance(config.gpu)
+    except LookupError:
+        return None
+    return row, zone_prices(row, rule)
+
+
 def _usd_h(value: float) -> str:
     return f"{value:,.4f} USD/h"
 
@@ -197,14 +212,11 @@ def zone_sentence(catalog: Catalog, config: Configuration, *,
         2.7531–6.2948 USD/h over the zones (median 4.2205). In 3 other zones this cluster
         would cost more than PW 3 USD/h: launch pins use1-az5.
     """
+    found = spot_row_zone_prices(catalog, config, rule)
+    if found is None:
+        return None
+    row, zp = found
     n = config.gpu_spot
-    if n <= 0:
-        return None
-    try:
-        row = catalog.instance(config.gpu)
-    except LookupError:
-        return None
-    zp = zone_prices(row, rule)
     if zp is None:
         return (f"Spot price: {_usd_h(row.spot_usd_per_hour)} per {row.name} for the whole "
                 f"region {catalog.region} (the catalog has no per-zone prices).")
