@@ -24,7 +24,6 @@ from deepvm_core.catalog.gpu_filter import (
     MAX_GPU_MEMORY_GB,
     MAX_GPUS_PER_VM,
     GpuFilter,
-    resolve_accelerators,
     split_accelerators,
 )
 from deepvm_core.defaults import field_default
@@ -33,7 +32,7 @@ from deepvm_core.model import DEFAULT_OBJECTIVE, MAX_NODES, OBJECTIVES, Scenario
 from deepvm_core.recommend.recommendation import DEFAULT_SOLVER, DEFAULT_TOP_K, SOLVERS
 from deepvm_core.recommend.recommendation import TOP_K_RANGE as CORE_TOP_K_RANGE
 from deepvm_core.recommend.sweep import FIG3_PW_GRID
-from deepvm_core.search.gpu_filter import known_accelerators
+from deepvm_core.search.gpu_filter import resolve_gpu_models
 
 DEFAULT_CATALOG = store.DEFAULT_CATALOG
 
@@ -117,13 +116,11 @@ SWEEP_STEP_RANGE = (0.01, 10.0)
 SWEEP_PARAMS = ("sweep_from", "sweep_to", "sweep_step")
 
 #: The scenario's GPU filter in the URL (only when set): ``gpus`` (models, comma-separated,
-#: the core's names: :func:`~deepvm_core.catalog.gpu_filter.resolve_accelerators`),
+#: the core's names: :func:`~deepvm_core.search.gpu_filter.resolve_gpu_models`),
 #: ``min_gpu_gb`` (GB per GPU; 0: any) and ``gpus_per_vm`` (0: any). Their defaults are the
 #: core's filter that admits every type (:data:`~deepvm_core.catalog.gpu_filter.ANY_GPU`).
 GPU_FILTER_PARAMS = ("gpus", "min_gpu_gb", "gpus_per_vm")
 GPUS_PER_VM_RANGE = (0, MAX_GPUS_PER_VM)
-#: The known GPU model names a URL's ``gpus`` may give (``data/accelerators.csv``).
-KNOWN_GPU_MODELS: tuple[str, ...] = known_accelerators()
 
 DEFAULTS: dict[str, Any] = {
     **{c.name: c.default for c in CONTROLS},
@@ -242,7 +239,7 @@ def parse_gpu_models(text: str) -> tuple[list[str], list[str]]:
         if not name:
             continue
         try:
-            found = resolve_accelerators(split_accelerators(name), KNOWN_GPU_MODELS)
+            found = resolve_gpu_models(split_accelerators(name))
         except InputError as exc:
             problems.append(f"{echo(name)} {str(exc).partition(': ')[2]}")
             continue

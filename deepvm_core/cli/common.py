@@ -19,7 +19,6 @@ from deepvm_core.catalog.gpu_filter import (
     MAX_GPU_MEMORY_GB,
     MAX_GPUS_PER_VM,
     GpuFilter,
-    resolve_accelerators,
     split_accelerators,
 )
 from deepvm_core.catalog.store import DEFAULT_CATALOG, PAPER_CATALOG
@@ -32,7 +31,7 @@ from deepvm_core.market.zones import (
     zone_priced_catalog,
 )
 from deepvm_core.model import MAX_NODES, OBJECTIVES, Scenario
-from deepvm_core.search.gpu_filter import catalog_models, known_accelerators
+from deepvm_core.search.gpu_filter import resolve_gpu_models
 
 
 class Parser(argparse.ArgumentParser):
@@ -159,7 +158,7 @@ def _accelerator_list(text: str) -> tuple[str, ...]:
 
 def gpu_filter_from_args(args: argparse.Namespace, catalog: Catalog | None) -> GpuFilter:
     """The :class:`GpuFilter` of :func:`add_gpu_filter_args`'s options; ``--gpus`` names
-    spelled as the known models do (:func:`~deepvm_core.search.gpu_filter.known_accelerators`
+    spelled as the known models do (:func:`~deepvm_core.search.gpu_filter.resolve_gpu_models`
     of ``catalog``).
 
     Raises:
@@ -168,8 +167,7 @@ def gpu_filter_from_args(args: argparse.Namespace, catalog: Catalog | None) -> G
     """
     names = getattr(args, "gpus", ())
     try:
-        models = resolve_accelerators(names, known_accelerators(catalog),
-                                      catalog_models(catalog) if catalog is not None else ())
+        models = resolve_gpu_models(names, catalog)
     except InputError as exc:
         raise InputError("--gpus", exc.value, str(exc).partition(": ")[2]) from None
     return GpuFilter(models, getattr(args, "min_gpu_memory_gb", None),

@@ -12,10 +12,10 @@ constraint binds" lives).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.catalog.gpu_filter import GpuFilter, Identity
+from deepvm_core.catalog.gpu_filter import GpuFilter, Identity, resolve_accelerators
 from deepvm_core.hardware.accelerators import bundled_accelerators
 from deepvm_core.workload.gpu_hardware import gpu_hardware
 
@@ -56,3 +56,16 @@ def catalog_models(catalog: Catalog) -> tuple[str, ...]:
     each once; types without a known model are left out."""
     return tuple(dict.fromkeys(chip for g in catalog.gpu_types
                                if (chip := gpu_identity(g)[0]) is not None))
+
+
+def resolve_gpu_models(names: Iterable[str], catalog: Catalog | None = None) -> tuple[str, ...]:
+    """The GPU models a user asks for (the CLI's ``--gpus``, the dashboard's ``gpus``), spelled
+    as the known models do (:func:`known_accelerators` of ``catalog``), in order, each once.
+
+    Raises:
+        InputError: a name no known model has (field ``gpus``); the message suggests the
+            closest and lists the catalog's models (:func:`catalog_models`), or without a
+            catalog every known one.
+    """
+    return resolve_accelerators(names, known_accelerators(catalog),
+                                catalog_models(catalog) if catalog is not None else ())
