@@ -22,12 +22,9 @@ from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
 from deepvm_core.workload.transformer import (
     EXAMPLE_PARAMS_B,
     EXAMPLE_TOKENS_B,
-    MAX_MICRO_BATCH,
-    MAX_PARAMS_B,
-    MAX_SEQ_LEN,
-    MAX_TOKENS_B,
     METHODS,
     SHARDINGS,
+    TRANSFORMER_MAX,
     TransformerJob,
 )
 from deepvm_core.workload.workload import (
@@ -98,16 +95,18 @@ _JOB_PARAMS = (
 #: ``tokens_per_second`` 0 means none (the estimate), a measurement on ``ref_nodes`` VMs of
 #: ``ref``.
 TRANSFORMER_PARAMS = (
-    PlanParam("params_b", "float", EXAMPLE_PARAMS_B, 1e-6, MAX_PARAMS_B),
-    PlanParam("tokens_b", "float", EXAMPLE_TOKENS_B, 1e-6, MAX_TOKENS_B),
-    PlanParam("tf_epochs", "float", field_default(TransformerJob, "epochs"), 1e-6, MAX_TOKENS_B),
+    PlanParam("params_b", "float", EXAMPLE_PARAMS_B, 1e-6, TRANSFORMER_MAX["params_b"]),
+    PlanParam("tokens_b", "float", EXAMPLE_TOKENS_B, 1e-6, TRANSFORMER_MAX["tokens_b"]),
+    PlanParam("tf_epochs", "float", field_default(TransformerJob, "epochs"), 1e-6,
+              TRANSFORMER_MAX["epochs"]),
     PlanParam("method", "choice", field_default(TransformerJob, "method"), choices=METHODS),
     PlanParam("sharding", "choice", field_default(TransformerJob, "sharding"),
               choices=SHARDINGS),
     PlanParam("shard_across_vms", "bool", field_default(TransformerJob, "shard_across_vms")),
-    PlanParam("seq_len", "int", field_default(TransformerJob, "seq_len"), 1, MAX_SEQ_LEN),
+    PlanParam("seq_len", "int", field_default(TransformerJob, "seq_len"), 1,
+              TRANSFORMER_MAX["seq_len"]),
     PlanParam("micro_batch", "int", field_default(TransformerJob, "micro_batch"), 1,
-              MAX_MICRO_BATCH),
+              TRANSFORMER_MAX["micro_batch"]),
     PlanParam("activation_checkpointing", "bool",
               field_default(TransformerJob, "activation_checkpointing")),
     PlanParam("tokens_per_second", "float", 0.0, 0.0, 1e12),  # 0: none (the estimate)

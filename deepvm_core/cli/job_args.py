@@ -31,12 +31,9 @@ from deepvm_core.hardware.measurements import (
 )
 from deepvm_core.workload.speedup import SPEEDUP_MODELS, SpeedupModel
 from deepvm_core.workload.transformer import (
-    MAX_MICRO_BATCH,
-    MAX_PARAMS_B,
-    MAX_SEQ_LEN,
-    MAX_TOKENS_B,
     METHODS,
     SHARDINGS,
+    TRANSFORMER_MAX,
     TransformerJob,
 )
 from deepvm_core.workload.workload import (
@@ -100,9 +97,11 @@ def _add_transformer_arguments(group: Any) -> None:
                             "given by --epochs and --epoch-seconds) or transformer (an LLM "
                             "pretraining or fine-tune, given by --params-b and --tokens-b: GPU "
                             "memory decides which types can run it)")
-    group.add_argument("--params-b", type=number(float, 0.0, strict=True, maximum=MAX_PARAMS_B),
+    group.add_argument("--params-b",
+                       type=number(float, 0.0, strict=True, maximum=TRANSFORMER_MAX["params_b"]),
                        metavar="B", help="transformer: billions of parameters of the model")
-    group.add_argument("--tokens-b", type=number(float, 0.0, strict=True, maximum=MAX_TOKENS_B),
+    group.add_argument("--tokens-b",
+                       type=number(float, 0.0, strict=True, maximum=TRANSFORMER_MAX["tokens_b"]),
                        metavar="B", help="transformer: billions of tokens the whole job trains "
                                          "on (split into --epochs)")
     group.add_argument("--method", choices=METHODS,
@@ -114,9 +113,9 @@ def _add_transformer_arguments(group: Any) -> None:
     group.add_argument("--shard-across-vms", action="store_const", const=True,
                        help="transformer: let one FSDP replica span several VMs when one VM's "
                             "GPUs cannot hold it (clusters are then whole replicas)")
-    group.add_argument("--seq-len", type=number(int, 1, maximum=MAX_SEQ_LEN),
+    group.add_argument("--seq-len", type=number(int, 1, maximum=TRANSFORMER_MAX["seq_len"]),
                        help=f"transformer: tokens per sequence (default {d['seq_len']})")
-    group.add_argument("--micro-batch", type=number(int, 1, maximum=MAX_MICRO_BATCH),
+    group.add_argument("--micro-batch", type=number(int, 1, maximum=TRANSFORMER_MAX["micro_batch"]),
                        help=f"transformer: sequences per GPU per step (default "
                             f"{d['micro_batch']})")
     group.add_argument("--activation-checkpointing", choices=("on", "off"),

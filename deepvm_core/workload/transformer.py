@@ -24,6 +24,7 @@ each), so "3 epochs of 0.5B tokens" is ``tokens_b=1.5, epochs=3``
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, get_args
 
@@ -76,6 +77,12 @@ MAX_SEQ_LEN: Final = 1_048_576
 MAX_MICRO_BATCH: Final = 4096
 MAX_HIDDEN_SIZE: Final = 1_000_000
 MAX_LAYERS: Final = 10_000
+#: Each bounded field's upper bound, by field name: what the constructor checks, and what the
+#: CLI's options and the dashboard's inputs accept (``epochs`` shares the tokens' bound).
+TRANSFORMER_MAX: Final[Mapping[str, float]] = {
+    "params_b": MAX_PARAMS_B, "tokens_b": MAX_TOKENS_B, "epochs": MAX_TOKENS_B,
+    "seq_len": MAX_SEQ_LEN, "micro_batch": MAX_MICRO_BATCH, "hidden_size": MAX_HIDDEN_SIZE,
+    "layers": MAX_LAYERS}
 
 _WHERE = "transformer job"
 
@@ -90,13 +97,13 @@ def _positive(problems: list[Problem], name: str, value: object, maximum: float,
         problems.append(Problem(_WHERE, name, value, f"must be at most {maximum:g} {unit}"))
 
 
-def _whole(problems: list[Problem], name: str, value: object, maximum: int,
+def _whole(problems: list[Problem], name: str, value: object, maximum: float,
            optional: bool = False) -> None:
     if optional and value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
         problems.append(Problem(_WHERE, name, value,
-                                f"must be a whole number from 1 to {maximum:,}"))
+                                f"must be a whole number from 1 to {int(maximum):,}"))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -136,9 +143,9 @@ class TransformerJob:
 
     def __post_init__(self) -> None:
         problems: list[Problem] = []
-        _positive(problems, "params_b", self.params_b, MAX_PARAMS_B, "billion parameters")
-        _positive(problems, "tokens_b", self.tokens_b, MAX_TOKENS_B, "billion tokens")
-        _positive(problems, "epochs", self.epochs, MAX_TOKENS_B, "epochs")
+        for name, unit in (("params_b", "billion parameters"), ("tokens_b", "billion tokens"),
+                           ("epochs", "epochs")):
+            _positive(problems, name, getattr(self, name), TRANSFORMER_MAX[name], unit)
         if self.method not in METHODS:
             problems.append(Problem(_WHERE, "method", self.method,
                                     f"must be one of {', '.join(METHODS)}"))
@@ -153,10 +160,9 @@ class TransformerJob:
             problems.append(Problem(_WHERE, "shard_across_vms", True,
                                     "needs sharding 'fsdp' (without sharding a replica is one "
                                     "GPU)"))
-        _whole(problems, "seq_len", self.seq_len, MAX_SEQ_LEN)
-        _whole(problems, "micro_batch", self.micro_batch, MAX_MICRO_BATCH)
-        _whole(problems, "hidden_size", self.hidden_size, MAX_HIDDEN_SIZE, optional=True)
-        _whole(problems, "layers", self.layers, MAX_LAYERS, optional=True)
+        for name in ("seq_len", "micro_batch", "hidden_size", "layers"):
+            _whole(problems, name, getattr(self, name), TRANSFORMER_MAX[name],
+                   optional=name in ("hidden_size", "layers"))
         _positive(problems, "adapter_fraction", self.adapter_fraction, 1.0, "")
         if problems:
             raise WorkloadError(problems, _WHERE)
