@@ -20,7 +20,7 @@ import deepvm_core
 LAYERS = ("base", "catalog", "model", "hardware", "workload", "market", "search", "recommend",
           "job", "pipeline", "io", "cloud", "cli")
 #: The base modules import each other freely (errors, units, ...: no domain logic).
-BASE = {"errors", "units", "arrays", "defaults", "files", "bundled", "home", "text"}
+BASE = {"errors", "units", "arrays", "defaults", "files", "downloads", "bundled", "home", "text"}
 PACKAGE = Path(deepvm_core.__file__).parent
 DASHBOARD = PACKAGE.parent / "dashboard"
 

@@ -19,16 +19,14 @@ nothing was written. No credentials are read.
 
 from __future__ import annotations
 
-import http.client
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
+from deepvm_core import downloads
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.store import PAPER_CATALOG, load_catalog
 from deepvm_core.cloud.aws import FetchResult, RegionFetch
@@ -47,8 +45,6 @@ DEFAULT_SKYPILOT_CATALOG_URL: Final = ("https://raw.githubusercontent.com/skypil
 DEFAULT_TIMEOUT_S: Final = 20.0
 #: The largest file read, bytes (the whole AWS vms.csv is a few MB).
 MAX_BYTES: Final = 64 * 2**20
-#: Bytes read per chunk (progress is reported after each).
-CHUNK_BYTES: Final = 256 * 2**10
 
 #: ``progress(step, done, total)``: what is being done, and how far (``total`` 0: unknown).
 Progress = Callable[[str, int, int], None]
@@ -65,44 +61,19 @@ def skypilot_catalog_url() -> str:
 
 def download(url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
              progress: Progress = _quiet) -> bytes:
-    """The bytes at ``url`` (``http(s)://``), read in chunks with progress.
+    """The bytes at ``url`` (``http(s)://``), at most :data:`MAX_BYTES`, read in chunks with
+    progress (:func:`deepvm_core.downloads.download`).
 
     Raises:
         FetchError: a bad address, no answer, an HTTP error, or a file over :data:`MAX_BYTES`
             (kinds ``other``, ``unreachable``, ``timeout``, ``server_error``, ``malformed``).
     """
-    scheme = url.split(":", 1)[0].lower()
-    if scheme not in ("http", "https"):
-        raise FetchError(f"{url}: the address must start with http:// or https://. Nothing was "
-                         "written.", kind="other")
-    request = urllib.request.Request(url, headers={"User-Agent": "deepvm-studio"})
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            total = int(response.headers.get("Content-Length") or 0)
-            progress("downloading SkyPilot's catalog", 0, total)
-            while chunk := response.read(CHUNK_BYTES):
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > MAX_BYTES:
-                    raise FetchError(f"downloading {url} failed: larger than "
-                                     f"{MAX_BYTES // 2**20} MiB. Nothing was written.",
-                                     kind="malformed")
-                progress(f"downloading SkyPilot's catalog: {size / 2**20:.1f} MiB", size,
-                         max(total, size))
-    except urllib.error.HTTPError as exc:
-        raise FetchError(f"downloading {url} failed: the server answered HTTP {exc.code}. "
-                         "Nothing was written.",
-                         kind="server_error" if exc.code >= 500 else "other") from None
-    except TimeoutError:
-        raise FetchError(f"downloading {url} failed: no answer within {timeout_s:g} s. Nothing "
-                         "was written.", kind="timeout") from None
-    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        raise FetchError(f"downloading {url} failed: could not be reached ({reason}). Nothing "
-                         "was written.", kind="unreachable") from None
-    return b"".join(chunks)
+    def heard(size: int, total: int) -> None:
+        progress("downloading SkyPilot's catalog" if size == 0 else
+                 f"downloading SkyPilot's catalog: {size / 2**20:.1f} MiB", size, total)
+
+    return downloads.download(url, timeout_s=timeout_s, max_bytes=MAX_BYTES,
+                              too_large=f"{MAX_BYTES // 2**20} MiB", progress=heard)
 
 
 def bundled_buckets(region: str) -> tuple[dict[str, int], str | None]:

@@ -10,18 +10,16 @@ file is good are they written (each atomically) under the output folder. Any fai
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import tempfile
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
 from deepvm_core.bundled import read_bundled_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
+from deepvm_core.downloads import download
 from deepvm_core.errors import FetchError
 from deepvm_core.market.trace import TraceError, parse_trace
 
@@ -42,32 +40,6 @@ def trace_files() -> tuple[str, ...]:
     return tuple(str(f) for f in files)
 
 
-def _get(url: str, timeout_s: float) -> bytes:
-    scheme = url.split(":", 1)[0].lower()
-    if scheme not in ("http", "https", "file"):
-        raise FetchError(f"{url}: the address must start with http://, https:// or file://. "
-                         "Nothing was written.", kind="other")
-    request = urllib.request.Request(url, headers={"User-Agent": "deepvm-studio"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            body: bytes = response.read(MAX_CATALOG_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        raise FetchError(f"downloading {url} failed: the server answered HTTP {exc.code}. "
-                         "Nothing was written.", kind="server_error" if exc.code >= 500
-                         else "other") from None
-    except TimeoutError:
-        raise FetchError(f"downloading {url} failed: no answer within {timeout_s:g} s. "
-                         "Nothing was written.", kind="timeout") from None
-    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        raise FetchError(f"downloading {url} failed: could not be reached ({reason}). "
-                         "Nothing was written.", kind="unreachable") from None
-    if len(body) > MAX_CATALOG_BYTES:
-        raise FetchError(f"downloading {url} failed: larger than {MAX_CATALOG_BYTES:,} bytes. "
-                         "Nothing was written.", kind="malformed")
-    return body
-
-
 def fetch_traces(out_dir: str | os.PathLike[str], *, base_url: str | None = None,
                  timeout_s: float = DEFAULT_TIMEOUT_S,
                  progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
@@ -86,7 +58,9 @@ def fetch_traces(out_dir: str | os.PathLike[str], *, base_url: str | None = None
         if progress is not None:
             progress(rel, done, len(files))
         url = base + rel
-        body = _get(url, timeout_s)
+        body = download(url, timeout_s=timeout_s, max_bytes=MAX_CATALOG_BYTES,
+                        too_large=f"{MAX_CATALOG_BYTES:,} bytes",
+                        schemes=("http", "https", "file"))
         try:
             parse_trace(body, url)
         except TraceError as exc:
