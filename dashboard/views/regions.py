@@ -110,11 +110,7 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
     runner = feasible[1] if len(feasible) > 1 else None
     if best.job_hours is not None and best.job_cost_usd is not None:
         with st.container(border=True, key="rg_best"):
-            st.caption("BEST REGION FOR THIS SCENARIO AND JOB")
-            st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
-            st.caption(f"catalog {best.catalog_name} · "
-                       f"{provenance.prices_age(by_name[best.catalog_name])}"
-                       if best.catalog_name in by_name else f"catalog {best.catalog_name}")
+            _best_heading(best, by_name, "BEST REGION FOR THIS SCENARIO AND JOB")
             a, b, c, d = st.columns(4)
             a.metric(f"{whose}: expected time", duration(best.job_hours))
             b.metric(f"{whose}: expected cost", usd(best.job_cost_usd))
@@ -125,11 +121,7 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
                          help=f"{runner.region}: {runner.best.describe()}")
         return
     with st.container(border=True, key="rg_best"):
-        st.caption("BEST REGION FOR THIS SCENARIO")
-        st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
-        st.caption(f"catalog {best.catalog_name} · "
-                   f"{provenance.prices_age(by_name[best.catalog_name])}"
-                   if best.catalog_name in by_name else f"catalog {best.catalog_name}")
+        _best_heading(best, by_name, "BEST REGION FOR THIS SCENARIO")
         a, b, c = st.columns(3)
         a.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
         b.metric("Performance", f"{best.performance:,.0f}",
@@ -138,6 +130,17 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
             c.metric(f"Performance vs {runner.region}",
                      f"{best.performance / runner.performance - 1:+.1%}",
                      help=f"{runner.region}: {runner.best.describe()}")
+
+
+def _best_heading(best: RegionComparison, by_name: dict[str, Catalog], title: str) -> None:
+    """The best card's title, region and configuration, and its catalog with its prices'
+    age."""
+    assert best.best is not None  # best_card returned before when it is None
+    st.caption(title)
+    st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
+    st.caption(f"catalog {best.catalog_name} · "
+               f"{provenance.prices_age(by_name[best.catalog_name])}"
+               if best.catalog_name in by_name else f"catalog {best.catalog_name}")
 
 
 def region_job(catalog: Catalog, scenario: Scenario
