@@ -15,7 +15,7 @@ import time
 
 import streamlit as st
 
-from dashboard import catalog_state, keys
+from dashboard import catalog_state, keys, widgets
 from dashboard.widgets import escape_md as md
 from deepvm_core.cloud import skypilot_refresh
 from deepvm_core.errors import DeepVMError
@@ -96,10 +96,4 @@ def refresh(active: catalog_state.ActiveCatalog, regions: list[str]) -> None:
 
 def failure(active: catalog_state.ActiveCatalog) -> None:
     """The last refresh's failure, if any, and what to do."""
-    error = keys.SKY_ERROR.get()
-    if not error:
-        return
-    message, kind = error
-    st.error(f"Refresh failed: {md(message)}", icon=":material/cloud_off:")
-    st.caption(f"{SKY_HINTS.get(kind or '', '')} The active catalog is unchanged "
-               f"(**{md(active.label)}**).".strip())
+    widgets.fetch_failure("Refresh", keys.SKY_ERROR.get(), SKY_HINTS, active)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -245,3 +245,16 @@ def presented(frame: pd.DataFrame) -> pd.DataFrame:
     if not state.presentation():
         return frame
     return frame.drop(columns=[c for c in RESEARCH_COLUMNS if c in frame.columns])
+
+
+def fetch_failure(what: str, error: tuple[str, str | None] | None, hints: Mapping[str, str],
+                  active: catalog_state.ActiveCatalog, also: str = "") -> None:
+    """A failed fetch of catalogs, if ``error`` (its message and kind) says one: what failed
+    (``what``: "Fetch", "Refresh"), the hint of its kind, and that the active catalog is
+    unchanged (``also``: what follows, from " and ...")."""
+    if not error:
+        return
+    message, kind = error
+    st.error(f"{what} failed: {escape_md(message)}", icon=":material/cloud_off:")
+    st.caption(f"{hints.get(kind or '', '')} The active catalog is unchanged "
+               f"(**{escape_md(active.label)}**){also}.".strip())

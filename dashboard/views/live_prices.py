@@ -132,14 +132,9 @@ def fetch(active: catalog_state.ActiveCatalog) -> None:
 
 
 def failure(active: catalog_state.ActiveCatalog) -> None:
-    error = keys.LIVE_ERROR.get()
-    if not error:
-        return
-    message, kind = error
-    st.error(f"Fetch failed: {md(message)}", icon=":material/cloud_off:")
-    st.caption(f"{FETCH_HINTS.get(kind or '', '')} The active catalog is unchanged "
-               f"(**{md(active.label)}**) and every page keeps working on the catalogs at hand."
-               .strip())
+    """The last fetch's failure, if any, and what to do."""
+    widgets.fetch_failure("Fetch", keys.LIVE_ERROR.get(), FETCH_HINTS, active,
+                          " and every page keeps working on the catalogs at hand")
 
 
 # ----------------------------------------------------------------------------- results
