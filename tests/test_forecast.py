@@ -22,6 +22,7 @@ from deepvm_core.market.window import (
     warp,
 )
 from tests import job_oracle
+from tests.synthetic_traces import alternating_runs
 
 HOUR = 3600.0
 
@@ -29,13 +30,8 @@ HOUR = 3600.0
 def synthetic(seed: int, ticks: int, mean_up: float, mean_down: float,
               gap: float = 600.0) -> SpotTrace:
     """Alternating up and down runs of geometric lengths (ticks), seeded."""
-    rng = np.random.default_rng(seed)
-    out: list[int] = []
-    state = 1
-    while len(out) < ticks:
-        out += [state] * int(rng.geometric(1.0 / (mean_up if state else mean_down)))
-        state = 1 - state
-    return SpotTrace(f"synthetic-{seed}", gap, np.asarray(out[:ticks], dtype=np.int64))
+    return SpotTrace(f"synthetic-{seed}", gap, np.asarray(
+        alternating_runs(seed, ticks, mean_up, mean_down), dtype=np.int64))
 
 
 def one_pool_job(hours: float, spot_vms: int = 1, segment: float = 1.0,

@@ -8,26 +8,16 @@ from __future__ import annotations
 import json
 
 import jsonschema
-import numpy as np
 import pytest
 from cli_helpers import run_cli, write_trace
 
 from deepvm_core.io.schemas import load_schema
+from tests.synthetic_traces import alternating_runs
 
 AWS = "aws-us-east-1-2023-10"
 JOB = ("--catalog", AWS, "--pw", "3", "--ckpt-gb", "0.3", "--buffer", "2", "--epochs", "30",
        "--epoch-seconds", "61.16", "--ref-type", "g4dn.xlarge", "--trials", "300")
 DAY = 144  # ticks of 10 minutes
-
-
-def flaky(seed: int, ticks: int, up: float, down: float) -> list[int]:
-    rng = np.random.default_rng(seed)
-    out: list[int] = []
-    state = 1
-    while len(out) < ticks:
-        out += [state] * int(rng.geometric(1 / (up if state else down)))
-        state = 1 - state
-    return out[:ticks]
 
 
 def test_stats_read_the_last_seven_days_unless_told(tmp_path, capsys):
@@ -88,8 +78,8 @@ def test_backtest_replays_the_window(tmp_path, capsys):
     ("replay", "backtest"), ("renewal", "renewal"), ("closed-form", "trace_closed_form"),
     (None, "renewal")])  # the default: the rolling evaluation's best
 def test_plan_with_pools_by_each_model(tmp_path, capsys, model, evaluated_by):
-    a = write_trace(tmp_path, "a.json", flaky(1, 8 * DAY, 30, 4))
-    b = write_trace(tmp_path, "b.json", flaky(2, 8 * DAY, 10, 8))
+    a = write_trace(tmp_path, "a.json", alternating_runs(1, 8 * DAY, 30, 4))
+    b = write_trace(tmp_path, "b.json", alternating_runs(2, 8 * DAY, 10, 8))
     argv = ["plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={a}", "--pool",
             f"g4dn.xlarge@us-east-1b={b}", "--format", "json"]
     code, out, err = run_cli(capsys, *argv, *(["--model", model] if model else []))
@@ -152,6 +142,21 @@ def test_clusters_larger_than_a_count_trace_are_infeasible_and_the_rest_is_plann
     assert "cannot run on the traces (more spot VMs than a count trace holds)" in out
 
 
+def spot_candidates(capsys, model: str, *pools: str) -> tuple[dict, list[dict]]:
+    """``plan`` of JOB with a 30-minute restart on ``pools`` (``--pool`` values) by ``model``,
+    as JSON, and its candidates with spot g4dn.xlarge VMs (best, frontier, DeepVM's; at least
+    one)."""
+    argv = [arg for pool in pools for arg in ("--pool", pool)]
+    code, out, err = run_cli(capsys, "plan", *JOB, "--restart-min", "30", *argv, "--model",
+                             model, "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    spot = [c for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]
+            if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0]
+    assert spot, model
+    return doc, spot
+
+
 def test_clusters_whose_attempt_outlasts_every_up_time_are_infeasible(tmp_path, capsys):
     """A pool up 20 minutes then down 10, again and again (by hand: the longest up time is 2
     ticks of 10 min = 0.333 h, the trace's 3-tick period dividing its length, so the loop joins
@@ -163,14 +168,7 @@ def test_clusters_whose_attempt_outlasts_every_up_time_are_infeasible(tmp_path, 
     short = write_trace(tmp_path, "short.json", [1, 1, 0] * (3 * DAY))
     long_ = write_trace(tmp_path, "long.json", [1, 1, 1, 1, 1, 0] * (2 * DAY))
     for model in ("replay", "renewal"):
-        code, out, err = run_cli(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
-                             f"g4dn.xlarge@us-east-1a={short}", "--model", model,
-                             "--format", "json")
-        assert code == 0, err
-        doc = json.loads(out)
-        spot = [c for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]
-                if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0]
-        assert spot, model
+        doc, spot = spot_candidates(capsys, model, f"g4dn.xlarge@us-east-1a={short}")
         for c in spot:
             reason = c["estimate"]["does_not_finish"]
             assert reason.startswith("a segment plus its restart ("), (model, reason)
@@ -181,15 +179,8 @@ def test_clusters_whose_attempt_outlasts_every_up_time_are_infeasible(tmp_path, 
         assert doc["chosen"] is not None
         assert not (doc["chosen"]["gpu"]["name"] == "g4dn.xlarge"
                     and doc["chosen"]["gpu"]["spot"] > 0)
-        code, out, err = run_cli(capsys, "plan", *JOB, "--restart-min", "30", "--pool",
-                             f"g4dn.xlarge@us-east-1a={short}", "--pool",
-                             f"g4dn.xlarge@us-east-1b={long_}", "--model", model,
-                             "--format", "json")
-        assert code == 0, err
-        doc = json.loads(out)
-        spot = [c for c in [*doc["best"], *doc["frontier"], *doc["policies"]["deepvm"]]
-                if c["gpu"]["name"] == "g4dn.xlarge" and c["gpu"]["spot"] > 0]
-        assert spot, model
+        _, spot = spot_candidates(capsys, model, f"g4dn.xlarge@us-east-1a={short}",
+                                  f"g4dn.xlarge@us-east-1b={long_}")
         for c in spot:
             assert c["estimate"].get("does_not_finish") is None, model
             assert c["estimate"]["pools"] == ["g4dn.xlarge@us-east-1b"], model

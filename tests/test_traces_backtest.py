@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest, start_ticks
 from deepvm_core.market.trace import SpotTrace, TraceError
+from tests.synthetic_traces import alternating_runs
 from tests.traces_oracle import NeverEnds, PoolJob, oracle_percentile, oracle_run
 
 G_SECONDS = 900.0  # 0.25 h ticks
@@ -26,15 +27,8 @@ def trace(data: list[int], gap: float = G_SECONDS, name: str = "t") -> SpotTrace
 
 
 def synthetic(seed: int, ticks: int, mean_up: float, mean_down: float) -> list[int]:
-    """Alternating up and down runs with geometric lengths (seeded)."""
-    rng = np.random.default_rng(seed)
-    out: list[int] = []
-    state = int(rng.random() < 0.5)
-    while len(out) < ticks:
-        mean = mean_up if state else mean_down
-        out += [state] * int(rng.geometric(1.0 / mean))
-        state = 1 - state
-    return out[:ticks]
+    """Seeded alternating runs, the first up or down at random."""
+    return alternating_runs(seed, ticks, mean_up, mean_down, random_start=True)
 
 
 def job(k: int, full: float | list[float], last: float | list[float],
