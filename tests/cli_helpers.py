@@ -52,6 +52,11 @@ def cli_output(argv: Sequence[str]) -> str:
     return buf.getvalue()
 
 
+def cli_json(*argv: str) -> dict:
+    """The JSON document ``deepvm *argv`` prints (it must exit 0)."""
+    return json.loads(cli_output(argv))
+
+
 def golden(name: str, text: str) -> str:
     """The text of the golden file ``name``, to compare ``text`` with in the test (under
     :data:`UPDATE`, ``text`` is written to it first)."""

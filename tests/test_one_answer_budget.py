@@ -4,14 +4,12 @@ recommend export's job estimate, and the plan-vs-recommend sentence."""
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stdout
 
 import pytest
+from cli_helpers import cli_json
 
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.cli import main
 from deepvm_core.job.baseline import confidence_in_words, savings, slow_warning
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import plan_job
@@ -22,13 +20,6 @@ from deepvm_core.workload.workload import Workload, example_workload
 from tests.factories import cpu_row, gpu_row, make_catalog, saturation_rows
 
 AWS = "aws-us-east-1-2023-10"
-
-
-def _cli_json(*argv: str) -> dict:
-    buf = io.StringIO()
-    with redirect_stdout(buf):
-        assert main(list(argv)) == 0
-    return json.loads(buf.getvalue())
 
 
 def test_on_demand_baseline_by_hand() -> None:
@@ -95,7 +86,7 @@ def test_slow_warning_over_one_and_a_half_times() -> None:
 
 
 def test_plan_json_summary_and_baseline_on_every_estimate() -> None:
-    doc = _cli_json("plan", "--catalog", AWS, "--pw", "3", "--trials", "500", "--format", "json")
+    doc = cli_json("plan", "--catalog", AWS, "--pw", "3", "--trials", "500", "--format", "json")
     assert next(iter(doc)) == "summary"
     assert doc["summary"].startswith("Job plan for 90 epochs of 960 s on 1 x A10G on "
                                      f"{AWS}, goal cheapest: TR: 1 x g5.xlarge spot")
@@ -113,8 +104,8 @@ def test_plan_json_summary_and_baseline_on_every_estimate() -> None:
 def test_recommend_json_with_a_job() -> None:
     base = ("recommend", "--catalog", AWS, "--pw", "3", "--solver", "enumerate", "--format",
             "json", "--epochs", "90")
-    one = _cli_json(*base, "--epoch-seconds", "960")
-    ten = _cli_json(*base, "--epoch-seconds", "9600")
+    one = cli_json(*base, "--epoch-seconds", "960")
+    ten = cli_json(*base, "--epoch-seconds", "9600")
     assert next(iter(one)) == "summary"
     assert one["speed_basis"]["job_given"] is True
     assert one["job"]["inputs"]["reference_epoch_seconds"] == 960
@@ -125,7 +116,7 @@ def test_recommend_json_with_a_job() -> None:
         one["deepvm"][0]["speed_epochs_per_hour"] / 10, rel=1e-12)
     assert "the job (90 epochs) takes" in one["summary"]
     assert est_one["on_demand_same_cluster"]["cost_usd"] > est_one["expected_cost_usd"]
-    without = _cli_json(*base[:-2])
+    without = cli_json(*base[:-2])
     assert "job" not in without
     assert without["speed_basis"]["job_given"] is False
 
@@ -150,12 +141,12 @@ def test_plan_and_recommend_compared_in_words() -> None:
 
 
 def test_replay_of_an_export_with_a_job(tmp_path) -> None:
-    doc = _cli_json("recommend", "--catalog", AWS, "--pw", "3", "--solver", "enumerate",
+    doc = cli_json("recommend", "--catalog", AWS, "--pw", "3", "--solver", "enumerate",
                     "--format", "json", "--epochs", "90", "--epoch-seconds", "100",
                     "--measurements", "deepvm-scaling")
     path = tmp_path / "export.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    replayed = _cli_json("recommend", "--replay", str(path), "--format", "json")
+    replayed = cli_json("recommend", "--replay", str(path), "--format", "json")
     assert replayed["matches"] is True
     speed = replayed["replayed"]["deepvm"][0]["speed_epochs_per_hour"]
     assert speed == pytest.approx(doc["deepvm"][0]["speed_epochs_per_hour"], rel=1e-12)

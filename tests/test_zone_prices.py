@@ -8,12 +8,10 @@ use1-az1 4.8549, use1-az2 6.2948, use1-az5 2.7531, use1-az6 3.5861 USD/h; sorted
 
 from __future__ import annotations
 
-import io
-import json
 import statistics
-from contextlib import redirect_stdout
 
 import pytest
+from cli_helpers import cli_json
 
 from deepvm_core.catalog import GpuType
 from deepvm_core.catalog.store import load_catalog
@@ -124,16 +122,9 @@ def test_sentence_without_zones_or_spot_vms() -> None:
     assert zone_sentence(paper, anchor_only) is None
 
 
-def _cli(*argv: str) -> dict:
-    buffer = io.StringIO()
-    with redirect_stdout(buffer):
-        assert main(list(argv)) == 0
-    return json.loads(buffer.getvalue())
-
-
 def test_cli_zone_price_median_reprices_and_the_export_records_the_zone() -> None:
     base = ["recommend", "--catalog", TODAY, "--pw", "3", "--format", "json", "--top", "3"]
-    cheapest = _cli(*base)
+    cheapest = cli_json(*base)
     assert cheapest["chosen"]["gpu"]["name"] == "p3.16xlarge"
     zone = cheapest["chosen"]["spot_zone"]
     assert zone["rule"] == "cheapest"
@@ -141,8 +132,8 @@ def test_cli_zone_price_median_reprices_and_the_export_records_the_zone() -> Non
     assert zone["launch_zone_id"] == "use1-az5"
     assert zone["spot_usd_per_hour"] == 2.7531
     assert zone["zones_by_price"] == ["use1-az5", "use1-az6", "use1-az1", "use1-az2"]
-    assert cheapest == _cli(*base, "--zone-price", "cheapest")
-    median = _cli(*base, "--zone-price", "median")
+    assert cheapest == cli_json(*base, "--zone-price", "cheapest")
+    median = cli_json(*base, "--zone-price", "median")
     row = next(r for r in median["catalog"]["instance_types"]["gpu_types"]
                if r["name"] == median["chosen"]["gpu"]["name"])
     assert median["chosen"]["spot_zone"]["rule"] == "median"
@@ -160,7 +151,8 @@ def test_cli_zone_price_refuses_an_unknown_rule(capsys: pytest.CaptureFixture[st
 
 
 def test_no_zone_record_without_per_zone_prices() -> None:
-    doc = _cli("recommend", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--format", "json")
+    doc = cli_json("recommend", "--catalog", "aws-us-east-1-2023-10", "--pw", "3", "--format",
+                   "json")
     assert "spot_zone" not in doc["chosen"]
 
 
@@ -169,10 +161,10 @@ def test_zoned_exports_fit_their_schemas() -> None:
 
     from deepvm_core.io.schemas import load_schema
 
-    rec = _cli("recommend", "--catalog", TODAY, "--pw", "3", "--format", "json")
+    rec = cli_json("recommend", "--catalog", TODAY, "--pw", "3", "--format", "json")
     assert "spot_zone" in rec["chosen"]
     jsonschema.validate(rec, load_schema("recommend"))
-    plan = _cli("plan", "--catalog", TODAY, "--pw", "3", "--epochs", "10", "--epoch-seconds",
+    plan = cli_json("plan", "--catalog", TODAY, "--pw", "3", "--epochs", "10", "--epoch-seconds",
                 "60", "--trials", "0", "--zone-price", "median", "--format", "json")
     assert plan["chosen"]["spot_zone"]["rule"] == "median"
     jsonschema.validate(plan, load_schema("plan"))
