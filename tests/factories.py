@@ -1,5 +1,6 @@
-"""Factories for catalogs in tests: fill defaults, override what a test cares about; and the
-hypothesis strategies for random catalogs and scenarios."""
+"""Factories for catalogs in tests: fill defaults, override what a test cares about; the
+hypothesis strategies for random catalogs and scenarios; and the 7B transformer job the
+workload tests work by hand (:func:`job7`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 from deepvm_core.catalog import DEFAULT_SATURATION, Catalog
 from deepvm_core.catalog.validation import parse_catalog
 from deepvm_core.model import Scenario
+from deepvm_core.workload.transformer import TransformerJob
 
 
 def gpu_row(name: str = "g1", **over: Any) -> dict[str, Any]:
@@ -135,3 +137,12 @@ def scenarios(pw_max: float = 5.0, nodes_max: int = 40) -> st.SearchStrategy[Sce
         use_quotas=st.booleans(),
         max_nodes=st.integers(1, nodes_max),
     )
+
+
+def job7(**changes: object) -> TransformerJob:
+    """A 7B-parameter job on 2B tokens with its shape given (h 4096, 32 layers), the
+    worked-by-hand example of the memory and throughput tests; ``changes`` override fields."""
+    fields: dict[str, object] = {"params_b": 7, "tokens_b": 2, "hidden_size": 4096,
+                                 "layers": 32}
+    fields.update(changes)
+    return TransformerJob(**fields)  # type: ignore[arg-type]

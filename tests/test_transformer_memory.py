@@ -23,6 +23,7 @@ from deepvm_core.workload.memory import (
     per_gpu_gb,
 )
 from deepvm_core.workload.transformer import TransformerJob
+from tests.factories import job7
 
 GIB = 1.073741824  # GB per GiB
 
@@ -33,13 +34,6 @@ GIB = 1.073741824  # GB per GiB
 # gathered layer of a sharded replica: 48 x 4096^2 B = 805,306,368 B = 0.805306 GB
 # runtime 1.3 GB
 ACT_ON, ACT_OFF, LAYER, RUNTIME = 0.822083584, 9.126805504, 0.805306368, 1.3
-
-
-def job7(**changes: object) -> TransformerJob:
-    fields: dict[str, object] = {"params_b": 7, "tokens_b": 2, "hidden_size": 4096,
-                                 "layers": 32}
-    fields.update(changes)
-    return TransformerJob(**fields)  # type: ignore[arg-type]
 
 
 def test_full_fine_tune_states_are_16_bytes_per_parameter():

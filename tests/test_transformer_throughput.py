@@ -18,6 +18,7 @@ from deepvm_core.workload.throughput import (
     transformer_times,
 )
 from deepvm_core.workload.transformer import TransformerJob
+from tests.factories import job7
 
 # L h s of a 7B model shaped like Llama 2 7B (L 32, h 4096) at seq 2048:
 LHS = 32 * 4096 * 2048  # 268,435,456
@@ -29,13 +30,6 @@ ALL_ROWS = [*A100_ROWS, *H100_ROWS, 0.48]              # median of 11: 0.48
 A100_MFU, H100_MFU, POOLED_MFU = 0.611, 0.4182, 0.48
 # QLoRA / LoRA tokens/s: 5.2 / 7.0 = 0.742857, 8035 / 8210 = 0.978685, 2413 / 3083 = 0.782679
 QLORA = 2413 / 3083
-
-
-def job7(**changes: object) -> TransformerJob:
-    fields: dict[str, object] = {"params_b": 7, "tokens_b": 2, "hidden_size": 4096,
-                                 "layers": 32}
-    fields.update(changes)
-    return TransformerJob(**fields)  # type: ignore[arg-type]
 
 
 def test_flops_per_token_by_hand():
