@@ -7,19 +7,16 @@ deadline 1.5 x the compute hours. Best of 3, milliseconds. Reads the development
 
 from __future__ import annotations
 
-import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from dev_traces import trace_files
 
 from deepvm_core.job.backtest import RECOVERY_POLICIES, BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.market.trace import load_trace
 from deepvm_core.market.trace_stats import pool_statistics
-
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 
 
 def reference_job(pools: int) -> BacktestJob:
@@ -32,9 +29,8 @@ def reference_job(pools: int) -> BacktestJob:
 
 
 def main() -> int:
-    files = sorted(TRACES.glob("*/*.json"))
+    files = trace_files()
     if not files:
-        print(f"no development traces under {TRACES}; set DEEPVM_DEV_TRACES")
         return 1
     traces = [load_trace(f) for f in files]
     longest = max(t.ticks for t in traces)

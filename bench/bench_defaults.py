@@ -24,12 +24,12 @@ they are not part of the project.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from dev_traces import TRACES
 
 from deepvm_core.job.closed_form import segment_expectations
 from deepvm_core.market.mtbi import (
@@ -41,7 +41,6 @@ from deepvm_core.market.trace import SpotTrace, load_trace
 from deepvm_core.market.trace_stats import pool_statistics
 from deepvm_core.units import SECONDS_PER_DAY
 
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 WINDOW_DAYS = 7.0
 STEP_DAYS = 2.0
 #: The ordering job: one hour of compute, restart 6 min (the workload's default R).

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from dev_traces import trace_files
 
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
@@ -63,7 +64,6 @@ from deepvm_core.market.trace import SpotTrace, TraceError, load_trace
 from deepvm_core.market.window import DEFAULT_WINDOW_DAYS, SUB_WINDOW_DAYS, part
 from deepvm_core.units import SECONDS_PER_DAY, SECONDS_PER_HOUR
 
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 #: Sub-window length in days for an experiment (``BENCH_SUB_WINDOW_DAYS``); the core's default
 #: otherwise.
 SUB_DAYS = float(os.environ.get("BENCH_SUB_WINDOW_DAYS", SUB_WINDOW_DAYS))
@@ -203,9 +203,8 @@ def plan_as_a_process(files: list[Path]) -> None:
 
 
 def main() -> int:
-    files = sorted(TRACES.glob("*/*.json"))
+    files = trace_files()
     if not files:
-        print(f"no development traces under {TRACES}; set DEEPVM_DEV_TRACES")
         return 1
     if "--plan" in sys.argv[1:]:
         plan_as_a_process(files)

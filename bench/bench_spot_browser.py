@@ -29,10 +29,10 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from bench_browser import WATCH, open_page, summary
+from dev_traces import TRACES
 
 from tests.dashboard_server import running_server
 
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 FOLDER = "availability-1node-aws-10-26-2022"
 POOLS = "|".join(f"p3.2xlarge@{z}={FOLDER}/{z}_v100_1.json" for z in ("us-west-2a", "us-west-2b"))
 PAGE = (f"/spot?catalog=aws-us-east-1-2025-h1&epochs=3000&epoch_s=61.16&ref=g4dn.xlarge"

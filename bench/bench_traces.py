@@ -13,10 +13,11 @@ Reads the development traces from ``$DEEPVM_DEV_TRACES`` (default: the shared fo
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
+
+from dev_traces import trace_files
 
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.plan_json import plan_to_dict
@@ -32,7 +33,6 @@ from deepvm_core.pipeline.replay_hook import replay_hook
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 REFERENCE_JOB = ReferenceJob(full_segments=9, segment_hours=1.01, last_segment_hours=1.0,
                              restart_hours=0.1)
 
@@ -120,9 +120,8 @@ def model_tables(files: list[Path], write_data: bool = False) -> None:
 
 
 def main() -> int:
-    files = sorted(TRACES.glob("*/*.json"))
+    files = trace_files()
     if not files:
-        print(f"no development traces under {TRACES}; set DEEPVM_DEV_TRACES")
         return 1
     bench_backtest(files)
     bench_plan_with_pools(files)

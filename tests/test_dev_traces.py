@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bench.dev_traces import TRACES
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
@@ -35,12 +35,13 @@ from deepvm_core.units import SECONDS_PER_HOUR
 from deepvm_core.workload.workload import Workload
 
 ROOT = Path(__file__).resolve().parents[1]
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 FILES = sorted(TRACES.glob("*/*.json"))
 pytestmark = pytest.mark.skipif(not FILES, reason=f"no development traces under {TRACES}")
 
 
-def _bench(name: str):  # the bench scripts are not a package
+def _bench(name: str):  # the bench scripts are not a package: they import each other by name
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
     spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     assert spec is not None
     assert spec.loader is not None
