@@ -112,53 +112,55 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
                              subsequent_indent=indent, break_on_hyphens=False)
 
 
+def _command(subparsers: Any, name: str, summary: str, description: str) -> Any:
+    """One of these commands' parsers: ``summary`` in the command list, ``description`` wrapped
+    and the exit codes kept as written (:class:`_Formatter`)."""
+    return subparsers.add_parser(name, help=summary, description=description,
+                                 formatter_class=_Formatter, epilog=EXIT_CODES_HELP)
+
+
 def add_launch_parsers(subparsers: Any) -> None:
     """Add ``export``, ``launch``, ``status`` and ``teardown`` to ``argparse`` sub-parsers."""
-    raw = _Formatter
-    ex = subparsers.add_parser(
-        "export", help="write EC2 Fleet requests (and launch.txt) for an export's configuration",
-        formatter_class=raw, epilog=EXIT_CODES_HELP,
-        description="Write the two CreateFleet request bodies of an export's configuration "
-                    "(spot-workers.json: the spot GPU workers, all in one AZ or none; "
-                    "on-demand.json: the anchor or the memory nodes) and launch.txt with the "
-                    "'aws ec2 create-fleet --cli-input-json' commands, into --out. Every body "
-                    "is checked against botocore's CreateFleet model first; no AWS call. "
-                    + CHOSEN_HELP)
+    ex = _command(
+        subparsers, "export",
+        "write EC2 Fleet requests (and launch.txt) for an export's configuration",
+        "Write the two CreateFleet request bodies of an export's configuration "
+        "(spot-workers.json: the spot GPU workers, all in one AZ or none; on-demand.json: the "
+        "anchor or the memory nodes) and launch.txt with the 'aws ec2 create-fleet "
+        "--cli-input-json' commands, into --out. Every body is checked against botocore's "
+        "CreateFleet model first; no AWS call. " + CHOSEN_HELP)
     ex.add_argument("--to", required=True, choices=("ec2-fleet",), help="output kind")
     _add_request_args(ex)
     ex.add_argument("--out", required=True, metavar="DIR", help="output folder")
     ex.add_argument("--region", help="region in launch.txt's commands (default: the export's "
                                      "catalog region)")
 
-    la = subparsers.add_parser(
-        "launch", help="launch an export's configuration on EC2 (a dry run without --yes)",
-        formatter_class=raw, epilog=EXIT_CODES_HELP,
-        description="Without --yes: check the launch templates, subnets and that the plan is "
-                    "not running, send both CreateFleet requests with DryRun, print what would "
-                    "launch and its hourly price; nothing is launched. With --yes: launch the "
-                    "spot workers, check that exactly n_spot run in one AZ, then launch the "
-                    "on-demand part in that AZ and check it; if any step falls short or fails, "
-                    "terminate everything the plan launched and exit 1. " + CHOSEN_HELP)
+    la = _command(
+        subparsers, "launch", "launch an export's configuration on EC2 (a dry run without --yes)",
+        "Without --yes: check the launch templates, subnets and that the plan is not running, "
+        "send both CreateFleet requests with DryRun, print what would launch and its hourly "
+        "price; nothing is launched. With --yes: launch the spot workers, check that exactly "
+        "n_spot run in one AZ, then launch the on-demand part in that AZ and check it; if any "
+        "step falls short or fails, terminate everything the plan launched and exit 1. "
+        + CHOSEN_HELP)
     _add_request_args(la)
     _add_aws_args(la, "AWS region (default: the export's catalog region)")
     la.add_argument("--yes", action="store_true", help="really launch (default: dry run)")
     la.add_argument("--wait-seconds", type=_positive_float, default=600.0, metavar="S",
                     help="how long to wait for each part to run (default: 600)")
 
-    st = subparsers.add_parser(
-        "status", help="list a launched plan's instances by role, state and AZ",
-        formatter_class=raw, epilog=EXIT_CODES_HELP,
-        description="List the instances tagged deepvm:plan=ID: role, id, type, lifecycle, "
-                    "state, availability zone.")
+    st = _command(
+        subparsers, "status", "list a launched plan's instances by role, state and AZ",
+        "List the instances tagged deepvm:plan=ID: role, id, type, lifecycle, state, "
+        "availability zone.")
     st.add_argument("--plan", required=True, metavar="ID", help="plan id (from launch)")
     _add_aws_args(st, "AWS region (default: the profile's)")
 
-    td = subparsers.add_parser(
-        "teardown", help="terminate a launched plan's instances (a listing without --yes)",
-        formatter_class=raw, epilog=EXIT_CODES_HELP,
-        description="Terminate every pending, running, stopping or stopped instance tagged "
-                    "deepvm:plan=ID and wait until each is shutting-down or terminated. "
-                    "Without --yes: list what would be terminated, terminate nothing.")
+    td = _command(
+        subparsers, "teardown", "terminate a launched plan's instances (a listing without --yes)",
+        "Terminate every pending, running, stopping or stopped instance tagged deepvm:plan=ID "
+        "and wait until each is shutting-down or terminated. Without --yes: list what would be "
+        "terminated, terminate nothing.")
     td.add_argument("--plan", required=True, metavar="ID", help="plan id (from launch)")
     _add_aws_args(td, "AWS region (default: the profile's)")
     td.add_argument("--yes", action="store_true", help="really terminate (default: list only)")
