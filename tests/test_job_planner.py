@@ -215,7 +215,7 @@ def test_pw_off_and_infeasible_pw() -> None:
     assert any("PW is off" in note for note in off.notes)
     # node cap 3 per role: SA n = 2..4 (up to 3 spot VMs), TR n = 1..3 with m = 1
     assert off.size == 6
-    assert max(off.price_usd_per_hour) == pytest.approx(1.0 + 3 * 0.3)
+    assert max(off.candidates.price_usd_per_hour) == pytest.approx(1.0 + 3 * 0.3)
     low = small_plan(pw_usd_per_hour=0.1)
     assert low.size == 0
     assert low.best == ()

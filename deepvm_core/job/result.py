@@ -212,16 +212,6 @@ class JobPlanResult:
         return self.estimates.expected_makespan_hours
 
     @property
-    def price_usd_per_hour(self) -> FloatArray:
-        """Per candidate, the hourly price (USD per hour)."""
-        return self.candidates.price_usd_per_hour
-
-    @property
-    def architecture(self) -> IntArray:
-        """Per candidate, the architecture code (0 Single Anchor, 1 Tiering)."""
-        return self.candidates.architecture
-
-    @property
     def frontier_mask(self) -> BoolArray:
         """Per candidate, True on the Pareto frontier."""
         mask = np.zeros(self.size, dtype=bool)
