@@ -303,9 +303,12 @@ def job_samples(catalog: Catalog, result: JobPlanResult, speedup: SpeedupModel, 
     return _samples(catalog.sha256, catalog, result, key, speedup, index, trials, seed)
 
 
-def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | None) -> str:
-    """The "Download plan (JSON)" file: the CLI's ``plan --format json`` document."""
-    return json.dumps(plan_to_dict(result, catalog, timestamp=timestamp), indent=2) + "\n"
+def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | None,
+              comparison: PlanVsRecommend | None = None) -> str:
+    """The "Download plan (JSON)" file: the CLI's ``plan --format json`` document, with the
+    card's comparison with Recommend (``recommend_comparison``) when there is one."""
+    return json.dumps(plan_to_dict(result, catalog, timestamp=timestamp,
+                                   comparison=comparison), indent=2) + "\n"
 
 
 def unused_measurements(catalog: Catalog, name: str, text: str) -> tuple[str, ...]:

@@ -23,6 +23,18 @@ def test_cheapest_with_ties_and_a_deadline():
     assert cheapest(COST, TIME, deadline_hours=3.0) is None  # the NaN entry never counts
 
 
+def test_cheapest_within_half_a_percent_on_cost_and_time_is_the_same_answer():
+    # issue 27: c5.large and c6i.large (0.085 USD/h each) as memory nodes: 7.07 USD / 4.200 h
+    # and 7.06 USD / 4.199 h are the same answer, and the stage-4 order (rank) picks
+    assert cheapest([7.07, 7.06], [4.200, 4.199], rank=[0, 1]) == 0
+    assert cheapest([7.07, 7.06], [4.200, 4.199], rank=[1, 0]) == 1
+    # 7.06 * 1.005 = 7.0953: 7.10 is beyond; 4.199 * 1.005 = 4.22: 4.23 is beyond
+    assert cheapest([7.10, 7.06], [4.200, 4.199], rank=[0, 1]) == 1
+    assert cheapest([7.07, 7.06], [4.230, 4.199], rank=[0, 1]) == 1
+    # the tie is with the cheapest, not a chain: 7.09 ties 7.06, 7.12 does not
+    assert cheapest([7.12, 7.09, 7.06], [4.2, 4.2, 4.2], rank=[0, 1, 2]) == 1
+
+
 def test_fastest_with_ties_and_a_budget():
     assert fastest(COST, TIME) == 3
     assert fastest(COST, TIME, budget_usd=10.0) == 0

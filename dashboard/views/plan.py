@@ -259,9 +259,9 @@ def main() -> None:
         answer_slot.error(f"Cannot plan this job: {exc}", icon=":material/error:")
         plan_calibration.calibrate(active)
         return
+    versus = job_view.recommend_comparison(active.catalog, scenario, inputs, result)
     with answer_slot:
-        card(result, job_view.recommend_comparison(active.catalog, scenario, inputs, result),
-             job_view.trace_note(result, active.catalog))
+        card(result, versus, job_view.trace_note(result, active.catalog))
         if result.chosen is not None:  # its epoch time scales with eFLOPS and the scaling curve
             gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
             if gpu is not None:
@@ -272,7 +272,9 @@ def main() -> None:
     if result.chosen is None:  # issue 20 item 18: no plan to download
         st.caption("The plan's download appears once a cluster fits the job.")
     else:
-        text = compute.plan_text(result, active.catalog, datetime.now(UTC))
+        text = price_notes.zoned_export(
+            compute.plan_text(result, active.catalog, datetime.now(UTC), versus),
+            active.catalog, result.chosen.configuration, inputs.pw)
         st.download_button("Download plan (JSON)", text,
                            file_name=f"deepvm-plan-{active.catalog.name}.json",
                            mime="application/json", icon=":material/download:",

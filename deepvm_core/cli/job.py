@@ -100,12 +100,9 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         speed=job.speed)
         comparison = compare_plan_with_recommendation(result, rec, catalog, job)
     if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
-        doc = with_spot_zone(plan_to_dict(result, catalog), catalog,
+        doc = with_spot_zone(plan_to_dict(result, catalog, comparison=comparison), catalog,
                              None if result.chosen is None else result.chosen.configuration,
                              args.zone_price, args.pw)
-        if comparison is not None:
-            doc["recommend_comparison"] = {"same_cluster": comparison.same,
-                                           "sentence": comparison.sentence}
         out.write(json.dumps(doc, indent=2) + "\n")
         for warning in result.warnings:
             err.write(f"deepvm plan: warning: {warning}\n")

@@ -28,6 +28,7 @@ from deepvm_core.job.baseline import (
 from deepvm_core.job.estimate import PlanEstimate
 from deepvm_core.job.result import PLAN_KIND, JobPlanResult, PlanAssumptions
 from deepvm_core.model import Objective
+from deepvm_core.pipeline.recommend_job import PlanVsRecommend
 from deepvm_core.text import duration, usd
 
 
@@ -170,7 +171,8 @@ def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
 
 
 def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
-                 timestamp: datetime | None = None) -> dict[str, Any]:
+                 timestamp: datetime | None = None,
+                 comparison: PlanVsRecommend | None = None) -> dict[str, Any]:
     """The plan JSON (``deepvm plan --format json``, the dashboard's export).
 
     Keys: ``schema_version``, ``tool``, ``tool_version``, ``kind`` (``job-plan``),
@@ -183,7 +185,9 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     scenario has a GPU filter (as in ``recommend``'s JSON). Every configuration has the keys
     of ``recommend``'s JSON plus ``estimate``. Infinite or undefined numbers are ``null``; an
     estimate of a cluster that is not expected to finish has ``null`` makespan, cost and
-    interruptions and a ``does_not_finish`` reason.
+    interruptions and a ``does_not_finish`` reason. With ``comparison`` (the plan against
+    Recommend's pick, :func:`deepvm_core.pipeline.recommend_job.compare_plan_with_recommendation`),
+    ``recommend_comparison``: ``same_cluster`` and its ``sentence``.
     """
     s, w = result.scenario, result.workload
     obj = s.objective
@@ -249,5 +253,8 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
         doc["explanation"] = explanation_to_dict(result.explanation, obj)
     doc["notes"] = list(result.notes)
     doc["warnings"] = list(result.warnings)
+    if comparison is not None:
+        doc["recommend_comparison"] = {"same_cluster": comparison.same,
+                                       "sentence": comparison.sentence}
     return doc
 

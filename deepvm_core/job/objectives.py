@@ -6,9 +6,10 @@ the array order). Ties go to the lower C, then the lower T, then the lower rank.
 a NaN cost or makespan is never picked and never on the frontier.
 
 * :func:`best_first`: the configurations within a deadline (``T <= deadline_hours``) and a
-  budget (``C <= budget_usd``), best first by a :data:`Goal`: by (C, T, rank) for
-  ``cheapest``; for ``fastest`` with diminishing returns (below), then by (T, C, rank)
-  (:func:`deepvm_core.pipeline.plan.plan_job`'s order);
+  budget (``C <= budget_usd``), best first by a :data:`Goal`: for ``cheapest``, those as cheap
+  as the cheapest (below) first by rank, then the rest by (C, T, rank); for ``fastest`` with
+  diminishing returns (below), then by (T, C, rank) (:func:`deepvm_core.pipeline.plan.plan_job`'s
+  order);
 * :func:`cheapest`: least C, optionally with ``T <= deadline_hours``;
 * :func:`fastest`: least T (ties: lower C, then rank), optionally with ``C <= budget_usd``;
 * :func:`pareto_frontier`: the configurations no other beats on both T and C (at least as good
@@ -23,6 +24,15 @@ to pay 222 times more to save 0.02 %. With ``T_min`` the least expected makespan
 limits and a tolerance ``ε`` (:data:`DEFAULT_FASTEST_TOLERANCE`, 2 %), the configurations with
 ``T <= T_min (1 + ε)`` are "as fast"; ``fastest`` ranks those first, cheapest first (C, T,
 rank), then the rest by (T, C, rank). ``ε = 0`` is the plain least makespan.
+
+**Cheapest, one tie rule with Recommend.** A cluster whose expected cost and makespan are both
+within :data:`CHEAPEST_TOLERANCE` (0.5 %) of those of the cheapest ``b`` (by (C, T, rank)),
+``C <= C_b (1 + δ)`` and ``T <= T_b (1 + δ)``, is the same answer: the job model's own error
+is tens of percent (the rolling-origin table, ``docs/method.md``), and a cent between two
+memory nodes of one price (c5.large and c6i.large, 0.085 USD/h, whose networks change a
+checkpoint's stall by a second) must not make Plan and Recommend name different clusters.
+Among those, ``model.md``'s stage-4 order (``rank``: Recommend's) decides; the others follow
+by (C, T, rank).
 
 **Marginal cost of time along the frontier.** On the frontier sorted by cost
 ``C_0 < C_1 < ...`` (so ``T_0 > T_1 > ...``), step i costs ``m_i = (C_i - C_{i-1}) /
@@ -50,6 +60,9 @@ DEFAULT_GOAL: Goal = "cheapest"
 #: ``fastest``: configurations within this share of the least expected makespan count as
 #: equally fast, and the cheapest of them wins (2 %).
 DEFAULT_FASTEST_TOLERANCE = 0.02
+#: ``cheapest``: expected costs within this share of the least are as cheap, and the stage-4
+#: order (Recommend's) decides among them (0.5 %).
+CHEAPEST_TOLERANCE = 0.005
 
 
 def _inputs(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike,
@@ -109,9 +122,11 @@ def best_first(goal: Goal, cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLik
                rank: npt.ArrayLike | None = None,
                eligible: npt.ArrayLike | None = None,
                fastest_tolerance: float = DEFAULT_FASTEST_TOLERANCE) -> IntArray:
-    """Indices of the configurations :func:`within_limits`, best first by ``goal``: sorted by
-    (C, T, rank) for ``cheapest``; for ``fastest``, those within ``fastest_tolerance`` of the
-    least makespan first, by (C, T, rank), then the others by (T, C, rank)."""
+    """Indices of the configurations :func:`within_limits`, best first by ``goal``: for
+    ``cheapest``, those within :data:`CHEAPEST_TOLERANCE` of the cheapest's cost and makespan
+    first, by (rank, C, T), then the others by (C, T, rank); for ``fastest``, those within
+    ``fastest_tolerance`` of the least makespan first, by (C, T, rank), then the others by
+    (T, C, rank)."""
     if goal not in GOALS:
         raise InputError("goal", goal, f"must be one of {', '.join(GOALS)}")
     tolerance = check_fastest_tolerance(fastest_tolerance)
@@ -119,10 +134,18 @@ def best_first(goal: Goal, cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLik
     candidates = np.flatnonzero(within_limits(cost, time, deadline_hours=deadline_hours,
                                               budget_usd=budget_usd, eligible=eligible))
     c, t, r = cost[candidates], time[candidates], order[candidates]
-    if goal == "cheapest":
-        return np.asarray(candidates[np.lexsort((r, t, c))], dtype=np.int64)
     if candidates.size == 0:
         return candidates.astype(np.int64)
+    if goal == "cheapest":
+        by_cost = np.lexsort((r, t, c))
+        best = by_cost[0]
+        slack = 1.0 + CHEAPEST_TOLERANCE
+        same = (c <= c[best] * slack) & (t <= t[best] * slack)
+        # the same answer as the cheapest first, by rank; then the rest by (C, T, rank)
+        rest = by_cost[~same[by_cost]]
+        tied = np.flatnonzero(same)
+        tied = tied[np.lexsort((t[tied], c[tied], r[tied]))]
+        return np.asarray(candidates[np.concatenate((tied, rest))], dtype=np.int64)
     as_fast = t <= t.min() * (1.0 + tolerance)
     # as fast first (0), then the rest (1); within "as fast" by (C, T, rank), else (T, C, rank)
     first = np.where(as_fast, c, t)
@@ -136,7 +159,8 @@ def cheapest(cost_usd: npt.ArrayLike, makespan_hours: npt.ArrayLike, *,
              eligible: npt.ArrayLike | None = None) -> int | None:
     """Index of the least expected cost (with ``T <= deadline_hours`` if given, among the
     ``eligible``), or ``None`` when no configuration qualifies. Ties: lower T, then lower
-    rank."""
+    rank; a cluster within :data:`CHEAPEST_TOLERANCE` of the cheapest's cost and makespan
+    ties with it, and the lower rank wins."""
     order = best_first("cheapest", cost_usd, makespan_hours, deadline_hours=deadline_hours,
                        rank=rank, eligible=eligible)
     return int(order[0]) if order.size else None
