@@ -155,6 +155,29 @@ def ranked(configs: list[OracleConfiguration], objective: str,
                                           c.architecture, c.gpu, c.cpu or ""))
 
 
+def distinct_undominated(ranked: list[OracleConfiguration]) -> list[OracleConfiguration]:
+    """Issue 27's list as a person reads it, with plain loops: the first configuration of each
+    cluster (architecture, GPU type, n) in ranked order, then only those that no kept cluster
+    above beats: at least as fast (the speed when every configuration has one, else the
+    performance) and at most as dear, one of the two strictly."""
+    firsts: dict[tuple[str, str, int], OracleConfiguration] = {}
+    for c in ranked:
+        firsts.setdefault((c.architecture, c.gpu, c.n), c)
+    use_speed = all(not math.isnan(c.speed) for c in ranked)
+    kept: list[OracleConfiguration] = []
+    for c in firsts.values():
+        fast = c.speed if use_speed else c.performance
+        beaten = False
+        for above in kept:
+            fast_above = above.speed if use_speed else above.performance
+            if (fast_above >= fast and above.price <= c.price
+                    and (fast_above > fast or above.price < c.price)):
+                beaten = True
+        if not beaten:
+            kept.append(c)
+    return kept
+
+
 def top_k(catalog: Catalog, scenario: Scenario, k: int, *, noscale: bool = False,
           architecture: str | None = None) -> list[OracleConfiguration]:
     """The k best configurations at the scenario's PW under its objective."""

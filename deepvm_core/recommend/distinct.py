@@ -5,6 +5,12 @@ one cluster several times, once per memory-node type (``TR: 17 x g4dn.xlarge spo
 c5.xlarge``, then ``+ 1 x c5a.xlarge``...). A person compares clusters: (architecture, GPU
 type, GPU VM count). :func:`distinct_clusters` gives the first k distinct clusters, best first,
 each with its variants (the same cluster with other memory-node types) folded into it.
+
+**No dominated rows** (issue 27). A cluster slower and dearer than one listed above it is not
+a choice anyone makes (at PW 60 the list named 2 x p5en.48xlarge at twice the price of #1 for
+the same speed), so the list leaves it out: a cluster is listed only if no cluster above it is
+at least as fast and at most as dear, one of the two strictly (:func:`undominated`). Fast is
+the job's speed (epochs per hour) when it is known, else the performance ``eFLOPS n K(n)``.
 """
 
 from __future__ import annotations
@@ -66,6 +72,28 @@ def first_of_each_cluster(table: CandidateTable, order: IntArray) -> IntArray:
     return rows[np.sort(first)]
 
 
+def undominated(table: CandidateTable, order: IntArray) -> IntArray:
+    """The rows of ``order`` (indices into ``table``, best first) that no earlier kept row
+    dominates: an earlier row with throughput ``>=`` and price ``<=``, one of them strictly.
+    Throughput is the job's speed when every row has one, else the performance. O(len(order)
+    x kept), vectorised over the kept rows."""
+    rows = np.asarray(order, dtype=np.int64)
+    speed = np.asarray(table.speed_epochs_per_hour, dtype=np.float64)[rows]
+    fast = speed if rows.size and np.isfinite(speed).all() else (
+        np.asarray(table.performance, dtype=np.float64)[rows])
+    price = np.asarray(table.price_usd_per_hour, dtype=np.float64)[rows]
+    kept: list[int] = []
+    for j in range(rows.size):
+        if kept:
+            k = np.array(kept)
+            beats = (fast[k] >= fast[j]) & (price[k] <= price[j]) & (
+                (fast[k] > fast[j]) | (price[k] < price[j]))
+            if beats.any():
+                continue
+        kept.append(j)
+    return rows[np.array(kept, dtype=np.int64)]
+
+
 def fold_variants(ranked: Sequence[Configuration]) -> tuple[DistinctCluster, ...]:
     """Fold a ranked list by cluster, in order of first appearance."""
     groups: dict[ClusterKey, list[Configuration]] = {}
@@ -76,7 +104,8 @@ def fold_variants(ranked: Sequence[Configuration]) -> tuple[DistinctCluster, ...
 
 def distinct_clusters(ranking: Ranking, k: int, ranked: Sequence[Configuration] = ()) -> tuple[
         DistinctCluster, ...]:
-    """The first ``k`` distinct clusters of ``ranking``, best first (exact enumeration).
+    """The first ``k`` distinct, undominated clusters of ``ranking``, best first (exact
+    enumeration; :func:`undominated`).
 
     Its table must hold one configuration per (architecture, GPU type, n), its best memory node
     (``candidate_table(domain, memory_node_choices=1)``): its top k are then k distinct
@@ -85,7 +114,14 @@ def distinct_clusters(ranking: Ranking, k: int, ranked: Sequence[Configuration] 
     folded = {cluster_key(d.configuration): d for d in fold_variants(ranked)}
     found = []
     table = ranking.table
-    for i in ranking.top_indices(k):
+    width = k
+    while True:  # the first k undominated of the best ``width``, widened until found or all
+        top = ranking.top_indices(width)
+        rows = undominated(table, top)[:k]
+        if rows.size == k or top.size < width:
+            break
+        width *= 4
+    for i in rows:
         config = table.configuration(int(i))
         found.append(folded.get(cluster_key(config), DistinctCluster(config, (config,))))
     return tuple(found)
