@@ -1,51 +1,56 @@
 """The backtest's replay: a job on spot traces (``traces.md``, "Backtest"), vectorised over start
-times and configurations. The job (``K`` full segments of ``s`` hours, a last one of ``s_last``,
-a restart of R hours; ``rem = (K - i) s_p + s_last,p`` hours remain at segment i in pool p) and
-the recovery policies are :mod:`deepvm_core.job.backtest`; the runs it returns,
+times and configurations, driven tick boundary by tick boundary by the recovery policies of
+:mod:`deepvm_core.job.recovery` (the only home of their rules). The job (``K`` full segments of
+``s`` hours, a last one of ``s_last``, a restart of R hours; ``rem = (K - i) s_p + s_last,p``
+hours remain at segment i in pool p) is :mod:`deepvm_core.job.backtest`; the runs it returns,
 :mod:`deepvm_core.job.backtest_runs`.
 
 **Time.** Ticks last g hours; run j starts at tick ``floor(j L / S)`` (S = min(S, L)); its time
 0 is the beginning of that tick, tick boundaries are at ``t = k g`` (k = 0, 1, ...), and tick k
 of the run is trace tick ``(start + k) mod L`` (traces are cyclic). A pool is up or down per
-tick (:func:`~deepvm_core.market.trace_stats.up_ticks`).
+tick (:func:`~deepvm_core.market.trace_stats.up_ticks`). Times are compared with
+:data:`~deepvm_core.job.recovery.TIME_TOLERANCE_HOURS`: a time within it of a boundary is at the
+boundary, as exact arithmetic would have it.
 
-**Rules, to the letter of the contract:**
+**At every boundary** (time 0 included), in this order:
 
-* At a tick boundary t (time 0 included), first the ``deadline`` rule: if
-  ``D - t < rem + R + g`` the attempt in progress (if any) is abandoned and the job finishes on
-  demand: makespan ``t + R + rem``, fallback cost ``P_fallback (R + rem)``.
-* Then, if the current pool is down (or at time 0): an attempt in progress is lost
-  (``interruptions += 1``; the next attempt restarts), and a pool is chosen: ``wait``: the
-  first pool, when up; ``failover``/``deadline``: the first pool of the list that is up. None up:
-  the job waits until the next boundary. A job stays in a pool while it is up.
-* An attempt is ``R`` (after an interruption or a move to another pool) plus the segment's
-  hours; when it reaches its end the next segment starts at once, without a restart.
-* Billing: spot hours (attempts running, restarts, lost work and stalls included) at the
-  pool's cluster price P; waiting hours at its on-demand part ``P_od``; so a run costs
-  ``Σ P spot_hours + P_od wait_hours (+ P_fallback (R + rem))``.
+1. An attempt that reached its end exactly at the boundary is done before anything else (no
+   interruption; the policy sees the segment done).
+2. The policy is called with the run's :class:`~deepvm_core.job.recovery.RecoveryState` and
+   returns a pool (up now), on demand or nothing.
+3. An action other than the current placement abandons the attempt in progress (its segment
+   starts again, with a restart). If the current spot pool is down and the action is not on
+   demand, that is an interruption (``interruptions += 1``); a run that goes on demand at a
+   boundary is not also interrupted there (the ``deadline`` rule comes first).
+4. A new attempt starts where the action says: R hours of restart (after an interruption, an
+   abandoned attempt, a move to another placement, and always when going on demand: the
+   contract's fallback takes ``R + rem``; never before the first attempt on spot) and then the
+   current segment. When an attempt reaches its end the next segment starts at once, without a
+   restart. Nothing: the job waits until the next boundary.
 
-**Ties the contract leaves open, decided here:** an attempt that reaches its end exactly at a
-boundary is done before that boundary's checks (no interruption, and the deadline rule sees the
-segment as done); the deadline rule at a boundary comes before the interruption there (a job
-that falls back is not also interrupted); before the job's first attempt there is no restart
-(choosing the first pool is not a move); while waiting, hours and prices are those of the
-cluster of the last pool the job ran in (the first pool before it ran).
+**Billing.** Spot hours (attempts running in a pool, restarts, lost work and stalls included) at
+that pool's cluster price P; on-demand hours at ``P_fallback`` of the home cluster (the last pool
+the job ran in, the first before it ran; its hours and R also apply on demand); waiting hours at
+its on-demand part ``P_od``. With ``deadline`` (on demand for good) a run thus costs
+``Σ P spot_hours + P_od wait_hours + P_fallback (R + rem)``, the contract's formula.
 
-**Vectorisation.** Every run (configuration x start) advances by whole events, never tick by
-tick: per pool, ``down_next[k]`` and ``up_next[k]`` (ticks from k to the next down or up tick,
-cyclic; infinite when there is none) and, for failover, the first pool up at each tick and the
-ticks to the next tick with any pool up, are computed once with ``searchsorted``. A running job
-at time t in an up run that ends at boundary E completes, in one step, the
-``m = min(K_left, floor((E - c) / s))`` full segments that fit after its first attempt ends at
-c. Under the deadline rule the slack ``A = (D - R - g) - (t + r R + rem)`` is constant over an
-up run (r = 1 when the attempt starts with a restart); the first attempt falls back at the
-first boundary ``b >= t`` with ``b > t + r R + A``; a later segment j (phase = time since its
-start) falls back at a boundary only if ``phase > A``, impossible when A is at least every later
-segment's length. Runs whose A is shorter (close to the deadline) advance one segment per
-round. Each round works on boolean masks of the runs still going.
+**Speed: jumping over boundaries where nothing changes.** Calling the policy at every boundary
+of every run would cost one round per tick (a 45-hour makespan on 32-second ticks is 5,000).
+Instead, after a boundary, each run's future while it keeps its action is known: its pool's next
+down tick (``down_next``), the end of its job, and the states at the next boundaries (time,
+segments done, pools up). The policy is called once on those hypothetical states for a window of
+boundaries (all runs flattened into one batch), and the run jumps to the first boundary where the
+action would change, its pool goes down or the window ends. The states are exactly the ones a
+tick-by-tick loop would see, so the result is the same; the window adapts to how far runs get.
+
+**Bounds.** A run whose segments never fit (no segment done for ``2 (pools + 1) L + 2`` ticks,
+plus ``D / g`` with a deadline) is refused with an error, so every loop here ends within the
+trace length times the job.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -53,33 +58,32 @@ from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.job.backtest import (
     DEFAULT_STARTS,
     MAX_STARTS,
-    RECOVERY_POLICIES,
     BacktestJob,
-    RecoveryPolicy,
 )
 from deepvm_core.job.backtest_runs import BacktestRuns
+from deepvm_core.job.recovery import (
+    DEADLINE_POLICIES,
+    MONOTONE_IN_TIME,
+    NOTHING,
+    ON_DEMAND,
+    POLICIES,
+    RECOVERY_POLICIES,
+    TIME_TOLERANCE_HOURS,
+    Policy,
+    RecoveryPolicy,
+    RecoveryState,
+)
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import up_threshold
 
-_BOUNDARY, _RUNNING, _DONE = 0, 1, 2
-#: Hours within which two times count as equal (a tie at a tick boundary): float noise of
-#: ``k g`` is ~1e-13 h on the longest traces; below the deadline's reporting tolerance (1e-9 h).
-TIME_TOLERANCE_HOURS = 1e-10
-
-
-def _late(deadline: float, t: FloatArray, need: FloatArray) -> BoolArray:
-    """The deadline rule ``D - t < need`` (need = rem + R + g), strict beyond the tolerance."""
-    return np.asarray(deadline - t - need < -TIME_TOLERANCE_HOURS, dtype=bool)
-
-
-def _first_late_boundary(deadline: float, need: FloatArray, g: float) -> FloatArray:
-    """The least boundary index k with ``_late(D, k g, need)``: the float floor of
-    ``(D - need) / g`` may be off by one either way, so the candidates around it are tested."""
-    base = np.floor((deadline - need) / g) - 1
-    out = base + 3
-    for step in (2, 1, 0):
-        out = np.where(_late(deadline, (base + step) * g, need), base + step, out)
-    return out
+_TOL = TIME_TOLERANCE_HOURS
+#: Boundaries the first look-ahead window covers, and the most elements one window holds.
+_FIRST_WINDOW = 32
+_MAX_WINDOW_ELEMENTS = 1 << 16
+#: Probes per step of the search for the boundary where a monotone policy's action changes.
+_SEARCH_WAYS = 32
+#: Tests set this to drive every policy through the window (the general path).
+_FORCE_WINDOW = False
 
 
 def start_ticks(ticks: int, starts: int) -> IntArray:
@@ -118,8 +122,8 @@ def _check_inputs(traces: list[SpotTrace], job: BacktestJob, policy: str,
             deadline_hours, (int, float)) or not np.isfinite(deadline_hours)
             or deadline_hours <= 0):
         raise TraceError("deadline_hours", f"{deadline_hours!r}: must be a number > 0")
-    if policy == "deadline" and deadline_hours is None:
-        raise TraceError("deadline_hours", "the deadline policy needs a deadline")
+    if policy in DEADLINE_POLICIES and deadline_hours is None:
+        raise TraceError("deadline_hours", f"the {policy} policy needs a deadline")
 
 
 def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolicy = "failover",
@@ -138,7 +142,7 @@ def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolic
     ticks = traces[0].ticks
     first = start_ticks(ticks, starts)
     shape = (job.configurations, first.size)
-    out = {name: np.zeros(shape) for name in ("makespan", "cost", "spot", "wait")}
+    out = {name: np.zeros(shape) for name in ("makespan", "cost", "spot", "wait", "od")}
     inter = np.zeros(shape, dtype=np.int64)
     fell = np.zeros(shape, dtype=bool)
     thresholds = np.ones(job.spot_vms.shape, dtype=np.int64)
@@ -154,214 +158,359 @@ def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolic
         up = np.stack([t.counts >= lv for t, lv in zip(traces, level, strict=True)])
         part = _replay(up, traces[0].gap_hours, job.rows(rows), policy, deadline_hours, first,
                        [t.source for t in traces])
-        for name, value in zip(("makespan", "cost", "spot", "wait"), part[:4], strict=True):
+        for name, value in zip(("makespan", "cost", "spot", "wait", "od"), part[:5],
+                               strict=True):
             out[name][rows] = value
-        inter[rows], fell[rows] = part[4], part[5]
+        inter[rows], fell[rows] = part[5], part[6]
     return BacktestRuns(policy=policy, deadline_hours=None if deadline_hours is None
                         else float(deadline_hours), start_ticks=first,
                         makespan_hours=out["makespan"], cost_usd=out["cost"],
-                        spot_hours=out["spot"], wait_hours=out["wait"], interruptions=inter,
+                        spot_hours=out["spot"], wait_hours=out["wait"],
+                        on_demand_hours=out["od"], interruptions=inter,
                         fell_back=fell)
+
+
+def _times(k: IntArray, g: float) -> FloatArray:
+    """Boundary ``k`` in hours."""
+    return np.asarray(k * g, dtype=np.float64)
+
+
+class _Runs:
+    """The working arrays of every run (configuration x start), updated in place by the driver;
+    per-run copies of the job's (configurations, pools) arrays."""
+
+    def __init__(self, job: BacktestJob, first: IntArray, deadline: float | None) -> None:
+        nconf, nstart = job.configurations, first.size
+        ci = np.repeat(np.arange(nconf), nstart)
+        self.n = n = ci.size
+        self.start = np.tile(first, nconf)
+        self.kfull = job.full_segments[ci]
+        self.sfull, self.slast = job.full_segment_hours[ci], job.last_segment_hours[ci]
+        self.rr, self.price = job.restart_hours[ci], job.price_usd_per_hour[ci]
+        self.od, self.fb = job.on_demand_usd_per_hour[ci], job.fallback_usd_per_hour[ci]
+        self.deadline = np.full(n, math.inf if deadline is None else float(deadline))
+        self.k = np.zeros(n, dtype=np.int64)  # the boundary the run is at
+        self.seg = np.zeros(n, dtype=np.int64)
+        self.place = np.full(n, NOTHING, dtype=np.int64)
+        self.last_run = np.full(n, NOTHING, dtype=np.int64)
+        self.home = np.zeros(n, dtype=np.int64)
+        self.in_att = np.zeros(n, dtype=bool)
+        self.att_start, self.att_len = np.zeros(n), np.zeros(n)
+        self.restart = np.zeros(n, dtype=bool)
+        self.since = np.zeros(n, dtype=np.int64)  # boundary of the last segment done
+        self.spot, self.wait, self.odh = np.zeros(n), np.zeros(n), np.zeros(n)
+        self.cost, self.makespan = np.zeros(n), np.full(n, np.nan)
+        self.inter = np.zeros(n, dtype=np.int64)
+        self.fell = np.zeros(n, dtype=bool)
+        self.pools = job.pools
+
+    def at(self, values: FloatArray, r: IntArray, pool: IntArray) -> FloatArray:
+        """``values[r, pool]`` for a (runs, pools) array, as one flat take (faster)."""
+        return np.asarray(values.ravel()[r * self.pools + pool], dtype=np.float64)
+
+    def seglen(self, r: IntArray, home: IntArray, seg: IntArray) -> FloatArray:
+        """Hours of segment ``seg`` in the cluster of pool ``home``."""
+        return np.where(seg < self.kfull[r], self.at(self.sfull, r, home),
+                        self.at(self.slast, r, home))
+
+    def remaining(self, r: IntArray, home: IntArray, seg: IntArray) -> FloatArray:
+        """``rem``: every segment from ``seg`` on, in the cluster of pool ``home``."""
+        return (self.kfull[r] - seg) * self.at(self.sfull, r, home) + self.at(self.slast, r, home)
+
+    def progress(self, r: IntArray, until: FloatArray,
+                 ) -> tuple[IntArray, FloatArray, FloatArray, BoolArray, FloatArray]:
+        """Runs ``r`` (each with an attempt in progress) running without a break until
+        ``until``: the segment, attempt start and length, whether an attempt is in progress at
+        ``until`` (not when one ended exactly there) and the job's end (NaN if later)."""
+        home, seg, kf = self.home[r], self.seg[r], self.kfull[r]
+        s, sl = self.at(self.sfull, r, home), self.at(self.slast, r, home)
+        a0, l0 = self.att_start[r], self.att_len[r]
+        c1 = a0 + l0
+        first = c1 <= until + _TOL
+        left = kf - seg - 1  # full segments after the current one (-1: it is the last)
+        m = np.floor((until - c1 + _TOL) / s)
+        m = np.minimum(np.maximum(np.where(first, m, 0), 0), np.maximum(left, 0)).astype(np.int64)
+        over = (m > 0) & (c1 + m * s > until + _TOL)
+        m -= over
+        more = (m < left) & (c1 + (m + 1) * s <= until + _TOL) & first
+        m += more
+        t2 = c1 + m * s
+        end_last = t2 + sl
+        done_at = np.where(first & (left < 0), c1,
+                           np.where(first & (left >= 0) & (m == left) & (end_last <= until + _TOL),
+                                    end_last, np.nan))
+        nseg = np.where(first, seg + 1 + m, seg)
+        nstart = np.where(first, t2, a0)
+        nlen = np.where(first, self.seglen(r, home, np.minimum(nseg, kf)), l0)
+        going = ~first | (t2 < until - _TOL)
+        return nseg, nstart, nlen, going, done_at
+
+    def state(self, r: IntArray, t: FloatArray, seg: IntArray, att_start: FloatArray,
+              in_att: BoolArray, restart: BoolArray, up_now: BoolArray) -> RecoveryState:
+        """The policy's view of runs ``r`` at time ``t`` (a boundary)."""
+        home = self.home[r]
+        rem = self.remaining(r, home, seg)
+        total = self.remaining(r, home, np.zeros_like(seg))
+        return RecoveryState(
+            elapsed_hours=t, work_done_hours=total - rem, remaining_hours=rem,
+            segment_hours=self.seglen(r, home, seg),
+            attempt_hours=np.where(in_att, t - att_start, 0.0), restart_pending=restart,
+            placement=self.place[r], pools_up=up_now, deadline_hours=self.deadline[r],
+            restart_hours=self.at(self.rr, r, home), tick_hours=self._g)
+
+    _g: float = 0.0
 
 
 def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             deadline: float | None, first: IntArray, sources: list[str],
-            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray, BoolArray]:
+            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, IntArray,
+                       BoolArray]:
     """The runs of ``job`` (configurations x starts) on pools ``up`` (pools x ticks)."""
     pools, ticks = up.shape
-    down_next = np.stack([_ticks_to_next(np.asarray(u == 0, dtype=bool)) for u in up])
-    up_next = np.stack([_ticks_to_next(u) for u in up])
-    any_up: BoolArray = np.asarray(up.any(axis=0), dtype=bool)
-    any_next = _ticks_to_next(any_up)
-    first_up = np.where(any_up, np.argmax(up, axis=0), -1)
+    decide = POLICIES[policy]
     if policy == "wait" and not up[0].any():
         raise TraceError(sources[0], "the pool is never up for this cluster: with the wait "
                                      "policy the job never runs")
-    if policy == "failover" and not any_up.any():
+    if policy == "failover" and not up.any():
         raise TraceError("pools", "no pool is ever up for this cluster: the job never runs")
-    nconf, nstart = job.configurations, first.size
-    ci = np.repeat(np.arange(nconf), nstart)
-    start = np.tile(first, nconf)
-    n = ci.size
-    state = np.full(n, _BOUNDARY)
-    rel = np.zeros(n, dtype=np.int64)  # boundary index of the run (state _BOUNDARY)
-    t = np.zeros(n)
-    end_tick = np.zeros(n)  # run's boundary index where the current up run ends (may be inf)
-    seg = np.zeros(n, dtype=np.int64)
-    restart = np.zeros(n, dtype=bool)
-    fresh = np.zeros(n, dtype=bool)  # running from a boundary whose rules were just applied
-    visits = np.zeros(n, dtype=np.int64)  # boundaries met since the last segment was done
-    stuck_after = 2 * (pools + 1) * ticks + 2
-    pool = np.full(n, -1, dtype=np.int64)
-    spot, wait, cost, makespan = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
-    inter = np.zeros(n, dtype=np.int64)
-    fell = np.zeros(n, dtype=bool)
-    kfull = job.full_segments
-    sfull, slast, rr = job.full_segment_hours, job.last_segment_hours, job.restart_hours
-    price, od, fb = job.price_usd_per_hour, job.on_demand_usd_per_hour, job.fallback_usd_per_hour
+    down_next = np.stack([_ticks_to_next(np.asarray(~u, dtype=bool)) for u in up])
+    # ticks from k to the next tick whose pools up differ from tick k's (inf: never)
+    differs = np.asarray((up != np.roll(up, -1, axis=1)).any(axis=0), dtype=bool)
+    vec_next = _ticks_to_next(differs) + 1
+    monotone = policy in MONOTONE_IN_TIME and not _FORCE_WINDOW
+    runs = _Runs(job, first, deadline)
+    runs._g = g
+    stuck_after = 2 * (pools + 1) * ticks + 2 + (
+        0 if deadline is None else math.ceil(deadline / g) + 1)
+    longest = float(np.max(job.full_segments[:, None] * job.full_segment_hours
+                           + job.last_segment_hours + job.restart_hours))
+    bound = (int(job.full_segments.max()) + 1) * (stuck_after + 1) + math.ceil(longest / g) + 2
+    window = _FIRST_WINDOW
+    active = np.arange(runs.n)
+    rounds = 0
+    while active.size:
+        rounds += 1
+        if rounds > bound:  # unreachable: every round moves every run on by a boundary
+            raise RuntimeError(f"backtest: more than {bound} rounds")
+        r = active
+        rows = np.arange(r.size)
+        k = runs.k[r]
+        up_now = up[:, (runs.start[r] + k) % ticks].T
+        act = decide(runs.state(r, _times(k, g), runs.seg[r], runs.att_start[r], runs.in_att[r],
+                                runs.restart[r], up_now))
+        bad = (act < NOTHING) | (act >= pools) | ((act >= 0) & ~up_now[rows, np.clip(act, 0,
+                                                                                     None)])
+        if np.any(bad):
+            raise TraceError("policy", f"the {policy} policy chose {int(act[bad][0])}, not a "
+                                       "pool that is up, on demand or nothing")
+        _apply(runs, r, rows, k, act, up_now, g)
+        if monotone:
+            stop = _look_ahead_monotone(runs, r, k, decide, up, down_next, vec_next, g)
+        else:
+            stop = _look_ahead(runs, r, k, decide, up, down_next, g, window)
+            reached = float(np.mean(stop >= window))
+            window = (min(window * 2, max(_FIRST_WINDOW, _MAX_WINDOW_ELEMENTS // r.size))
+                      if reached > 0.5 else max(8, window // 2) if reached < 0.1 else window)
+        done = _advance(runs, r, k, stop, g)
+        active = r[~done]
+        stuck = (runs.k[active] - runs.since[active]) > stuck_after
+        if np.any(stuck):
+            raise TraceError("pools", f"under the {policy} policy the job never finishes on "
+                                      "these pools: a segment plus its restart never fits in "
+                                      "the time the pools stay up")
+    shape = (job.configurations, first.size)
+    return (runs.makespan.reshape(shape), runs.cost.reshape(shape), runs.spot.reshape(shape),
+            runs.wait.reshape(shape), runs.odh.reshape(shape), runs.inter.reshape(shape),
+            runs.fell.reshape(shape))
 
-    def finish(idx: IntArray, at: FloatArray) -> None:
-        makespan[idx] = at
-        state[idx] = _DONE
 
-    while True:
-        idx = np.flatnonzero(state == _BOUNDARY)
-        if idx.size:
-            c, p_last = ci[idx], pool[idx]
-            hp = np.maximum(p_last, 0)
-            tb = rel[idx] * g
-            remh = (kfull[c] - seg[idx]) * sfull[c, hp] + slast[c, hp]
-            r_h = rr[c, hp]
-            if policy == "deadline":
-                assert deadline is not None
-                late = _late(deadline, np.asarray(tb, dtype=np.float64), remh + r_h + g)
-                lidx = idx[late]
-                fell[lidx] = True
-                cost[lidx] += fb[c[late], hp[late]] * (r_h[late] + remh[late])
-                finish(lidx, tb[late] + r_h[late] + remh[late])
-                keep = ~late
-                idx, c, p_last, hp = idx[keep], c[keep], p_last[keep], hp[keep]
-                tb, remh, r_h = tb[keep], remh[keep], r_h[keep]
-            visits[idx] += 1
-            if policy != "deadline" and np.any(visits[idx] > stuck_after):
-                raise TraceError("pools", f"under the {policy} policy the job never finishes "
-                                          "on these pools: a segment plus its restart never "
-                                          "fits in the time the pools stay up")
-            tick = (start[idx] + rel[idx]) % ticks
-            chosen = (np.where(up[0, tick], 0, -1) if policy == "wait" else first_up[tick])
-            go = chosen >= 0
-            g_idx, g_pool, g_tick = idx[go], chosen[go], tick[go]
-            restart[g_idx] |= (p_last[go] >= 0) & (p_last[go] != g_pool)
-            pool[g_idx] = g_pool
-            end_tick[g_idx] = rel[g_idx] + down_next[g_pool, g_tick]
-            t[g_idx] = tb[go]
-            fresh[g_idx] = True
-            state[g_idx] = _RUNNING
-            stay = ~go
-            w_idx = idx[stay]
-            nxt = rel[w_idx] + (up_next[0, tick[stay]] if policy == "wait"
-                                else any_next[tick[stay]])
-            if policy == "deadline":
-                assert deadline is not None
-                due = _first_late_boundary(deadline, remh[stay] + r_h[stay] + g, g)
-                nxt = np.minimum(nxt, due)
-            hours = nxt * g - tb[stay]
-            wait[w_idx] += hours
-            cost[w_idx] += od[c[stay], hp[stay]] * hours
-            rel[w_idx] = nxt.astype(np.int64)
-        idx = np.flatnonzero(state == _RUNNING)
-        if idx.size == 0:
-            if idx.size == 0 and not np.any(state == _BOUNDARY):
+def _apply(runs: _Runs, r: IntArray, rows: IntArray, k: IntArray, act: IntArray,
+           up_now: BoolArray, g: float) -> None:
+    """Steps 3 and 4 at a boundary (module docstring) for runs ``r`` and their actions."""
+    cur, in_att = runs.place[r], runs.in_att[r]
+    changing = act != cur
+    cur_down = (cur >= 0) & ~up_now[rows, np.maximum(cur, 0)]
+    runs.inter[r] += in_att & cur_down & (act != ON_DEMAND)
+    restart = runs.restart[r] | (in_att & changing)
+    in_att = in_att & ~changing
+    start = (act != NOTHING) & ~in_att
+    lr = runs.last_run[r]
+    restart |= start & (((lr != NOTHING) & (act != lr))
+                        | ((act == ON_DEMAND) & (lr != ON_DEMAND)))
+    runs.restart[r] = restart
+    s = r[start]
+    a = act[start]
+    runs.home[s] = np.where(a >= 0, a, runs.home[s])
+    runs.last_run[s] = a
+    runs.att_start[s] = k[start] * g
+    home = runs.home[s]
+    runs.att_len[s] = (np.where(restart[start], runs.at(runs.rr, s, home), 0.0)
+                       + runs.seglen(s, home, runs.seg[s]))
+    in_att[start] = True
+    runs.in_att[r] = in_att
+    runs.place[r] = act
+    runs.fell[r] |= act == ON_DEMAND
+
+
+def _look_ahead(runs: _Runs, r: IntArray, k: IntArray, decide: Policy, up: BoolArray,
+                down_next: FloatArray, g: float, window: int) -> IntArray:
+    """Boundaries each run ``r`` moves on from ``k``: to its pool's next down tick, the end of
+    its job, the first boundary where the policy's action would change, or the window's end."""
+    ticks = up.shape[1]
+    place, running = runs.place[r], runs.in_att[r]
+    nxt = (runs.start[r] + k + 1) % ticks
+    env = np.where(place >= 0, down_next[np.maximum(place, 0), nxt] + 1, np.inf)
+    home = runs.home[r]
+    rest = runs.remaining(r, home, runs.seg[r]) - runs.seglen(r, home, runs.seg[r])
+    end = runs.att_start[r] + runs.att_len[r] + rest
+    job_end = np.where(running, np.maximum(np.ceil((end - _TOL) / g) - k, 1), np.inf)
+    limit = np.minimum(np.minimum(env, job_end), window).astype(np.int64)
+    counts = limit - 1
+    total = int(counts.sum())
+    if total == 0:
+        return limit
+    pos = np.repeat(np.arange(r.size), counts)
+    offsets = np.cumsum(counts) - counts
+    j = np.arange(total) - np.repeat(offsets, counts) + 1
+    rr = r[pos]
+    kk = k[pos] + j
+    t = _times(kk, g)
+    seg, att_start, going = runs.seg[rr], runs.att_start[rr], runs.in_att[rr]
+    restart = runs.restart[rr]
+    ridx = np.flatnonzero(going)
+    if ridx.size:
+        nseg, nstart, _, ngoing, _ = runs.progress(rr[ridx], t[ridx])
+        moved = nseg != seg[ridx]
+        seg[ridx], att_start[ridx], going[ridx] = nseg, nstart, ngoing
+        restart[ridx] &= ~moved
+    up_then = up[:, (runs.start[rr] + kk) % ticks].T
+    act = decide(runs.state(rr, t, seg, att_start, going, restart, up_then))
+    change = np.flatnonzero(act != runs.place[rr])
+    if change.size:
+        first_rows, at = np.unique(pos[change], return_index=True)
+        limit[first_rows] = np.minimum(limit[first_rows], j[change[at]])
+    return limit
+
+
+def _decide_at(runs: _Runs, r: IntArray, k: IntArray, j: IntArray, decide: Policy,
+               up: BoolArray, g: float) -> tuple[IntArray, IntArray, FloatArray, FloatArray,
+                                                  BoolArray]:
+    """The policy's action for runs ``r`` at boundary ``k + j`` had they kept their action
+    since ``k`` without a break (``j`` >= 1, before their pool's next down tick and their job's
+    end), with their segment, attempt start and length and whether an attempt is in progress
+    there."""
+    kk = k + j
+    t = _times(kk, g)
+    seg, att_start, att_len = runs.seg[r], runs.att_start[r], runs.att_len[r]
+    going, restart = runs.in_att[r], runs.restart[r]
+    ridx = np.flatnonzero(going)
+    if ridx.size:
+        nseg, nstart, nlen, ngoing, _ = runs.progress(r[ridx], t[ridx])
+        restart[ridx] &= nseg == seg[ridx]
+        seg[ridx], att_start[ridx], att_len[ridx], going[ridx] = nseg, nstart, nlen, ngoing
+    up_then = up[:, (runs.start[r] + kk) % up.shape[1]].T
+    act = decide(runs.state(r, t, seg, att_start, going, restart, up_then))
+    return act, seg, att_start, att_len, going
+
+
+def _search_step(runs: _Runs, r: IntArray, k: IntArray, place: IntArray, lo: IntArray,
+                 hi: IntArray, decide: Policy, up: BoolArray, g: float,
+                 ) -> tuple[IntArray, IntArray]:
+    """One step of a :data:`_SEARCH_WAYS`-ary search for the first boundary in ``(lo, hi]``
+    where the action differs from ``place`` (it does at ``hi``, not at ``lo``): the policy is
+    called once on every run's probes, and ``(lo, hi)`` narrow to the probes around the first
+    change."""
+    ways = _SEARCH_WAYS
+    frac = np.arange(1, ways)[None, :]
+    width = (hi - lo)[:, None]
+    probe = np.minimum(lo[:, None] + np.maximum(1, (width * frac) // ways), hi[:, None])
+    rep = np.repeat(np.arange(r.size), ways - 1)
+    act = _decide_at(runs, r[rep], k[rep], probe.ravel(), decide, up, g)[0]
+    changed = (act != place[rep]).reshape(probe.shape)
+    hit = changed.any(axis=1)
+    first = np.argmax(changed, axis=1)
+    rows = np.arange(r.size)
+    new_hi = np.where(hit, probe[rows, first], hi)
+    before = np.where(first > 0, probe[rows, np.maximum(first - 1, 0)], lo)
+    new_lo = np.where(hit, before, probe[:, -1])
+    return new_lo.astype(np.int64), new_hi.astype(np.int64)
+
+
+def _look_ahead_monotone(runs: _Runs, r: IntArray, k: IntArray, decide: Policy, up: BoolArray,
+                         down_next: FloatArray, vec_next: FloatArray, g: float) -> IntArray:
+    """:func:`_look_ahead` for a policy monotone in time (:data:`~deepvm_core.job.recovery.
+    MONOTONE_IN_TIME`): within a stretch of boundaries where only the time moves on (the same
+    pools up, the same segment), its action changes at most once, so it is called at the
+    stretch's first and last boundaries and, where they differ from the current action, a
+    search (:func:`_search_step`) finds the first change."""
+    ticks = up.shape[1]
+    place = runs.place[r]
+    nxt = (runs.start[r] + k + 1) % ticks
+    env = np.where(place >= 0, down_next[np.maximum(place, 0), nxt] + 1, np.inf)
+    home = runs.home[r]
+    rest = runs.remaining(r, home, runs.seg[r]) - runs.seglen(r, home, runs.seg[r])
+    running = runs.in_att[r]
+    end = runs.att_start[r] + runs.att_len[r] + rest
+    job_end = np.where(running, np.maximum(np.ceil((end - _TOL) / g) - k, 1), np.inf)
+    limit = np.minimum(np.minimum(env, job_end), ticks)
+    seg_end = np.full(r.size, np.inf)
+    go = np.flatnonzero(running)
+    if go.size:
+        _, start1, len1, _, _ = runs.progress(r[go], _times(k[go] + 1, g))
+        seg_end[go] = np.maximum(np.ceil((start1 + len1 - _TOL) / g) - k[go], 2)
+    stretch = np.minimum(np.minimum(limit, 1 + vec_next[nxt]), seg_end).astype(np.int64)
+    # one call of the policy: every run at its next boundary, and at its stretch's last one
+    ends = np.flatnonzero(stretch > 2)
+    both = np.concatenate((np.arange(r.size), ends))
+    j = np.concatenate((np.ones(r.size, dtype=np.int64), stretch[ends] - 1))
+    acts = _decide_at(runs, r[both], k[both], j, decide, up, g)[0]
+    a1, a_end = acts[:r.size], acts[r.size:]
+    stop = np.where(a1 != place, 1, stretch)
+    keep = a1[ends] == place[ends]
+    far, a_end = ends[keep], a_end[keep]
+    if far.size:
+        hi = stretch[far] - 1
+        moved = a_end != place[far]
+        sub, lo, hi = far[moved], np.ones(int(moved.sum()), dtype=np.int64), hi[moved]
+        stop[sub] = hi
+        while sub.size:
+            open_ = hi - lo > 1
+            sub, lo, hi = sub[open_], lo[open_], hi[open_]
+            if sub.size == 0:
                 break
-            continue
-        _advance(idx, g, policy, deadline, ci, pool, seg, restart, fresh, visits, t, end_tick,
-                 rel, state,
-                 spot, cost, inter, fell, makespan, kfull, sfull, slast, rr, price, fb)
-    shape = (nconf, nstart)
-    return (makespan.reshape(shape), cost.reshape(shape), spot.reshape(shape),
-            wait.reshape(shape), inter.reshape(shape), fell.reshape(shape))
+            lo, hi = _search_step(runs, r[sub], k[sub], place[sub], lo, hi, decide, up, g)
+            stop[sub] = hi
+    return stop
 
 
-def _advance(idx: IntArray, g: float, policy: RecoveryPolicy, deadline: float | None, ci: IntArray,
-             pool: IntArray, seg: IntArray, restart: BoolArray, fresh: BoolArray,
-             visits: IntArray, t: FloatArray,
-             end_tick: FloatArray, rel: IntArray, state: IntArray, spot: FloatArray,
-             cost: FloatArray, inter: IntArray, fell: BoolArray, makespan: FloatArray,
-             kfull: IntArray, sfull: FloatArray, slast: FloatArray, rr: FloatArray,
-             price: FloatArray, fb: FloatArray) -> None:
-    """One round for the running runs ``idx``: to the end of the up run, the job's end, a
-    fallback or (near the deadline) the end of the current attempt. Updates in place."""
-    c, p = ci[idx], pool[idx]
-    i, k = seg[idx], kfull[c]
-    s, sl, r_h, pr = sfull[c, p], slast[c, p], rr[c, p], price[c, p]
-    t0 = t[idx]
-    e_tick = end_tick[idx]
-    with np.errstate(invalid="ignore"):
-        e = e_tick * g
-    lead = np.where(restart[idx], r_h, 0.0)
-    first_len = lead + np.where(i < k, s, sl)
-    done_at = t0 + first_len
-    rem = (k - i) * s + sl
-    fall = np.zeros(idx.size, dtype=bool)
-    step = np.zeros(idx.size, dtype=bool)
-    b1 = np.zeros(idx.size)
-    if policy == "deadline":
-        assert deadline is not None
-        latest = deadline - r_h - g
-        b1 = np.maximum(np.ceil(t0 / g - TIME_TOLERANCE_HOURS / g) + fresh[idx],
-                        _first_late_boundary(deadline, rem + r_h + g, g)) * g
-        fall = (b1 < done_at) & (b1 <= e)
-        slack = latest - (t0 + lead + rem)
-        later = np.where(i + 1 < k, np.maximum(s, sl), np.where(i < k, sl, -np.inf))
-        step = slack < later
-
-    def bill(sel: BoolArray, until: FloatArray) -> None:
-        spot[idx[sel]] += until - t0[sel]
-        cost[idx[sel]] += pr[sel] * (until - t0[sel])
-
-    def done(sel: BoolArray, at: FloatArray) -> None:
-        makespan[idx[sel]] = at
-        state[idx[sel]] = _DONE
-
-    if np.any(fall):
-        bill(fall, b1[fall])
-        f_idx = idx[fall]
-        fell[f_idx] = True
-        extra = r_h[fall] + rem[fall]
-        cost[f_idx] += fb[c[fall], p[fall]] * extra
-        done(fall, b1[fall] + extra)
-    complete = ~fall & (done_at <= e)
-    visits[idx[complete]] = 0
-    lost = ~fall & ~complete
-    # the first attempt is lost at E: interruption, back to a boundary
-    bill(lost, e[lost])
-    inter[idx[lost]] += 1
-    restart[idx[lost]] = True
-    rel[idx[lost]] = e_tick[lost].astype(np.int64)
-    state[idx[lost]] = _BOUNDARY
-    # the job's last segment ends
-    last = complete & (i >= k)
-    bill(last, done_at[last])
-    done(last, done_at[last])
-    # near the deadline: one segment at a time
-    one = complete & (i < k) & step
-    bill(one, done_at[one])
-    t[idx[one]] = done_at[one]
-    seg[idx[one]] += 1
-    restart[idx[one]] = False
-    fresh[idx[one]] = False
-    at_end = one & (done_at >= e)  # done exactly at E: no attempt in progress there
-    rel[idx[at_end]] = e_tick[at_end].astype(np.int64)
-    state[idx[at_end]] = _BOUNDARY
-    # in bulk: the full segments that fit before E, then maybe the last
-    bulk = complete & (i < k) & ~step
-    if not np.any(bulk):
-        return
-    b_idx = idx[bulk]
-    cb, eb, sb, slb = done_at[bulk], e[bulk], s[bulk], sl[bulk]
-    left = (k - i - 1)[bulk]
-    with np.errstate(invalid="ignore"):
-        fit = np.where(np.isinf(eb), left, np.floor((eb - cb) / sb))
-    m = np.minimum(left, fit).astype(np.int64)
-    t2 = cb + m * sb
-    over = t2 > eb
-    m = np.where(over, m - 1, m)
-    t2 = np.where(over, cb + m * sb, t2)
-    end = t2 + slb
-    fin = (m == left) & (end <= eb)
-    sub = np.flatnonzero(bulk)
-    fin_all = np.zeros(idx.size, dtype=bool)
-    fin_all[sub[fin]] = True
-    bill(fin_all, end[fin] if fin.any() else np.zeros(0))
-    done(fin_all, end[fin])
-    cut = ~fin
-    cut_all = np.zeros(idx.size, dtype=bool)
-    cut_all[sub[cut]] = True
-    bill(cut_all, eb[cut])
-    ci_idx = b_idx[cut]
-    running = t2[cut] < eb[cut]
-    inter[ci_idx] += running.astype(np.int64)
-    restart[ci_idx] = running
-    seg[ci_idx] = (i[bulk] + 1 + m)[cut]
-    rel[ci_idx] = e_tick[bulk][cut].astype(np.int64)
-    state[ci_idx] = _BOUNDARY
+def _advance(runs: _Runs, r: IntArray, k: IntArray, stop: IntArray, g: float) -> BoolArray:
+    """Runs ``r`` keep their action from boundary ``k`` to ``k + stop`` (or the job's end):
+    progress and billing. Returns which runs are done."""
+    b0 = _times(k, g)
+    until = _times(k + stop, g)
+    place, home = runs.place[r], runs.home[r]
+    done = np.zeros(r.size, dtype=bool)
+    span_end = until.copy()
+    going = np.flatnonzero(runs.in_att[r])
+    if going.size:
+        rg = r[going]
+        nseg, nstart, nlen, ngoing, done_at = runs.progress(rg, until[going])
+        fin = ~np.isnan(done_at)
+        done[going[fin]] = True
+        span_end[going[fin]] = done_at[fin]
+        runs.makespan[rg[fin]] = done_at[fin]
+        moved = nseg != runs.seg[rg]
+        runs.since[rg[moved]] = k[going[moved]] + stop[going[moved]]
+        runs.restart[rg[moved]] = False
+        runs.seg[rg], runs.att_start[rg], runs.att_len[rg] = nseg, nstart, nlen
+        runs.in_att[rg] = ngoing
+    hours = span_end - b0
+    spot, od, idle = place >= 0, place == ON_DEMAND, place == NOTHING
+    runs.spot[r[spot]] += hours[spot]
+    runs.cost[r[spot]] += runs.at(runs.price, r[spot], place[spot]) * hours[spot]
+    runs.odh[r[od]] += hours[od]
+    runs.cost[r[od]] += runs.at(runs.fb, r[od], home[od]) * hours[od]
+    runs.wait[r[idle]] += hours[idle]
+    runs.cost[r[idle]] += runs.at(runs.od, r[idle], home[idle]) * hours[idle]
+    runs.k[r] = k + stop
+    return done
