@@ -1,6 +1,8 @@
 """Recovery policies as step functions (``deepvm_core.job.recovery``, issue 26 item 1): each
-decision worked by hand on small states, and the property the backtest's fast path relies on
-(an action changes at most once while only the time moves on)."""
+decision worked by hand on small states; an action changes at most once while only the time moves
+on; and the property the backtest's fast path relies on: a decision's hint (``until_hours``,
+``watch``) is honest, the action stays the same at every later boundary before ``until_hours``
+whatever the pools it does not watch do."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.job.recovery import (
-    MONOTONE_IN_TIME,
     NOTHING,
     ON_DEMAND,
     POLICIES,
@@ -33,7 +34,7 @@ def state(t: float, done: float, rem: float, up: list[bool], place: int = NOTHIN
 
 
 def act(policy: str, s: RecoveryState) -> int:
-    return int(POLICIES[policy](s)[0])  # type: ignore[index]
+    return int(POLICIES[policy](s).action[0])  # type: ignore[index]
 
 
 def test_wait_uses_the_first_pool_only():
@@ -77,7 +78,7 @@ def test_uniform_progress_by_hand():
     assert act("uniform-progress", state(9, 1, 7, [True], deadline=16)) == ON_DEMAND
 
 
-@pytest.mark.parametrize("policy", sorted(MONOTONE_IN_TIME))
+@pytest.mark.parametrize("policy", sorted(POLICIES))
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
@@ -102,8 +103,62 @@ def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
         restart_pending=np.full(steps, pending), placement=np.full(steps, place),
         pools_up=np.tile(up, (steps, 1)), deadline_hours=np.full(steps, deadline),
         restart_hours=np.full(steps, restart), tick_hours=g)
-    a = POLICIES[policy](s)  # type: ignore[index]
+    a = POLICIES[policy](s).action  # type: ignore[index]
     assert int(np.count_nonzero(np.diff(a))) <= 1
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_a_decision_holds_before_its_hint(policy, data):
+    # one decision at boundary k0, then the run holds its action for up to 300 boundaries: its
+    # work done and rem stay (a segment that does not end) or rem drops once by one segment (a
+    # checkpoint), its attempt ages, the pools it watches stay as they were and the others
+    # change at random. Before until_hours, the policy must answer the same.
+    pools = data.draw(st.integers(1, 3))
+    g = data.draw(st.sampled_from([1 / 16, 0.25, 1 / 6, 32 / 3600]))
+    done = data.draw(st.integers(0, 40)) / 8
+    rem = data.draw(st.integers(1, 40)) / 8
+    seg = data.draw(st.integers(1, 16)) / 8
+    restart = data.draw(st.integers(0, 4)) / 16
+    deadline = data.draw(st.integers(1, 200)) / 8
+    up = data.draw(st.lists(st.booleans(), min_size=pools, max_size=pools))
+    place = data.draw(st.sampled_from([NOTHING, ON_DEMAND, *[p for p in range(pools) if up[p]]]))
+    k0 = data.draw(st.integers(0, 40))
+    pending = data.draw(st.booleans())
+    length = seg + (restart if pending else 0.0)  # of the attempt in progress
+    attempt = 0.0 if place == NOTHING else min(data.draw(st.integers(0, 8)) * g, length)
+    first = state(k0 * g, done, rem, up, place=place, deadline=deadline, restart=restart, g=g,
+                  attempt=attempt, seg=seg, pending=pending)
+    d = POLICIES[policy](first)  # type: ignore[index]
+    a = int(d.action[0])
+    until = float(d.until_hours[0])
+    watch = d.watch[0]
+    steps = 300
+    k = np.arange(k0 + 1, k0 + 1 + steps)
+    t = k * g
+    keep = a == place
+    new_pending = pending if keep else data.draw(st.booleans())
+    age = (attempt if keep else 0.0) + t - k0 * g
+    # a checkpoint at some boundary after the attempt's end (never, if the action does not run)
+    end = k0 * g + (length - attempt if keep else seg)
+    earliest = int(np.searchsorted(t, end - 1e-12)) + 1
+    cp = steps if a == NOTHING or earliest >= steps else data.draw(st.integers(earliest, steps))
+    after = np.arange(steps) >= cp - 1
+    moved = after & (rem > seg)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    pools_up = np.where(watch[None, :], np.asarray(up)[None, :],
+                        rng.random((steps, pools)) < 0.5)
+    s = RecoveryState(
+        elapsed_hours=t, work_done_hours=np.where(moved, done + seg, done),
+        remaining_hours=np.where(moved, rem - seg, rem), segment_hours=np.full(steps, seg),
+        attempt_hours=np.where(a == NOTHING, 0.0, np.where(after, 0.0, age)),
+        restart_pending=np.where(after, False, new_pending), placement=np.full(steps, a),
+        pools_up=pools_up, deadline_hours=np.full(steps, deadline),
+        restart_hours=np.full(steps, restart), tick_hours=g)
+    got = POLICIES[policy](s).action  # type: ignore[index]
+    before = t < until
+    assert np.all(got[before] == a), (a, until, t[before][got[before] != a][:3])
 
 
 def test_slack_reserve_by_hand():

@@ -22,13 +22,13 @@ G_SECONDS = 900.0  # 0.25 h ticks
 G = 0.25
 
 
-@pytest.fixture(autouse=True, scope="module", params=["bisect", "window"])
+@pytest.fixture(autouse=True, scope="module", params=["hints", "every-boundary"])
 def engine_path(request):
-    """Every test twice: the backtest's fast path for policies monotone in time (stretch ends
-    and bisection) and its general path (every boundary of a look-ahead window)."""
-    backtest_replay._FORCE_WINDOW = request.param == "window"
+    """Every test twice: the backtest's fast path (the policy asked again only where its
+    decision's hint says the answer may change) and the plain one (asked at every boundary)."""
+    backtest_replay._EVERY_BOUNDARY = request.param == "every-boundary"
     yield request.param
-    backtest_replay._FORCE_WINDOW = False
+    backtest_replay._EVERY_BOUNDARY = False
 
 
 def trace(data: list[int], gap: float = G_SECONDS, name: str = "t") -> SpotTrace:

@@ -2,8 +2,8 @@
 plain-loop oracle of their definitions (``tests/recovery_oracle.py``) on seeded synthetic
 traces, 1 to 3 pools with different hours and prices, deadlines tight and loose; every number a
 multiple of 1/16 h so that ties at tick boundaries happen and are exact. Both paths of the
-engine (bisection and look-ahead window) are checked. The oracle's greedy rule is itself checked
-against ``tests/traces_oracle.py``."""
+engine (the policy asked where its hint says, and at every boundary) are checked. The oracle's
+greedy rule is itself checked against ``tests/traces_oracle.py``."""
 
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ from tests.traces_oracle import PoolJob, oracle_run
 G = 0.25
 
 
-@pytest.fixture(autouse=True, scope="module", params=["bisect", "window"])
+@pytest.fixture(autouse=True, scope="module", params=["hints", "every-boundary"])
 def engine_path(request):
-    backtest_replay._FORCE_WINDOW = request.param == "window"
+    backtest_replay._EVERY_BOUNDARY = request.param == "every-boundary"
     yield request.param
-    backtest_replay._FORCE_WINDOW = False
+    backtest_replay._EVERY_BOUNDARY = False
 
 
 def synthetic(seed: int, ticks: int, mean_up: float, mean_down: float) -> list[int]:

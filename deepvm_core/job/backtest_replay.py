@@ -34,14 +34,16 @@ the job ran in, the first before it ran; its hours and R also apply on demand); 
 its on-demand part ``P_od``. With ``deadline`` (on demand for good) a run thus costs
 ``Σ P spot_hours + P_od wait_hours + P_fallback (R + rem)``, the contract's formula.
 
-**Speed: jumping over boundaries where nothing changes.** Calling the policy at every boundary
-of every run would cost one round per tick (a 45-hour makespan on 32-second ticks is 5,000).
-Instead, after a boundary, each run's future while it keeps its action is known: its pool's next
-down tick (``down_next``), the end of its job, and the states at the next boundaries (time,
-segments done, pools up). The policy is called once on those hypothetical states for a window of
-boundaries (all runs flattened into one batch), and the run jumps to the first boundary where the
-action would change, its pool goes down or the window ends. The states are exactly the ones a
-tick-by-tick loop would see, so the result is the same; the window adapts to how far runs get.
+**Speed: asking the policy only where its answer may change.** Calling the policy at every
+boundary of every run would cost one round per tick (a 45-hour makespan on 32-second ticks is
+5,000). Each policy returns, with its action, a hint (:class:`~deepvm_core.job.recovery.Decision`):
+a time before which its answer stays the same while the run holds the action, and the pools whose
+state it depends on. A run then moves on in one round to the first boundary at or after that
+time, where a pool it watches (or its own pool) changes (``flip_next``, from the trace once), or
+where its job ends, running through any number of segments on the way (:meth:`_Runs.progress`);
+after a move to a pool whose cluster has other hours or R (the hint assumed the old ones), one
+boundary. The hint is a bound computed by the rule's own function, next to the rule; the runs are
+exactly those of a loop asking at every boundary (``_EVERY_BOUNDARY``, which the tests also run).
 
 **Bounds.** A run whose segments never fit (no segment done for ``2 (pools + 1) L + 2`` ticks,
 plus ``D / g`` with a deadline) is refused with an error, so every loop here ends within the
@@ -63,13 +65,12 @@ from deepvm_core.job.backtest import (
 from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.job.recovery import (
     DEADLINE_POLICIES,
-    MONOTONE_IN_TIME,
     NOTHING,
     ON_DEMAND,
     POLICIES,
     RECOVERY_POLICIES,
     TIME_TOLERANCE_HOURS,
-    Policy,
+    Decision,
     RecoveryPolicy,
     RecoveryState,
 )
@@ -77,13 +78,9 @@ from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import up_threshold
 
 _TOL = TIME_TOLERANCE_HOURS
-#: Boundaries the first look-ahead window covers, and the most elements one window holds.
-_FIRST_WINDOW = 32
-_MAX_WINDOW_ELEMENTS = 1 << 16
-#: Probes per step of the search for the boundary where a monotone policy's action changes.
-_SEARCH_WAYS = 32
-#: Tests set this to drive every policy through the window (the general path).
-_FORCE_WINDOW = False
+#: Tests set this to call the policy at every boundary of every run (the plain definition),
+#: ignoring the policies' hints.
+_EVERY_BOUNDARY = False
 
 
 def start_ticks(ticks: int, starts: int) -> IntArray:
@@ -203,6 +200,12 @@ class _Runs:
         self.inter = np.zeros(n, dtype=np.int64)
         self.fell = np.zeros(n, dtype=bool)
         self.pools = job.pools
+        self.ticks = 0
+        #: Per run: every pool's cluster has the same segment hours and R.
+        same = ((job.full_segment_hours == job.full_segment_hours[:, :1])
+                & (job.last_segment_hours == job.last_segment_hours[:, :1])
+                & (job.restart_hours == job.restart_hours[:, :1])).all(axis=1)
+        self.same_pools = np.asarray(same[ci], dtype=bool)
 
     def at(self, values: FloatArray, r: IntArray, pool: IntArray) -> FloatArray:
         """``values[r, pool]`` for a (runs, pools) array, as one flat take (faster)."""
@@ -273,19 +276,17 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
                                      "policy the job never runs")
     if policy == "failover" and not up.any():
         raise TraceError("pools", "no pool is ever up for this cluster: the job never runs")
-    down_next = np.stack([_ticks_to_next(np.asarray(~u, dtype=bool)) for u in up])
-    # ticks from k to the next tick whose pools up differ from tick k's (inf: never)
-    differs = np.asarray((up != np.roll(up, -1, axis=1)).any(axis=0), dtype=bool)
-    vec_next = _ticks_to_next(differs) + 1
-    monotone = policy in MONOTONE_IN_TIME and not _FORCE_WINDOW
+    # per pool and trace tick k: ticks from k to the next tick where the pool's state differs
+    flip_next = np.stack([_ticks_to_next(np.asarray(u != np.roll(u, -1), dtype=bool)) + 1
+                          for u in up])
     runs = _Runs(job, first, deadline)
     runs._g = g
+    runs.ticks = ticks
     stuck_after = 2 * (pools + 1) * ticks + 2 + (
         0 if deadline is None else math.ceil(deadline / g) + 1)
     longest = float(np.max(job.full_segments[:, None] * job.full_segment_hours
                            + job.last_segment_hours + job.restart_hours))
     bound = (int(job.full_segments.max()) + 1) * (stuck_after + 1) + math.ceil(longest / g) + 2
-    window = _FIRST_WINDOW
     active = np.arange(runs.n)
     rounds = 0
     while active.size:
@@ -295,22 +296,22 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         r = active
         rows = np.arange(r.size)
         k = runs.k[r]
-        up_now = up[:, (runs.start[r] + k) % ticks].T
-        act = decide(runs.state(r, _times(k, g), runs.seg[r], runs.att_start[r], runs.in_att[r],
+        tick = (runs.start[r] + k) % ticks
+        up_now = up[:, tick].T
+        home = runs.home[r]
+        dec = decide(runs.state(r, _times(k, g), runs.seg[r], runs.att_start[r], runs.in_att[r],
                                 runs.restart[r], up_now))
+        act = dec.action
         bad = (act < NOTHING) | (act >= pools) | ((act >= 0) & ~up_now[rows, np.clip(act, 0,
                                                                                      None)])
         if np.any(bad):
             raise TraceError("policy", f"the {policy} policy chose {int(act[bad][0])}, not a "
                                        "pool that is up, on demand or nothing")
         _apply(runs, r, rows, k, act, up_now, g)
-        if monotone:
-            stop = _look_ahead_monotone(runs, r, k, decide, up, down_next, vec_next, g)
+        if _EVERY_BOUNDARY:
+            stop = np.ones(r.size, dtype=np.int64)
         else:
-            stop = _look_ahead(runs, r, k, decide, up, down_next, g, window)
-            reached = float(np.mean(stop >= window))
-            window = (min(window * 2, max(_FIRST_WINDOW, _MAX_WINDOW_ELEMENTS // r.size))
-                      if reached > 0.5 else max(8, window // 2) if reached < 0.1 else window)
+            stop = _stop(runs, r, k, tick, home, dec, flip_next, g)
         done = _advance(runs, r, k, stop, g)
         active = r[~done]
         stuck = (runs.k[active] - runs.since[active]) > stuck_after
@@ -352,135 +353,36 @@ def _apply(runs: _Runs, r: IntArray, rows: IntArray, k: IntArray, act: IntArray,
     runs.fell[r] |= act == ON_DEMAND
 
 
-def _look_ahead(runs: _Runs, r: IntArray, k: IntArray, decide: Policy, up: BoolArray,
-                down_next: FloatArray, g: float, window: int) -> IntArray:
-    """Boundaries each run ``r`` moves on from ``k``: to its pool's next down tick, the end of
-    its job, the first boundary where the policy's action would change, or the window's end."""
-    ticks = up.shape[1]
-    place, running = runs.place[r], runs.in_att[r]
-    nxt = (runs.start[r] + k + 1) % ticks
-    env = np.where(place >= 0, down_next[np.maximum(place, 0), nxt] + 1, np.inf)
-    home = runs.home[r]
-    rest = runs.remaining(r, home, runs.seg[r]) - runs.seglen(r, home, runs.seg[r])
-    end = runs.att_start[r] + runs.att_len[r] + rest
-    job_end = np.where(running, np.maximum(np.ceil((end - _TOL) / g) - k, 1), np.inf)
-    limit = np.minimum(np.minimum(env, job_end), window).astype(np.int64)
-    counts = limit - 1
-    total = int(counts.sum())
-    if total == 0:
-        return limit
-    pos = np.repeat(np.arange(r.size), counts)
-    offsets = np.cumsum(counts) - counts
-    j = np.arange(total) - np.repeat(offsets, counts) + 1
-    rr = r[pos]
-    kk = k[pos] + j
-    t = _times(kk, g)
-    seg, att_start, going = runs.seg[rr], runs.att_start[rr], runs.in_att[rr]
-    restart = runs.restart[rr]
-    ridx = np.flatnonzero(going)
-    if ridx.size:
-        nseg, nstart, _, ngoing, _ = runs.progress(rr[ridx], t[ridx])
-        moved = nseg != seg[ridx]
-        seg[ridx], att_start[ridx], going[ridx] = nseg, nstart, ngoing
-        restart[ridx] &= ~moved
-    up_then = up[:, (runs.start[rr] + kk) % ticks].T
-    act = decide(runs.state(rr, t, seg, att_start, going, restart, up_then))
-    change = np.flatnonzero(act != runs.place[rr])
-    if change.size:
-        first_rows, at = np.unique(pos[change], return_index=True)
-        limit[first_rows] = np.minimum(limit[first_rows], j[change[at]])
-    return limit
-
-
-def _decide_at(runs: _Runs, r: IntArray, k: IntArray, j: IntArray, decide: Policy,
-               up: BoolArray, g: float) -> tuple[IntArray, IntArray, FloatArray, FloatArray,
-                                                  BoolArray]:
-    """The policy's action for runs ``r`` at boundary ``k + j`` had they kept their action
-    since ``k`` without a break (``j`` >= 1, before their pool's next down tick and their job's
-    end), with their segment, attempt start and length and whether an attempt is in progress
-    there."""
-    kk = k + j
-    t = _times(kk, g)
-    seg, att_start, att_len = runs.seg[r], runs.att_start[r], runs.att_len[r]
-    going, restart = runs.in_att[r], runs.restart[r]
-    ridx = np.flatnonzero(going)
-    if ridx.size:
-        nseg, nstart, nlen, ngoing, _ = runs.progress(r[ridx], t[ridx])
-        restart[ridx] &= nseg == seg[ridx]
-        seg[ridx], att_start[ridx], att_len[ridx], going[ridx] = nseg, nstart, nlen, ngoing
-    up_then = up[:, (runs.start[r] + kk) % up.shape[1]].T
-    act = decide(runs.state(r, t, seg, att_start, going, restart, up_then))
-    return act, seg, att_start, att_len, going
-
-
-def _search_step(runs: _Runs, r: IntArray, k: IntArray, place: IntArray, lo: IntArray,
-                 hi: IntArray, decide: Policy, up: BoolArray, g: float,
-                 ) -> tuple[IntArray, IntArray]:
-    """One step of a :data:`_SEARCH_WAYS`-ary search for the first boundary in ``(lo, hi]``
-    where the action differs from ``place`` (it does at ``hi``, not at ``lo``): the policy is
-    called once on every run's probes, and ``(lo, hi)`` narrow to the probes around the first
-    change."""
-    ways = _SEARCH_WAYS
-    frac = np.arange(1, ways)[None, :]
-    width = (hi - lo)[:, None]
-    probe = np.minimum(lo[:, None] + np.maximum(1, (width * frac) // ways), hi[:, None])
-    rep = np.repeat(np.arange(r.size), ways - 1)
-    act = _decide_at(runs, r[rep], k[rep], probe.ravel(), decide, up, g)[0]
-    changed = (act != place[rep]).reshape(probe.shape)
-    hit = changed.any(axis=1)
-    first = np.argmax(changed, axis=1)
-    rows = np.arange(r.size)
-    new_hi = np.where(hit, probe[rows, first], hi)
-    before = np.where(first > 0, probe[rows, np.maximum(first - 1, 0)], lo)
-    new_lo = np.where(hit, before, probe[:, -1])
-    return new_lo.astype(np.int64), new_hi.astype(np.int64)
-
-
-def _look_ahead_monotone(runs: _Runs, r: IntArray, k: IntArray, decide: Policy, up: BoolArray,
-                         down_next: FloatArray, vec_next: FloatArray, g: float) -> IntArray:
-    """:func:`_look_ahead` for a policy monotone in time (:data:`~deepvm_core.job.recovery.
-    MONOTONE_IN_TIME`): within a stretch of boundaries where only the time moves on (the same
-    pools up, the same segment), its action changes at most once, so it is called at the
-    stretch's first and last boundaries and, where they differ from the current action, a
-    search (:func:`_search_step`) finds the first change."""
-    ticks = up.shape[1]
-    place = runs.place[r]
-    nxt = (runs.start[r] + k + 1) % ticks
-    env = np.where(place >= 0, down_next[np.maximum(place, 0), nxt] + 1, np.inf)
-    home = runs.home[r]
-    rest = runs.remaining(r, home, runs.seg[r]) - runs.seglen(r, home, runs.seg[r])
-    running = runs.in_att[r]
-    end = runs.att_start[r] + runs.att_len[r] + rest
-    job_end = np.where(running, np.maximum(np.ceil((end - _TOL) / g) - k, 1), np.inf)
-    limit = np.minimum(np.minimum(env, job_end), ticks)
-    seg_end = np.full(r.size, np.inf)
-    go = np.flatnonzero(running)
-    if go.size:
-        _, start1, len1, _, _ = runs.progress(r[go], _times(k[go] + 1, g))
-        seg_end[go] = np.maximum(np.ceil((start1 + len1 - _TOL) / g) - k[go], 2)
-    stretch = np.minimum(np.minimum(limit, 1 + vec_next[nxt]), seg_end).astype(np.int64)
-    # one call of the policy: every run at its next boundary, and at its stretch's last one
-    ends = np.flatnonzero(stretch > 2)
-    both = np.concatenate((np.arange(r.size), ends))
-    j = np.concatenate((np.ones(r.size, dtype=np.int64), stretch[ends] - 1))
-    acts = _decide_at(runs, r[both], k[both], j, decide, up, g)[0]
-    a1, a_end = acts[:r.size], acts[r.size:]
-    stop = np.where(a1 != place, 1, stretch)
-    keep = a1[ends] == place[ends]
-    far, a_end = ends[keep], a_end[keep]
-    if far.size:
-        hi = stretch[far] - 1
-        moved = a_end != place[far]
-        sub, lo, hi = far[moved], np.ones(int(moved.sum()), dtype=np.int64), hi[moved]
-        stop[sub] = hi
-        while sub.size:
-            open_ = hi - lo > 1
-            sub, lo, hi = sub[open_], lo[open_], hi[open_]
-            if sub.size == 0:
-                break
-            lo, hi = _search_step(runs, r[sub], k[sub], place[sub], lo, hi, decide, up, g)
-            stop[sub] = hi
-    return stop
+def _stop(runs: _Runs, r: IntArray, k: IntArray, tick: IntArray, home: IntArray,
+          dec: Decision, flip_next: FloatArray, g: float) -> IntArray:
+    """Boundaries each run ``r`` moves on from ``k`` (>= 1) before the policy is asked again:
+    to the first boundary ``t >= until_hours`` of its decision, where a pool it watches (or its
+    own pool) changes, or where its job ends; at the next boundary after a move to a pool whose
+    cluster's hours or R differ from the home cluster's (the decision assumed the old ones)."""
+    until = dec.until_hours
+    with np.errstate(invalid="ignore"):
+        c = np.ceil(until / g)  # the least boundary at or after ``until``, corrected for floats
+        at = np.where((c - 1) * g >= until, c - 1, np.where(c * g >= until, c, c + 1))
+    stop = np.fmax(at - k, 1)  # NaN: the next boundary
+    act = dec.action
+    watch = dec.watch | (np.arange(runs.pools)[None, :] == act[:, None])
+    flips = np.where(watch, flip_next[:, tick].T, np.inf).min(axis=1)
+    stop = np.minimum(stop, flips)
+    moved = (act >= 0) & (act != home) & ~runs.same_pools[r]
+    stop[moved] = 1
+    open_ = np.flatnonzero(np.isinf(stop))
+    if open_.size:
+        ro = r[open_]
+        ends = np.full(open_.size, float(runs.ticks))
+        going = runs.in_att[ro]
+        if going.any():
+            rg = ro[going]
+            h = runs.home[rg]
+            rest = runs.remaining(rg, h, runs.seg[rg]) - runs.seglen(rg, h, runs.seg[rg])
+            end = runs.att_start[rg] + runs.att_len[rg] + rest
+            ends[going] = np.maximum(np.ceil((end - _TOL) / g) - k[open_][going], 1)
+        stop[open_] = ends
+    return np.asarray(stop, dtype=np.int64)
 
 
 def _advance(runs: _Runs, r: IntArray, k: IntArray, stop: IntArray, g: float) -> BoolArray:

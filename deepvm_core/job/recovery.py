@@ -16,6 +16,13 @@ ran), which is also the cluster that runs on demand.
 the next boundary). Keeping the current placement continues the attempt in progress; any other
 action abandons it (its segment starts again from the checkpoint).
 
+**Hint** (with the action, :class:`Decision`): a time before which the policy's answer stays
+the same while the run holds the action and its work only moves on, and the pools whose state
+the answer depends on (its own pool; every pool while it waits for one). Each policy derives it
+from its own rule (the time the greedy rule fires, Uniform Progress's line crossing, the end of
+the on-demand segment in progress); a simulator may ask again only there (the backtest does), a
+live controller may ignore it.
+
 **Policies** (:data:`POLICIES`):
 
 * ``wait``: the first pool when it is up, else nothing.
@@ -102,15 +109,65 @@ class RecoveryState:
     tick_hours: float
 
 
-Policy = Callable[[RecoveryState], IntArray]
+@dataclass(frozen=True)
+class Decision:
+    """A policy's answer for each run: the action, and how long it stays the answer (so that a
+    simulator need not ask again at every boundary).
+
+    Attributes:
+        action: (runs,): a pool index (up now), :data:`ON_DEMAND` or :data:`NOTHING`.
+        until_hours: (runs,): the policy gives the same action at every later boundary
+            ``t < until_hours`` (``inf``: no limit in time), provided the run takes the action
+            and holds it, its work only moves on by running (``rem`` never grows; R and the
+            segment hours stay those of the same home cluster) and the pools in ``watch`` stay
+            up or down as they are now. A bound: the action may also stay after it.
+        watch: (runs, pools): the pools whose state the answer depends on.
+    """
+
+    action: IntArray
+    until_hours: FloatArray
+    watch: BoolArray
+
+
+Policy = Callable[[RecoveryState], Decision]
+
+
+def _decision(s: RecoveryState, action: IntArray, until: FloatArray,
+              all_pools: BoolArray) -> Decision:
+    """``action`` with ``until``, watching its own pool, or every pool where ``all_pools``."""
+    one = np.arange(s.pools_up.shape[1])[None, :] == action[:, None]
+    return Decision(action=action.astype(np.int64), until_hours=np.asarray(until, dtype=float),
+                    watch=np.asarray(one | all_pools[:, None], dtype=bool))
+
+
+def _slack(s: RecoveryState) -> FloatArray:
+    """``D - t - (rem + R + g)``: the greedy rule falls back when it is negative."""
+    return np.asarray(s.deadline_hours - s.elapsed_hours
+                      - (s.remaining_hours + s.restart_hours + s.tick_hours), dtype=float)
 
 
 def late(s: RecoveryState) -> BoolArray:
     """The greedy rule: ``D - t < rem + R + g`` (strictly, beyond the tolerance): waiting one more
     tick could make the deadline unreachable on demand."""
-    slack = s.deadline_hours - s.elapsed_hours - (s.remaining_hours + s.restart_hours
-                                                  + s.tick_hours)
-    return np.asarray(slack < -TIME_TOLERANCE_HOURS, dtype=bool)
+    return np.asarray(_slack(s) < -TIME_TOLERANCE_HOURS, dtype=bool)
+
+
+def _not_late_before(s: RecoveryState) -> FloatArray:
+    """:func:`late` stays false at every ``t' < D - rem - R - g`` while ``rem`` does not grow."""
+    return np.asarray(s.elapsed_hours + _slack(s), dtype=float)
+
+
+def _segment_end(s: RecoveryState, action: IntArray) -> FloatArray:
+    """A time no later than the end of the on-demand attempt that ``action`` (on demand) holds:
+    the work done and ``rem`` change no earlier. Already on demand: the attempt's own end (it
+    began ``attempt_hours`` ago, with R when a restart is pending); going on demand now: one
+    segment from now at least."""
+    going_on = s.placement == ON_DEMAND
+    end = np.where(going_on, s.elapsed_hours - s.attempt_hours
+                   + np.where(s.restart_pending, s.restart_hours, 0.0) + s.segment_hours,
+                   s.elapsed_hours + s.segment_hours)
+    return np.asarray(np.where(action == ON_DEMAND, end - 2 * TIME_TOLERANCE_HOURS, np.inf),
+                      dtype=float)
 
 
 def _first_up(s: RecoveryState) -> IntArray:
@@ -118,23 +175,33 @@ def _first_up(s: RecoveryState) -> IntArray:
     return np.where(up.any(axis=1), np.argmax(up, axis=1), NOTHING).astype(np.int64)
 
 
-def wait(s: RecoveryState) -> IntArray:
-    """The first pool when it is up, else nothing."""
-    return np.where(s.pools_up[:, 0], 0, NOTHING).astype(np.int64)
+def wait(s: RecoveryState) -> Decision:
+    """The first pool when it is up, else nothing (it depends on the first pool only)."""
+    action = np.where(s.pools_up[:, 0], 0, NOTHING).astype(np.int64)
+    watch = np.zeros(s.pools_up.shape, dtype=bool)
+    watch[:, 0] = True
+    return Decision(action=action, until_hours=np.full(action.size, np.inf), watch=watch)
 
 
-def failover(s: RecoveryState) -> IntArray:
-    """The current pool while it is up, else the first pool up, else nothing."""
+def _failover(s: RecoveryState) -> IntArray:
     p = s.placement
     rows = np.arange(p.size)
     stay = (p >= 0) & s.pools_up[rows, np.maximum(p, 0)]
     return np.where(stay, p, _first_up(s)).astype(np.int64)
 
 
-def greedy(s: RecoveryState) -> IntArray:
+def failover(s: RecoveryState) -> Decision:
+    """The current pool while it is up, else the first pool up, else nothing (in a pool it
+    depends on that pool only; waiting, on every pool)."""
+    action = _failover(s)
+    return _decision(s, action, np.full(action.size, np.inf), action == NOTHING)
+
+
+def greedy(s: RecoveryState) -> Decision:
     """``deadline``: on demand for good once :func:`late`, else :func:`failover`."""
     od = (s.placement == ON_DEMAND) | late(s)
-    return np.where(od, ON_DEMAND, failover(s)).astype(np.int64)
+    action = np.where(od, ON_DEMAND, _failover(s)).astype(np.int64)
+    return _decision(s, action, np.where(od, np.inf, _not_late_before(s)), action == NOTHING)
 
 
 def behind_line(s: RecoveryState) -> BoolArray:
@@ -145,35 +212,49 @@ def behind_line(s: RecoveryState) -> BoolArray:
     return np.asarray(s.work_done_hours < line - TIME_TOLERANCE_HOURS, dtype=bool)
 
 
-def uniform_progress(s: RecoveryState) -> IntArray:
+def _on_line_before(s: RecoveryState) -> FloatArray:
+    """:func:`behind_line` stays false at every ``t' < done D / job`` while the work done does
+    not change (the line only rises)."""
+    job = s.work_done_hours + s.remaining_hours
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(s.work_done_hours * s.deadline_hours / job, dtype=float)
+
+
+def uniform_progress(s: RecoveryState) -> Decision:
     """Uniform Progress (module docstring): the greedy rule first, then spot whenever a pool is
-    up, then on demand only while behind the line, else nothing."""
-    spot = failover(s)
-    od = late(s) | ((spot == NOTHING) & behind_line(s))
-    return np.where(od, ON_DEMAND, spot).astype(np.int64)
+    up, then on demand only while behind the line, else nothing. Its answer changes when the
+    greedy rule fires, when the line overtakes the work done (waiting), when a segment ends (on
+    demand: the work done moves) or a pool changes."""
+    spot = _failover(s)
+    is_late = late(s)
+    od = is_late | ((spot == NOTHING) & behind_line(s))
+    action = np.where(od, ON_DEMAND, spot).astype(np.int64)
+    until = np.where(action == NOTHING, np.minimum(_not_late_before(s), _on_line_before(s)),
+                     np.where(od, _segment_end(s, action), _not_late_before(s)))
+    return _decision(s, action, until, (action == NOTHING) | ((action == ON_DEMAND) & ~is_late))
 
 
-def slack_reserve(s: RecoveryState) -> IntArray:
-    """``slack-reserve`` (module docstring)."""
-    slack = s.deadline_hours - s.elapsed_hours - (s.remaining_hours + s.restart_hours
-                                                  + s.tick_hours)
-    short = slack < RESERVE_ATTEMPTS * (s.restart_hours + s.segment_hours)
-    spot = failover(s)
+def slack_reserve(s: RecoveryState) -> Decision:
+    """``slack-reserve`` (module docstring). Its answer changes when the greedy rule fires, when
+    the slack falls below the reserve (waiting), when a segment ends (on demand) or a pool
+    changes."""
+    slack = _slack(s)
+    reserve = RESERVE_ATTEMPTS * (s.restart_hours + s.segment_hours)
+    short = slack < reserve
+    spot = _failover(s)
     on_od = s.placement == ON_DEMAND
     tight = slack < s.restart_hours + s.segment_hours  # cannot afford one lost attempt
     mid_segment = on_od & ((s.attempt_hours > s.tick_hours + TIME_TOLERANCE_HOURS)
                            | s.restart_pending | tight)
-    od = late(s) | ((spot == NOTHING) & (short | mid_segment)) | ((spot != NOTHING)
-                                                                  & mid_segment)
-    return np.where(od, ON_DEMAND, spot).astype(np.int64)
+    is_late = late(s)
+    od = is_late | ((spot == NOTHING) & (short | mid_segment)) | ((spot != NOTHING)
+                                                                   & mid_segment)
+    action = np.where(od, ON_DEMAND, spot).astype(np.int64)
+    not_short = s.elapsed_hours + slack - reserve - TIME_TOLERANCE_HOURS
+    until = np.where(action == NOTHING, np.minimum(_not_late_before(s), not_short),
+                     np.where(od, _segment_end(s, action), _not_late_before(s)))
+    return _decision(s, action, until, (action == NOTHING) | ((action == ON_DEMAND) & ~is_late))
 
-
-#: Policies whose action, along boundaries where only the time moves on (the same pools up, the
-#: same segments done, the same placement and restart), changes at most once: the backtest may
-#: then call them at a stretch's ends and bisect instead of calling them at every boundary
-#: (a hypothesis test checks the property for each).
-MONOTONE_IN_TIME: Final[frozenset[RecoveryPolicy]] = frozenset(
-    {"wait", "failover", "deadline", "uniform-progress", "slack-reserve"})
 
 #: Every policy by name (the CLI's ``--policy`` / ``--recovery`` choices).
 POLICIES: Final[Mapping[RecoveryPolicy, Policy]] = {
