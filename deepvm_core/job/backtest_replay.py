@@ -172,62 +172,143 @@ def _times(k: IntArray, g: float) -> FloatArray:
     return np.asarray(k * g, dtype=np.float64)
 
 
-class _Runs:
-    """The working arrays of every run (configuration x start), updated in place by the driver;
-    per-run copies of the job's (configurations, pools) arrays."""
+#: The working arrays of a run, packed by type (rows of three 2-D arrays, so that dropping the
+#: runs that ended is three takes). Home cluster: the figures of the pool the job last ran in.
+#: Runs that ended stay, idle, until a quarter of the rows have (dropping rows costs as much as
+#: some thirty operations on them).
+_INTS = ("k", "seg", "place", "last_run", "home", "since", "inter", "start", "kfull", "conf",
+         "id")
+_BOOLS = ("in_att", "restart", "fell", "live")
+_FLOATS = ("att_start", "att_len", "spot", "wait", "odh", "cost")
+_HOME = ("s", "sl", "rr", "total", "price", "fb", "od")
 
-    def __init__(self, job: BacktestJob, first: IntArray, deadline: float | None) -> None:
+
+class _Runs:
+    """The runs still going (configuration x start; ``id`` is the run's place in the outputs),
+    updated in place by the driver. ``k`` is the boundary the run is at; ``s``, ``sl``, ``rr``,
+    ``total``, ``price``, ``fb`` and ``od`` are its home cluster's full and last segment hours,
+    R, job hours, spot, on-demand (fallback) and waiting prices."""
+
+    k: IntArray
+    seg: IntArray
+    place: IntArray
+    last_run: IntArray
+    home: IntArray
+    since: IntArray  # boundary of the last segment done
+    inter: IntArray
+    start: IntArray
+    kfull: IntArray
+    conf: IntArray
+    id: IntArray
+    in_att: BoolArray
+    restart: BoolArray
+    fell: BoolArray
+    live: BoolArray
+    att_start: FloatArray
+    att_len: FloatArray
+    spot: FloatArray
+    wait: FloatArray
+    odh: FloatArray
+    cost: FloatArray
+    s: FloatArray
+    sl: FloatArray
+    rr: FloatArray
+    total: FloatArray
+    price: FloatArray
+    fb: FloatArray
+    od: FloatArray
+
+    def __init__(self, job: BacktestJob, first: IntArray) -> None:
         nconf, nstart = job.configurations, first.size
         ci = np.repeat(np.arange(nconf), nstart)
-        self.n = n = ci.size
-        self.start = np.tile(first, nconf)
-        self.kfull = job.full_segments[ci]
-        self.sfull, self.slast = job.full_segment_hours[ci], job.last_segment_hours[ci]
-        self.rr, self.price = job.restart_hours[ci], job.price_usd_per_hour[ci]
-        self.od, self.fb = job.on_demand_usd_per_hour[ci], job.fallback_usd_per_hour[ci]
-        self.deadline = np.full(n, math.inf if deadline is None else float(deadline))
-        self.k = np.zeros(n, dtype=np.int64)  # the boundary the run is at
-        self.seg = np.zeros(n, dtype=np.int64)
-        self.place = np.full(n, NOTHING, dtype=np.int64)
-        self.last_run = np.full(n, NOTHING, dtype=np.int64)
-        self.home = np.zeros(n, dtype=np.int64)
-        self.in_att = np.zeros(n, dtype=bool)
-        self.att_start, self.att_len = np.zeros(n), np.zeros(n)
-        self.restart = np.zeros(n, dtype=bool)
-        self.since = np.zeros(n, dtype=np.int64)  # boundary of the last segment done
-        self.spot, self.wait, self.odh = np.zeros(n), np.zeros(n), np.zeros(n)
-        self.cost, self.makespan = np.zeros(n), np.full(n, np.nan)
-        self.inter = np.zeros(n, dtype=np.int64)
-        self.fell = np.zeros(n, dtype=bool)
+        n = ci.size
         self.pools = job.pools
-        self.ticks = 0
-        #: Per run: every pool's cluster has the same segment hours and R.
-        same = ((job.full_segment_hours == job.full_segment_hours[:, :1])
-                & (job.last_segment_hours == job.last_segment_hours[:, :1])
-                & (job.restart_hours == job.restart_hours[:, :1])).all(axis=1)
-        self.same_pools = np.asarray(same[ci], dtype=bool)
+        self.ints = np.zeros((len(_INTS), n), dtype=np.int64)
+        self.bools = np.zeros((len(_BOOLS), n), dtype=bool)
+        self.floats = np.zeros((len(_FLOATS) + len(_HOME), n))
+        self._views()
+        self.place[:] = NOTHING
+        self.last_run[:] = NOTHING
+        self.live[:] = True
+        self.ended = 0  # rows of runs that ended, still in the arrays
+        self.start[:] = np.tile(first, nconf)
+        self.kfull[:] = job.full_segments[ci]
+        self.conf[:] = ci
+        self.id[:] = np.arange(n)
+        #: (configuration * pools + pool, figure): the home figures of each pool's cluster
+        self.figures = np.stack([
+            job.full_segment_hours.ravel(), job.last_segment_hours.ravel(),
+            job.restart_hours.ravel(),
+            (job.full_segments[:, None] * job.full_segment_hours
+             + job.last_segment_hours).ravel(),
+            job.price_usd_per_hour.ravel(), job.fallback_usd_per_hour.ravel(),
+            job.on_demand_usd_per_hour.ravel()], axis=1)
+        self.set_home(np.arange(n), np.zeros(n, dtype=np.int64))
+        #: Per configuration: every pool's cluster has the same segment hours and R.
+        self.same_pools = np.asarray(
+            ((job.full_segment_hours == job.full_segment_hours[:, :1])
+             & (job.last_segment_hours == job.last_segment_hours[:, :1])
+             & (job.restart_hours == job.restart_hours[:, :1])).all(axis=1), dtype=bool)
+        self.out_floats = np.zeros((5, n))  # makespan, cost, spot, wait, odh
+        self.out_inter = np.zeros(n, dtype=np.int64)
+        self.out_fell = np.zeros(n, dtype=bool)
 
-    def at(self, values: FloatArray, r: IntArray, pool: IntArray) -> FloatArray:
-        """``values[r, pool]`` for a (runs, pools) array, as one flat take (faster)."""
-        return np.asarray(values.ravel()[r * self.pools + pool], dtype=np.float64)
+    def _views(self) -> None:
+        for i, name in enumerate(_INTS):
+            setattr(self, name, self.ints[i])
+        for i, name in enumerate(_BOOLS):
+            setattr(self, name, self.bools[i])
+        for i, name in enumerate((*_FLOATS, *_HOME)):
+            setattr(self, name, self.floats[i])
 
-    def seglen(self, r: IntArray, home: IntArray, seg: IntArray) -> FloatArray:
-        """Hours of segment ``seg`` in the cluster of pool ``home``."""
-        return np.where(seg < self.kfull[r], self.at(self.sfull, r, home),
-                        self.at(self.slast, r, home))
+    @property
+    def size(self) -> int:
+        """Runs still going."""
+        return int(self.ints.shape[1])
 
-    def remaining(self, r: IntArray, home: IntArray, seg: IntArray) -> FloatArray:
-        """``rem``: every segment from ``seg`` on, in the cluster of pool ``home``."""
-        return (self.kfull[r] - seg) * self.at(self.sfull, r, home) + self.at(self.slast, r, home)
+    def set_home(self, rows: IntArray, pool: IntArray) -> None:
+        """Runs ``rows`` now run in (and are billed as) the cluster of ``pool``."""
+        self.home[rows] = pool
+        self.floats[len(_FLOATS):, rows] = self.figures[self.conf[rows] * self.pools + pool].T
 
-    def progress(self, r: IntArray, until: FloatArray,
+    def seglen(self, seg: IntArray) -> FloatArray:
+        """Hours of segment ``seg`` in each run's home cluster."""
+        return np.where(seg < self.kfull, self.s, self.sl)
+
+    def remaining(self) -> FloatArray:
+        """``rem``: every segment from the current one on, in the home cluster."""
+        return np.asarray((self.kfull - self.seg) * self.s + self.sl, dtype=np.float64)
+
+    def finish(self, done: BoolArray, at: FloatArray) -> None:
+        """Runs ``done`` ended at ``at``: their outputs written; they idle from now on (no
+        attempt, nothing placed, at segment 0) and are dropped once a quarter of the rows
+        have ended."""
+        rows = self.id[done]
+        self.out_floats[:, rows] = np.stack((at[done], self.cost[done], self.spot[done],
+                                             self.wait[done], self.odh[done]))
+        self.out_inter[rows] = self.inter[done]
+        self.out_fell[rows] = self.fell[done]
+        self.live &= ~done
+        self.in_att &= ~done
+        self.place[done] = NOTHING
+        self.seg[done] = 0
+        self.ended += int(np.count_nonzero(done))
+        if 4 * self.ended >= self.size:
+            keep = np.flatnonzero(self.live)
+            self.ints = self.ints.take(keep, axis=1)
+            self.bools = self.bools.take(keep, axis=1)
+            self.floats = self.floats.take(keep, axis=1)
+            self.ended = 0
+            self._views()
+
+    def progress(self, until: FloatArray,
                  ) -> tuple[IntArray, FloatArray, FloatArray, BoolArray, FloatArray]:
-        """Runs ``r`` (each with an attempt in progress) running without a break until
+        """Every run, as if it had an attempt in progress and ran without a break until
         ``until``: the segment, attempt start and length, whether an attempt is in progress at
-        ``until`` (not when one ended exactly there) and the job's end (NaN if later)."""
-        home, seg, kf = self.home[r], self.seg[r], self.kfull[r]
-        s, sl = self.at(self.sfull, r, home), self.at(self.slast, r, home)
-        a0, l0 = self.att_start[r], self.att_len[r]
+        ``until`` (not when one ended exactly there) and the job's end (NaN if later). Only
+        the answers of runs with an attempt in progress mean anything."""
+        seg, kf, s, sl = self.seg, self.kfull, self.s, self.sl
+        a0, l0 = self.att_start, self.att_len
         c1 = a0 + l0
         first = c1 <= until + _TOL
         left = kf - seg - 1  # full segments after the current one (-1: it is the last)
@@ -244,24 +325,9 @@ class _Runs:
                                     end_last, np.nan))
         nseg = np.where(first, seg + 1 + m, seg)
         nstart = np.where(first, t2, a0)
-        nlen = np.where(first, self.seglen(r, home, np.minimum(nseg, kf)), l0)
+        nlen = np.where(first, self.seglen(np.minimum(nseg, kf)), l0)
         going = ~first | (t2 < until - _TOL)
         return nseg, nstart, nlen, going, done_at
-
-    def state(self, r: IntArray, t: FloatArray, seg: IntArray, att_start: FloatArray,
-              in_att: BoolArray, restart: BoolArray, up_now: BoolArray) -> RecoveryState:
-        """The policy's view of runs ``r`` at time ``t`` (a boundary)."""
-        home = self.home[r]
-        rem = self.remaining(r, home, seg)
-        total = self.remaining(r, home, np.zeros_like(seg))
-        return RecoveryState(
-            elapsed_hours=t, work_done_hours=total - rem, remaining_hours=rem,
-            segment_hours=self.seglen(r, home, seg),
-            attempt_hours=np.where(in_att, t - att_start, 0.0), restart_pending=restart,
-            placement=self.place[r], pools_up=up_now, deadline_hours=self.deadline[r],
-            restart_hours=self.at(self.rr, r, home), tick_hours=self._g)
-
-    _g: float = 0.0
 
 
 def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
@@ -279,140 +345,139 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
     # per pool and trace tick k: ticks from k to the next tick where the pool's state differs
     flip_next = np.stack([_ticks_to_next(np.asarray(u != np.roll(u, -1), dtype=bool)) + 1
                           for u in up])
-    runs = _Runs(job, first, deadline)
-    runs._g = g
-    runs.ticks = ticks
+    runs = _Runs(job, first)
+    deadlines = np.full(runs.size, math.inf if deadline is None else float(deadline))
     stuck_after = 2 * (pools + 1) * ticks + 2 + (
         0 if deadline is None else math.ceil(deadline / g) + 1)
     longest = float(np.max(job.full_segments[:, None] * job.full_segment_hours
                            + job.last_segment_hours + job.restart_hours))
     bound = (int(job.full_segments.max()) + 1) * (stuck_after + 1) + math.ceil(longest / g) + 2
-    active = np.arange(runs.n)
     rounds = 0
-    while active.size:
+    while runs.size > runs.ended:
         rounds += 1
         if rounds > bound:  # unreachable: every round moves every run on by a boundary
             raise RuntimeError(f"backtest: more than {bound} rounds")
-        r = active
-        rows = np.arange(r.size)
-        k = runs.k[r]
-        tick = (runs.start[r] + k) % ticks
+        n = runs.size
+        rows = np.arange(n)
+        k = runs.k.copy()
+        tick = (runs.start + k) % ticks
         up_now = up[:, tick].T
-        home = runs.home[r]
-        dec = decide(runs.state(r, _times(k, g), runs.seg[r], runs.att_start[r], runs.in_att[r],
-                                runs.restart[r], up_now))
-        act = dec.action
-        bad = (act < NOTHING) | (act >= pools) | ((act >= 0) & ~up_now[rows, np.clip(act, 0,
-                                                                                     None)])
+        t = _times(k, g)
+        home = runs.home.copy()
+        rem = runs.remaining()
+        seglen = runs.seglen(runs.seg)
+        dec = decide(RecoveryState(
+            elapsed_hours=t, work_done_hours=runs.total - rem, remaining_hours=rem,
+            segment_hours=seglen, attempt_hours=np.where(runs.in_att, t - runs.att_start, 0.0),
+            restart_pending=runs.restart.copy(), placement=runs.place.copy(), pools_up=up_now,
+            deadline_hours=deadlines[:n], restart_hours=runs.rr.copy(), tick_hours=g))
+        act = dec.action if not runs.ended else np.where(runs.live, dec.action, NOTHING)
+        bad = (act < NOTHING) | (act >= pools) | (
+            (act >= 0) & ~up_now[rows, np.minimum(np.maximum(act, 0), pools - 1)])
         if np.any(bad):
             raise TraceError("policy", f"the {policy} policy chose {int(act[bad][0])}, not a "
                                        "pool that is up, on demand or nothing")
-        _apply(runs, r, rows, k, act, up_now, g)
+        _apply(runs, rows, act, up_now, t, seglen)
         if _EVERY_BOUNDARY:
-            stop = np.ones(r.size, dtype=np.int64)
+            stop = np.ones(n, dtype=np.int64)
         else:
-            stop = _stop(runs, r, k, tick, home, dec, flip_next, g)
-        done = _advance(runs, r, k, stop, g)
-        active = r[~done]
-        stuck = (runs.k[active] - runs.since[active]) > stuck_after
-        if np.any(stuck):
+            stop = _stop(runs, k, tick, home, dec, flip_next, g, ticks)
+        done, at = _advance(runs, k, stop, t, g)
+        if runs.ended:
+            done &= runs.live
+        if np.any(done):
+            runs.finish(done, at)
+        if np.any(((runs.k - runs.since) > stuck_after) & runs.live):
             raise TraceError("pools", f"under the {policy} policy the job never finishes on "
                                       "these pools: a segment plus its restart never fits in "
                                       "the time the pools stay up")
     shape = (job.configurations, first.size)
-    return (runs.makespan.reshape(shape), runs.cost.reshape(shape), runs.spot.reshape(shape),
-            runs.wait.reshape(shape), runs.odh.reshape(shape), runs.inter.reshape(shape),
-            runs.fell.reshape(shape))
+    mk, cost, spot, wait, odh = (x.reshape(shape) for x in runs.out_floats)
+    return (mk, cost, spot, wait, odh, runs.out_inter.reshape(shape),
+            runs.out_fell.reshape(shape))
 
 
-def _apply(runs: _Runs, r: IntArray, rows: IntArray, k: IntArray, act: IntArray,
-           up_now: BoolArray, g: float) -> None:
-    """Steps 3 and 4 at a boundary (module docstring) for runs ``r`` and their actions."""
-    cur, in_att = runs.place[r], runs.in_att[r]
+def _apply(runs: _Runs, rows: IntArray, act: IntArray, up_now: BoolArray, t: FloatArray,
+           seglen: FloatArray) -> None:
+    """Steps 3 and 4 at a boundary (module docstring) for every run and its action."""
+    cur, in_att = runs.place, runs.in_att
     changing = act != cur
     cur_down = (cur >= 0) & ~up_now[rows, np.maximum(cur, 0)]
-    runs.inter[r] += in_att & cur_down & (act != ON_DEMAND)
-    restart = runs.restart[r] | (in_att & changing)
-    in_att = in_att & ~changing
-    start = (act != NOTHING) & ~in_att
-    lr = runs.last_run[r]
+    runs.inter += in_att & cur_down & (act != ON_DEMAND)
+    restart = runs.restart | (in_att & changing)
+    going = in_att & ~changing
+    start = (act != NOTHING) & ~going
+    lr = runs.last_run
     restart |= start & (((lr != NOTHING) & (act != lr))
                         | ((act == ON_DEMAND) & (lr != ON_DEMAND)))
-    runs.restart[r] = restart
-    s = r[start]
-    a = act[start]
-    runs.home[s] = np.where(a >= 0, a, runs.home[s])
-    runs.last_run[s] = a
-    runs.att_start[s] = k[start] * g
-    home = runs.home[s]
-    runs.att_len[s] = (np.where(restart[start], runs.at(runs.rr, s, home), 0.0)
-                       + runs.seglen(s, home, runs.seg[s]))
-    in_att[start] = True
-    runs.in_att[r] = in_att
-    runs.place[r] = act
-    runs.fell[r] |= act == ON_DEMAND
+    runs.restart[:] = restart
+    moved = np.flatnonzero(start & (act >= 0) & (act != runs.home))
+    if moved.size:
+        runs.set_home(moved, act[moved])
+        seglen = runs.seglen(runs.seg)
+    np.copyto(runs.last_run, act, where=start)
+    np.copyto(runs.att_start, t, where=start)
+    np.copyto(runs.att_len, np.where(restart, runs.rr, 0.0) + seglen, where=start)
+    runs.in_att[:] = going | start
+    runs.place[:] = act
+    runs.fell |= act == ON_DEMAND
 
 
-def _stop(runs: _Runs, r: IntArray, k: IntArray, tick: IntArray, home: IntArray,
-          dec: Decision, flip_next: FloatArray, g: float) -> IntArray:
-    """Boundaries each run ``r`` moves on from ``k`` (>= 1) before the policy is asked again:
-    to the first boundary ``t >= until_hours`` of its decision, where a pool it watches (or its
-    own pool) changes, or where its job ends; at the next boundary after a move to a pool whose
+def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decision,
+          flip_next: FloatArray, g: float, ticks: int) -> IntArray:
+    """Boundaries each run moves on from ``k`` (>= 1) before the policy is asked again: to the
+    first boundary ``t >= until_hours`` of its decision, where a pool it watches (or its own
+    pool) changes, or where its job ends; at the next boundary after a move to a pool whose
     cluster's hours or R differ from the home cluster's (the decision assumed the old ones)."""
     until = dec.until_hours
-    with np.errstate(invalid="ignore"):
-        c = np.ceil(until / g)  # the least boundary at or after ``until``, corrected for floats
-        at = np.where((c - 1) * g >= until, c - 1, np.where(c * g >= until, c, c + 1))
-    stop = np.fmax(at - k, 1)  # NaN: the next boundary
+    if np.all(np.isinf(until)):
+        stop = np.full(k.size, np.inf)
+    else:
+        with np.errstate(invalid="ignore"):
+            c = np.ceil(until / g)  # the least boundary at or after ``until``, float-corrected
+            at = np.where((c - 1) * g >= until, c - 1, np.where(c * g >= until, c, c + 1))
+        stop = np.fmax(at - k, 1)  # NaN: the next boundary
     act = dec.action
     watch = dec.watch | (np.arange(runs.pools)[None, :] == act[:, None])
-    flips = np.where(watch, flip_next[:, tick].T, np.inf).min(axis=1)
-    stop = np.minimum(stop, flips)
-    moved = (act >= 0) & (act != home) & ~runs.same_pools[r]
-    stop[moved] = 1
-    open_ = np.flatnonzero(np.isinf(stop))
-    if open_.size:
-        ro = r[open_]
-        ends = np.full(open_.size, float(runs.ticks))
-        going = runs.in_att[ro]
-        if going.any():
-            rg = ro[going]
-            h = runs.home[rg]
-            rest = runs.remaining(rg, h, runs.seg[rg]) - runs.seglen(rg, h, runs.seg[rg])
-            end = runs.att_start[rg] + runs.att_len[rg] + rest
-            ends[going] = np.maximum(np.ceil((end - _TOL) / g) - k[open_][going], 1)
-        stop[open_] = ends
+    stop = np.minimum(stop, np.where(watch, flip_next[:, tick].T, np.inf).min(axis=1))
+    if not runs.same_pools.all():
+        moved = (act >= 0) & (act != home) & ~runs.same_pools[runs.conf]
+        stop[moved] = 1
+    open_ = np.isinf(stop)
+    if np.any(open_):
+        rest = runs.remaining() - runs.seglen(runs.seg)
+        end = runs.att_start + runs.att_len + rest
+        stop = np.where(open_, np.where(runs.in_att, np.maximum(np.ceil((end - _TOL) / g) - k,
+                                                                1), ticks), stop)
     return np.asarray(stop, dtype=np.int64)
 
 
-def _advance(runs: _Runs, r: IntArray, k: IntArray, stop: IntArray, g: float) -> BoolArray:
-    """Runs ``r`` keep their action from boundary ``k`` to ``k + stop`` (or the job's end):
-    progress and billing. Returns which runs are done."""
-    b0 = _times(k, g)
+def _advance(runs: _Runs, k: IntArray, stop: IntArray, t: FloatArray, g: float,
+             ) -> tuple[BoolArray, FloatArray]:
+    """Every run keeps its action from boundary ``k`` (time ``t``) to ``k + stop`` (or its job's
+    end): progress and billing. Returns which runs are done, and when."""
     until = _times(k + stop, g)
-    place, home = runs.place[r], runs.home[r]
-    done = np.zeros(r.size, dtype=bool)
-    span_end = until.copy()
-    going = np.flatnonzero(runs.in_att[r])
-    if going.size:
-        rg = r[going]
-        nseg, nstart, nlen, ngoing, done_at = runs.progress(rg, until[going])
-        fin = ~np.isnan(done_at)
-        done[going[fin]] = True
-        span_end[going[fin]] = done_at[fin]
-        runs.makespan[rg[fin]] = done_at[fin]
-        moved = nseg != runs.seg[rg]
-        runs.since[rg[moved]] = k[going[moved]] + stop[going[moved]]
-        runs.restart[rg[moved]] = False
-        runs.seg[rg], runs.att_start[rg], runs.att_len[rg] = nseg, nstart, nlen
-        runs.in_att[rg] = ngoing
-    hours = span_end - b0
+    going = runs.in_att.copy()
+    span_end = until
+    done = np.zeros(k.size, dtype=bool)
+    if np.any(going):
+        with np.errstate(invalid="ignore"):
+            nseg, nstart, nlen, ngoing, done_at = runs.progress(until)
+        done = going & ~np.isnan(done_at)
+        span_end = np.where(done, done_at, until)
+        moved = going & (nseg != runs.seg)
+        np.copyto(runs.since, k + stop, where=moved)
+        runs.restart &= ~moved
+        np.copyto(runs.seg, nseg, where=going)
+        np.copyto(runs.att_start, nstart, where=going)
+        np.copyto(runs.att_len, nlen, where=going)
+        np.copyto(runs.in_att, ngoing, where=going)
+    hours = span_end - t
+    place = runs.place
     spot, od, idle = place >= 0, place == ON_DEMAND, place == NOTHING
-    runs.spot[r[spot]] += hours[spot]
-    runs.cost[r[spot]] += runs.at(runs.price, r[spot], place[spot]) * hours[spot]
-    runs.odh[r[od]] += hours[od]
-    runs.cost[r[od]] += runs.at(runs.fb, r[od], home[od]) * hours[od]
-    runs.wait[r[idle]] += hours[idle]
-    runs.cost[r[idle]] += runs.at(runs.od, r[idle], home[idle]) * hours[idle]
-    runs.k[r] = k + stop
-    return done
+    runs.cost += np.where(spot, runs.price, np.where(od, runs.fb, runs.od)) * hours
+    np.add(runs.spot, hours, out=runs.spot, where=spot)
+    np.add(runs.odh, hours, out=runs.odh, where=od)
+    np.add(runs.wait, hours, out=runs.wait, where=idle)
+    runs.k += stop
+    return done, span_end
