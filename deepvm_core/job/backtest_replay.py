@@ -249,6 +249,7 @@ class _Runs:
             ((job.full_segment_hours == job.full_segment_hours[:, :1])
              & (job.last_segment_hours == job.last_segment_hours[:, :1])
              & (job.restart_hours == job.restart_hours[:, :1])).all(axis=1), dtype=bool)
+        self.all_same = bool(self.same_pools.all())
         self.out_floats = np.zeros((5, n))  # makespan, cost, spot, wait, odh
         self.out_inter = np.zeros(n, dtype=np.int64)
         self.out_fell = np.zeros(n, dtype=bool)
@@ -310,18 +311,19 @@ class _Runs:
         seg, kf, s, sl = self.seg, self.kfull, self.s, self.sl
         a0, l0 = self.att_start, self.att_len
         c1 = a0 + l0
-        first = c1 <= until + _TOL
+        reach = until + _TOL
+        first = c1 <= reach
         left = kf - seg - 1  # full segments after the current one (-1: it is the last)
         m = np.floor((until - c1 + _TOL) / s)
         m = np.minimum(np.maximum(np.where(first, m, 0), 0), np.maximum(left, 0)).astype(np.int64)
-        over = (m > 0) & (c1 + m * s > until + _TOL)
+        over = (m > 0) & (c1 + m * s > reach)
         m -= over
-        more = (m < left) & (c1 + (m + 1) * s <= until + _TOL) & first
+        more = (m < left) & (c1 + (m + 1) * s <= reach) & first
         m += more
         t2 = c1 + m * s
         end_last = t2 + sl
         done_at = np.where(first & (left < 0), c1,
-                           np.where(first & (left >= 0) & (m == left) & (end_last <= until + _TOL),
+                           np.where(first & (left >= 0) & (m == left) & (end_last <= reach),
                                     end_last, np.nan))
         nseg = np.where(first, seg + 1 + m, seg)
         nstart = np.where(first, t2, a0)
@@ -369,8 +371,9 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         dec = decide(RecoveryState(
             elapsed_hours=t, work_done_hours=runs.total - rem, remaining_hours=rem,
             segment_hours=seglen, attempt_hours=np.where(runs.in_att, t - runs.att_start, 0.0),
-            restart_pending=runs.restart.copy(), placement=runs.place.copy(), pools_up=up_now,
-            deadline_hours=deadlines[:n], restart_hours=runs.rr.copy(), tick_hours=g))
+            restart_pending=runs.restart, placement=runs.place, pools_up=up_now,
+            deadline_hours=deadlines[:n], restart_hours=runs.rr, tick_hours=g))
+        # (views of the working arrays: the state is read here only, before they change)
         act = dec.action if not runs.ended else np.where(runs.live, dec.action, NOTHING)
         bad = (act < NOTHING) | (act >= pools) | (
             (act >= 0) & ~up_now[rows, np.minimum(np.maximum(act, 0), pools - 1)])
@@ -440,7 +443,7 @@ def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decisio
     act = dec.action
     watch = dec.watch | (np.arange(runs.pools)[None, :] == act[:, None])
     stop = np.minimum(stop, np.where(watch, flip_next[:, tick].T, np.inf).min(axis=1))
-    if not runs.same_pools.all():
+    if not runs.all_same:
         moved = (act >= 0) & (act != home) & ~runs.same_pools[runs.conf]
         stop[moved] = 1
     open_ = np.isinf(stop)
