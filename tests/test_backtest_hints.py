@@ -2,8 +2,9 @@
 answer may change) against the plain one (asked at every boundary of every run): the same runs
 for every policy, on random traces, tick lengths, jobs with several configurations and pools
 whose clusters differ (hours, R, prices), restarts and deadlines, with values that land exactly
-on tick boundaries and values that do not. Billing sums add the same hours in other chunks, so
-floats agree to 1e-9; counts and fallbacks exactly."""
+on tick boundaries and values that do not. Exactly: times are placed from the start of an
+unbroken chain of attempts and hours billed per placement, so nothing depends on where the
+replay stopped on the way."""
 
 from __future__ import annotations
 
@@ -76,8 +77,6 @@ def test_hints_give_the_runs_of_every_boundary(data, policy, gap):
     if isinstance(plain, str) or isinstance(fast, str):
         assert fast == plain
         return
-    for name in ("makespan_hours", "cost_usd", "spot_hours", "wait_hours", "on_demand_hours"):
-        np.testing.assert_allclose(getattr(fast, name), getattr(plain, name), rtol=0,
-                                   atol=1e-9, err_msg=name)
-    np.testing.assert_array_equal(fast.interruptions, plain.interruptions)
-    np.testing.assert_array_equal(fast.fell_back, plain.fell_back)
+    for name in ("makespan_hours", "cost_usd", "spot_hours", "wait_hours", "on_demand_hours",
+                 "interruptions", "fell_back"):
+        np.testing.assert_array_equal(getattr(fast, name), getattr(plain, name), err_msg=name)

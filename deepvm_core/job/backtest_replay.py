@@ -177,9 +177,10 @@ def _times(k: IntArray, g: float) -> FloatArray:
 #: Runs that ended stay, idle, until a quarter of the rows have (dropping rows costs as much as
 #: some thirty operations on them).
 _INTS = ("k", "seg", "place", "last_run", "home", "since", "inter", "start", "kfull", "conf",
-         "id")
+         "id", "chain_seg")
 _BOOLS = ("in_att", "restart", "fell", "live")
-_FLOATS = ("att_start", "att_len", "spot", "wait", "odh", "cost")
+_FLOATS = ("att_start", "att_len", "chain_start", "chain_len", "placed_at", "spot", "wait",
+           "odh", "cost")
 _HOME = ("s", "sl", "rr", "total", "price", "fb", "od")
 
 
@@ -187,7 +188,14 @@ class _Runs:
     """The runs still going (configuration x start; ``id`` is the run's place in the outputs),
     updated in place by the driver. ``k`` is the boundary the run is at; ``s``, ``sl``, ``rr``,
     ``total``, ``price``, ``fb`` and ``od`` are its home cluster's full and last segment hours,
-    R, job hours, spot, on-demand (fallback) and waiting prices."""
+    R, job hours, spot, on-demand (fallback) and waiting prices.
+
+    Times do not depend on where the driver stopped on the way (so a run's figures are the same
+    whichever policy, or path, brought it there): the attempts of an unbroken chain (one started
+    at a boundary, then the next segments one after the other) are placed from the chain's first
+    (``chain_start``, ``chain_len``, ``chain_seg``), segment m after it at
+    ``chain_start + chain_len + m s``; hours are billed per placement, from ``placed_at`` to its
+    end."""
 
     k: IntArray
     seg: IntArray
@@ -200,12 +208,16 @@ class _Runs:
     kfull: IntArray
     conf: IntArray
     id: IntArray
+    chain_seg: IntArray
     in_att: BoolArray
     restart: BoolArray
     fell: BoolArray
     live: BoolArray
     att_start: FloatArray
     att_len: FloatArray
+    chain_start: FloatArray
+    chain_len: FloatArray
+    placed_at: FloatArray
     spot: FloatArray
     wait: FloatArray
     odh: FloatArray
@@ -284,6 +296,7 @@ class _Runs:
         """Runs ``done`` ended at ``at``: their outputs written; they idle from now on (no
         attempt, nothing placed, at segment 0) and are dropped once a quarter of the rows
         have ended."""
+        self.bill(done, at)
         rows = self.id[done]
         self.out_floats[:, rows] = np.stack((at[done], self.cost[done], self.spot[done],
                                              self.wait[done], self.odh[done]))
@@ -302,14 +315,28 @@ class _Runs:
             self.ended = 0
             self._views()
 
+    def bill(self, closing: BoolArray, at: FloatArray) -> None:
+        """The placements of runs ``closing`` end at ``at``: their hours since ``placed_at``,
+        billed (spot at the pool's price, on demand at the home cluster's fallback price,
+        waiting at its on-demand part)."""
+        hours = at - self.placed_at
+        place = self.place
+        spot, od = place >= 0, place == ON_DEMAND
+        rate = np.where(spot, self.price, np.where(od, self.fb, self.od))
+        np.add(self.cost, rate * hours, out=self.cost, where=closing)
+        np.add(self.spot, hours, out=self.spot, where=closing & spot)
+        np.add(self.odh, hours, out=self.odh, where=closing & od)
+        np.add(self.wait, hours, out=self.wait, where=closing & (place == NOTHING))
+        np.copyto(self.placed_at, at, where=closing)
+
     def progress(self, until: FloatArray,
                  ) -> tuple[IntArray, FloatArray, FloatArray, BoolArray, FloatArray]:
-        """Every run, as if it had an attempt in progress and ran without a break until
-        ``until``: the segment, attempt start and length, whether an attempt is in progress at
-        ``until`` (not when one ended exactly there) and the job's end (NaN if later). Only
-        the answers of runs with an attempt in progress mean anything."""
-        seg, kf, s, sl = self.seg, self.kfull, self.s, self.sl
-        a0, l0 = self.att_start, self.att_len
+        """Every run, as if its chain of attempts ran without a break until ``until``: the
+        segment, attempt start and length, whether an attempt is in progress at ``until`` (not
+        when one ended exactly there) and the job's end (NaN if later). Only the answers of
+        runs with an attempt in progress mean anything."""
+        seg, kf, s, sl = self.chain_seg, self.kfull, self.s, self.sl
+        a0, l0 = self.chain_start, self.chain_len
         c1 = a0 + l0
         reach = until + _TOL
         first = c1 <= reach
@@ -385,7 +412,7 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             stop = np.ones(n, dtype=np.int64)
         else:
             stop = _stop(runs, k, tick, home, dec, flip_next, g, ticks)
-        done, at = _advance(runs, k, stop, t, g)
+        done, at = _advance(runs, k, stop, g)
         if runs.ended:
             done &= runs.live
         if np.any(done):
@@ -414,13 +441,21 @@ def _apply(runs: _Runs, rows: IntArray, act: IntArray, up_now: BoolArray, t: Flo
     restart |= start & (((lr != NOTHING) & (act != lr))
                         | ((act == ON_DEMAND) & (lr != ON_DEMAND)))
     runs.restart[:] = restart
+    if np.any(changing):
+        runs.bill(changing, t)
     moved = np.flatnonzero(start & (act >= 0) & (act != runs.home))
     if moved.size:
         runs.set_home(moved, act[moved])
         seglen = runs.seglen(runs.seg)
     np.copyto(runs.last_run, act, where=start)
-    np.copyto(runs.att_start, t, where=start)
-    np.copyto(runs.att_len, np.where(restart, runs.rr, 0.0) + seglen, where=start)
+    # a run that keeps its placement after an attempt ended exactly here goes on with its chain
+    # (the next attempt, without a restart, is already placed there); any other starts one
+    fresh = start & changing
+    np.copyto(runs.att_start, t, where=fresh)
+    np.copyto(runs.att_len, np.where(restart, runs.rr, 0.0) + seglen, where=fresh)
+    np.copyto(runs.chain_start, runs.att_start, where=fresh)
+    np.copyto(runs.chain_len, runs.att_len, where=fresh)
+    np.copyto(runs.chain_seg, runs.seg, where=fresh)
     runs.in_att[:] = going | start
     runs.place[:] = act
     runs.fell |= act == ON_DEMAND
@@ -448,17 +483,18 @@ def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decisio
         stop[moved] = 1
     open_ = np.isinf(stop)
     if np.any(open_):
-        rest = runs.remaining() - runs.seglen(runs.seg)
-        end = runs.att_start + runs.att_len + rest
+        left = runs.kfull - runs.chain_seg - 1  # full segments after the chain's first
+        c1 = runs.chain_start + runs.chain_len
+        end = np.where(left < 0, c1, c1 + np.maximum(left, 0) * runs.s + runs.sl)
         stop = np.where(open_, np.where(runs.in_att, np.maximum(np.ceil((end - _TOL) / g) - k,
                                                                 1), ticks), stop)
     return np.asarray(stop, dtype=np.int64)
 
 
-def _advance(runs: _Runs, k: IntArray, stop: IntArray, t: FloatArray, g: float,
-             ) -> tuple[BoolArray, FloatArray]:
-    """Every run keeps its action from boundary ``k`` (time ``t``) to ``k + stop`` (or its job's
-    end): progress and billing. Returns which runs are done, and when."""
+def _advance(runs: _Runs, k: IntArray, stop: IntArray, g: float) -> tuple[BoolArray, FloatArray]:
+    """Every run keeps its action from boundary ``k`` to ``k + stop`` (or its job's end): its
+    progress (billing is per placement, :meth:`_Runs.bill`). Returns which runs are done, and
+    when."""
     until = _times(k + stop, g)
     going = runs.in_att.copy()
     span_end = until
@@ -475,12 +511,5 @@ def _advance(runs: _Runs, k: IntArray, stop: IntArray, t: FloatArray, g: float,
         np.copyto(runs.att_start, nstart, where=going)
         np.copyto(runs.att_len, nlen, where=going)
         np.copyto(runs.in_att, ngoing, where=going)
-    hours = span_end - t
-    place = runs.place
-    spot, od, idle = place >= 0, place == ON_DEMAND, place == NOTHING
-    runs.cost += np.where(spot, runs.price, np.where(od, runs.fb, runs.od)) * hours
-    np.add(runs.spot, hours, out=runs.spot, where=spot)
-    np.add(runs.odh, hours, out=runs.odh, where=od)
-    np.add(runs.wait, hours, out=runs.wait, where=idle)
     runs.k += stop
     return done, span_end
