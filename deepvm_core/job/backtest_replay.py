@@ -179,9 +179,17 @@ def _times(k: IntArray, g: float) -> FloatArray:
 _INTS = ("k", "seg", "place", "last_run", "home", "since", "inter", "start", "kfull", "conf",
          "id", "chain_seg")
 _BOOLS = ("in_att", "restart", "fell", "live")
-_FLOATS = ("att_start", "att_len", "chain_start", "chain_len", "placed_at", "spot", "wait",
-           "odh", "cost")
 _HOME = ("s", "sl", "rr", "total", "price", "fb", "od")
+_FLOATS = ("att_start", "att_len", "chain_start", "chain_len", "placed_at", "spot", "odh",
+           "wait", "cost")
+#: Rows of the floats: the hours billed and the price of a placement (spot, on demand, waiting;
+#: in that order, after these rows), and where placements began.
+_HOURS = _FLOATS.index("spot")
+_PRICE = len(_FLOATS) + _HOME.index("price")
+_COST = _FLOATS.index("cost")
+_PLACED = _FLOATS.index("placed_at")
+#: Rows of the floats that are outputs, after the makespan (cost, spot, wait, on demand).
+_OUT = np.array([[_FLOATS.index(name)] for name in ("cost", "spot", "wait", "odh")])
 
 
 class _Runs:
@@ -296,10 +304,11 @@ class _Runs:
         """Runs ``done`` ended at ``at``: their outputs written; they idle from now on (no
         attempt, nothing placed, at segment 0) and are dropped once a quarter of the rows
         have ended."""
-        self.bill(done, at)
-        rows = self.id[done]
-        self.out_floats[:, rows] = np.stack((at[done], self.cost[done], self.spot[done],
-                                             self.wait[done], self.odh[done]))
+        ended = np.flatnonzero(done)
+        self.bill(ended, at[ended])
+        rows = self.id[ended]
+        self.out_floats[0, rows] = at[ended]
+        self.out_floats[1:, rows] = self.floats[_OUT, ended]
         self.out_inter[rows] = self.inter[done]
         self.out_fell[rows] = self.fell[done]
         self.live &= ~done
@@ -315,19 +324,18 @@ class _Runs:
             self.ended = 0
             self._views()
 
-    def bill(self, closing: BoolArray, at: FloatArray) -> None:
-        """The placements of runs ``closing`` end at ``at``: their hours since ``placed_at``,
+    def bill(self, rows: IntArray, at: FloatArray) -> None:
+        """The placements of runs ``rows`` end at ``at``: their hours since ``placed_at``,
         billed (spot at the pool's price, on demand at the home cluster's fallback price,
         waiting at its on-demand part)."""
-        hours = at - self.placed_at
-        place = self.place
-        spot, od = place >= 0, place == ON_DEMAND
-        rate = np.where(spot, self.price, np.where(od, self.fb, self.od))
-        np.add(self.cost, rate * hours, out=self.cost, where=closing)
-        np.add(self.spot, hours, out=self.spot, where=closing & spot)
-        np.add(self.odh, hours, out=self.odh, where=closing & od)
-        np.add(self.wait, hours, out=self.wait, where=closing & (place == NOTHING))
-        np.copyto(self.placed_at, at, where=closing)
+        p = self.place[rows]
+        kind = np.where(p >= 0, 0, np.where(p == ON_DEMAND, 1, 2))  # spot, on demand, waiting
+        n = self.size
+        flat = self.floats.reshape(-1)  # a view: (row, run) is row * n + run
+        hours = at - flat[_PLACED * n + rows]
+        flat[_COST * n + rows] += flat[(_PRICE + kind) * n + rows] * hours
+        flat[(_HOURS + kind) * n + rows] += hours
+        flat[_PLACED * n + rows] = at
 
     def progress(self, until: FloatArray,
                  ) -> tuple[IntArray, FloatArray, FloatArray, BoolArray, FloatArray]:
@@ -404,7 +412,7 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         act = dec.action if not runs.ended else np.where(runs.live, dec.action, NOTHING)
         bad = (act < NOTHING) | (act >= pools) | (
             (act >= 0) & ~up_now[rows, np.minimum(np.maximum(act, 0), pools - 1)])
-        if np.any(bad):
+        if bad.any():
             raise TraceError("policy", f"the {policy} policy chose {int(act[bad][0])}, not a "
                                        "pool that is up, on demand or nothing")
         _apply(runs, rows, act, up_now, t, seglen)
@@ -415,9 +423,9 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         done, at = _advance(runs, k, stop, g)
         if runs.ended:
             done &= runs.live
-        if np.any(done):
+        if done.any():
             runs.finish(done, at)
-        if np.any(((runs.k - runs.since) > stuck_after) & runs.live):
+        if (((runs.k - runs.since) > stuck_after) & runs.live).any():
             raise TraceError("pools", f"under the {policy} policy the job never finishes on "
                                       "these pools: a segment plus its restart never fits in "
                                       "the time the pools stay up")
@@ -441,8 +449,9 @@ def _apply(runs: _Runs, rows: IntArray, act: IntArray, up_now: BoolArray, t: Flo
     restart |= start & (((lr != NOTHING) & (act != lr))
                         | ((act == ON_DEMAND) & (lr != ON_DEMAND)))
     runs.restart[:] = restart
-    if np.any(changing):
-        runs.bill(changing, t)
+    closing = np.flatnonzero(changing)
+    if closing.size:
+        runs.bill(closing, t[closing])
     moved = np.flatnonzero(start & (act >= 0) & (act != runs.home))
     if moved.size:
         runs.set_home(moved, act[moved])
@@ -468,7 +477,7 @@ def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decisio
     pool) changes, or where its job ends; at the next boundary after a move to a pool whose
     cluster's hours or R differ from the home cluster's (the decision assumed the old ones)."""
     until = dec.until_hours
-    if np.all(np.isinf(until)):
+    if np.isinf(until).all():
         stop = np.full(k.size, np.inf)
     else:
         with np.errstate(invalid="ignore"):
@@ -482,7 +491,7 @@ def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decisio
         moved = (act >= 0) & (act != home) & ~runs.same_pools[runs.conf]
         stop[moved] = 1
     open_ = np.isinf(stop)
-    if np.any(open_):
+    if open_.any():
         left = runs.kfull - runs.chain_seg - 1  # full segments after the chain's first
         c1 = runs.chain_start + runs.chain_len
         end = np.where(left < 0, c1, c1 + np.maximum(left, 0) * runs.s + runs.sl)
@@ -499,7 +508,7 @@ def _advance(runs: _Runs, k: IntArray, stop: IntArray, g: float) -> tuple[BoolAr
     going = runs.in_att.copy()
     span_end = until
     done = np.zeros(k.size, dtype=bool)
-    if np.any(going):
+    if going.any():
         with np.errstate(invalid="ignore"):
             nseg, nstart, nlen, ngoing, done_at = runs.progress(until)
         done = going & ~np.isnan(done_at)
