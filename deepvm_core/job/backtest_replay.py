@@ -485,8 +485,10 @@ def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decisio
             at = np.where((c - 1) * g >= until, c - 1, np.where(c * g >= until, c, c + 1))
         stop = np.fmax(at - k, 1)  # NaN: the next boundary
     act = dec.action
-    watch = dec.watch | (np.arange(runs.pools)[None, :] == act[:, None])
-    stop = np.minimum(stop, np.where(watch, flip_next[:, tick].T, np.inf).min(axis=1))
+    flips = flip_next[:, tick]
+    for pool in range(runs.pools):  # (a loop: numpy's min over a short last axis is slow)
+        watched = dec.watch[:, pool] | (act == pool)
+        stop = np.minimum(stop, np.where(watched, flips[pool], np.inf))
     if not runs.all_same:
         moved = (act >= 0) & (act != home) & ~runs.same_pools[runs.conf]
         stop[moved] = 1

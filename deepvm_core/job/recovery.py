@@ -172,7 +172,8 @@ def _segment_end(s: RecoveryState, action: IntArray) -> FloatArray:
 
 def _first_up(s: RecoveryState) -> IntArray:
     up = s.pools_up
-    return np.where(up.any(axis=1), np.argmax(up, axis=1), NOTHING).astype(np.int64)
+    first = np.argmax(up, axis=1)  # 0 when none is up
+    return np.where(up[np.arange(first.size), first], first, NOTHING).astype(np.int64)
 
 
 def wait(s: RecoveryState) -> Decision:
