@@ -244,3 +244,42 @@ def test_plan_table_says_which_types_the_backtest_evaluated(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "plan", *JOB)
     assert code == 0
     assert "backtest" not in out
+
+
+def test_backtest_never_up_pool_falls_back_on_the_exact_tick(tmp_path, capsys, plan):
+    # issue 26: a pool never up, 10-minute ticks, R = 12 min, D = T + R + 3 g: at t = 2 g the
+    # rule's two sides are equal (no fallback), at t = 3 g = 0.5 h it falls back: makespan D
+    gpu, est = plan["chosen"]["gpu"]["name"], plan["chosen"]["estimate"]
+    hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
+    never = write(tmp_path, "never.json", [0] * 40)
+    deadline = hours + 0.2 + 0.5
+    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                         f"{gpu}@z1={never}", "--restart-min", "12", "--policy", "deadline",
+                         "--deadline-hours", repr(deadline), "--starts", "1", "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    assert result["makespan_hours"]["mean"] == pytest.approx(deadline, abs=1e-9)
+    assert result["fell_back"] == 1.0
+    assert result["deadline_met"] == 1.0
+    # Uniform Progress: nothing at t = 0 (on the line), behind it at t = g: on demand then
+    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                         f"{gpu}@z1={never}", "--restart-min", "12", "--recovery",
+                         "uniform-progress", "--deadline-hours", repr(deadline), "--starts", "1",
+                         "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    assert result["makespan_hours"]["mean"] == pytest.approx(1 / 6 + 0.2 + hours, abs=1e-9)
+    assert result["deadline_met"] == 1.0
+    # slack-reserve: slack D - (R + T + g) = 1/3 h is under its reserve 2 (R + s): on demand
+    # at time 0
+    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                         f"{gpu}@z1={never}", "--restart-min", "12", "--recovery",
+                         "slack-reserve", "--deadline-hours", repr(deadline), "--starts", "1",
+                         "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)["result"]
+    assert result["makespan_hours"]["mean"] == pytest.approx(0.2 + hours, abs=1e-9)
+    code, _, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                       f"{gpu}@z1={never}", "--recovery", "uniform-progress")
+    assert code == 2
+    assert "--policy uniform-progress needs --deadline-hours" in err

@@ -86,7 +86,9 @@ def test_pools_from_the_url_strip_statistics_and_backtest() -> None:
     # the always-up pool first: no policy ever leaves it or falls back, every start meets
     # 1.5 x compute hours
     frame = at.dataframe[1].value.set_index("Policy")
-    assert list(frame.index) == ["wait", "failover", "deadline"]
+    # issue 26 added two deadline policies: the page lists every policy of the core
+    assert list(frame.index) == ["wait", "failover", "deadline", "uniform-progress",
+                                 "slack-reserve"]
     assert (frame["Deadline met"] == "200 of 200").all()
     assert (frame["Fell back"] == 0).all()
     assert (frame["Interruptions"] == 0).all()

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from deepvm_core.job import backtest_replay
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest, start_ticks
 from deepvm_core.market.trace import SpotTrace, TraceError
@@ -20,6 +21,15 @@ from tests.traces_oracle import NeverEnds, PoolJob, oracle_percentile, oracle_ru
 
 G_SECONDS = 900.0  # 0.25 h ticks
 G = 0.25
+
+
+@pytest.fixture(autouse=True, scope="module", params=["hints", "every-boundary"])
+def engine_path(request):
+    """Every test twice: the backtest's fast path (the policy asked again only where its
+    decision's hint says the answer may change) and the plain one (asked at every boundary)."""
+    backtest_replay._EVERY_BOUNDARY = request.param == "every-boundary"
+    yield request.param
+    backtest_replay._EVERY_BOUNDARY = False
 
 
 def trace(data: list[int], gap: float = G_SECONDS, name: str = "t") -> SpotTrace:

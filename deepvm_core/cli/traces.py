@@ -42,6 +42,7 @@ from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.forecast import DEFAULT_TRACE_MODEL, FORECAST_MODELS
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.odds import window_words
+from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.job.result import JobPlanResult
 from deepvm_core.market.pool_prices import make_regional_pool
 from deepvm_core.market.pools import check_pools, split_pool_name
@@ -113,9 +114,12 @@ def add_traces_parsers(subparsers: Any) -> None:
     bt.add_argument("plan", metavar="PLAN.json")
     bt.add_argument("--pool", type=_pool_arg, action="append", required=True,
                     metavar="TYPE@ZONE=FILE", help="a pool and its trace (repeat)")
-    bt.add_argument("--policy", choices=RECOVERY_POLICIES, default="failover",
-                    help="wait (first pool only), failover (default) or deadline (failover "
-                         "plus an on-demand fallback; needs --deadline-hours)")
+    bt.add_argument("--policy", "--recovery", dest="policy", choices=RECOVERY_POLICIES,
+                    default="failover",
+                    help="wait (first pool only), failover (default), deadline (failover plus "
+                         "an on-demand fallback) or uniform-progress (spot when up, on demand "
+                         "only to keep up with the line to the deadline); the last two need "
+                         "--deadline-hours")
     bt.add_argument("--deadline-hours", type=number(float, 0.0, strict=True), metavar="H")
     bt.add_argument("--starts", type=number(int, 1, maximum=MAX_STARTS), default=DEFAULT_STARTS,
                     help=f"start times (default {DEFAULT_STARTS})")
@@ -135,15 +139,16 @@ def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
                         "is then evaluated by a backtest over TYPE's pools, ordered per "
                         "configuration by their single-pool mean makespan")
     g.add_argument("--recovery", choices=RECOVERY_POLICIES, default="failover",
-                   help="recovery policy of those backtests (default failover; deadline needs "
-                        "--deadline-hours and the replay)")
+                   help="recovery policy of those backtests (default failover; "
+                        f"{' and '.join(DEADLINE_POLICIES)} need --deadline-hours and the "
+                        "replay)")
     g.add_argument("--model", choices=FORECAST_MODELS,
                    help="how the traces forecast the job: replay (a backtest over the pools, "
                         "with --recovery), renewal (resampled up and down periods) or "
                         "closed-form (the traces' MTBI and W); renewal and closed form use each "
                         "configuration's best pool. Default: the best of the rolling-origin "
                         f"evaluation, {DEFAULT_TRACE_MODEL} (docs/method.md); the replay with "
-                        "--recovery deadline")
+                        "a deadline policy")
     add_window_arg(g)
 
 
@@ -152,10 +157,10 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
     """The backtest hook of ``deepvm plan`` for its ``--pool`` options, or ``None``."""
     if not args.pool:
         return None
-    if args.recovery == "deadline" and args.deadline_hours is None:
-        raise DeepVMError("--recovery deadline needs --deadline-hours H")
-    if args.recovery == "deadline" and args.model not in (None, "replay"):
-        raise DeepVMError("--recovery deadline is replayed only: use --model replay")
+    if args.recovery in DEADLINE_POLICIES and args.deadline_hours is None:
+        raise DeepVMError(f"--recovery {args.recovery} needs --deadline-hours H")
+    if args.recovery in DEADLINE_POLICIES and args.model not in (None, "replay"):
+        raise DeepVMError(f"--recovery {args.recovery} is replayed only: use --model replay")
     pools = [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
                        deadline_hours=args.deadline_hours, model=args.model,
@@ -223,8 +228,8 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
-    if args.policy == "deadline" and args.deadline_hours is None:
-        raise DeepVMError("--policy deadline needs --deadline-hours H")
+    if args.policy in DEADLINE_POLICIES and args.deadline_hours is None:
+        raise DeepVMError(f"--policy {args.policy} needs --deadline-hours H")
     plan = read_plan(args.plan)
     catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
     pools = [make_regional_pool(catalog, name, recent_window(load_trace(path), args.window_days))

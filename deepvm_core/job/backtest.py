@@ -1,5 +1,6 @@
 """What a backtest replays (``traces.md``, "Backtest"): the job on each configuration in each
-pool's cluster (:class:`BacktestJob`), the recovery policies and how many start times.
+pool's cluster (:class:`BacktestJob`) and how many start times; the recovery policies are
+:mod:`deepvm_core.job.recovery` (re-exported here).
 
 **The job** (``job-model.md``): ``K`` full segments of ``s = τ + δ`` hours, then a last segment
 of ``s_last`` hours (no checkpoint after it); a restart of R hours after an interruption or a
@@ -15,15 +16,15 @@ summary per configuration, is :mod:`deepvm_core.job.backtest_runs`.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Final, Literal, get_args
+from typing import Final
 
 import numpy as np
 
 from deepvm_core.arrays import FloatArray, IntArray
+from deepvm_core.job.recovery import RECOVERY_POLICIES, RecoveryPolicy
 from deepvm_core.market.trace import TraceError
 
-RecoveryPolicy = Literal["wait", "failover", "deadline"]
-RECOVERY_POLICIES: Final[tuple[RecoveryPolicy, ...]] = get_args(RecoveryPolicy)
+__all__ = ["DEFAULT_STARTS", "MAX_STARTS", "RECOVERY_POLICIES", "BacktestJob", "RecoveryPolicy"]
 #: Start times per backtest by default, and the most accepted.
 DEFAULT_STARTS: Final = 200
 MAX_STARTS: Final = 100_000

@@ -1,51 +1,58 @@
 """The backtest's replay: a job on spot traces (``traces.md``, "Backtest"), vectorised over start
-times and configurations. The job (``K`` full segments of ``s`` hours, a last one of ``s_last``,
-a restart of R hours; ``rem = (K - i) s_p + s_last,p`` hours remain at segment i in pool p) and
-the recovery policies are :mod:`deepvm_core.job.backtest`; the runs it returns,
+times and configurations, driven tick boundary by tick boundary by the recovery policies of
+:mod:`deepvm_core.job.recovery` (the only home of their rules). The job (``K`` full segments of
+``s`` hours, a last one of ``s_last``, a restart of R hours; ``rem = (K - i) s_p + s_last,p``
+hours remain at segment i in pool p) is :mod:`deepvm_core.job.backtest`; the runs it returns,
 :mod:`deepvm_core.job.backtest_runs`.
 
 **Time.** Ticks last g hours; run j starts at tick ``floor(j L / S)`` (S = min(S, L)); its time
 0 is the beginning of that tick, tick boundaries are at ``t = k g`` (k = 0, 1, ...), and tick k
 of the run is trace tick ``(start + k) mod L`` (traces are cyclic). A pool is up or down per
-tick (:func:`~deepvm_core.market.trace_stats.up_ticks`).
+tick (:func:`~deepvm_core.market.trace_stats.up_ticks`). Times are compared with
+:data:`~deepvm_core.job.recovery.TIME_TOLERANCE_HOURS`: a time within it of a boundary is at the
+boundary, as exact arithmetic would have it.
 
-**Rules, to the letter of the contract:**
+**At every boundary** (time 0 included), in this order:
 
-* At a tick boundary t (time 0 included), first the ``deadline`` rule: if
-  ``D - t < rem + R + g`` the attempt in progress (if any) is abandoned and the job finishes on
-  demand: makespan ``t + R + rem``, fallback cost ``P_fallback (R + rem)``.
-* Then, if the current pool is down (or at time 0): an attempt in progress is lost
-  (``interruptions += 1``; the next attempt restarts), and a pool is chosen: ``wait``: the
-  first pool, when up; ``failover``/``deadline``: the first pool of the list that is up. None up:
-  the job waits until the next boundary. A job stays in a pool while it is up.
-* An attempt is ``R`` (after an interruption or a move to another pool) plus the segment's
-  hours; when it reaches its end the next segment starts at once, without a restart.
-* Billing: spot hours (attempts running, restarts, lost work and stalls included) at the
-  pool's cluster price P; waiting hours at its on-demand part ``P_od``; so a run costs
-  ``Σ P spot_hours + P_od wait_hours (+ P_fallback (R + rem))``.
+1. An attempt that reached its end exactly at the boundary is done before anything else (no
+   interruption; the policy sees the segment done).
+2. The policy is called with the run's :class:`~deepvm_core.job.recovery.RecoveryState` and
+   returns a pool (up now), on demand or nothing.
+3. An action other than the current placement abandons the attempt in progress (its segment
+   starts again, with a restart). If the current spot pool is down and the action is not on
+   demand, that is an interruption (``interruptions += 1``); a run that goes on demand at a
+   boundary is not also interrupted there (the ``deadline`` rule comes first).
+4. A new attempt starts where the action says: R hours of restart (after an interruption, an
+   abandoned attempt, a move to another placement, and always when going on demand: the
+   contract's fallback takes ``R + rem``; never before the first attempt on spot) and then the
+   current segment. When an attempt reaches its end the next segment starts at once, without a
+   restart. Nothing: the job waits until the next boundary.
 
-**Ties the contract leaves open, decided here:** an attempt that reaches its end exactly at a
-boundary is done before that boundary's checks (no interruption, and the deadline rule sees the
-segment as done); the deadline rule at a boundary comes before the interruption there (a job
-that falls back is not also interrupted); before the job's first attempt there is no restart
-(choosing the first pool is not a move); while waiting, hours and prices are those of the
-cluster of the last pool the job ran in (the first pool before it ran).
+**Billing.** Spot hours (attempts running in a pool, restarts, lost work and stalls included) at
+that pool's cluster price P; on-demand hours at ``P_fallback`` of the home cluster (the last pool
+the job ran in, the first before it ran; its hours and R also apply on demand); waiting hours at
+its on-demand part ``P_od``. With ``deadline`` (on demand for good) a run thus costs
+``Σ P spot_hours + P_od wait_hours + P_fallback (R + rem)``, the contract's formula.
 
-**Vectorisation.** Every run (configuration x start) advances by whole events, never tick by
-tick: per pool, ``down_next[k]`` and ``up_next[k]`` (ticks from k to the next down or up tick,
-cyclic; infinite when there is none) and, for failover, the first pool up at each tick and the
-ticks to the next tick with any pool up, are computed once with ``searchsorted``. A running job
-at time t in an up run that ends at boundary E completes, in one step, the
-``m = min(K_left, floor((E - c) / s))`` full segments that fit after its first attempt ends at
-c. Under the deadline rule the slack ``A = (D - R - g) - (t + r R + rem)`` is constant over an
-up run (r = 1 when the attempt starts with a restart); the first attempt falls back at the
-first boundary ``b >= t`` with ``b > t + r R + A``; a later segment j (phase = time since its
-start) falls back at a boundary only if ``phase > A``, impossible when A is at least every later
-segment's length. Runs whose A is shorter (close to the deadline) advance one segment per
-round. Each round works on boolean masks of the runs still going.
+**Speed: asking the policy only where its answer may change.** Calling the policy at every
+boundary of every run would cost one round per tick (a 45-hour makespan on 32-second ticks is
+5,000). Each policy returns, with its action, a hint (:class:`~deepvm_core.job.recovery.Decision`):
+a time before which its answer stays the same while the run holds the action, and the pools whose
+state it depends on. A run then moves on in one round to the first boundary at or after that
+time, where a pool it watches (or its own pool) changes (``flip_next``, from the trace once), or
+where its job ends, running through any number of segments on the way (:meth:`_Runs.progress`);
+after a move to a pool whose cluster has other hours or R (the hint assumed the old ones), one
+boundary. The hint is a bound computed by the rule's own function, next to the rule; the runs are
+exactly those of a loop asking at every boundary (``_EVERY_BOUNDARY``, which the tests also run).
+
+**Bounds.** A run whose segments never fit (no segment done for ``2 (pools + 1) L + 2`` ticks,
+plus ``D / g`` with a deadline) is refused with an error, so every loop here ends within the
+trace length times the job.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -53,33 +60,27 @@ from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.job.backtest import (
     DEFAULT_STARTS,
     MAX_STARTS,
-    RECOVERY_POLICIES,
     BacktestJob,
-    RecoveryPolicy,
 )
 from deepvm_core.job.backtest_runs import BacktestRuns
+from deepvm_core.job.recovery import (
+    DEADLINE_POLICIES,
+    NOTHING,
+    ON_DEMAND,
+    POLICIES,
+    RECOVERY_POLICIES,
+    TIME_TOLERANCE_HOURS,
+    Decision,
+    RecoveryPolicy,
+    RecoveryState,
+)
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import up_threshold
 
-_BOUNDARY, _RUNNING, _DONE = 0, 1, 2
-#: Hours within which two times count as equal (a tie at a tick boundary): float noise of
-#: ``k g`` is ~1e-13 h on the longest traces; below the deadline's reporting tolerance (1e-9 h).
-TIME_TOLERANCE_HOURS = 1e-10
-
-
-def _late(deadline: float, t: FloatArray, need: FloatArray) -> BoolArray:
-    """The deadline rule ``D - t < need`` (need = rem + R + g), strict beyond the tolerance."""
-    return np.asarray(deadline - t - need < -TIME_TOLERANCE_HOURS, dtype=bool)
-
-
-def _first_late_boundary(deadline: float, need: FloatArray, g: float) -> FloatArray:
-    """The least boundary index k with ``_late(D, k g, need)``: the float floor of
-    ``(D - need) / g`` may be off by one either way, so the candidates around it are tested."""
-    base = np.floor((deadline - need) / g) - 1
-    out = base + 3
-    for step in (2, 1, 0):
-        out = np.where(_late(deadline, (base + step) * g, need), base + step, out)
-    return out
+_TOL = TIME_TOLERANCE_HOURS
+#: Tests set this to call the policy at every boundary of every run (the plain definition),
+#: ignoring the policies' hints.
+_EVERY_BOUNDARY = False
 
 
 def start_ticks(ticks: int, starts: int) -> IntArray:
@@ -118,8 +119,8 @@ def _check_inputs(traces: list[SpotTrace], job: BacktestJob, policy: str,
             deadline_hours, (int, float)) or not np.isfinite(deadline_hours)
             or deadline_hours <= 0):
         raise TraceError("deadline_hours", f"{deadline_hours!r}: must be a number > 0")
-    if policy == "deadline" and deadline_hours is None:
-        raise TraceError("deadline_hours", "the deadline policy needs a deadline")
+    if policy in DEADLINE_POLICIES and deadline_hours is None:
+        raise TraceError("deadline_hours", f"the {policy} policy needs a deadline")
 
 
 def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolicy = "failover",
@@ -138,7 +139,7 @@ def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolic
     ticks = traces[0].ticks
     first = start_ticks(ticks, starts)
     shape = (job.configurations, first.size)
-    out = {name: np.zeros(shape) for name in ("makespan", "cost", "spot", "wait")}
+    out = {name: np.zeros(shape) for name in ("makespan", "cost", "spot", "wait", "od")}
     inter = np.zeros(shape, dtype=np.int64)
     fell = np.zeros(shape, dtype=bool)
     thresholds = np.ones(job.spot_vms.shape, dtype=np.int64)
@@ -154,214 +155,372 @@ def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolic
         up = np.stack([t.counts >= lv for t, lv in zip(traces, level, strict=True)])
         part = _replay(up, traces[0].gap_hours, job.rows(rows), policy, deadline_hours, first,
                        [t.source for t in traces])
-        for name, value in zip(("makespan", "cost", "spot", "wait"), part[:4], strict=True):
+        for name, value in zip(("makespan", "cost", "spot", "wait", "od"), part[:5],
+                               strict=True):
             out[name][rows] = value
-        inter[rows], fell[rows] = part[4], part[5]
+        inter[rows], fell[rows] = part[5], part[6]
     return BacktestRuns(policy=policy, deadline_hours=None if deadline_hours is None
                         else float(deadline_hours), start_ticks=first,
                         makespan_hours=out["makespan"], cost_usd=out["cost"],
-                        spot_hours=out["spot"], wait_hours=out["wait"], interruptions=inter,
+                        spot_hours=out["spot"], wait_hours=out["wait"],
+                        on_demand_hours=out["od"], interruptions=inter,
                         fell_back=fell)
+
+
+def _times(k: IntArray, g: float) -> FloatArray:
+    """Boundary ``k`` in hours."""
+    return np.asarray(k * g, dtype=np.float64)
+
+
+#: The working arrays of a run, packed by type (rows of three 2-D arrays, so that dropping the
+#: runs that ended is three takes). Home cluster: the figures of the pool the job last ran in.
+#: Runs that ended stay, idle, until a quarter of the rows have (dropping rows costs as much as
+#: some thirty operations on them).
+_INTS = ("k", "seg", "place", "last_run", "home", "since", "inter", "start", "kfull", "conf",
+         "id", "chain_seg")
+_BOOLS = ("in_att", "restart", "fell", "live")
+_HOME = ("s", "sl", "rr", "total", "price", "fb", "od")
+_FLOATS = ("att_start", "att_len", "chain_start", "chain_len", "placed_at", "spot", "odh",
+           "wait", "cost")
+#: Rows of the floats: the hours billed and the price of a placement (spot, on demand, waiting;
+#: in that order, after these rows), and where placements began.
+_HOURS = _FLOATS.index("spot")
+_PRICE = len(_FLOATS) + _HOME.index("price")
+_COST = _FLOATS.index("cost")
+_PLACED = _FLOATS.index("placed_at")
+#: Rows of the floats that are outputs, after the makespan (cost, spot, wait, on demand).
+_OUT = np.array([[_FLOATS.index(name)] for name in ("cost", "spot", "wait", "odh")])
+
+
+class _Runs:
+    """The runs still going (configuration x start; ``id`` is the run's place in the outputs),
+    updated in place by the driver. ``k`` is the boundary the run is at; ``s``, ``sl``, ``rr``,
+    ``total``, ``price``, ``fb`` and ``od`` are its home cluster's full and last segment hours,
+    R, job hours, spot, on-demand (fallback) and waiting prices.
+
+    Times do not depend on where the driver stopped on the way (so a run's figures are the same
+    whichever policy, or path, brought it there): the attempts of an unbroken chain (one started
+    at a boundary, then the next segments one after the other) are placed from the chain's first
+    (``chain_start``, ``chain_len``, ``chain_seg``), segment m after it at
+    ``chain_start + chain_len + m s``; hours are billed per placement, from ``placed_at`` to its
+    end."""
+
+    k: IntArray
+    seg: IntArray
+    place: IntArray
+    last_run: IntArray
+    home: IntArray
+    since: IntArray  # boundary of the last segment done
+    inter: IntArray
+    start: IntArray
+    kfull: IntArray
+    conf: IntArray
+    id: IntArray
+    chain_seg: IntArray
+    in_att: BoolArray
+    restart: BoolArray
+    fell: BoolArray
+    live: BoolArray
+    att_start: FloatArray
+    att_len: FloatArray
+    chain_start: FloatArray
+    chain_len: FloatArray
+    placed_at: FloatArray
+    spot: FloatArray
+    wait: FloatArray
+    odh: FloatArray
+    cost: FloatArray
+    s: FloatArray
+    sl: FloatArray
+    rr: FloatArray
+    total: FloatArray
+    price: FloatArray
+    fb: FloatArray
+    od: FloatArray
+
+    def __init__(self, job: BacktestJob, first: IntArray) -> None:
+        nconf, nstart = job.configurations, first.size
+        ci = np.repeat(np.arange(nconf), nstart)
+        n = ci.size
+        self.pools = job.pools
+        self.ints = np.zeros((len(_INTS), n), dtype=np.int64)
+        self.bools = np.zeros((len(_BOOLS), n), dtype=bool)
+        self.floats = np.zeros((len(_FLOATS) + len(_HOME), n))
+        self._views()
+        self.place[:] = NOTHING
+        self.last_run[:] = NOTHING
+        self.live[:] = True
+        self.ended = 0  # rows of runs that ended, still in the arrays
+        self.start[:] = np.tile(first, nconf)
+        self.kfull[:] = job.full_segments[ci]
+        self.conf[:] = ci
+        self.id[:] = np.arange(n)
+        #: (configuration * pools + pool, figure): the home figures of each pool's cluster
+        self.figures = np.stack([
+            job.full_segment_hours.ravel(), job.last_segment_hours.ravel(),
+            job.restart_hours.ravel(),
+            (job.full_segments[:, None] * job.full_segment_hours
+             + job.last_segment_hours).ravel(),
+            job.price_usd_per_hour.ravel(), job.fallback_usd_per_hour.ravel(),
+            job.on_demand_usd_per_hour.ravel()], axis=1)
+        self.set_home(np.arange(n), np.zeros(n, dtype=np.int64))
+        #: Per configuration: every pool's cluster has the same segment hours and R.
+        self.same_pools = np.asarray(
+            ((job.full_segment_hours == job.full_segment_hours[:, :1])
+             & (job.last_segment_hours == job.last_segment_hours[:, :1])
+             & (job.restart_hours == job.restart_hours[:, :1])).all(axis=1), dtype=bool)
+        self.all_same = bool(self.same_pools.all())
+        self.out_floats = np.zeros((5, n))  # makespan, cost, spot, wait, odh
+        self.out_inter = np.zeros(n, dtype=np.int64)
+        self.out_fell = np.zeros(n, dtype=bool)
+
+    def _views(self) -> None:
+        for i, name in enumerate(_INTS):
+            setattr(self, name, self.ints[i])
+        for i, name in enumerate(_BOOLS):
+            setattr(self, name, self.bools[i])
+        for i, name in enumerate((*_FLOATS, *_HOME)):
+            setattr(self, name, self.floats[i])
+
+    @property
+    def size(self) -> int:
+        """Runs still going."""
+        return int(self.ints.shape[1])
+
+    def set_home(self, rows: IntArray, pool: IntArray) -> None:
+        """Runs ``rows`` now run in (and are billed as) the cluster of ``pool``."""
+        self.home[rows] = pool
+        self.floats[len(_FLOATS):, rows] = self.figures[self.conf[rows] * self.pools + pool].T
+
+    def seglen(self, seg: IntArray) -> FloatArray:
+        """Hours of segment ``seg`` in each run's home cluster."""
+        return np.where(seg < self.kfull, self.s, self.sl)
+
+    def remaining(self) -> FloatArray:
+        """``rem``: every segment from the current one on, in the home cluster."""
+        return np.asarray((self.kfull - self.seg) * self.s + self.sl, dtype=np.float64)
+
+    def finish(self, done: BoolArray, at: FloatArray) -> None:
+        """Runs ``done`` ended at ``at``: their outputs written; they idle from now on (no
+        attempt, nothing placed, at segment 0) and are dropped once a quarter of the rows
+        have ended."""
+        ended = np.flatnonzero(done)
+        self.bill(ended, at[ended])
+        rows = self.id[ended]
+        self.out_floats[0, rows] = at[ended]
+        self.out_floats[1:, rows] = self.floats[_OUT, ended]
+        self.out_inter[rows] = self.inter[done]
+        self.out_fell[rows] = self.fell[done]
+        self.live &= ~done
+        self.in_att &= ~done
+        self.place[done] = NOTHING
+        self.seg[done] = 0
+        self.ended += int(np.count_nonzero(done))
+        if 4 * self.ended >= self.size:
+            keep = np.flatnonzero(self.live)
+            self.ints = self.ints.take(keep, axis=1)
+            self.bools = self.bools.take(keep, axis=1)
+            self.floats = self.floats.take(keep, axis=1)
+            self.ended = 0
+            self._views()
+
+    def bill(self, rows: IntArray, at: FloatArray) -> None:
+        """The placements of runs ``rows`` end at ``at``: their hours since ``placed_at``,
+        billed (spot at the pool's price, on demand at the home cluster's fallback price,
+        waiting at its on-demand part)."""
+        p = self.place[rows]
+        kind = np.where(p >= 0, 0, np.where(p == ON_DEMAND, 1, 2))  # spot, on demand, waiting
+        n = self.size
+        flat = self.floats.reshape(-1)  # a view: (row, run) is row * n + run
+        hours = at - flat[_PLACED * n + rows]
+        flat[_COST * n + rows] += flat[(_PRICE + kind) * n + rows] * hours
+        flat[(_HOURS + kind) * n + rows] += hours
+        flat[_PLACED * n + rows] = at
+
+    def progress(self, until: FloatArray,
+                 ) -> tuple[IntArray, FloatArray, FloatArray, BoolArray, FloatArray]:
+        """Every run, as if its chain of attempts ran without a break until ``until``: the
+        segment, attempt start and length, whether an attempt is in progress at ``until`` (not
+        when one ended exactly there) and the job's end (NaN if later). Only the answers of
+        runs with an attempt in progress mean anything."""
+        seg, kf, s, sl = self.chain_seg, self.kfull, self.s, self.sl
+        a0, l0 = self.chain_start, self.chain_len
+        c1 = a0 + l0
+        reach = until + _TOL
+        first = c1 <= reach
+        left = kf - seg - 1  # full segments after the current one (-1: it is the last)
+        m = np.floor((until - c1 + _TOL) / s)
+        m = np.minimum(np.maximum(np.where(first, m, 0), 0), np.maximum(left, 0)).astype(np.int64)
+        over = (m > 0) & (c1 + m * s > reach)
+        m -= over
+        more = (m < left) & (c1 + (m + 1) * s <= reach) & first
+        m += more
+        t2 = c1 + m * s
+        end_last = t2 + sl
+        done_at = np.where(first & (left < 0), c1,
+                           np.where(first & (left >= 0) & (m == left) & (end_last <= reach),
+                                    end_last, np.nan))
+        nseg = np.where(first, seg + 1 + m, seg)
+        nstart = np.where(first, t2, a0)
+        nlen = np.where(first, self.seglen(np.minimum(nseg, kf)), l0)
+        going = ~first | (t2 < until - _TOL)
+        return nseg, nstart, nlen, going, done_at
 
 
 def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             deadline: float | None, first: IntArray, sources: list[str],
-            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray, BoolArray]:
+            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, IntArray,
+                       BoolArray]:
     """The runs of ``job`` (configurations x starts) on pools ``up`` (pools x ticks)."""
     pools, ticks = up.shape
-    down_next = np.stack([_ticks_to_next(np.asarray(u == 0, dtype=bool)) for u in up])
-    up_next = np.stack([_ticks_to_next(u) for u in up])
-    any_up: BoolArray = np.asarray(up.any(axis=0), dtype=bool)
-    any_next = _ticks_to_next(any_up)
-    first_up = np.where(any_up, np.argmax(up, axis=0), -1)
+    decide = POLICIES[policy]
     if policy == "wait" and not up[0].any():
         raise TraceError(sources[0], "the pool is never up for this cluster: with the wait "
                                      "policy the job never runs")
-    if policy == "failover" and not any_up.any():
+    if policy == "failover" and not up.any():
         raise TraceError("pools", "no pool is ever up for this cluster: the job never runs")
-    nconf, nstart = job.configurations, first.size
-    ci = np.repeat(np.arange(nconf), nstart)
-    start = np.tile(first, nconf)
-    n = ci.size
-    state = np.full(n, _BOUNDARY)
-    rel = np.zeros(n, dtype=np.int64)  # boundary index of the run (state _BOUNDARY)
-    t = np.zeros(n)
-    end_tick = np.zeros(n)  # run's boundary index where the current up run ends (may be inf)
-    seg = np.zeros(n, dtype=np.int64)
-    restart = np.zeros(n, dtype=bool)
-    fresh = np.zeros(n, dtype=bool)  # running from a boundary whose rules were just applied
-    visits = np.zeros(n, dtype=np.int64)  # boundaries met since the last segment was done
-    stuck_after = 2 * (pools + 1) * ticks + 2
-    pool = np.full(n, -1, dtype=np.int64)
-    spot, wait, cost, makespan = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
-    inter = np.zeros(n, dtype=np.int64)
-    fell = np.zeros(n, dtype=bool)
-    kfull = job.full_segments
-    sfull, slast, rr = job.full_segment_hours, job.last_segment_hours, job.restart_hours
-    price, od, fb = job.price_usd_per_hour, job.on_demand_usd_per_hour, job.fallback_usd_per_hour
-
-    def finish(idx: IntArray, at: FloatArray) -> None:
-        makespan[idx] = at
-        state[idx] = _DONE
-
-    while True:
-        idx = np.flatnonzero(state == _BOUNDARY)
-        if idx.size:
-            c, p_last = ci[idx], pool[idx]
-            hp = np.maximum(p_last, 0)
-            tb = rel[idx] * g
-            remh = (kfull[c] - seg[idx]) * sfull[c, hp] + slast[c, hp]
-            r_h = rr[c, hp]
-            if policy == "deadline":
-                assert deadline is not None
-                late = _late(deadline, np.asarray(tb, dtype=np.float64), remh + r_h + g)
-                lidx = idx[late]
-                fell[lidx] = True
-                cost[lidx] += fb[c[late], hp[late]] * (r_h[late] + remh[late])
-                finish(lidx, tb[late] + r_h[late] + remh[late])
-                keep = ~late
-                idx, c, p_last, hp = idx[keep], c[keep], p_last[keep], hp[keep]
-                tb, remh, r_h = tb[keep], remh[keep], r_h[keep]
-            visits[idx] += 1
-            if policy != "deadline" and np.any(visits[idx] > stuck_after):
-                raise TraceError("pools", f"under the {policy} policy the job never finishes "
-                                          "on these pools: a segment plus its restart never "
-                                          "fits in the time the pools stay up")
-            tick = (start[idx] + rel[idx]) % ticks
-            chosen = (np.where(up[0, tick], 0, -1) if policy == "wait" else first_up[tick])
-            go = chosen >= 0
-            g_idx, g_pool, g_tick = idx[go], chosen[go], tick[go]
-            restart[g_idx] |= (p_last[go] >= 0) & (p_last[go] != g_pool)
-            pool[g_idx] = g_pool
-            end_tick[g_idx] = rel[g_idx] + down_next[g_pool, g_tick]
-            t[g_idx] = tb[go]
-            fresh[g_idx] = True
-            state[g_idx] = _RUNNING
-            stay = ~go
-            w_idx = idx[stay]
-            nxt = rel[w_idx] + (up_next[0, tick[stay]] if policy == "wait"
-                                else any_next[tick[stay]])
-            if policy == "deadline":
-                assert deadline is not None
-                due = _first_late_boundary(deadline, remh[stay] + r_h[stay] + g, g)
-                nxt = np.minimum(nxt, due)
-            hours = nxt * g - tb[stay]
-            wait[w_idx] += hours
-            cost[w_idx] += od[c[stay], hp[stay]] * hours
-            rel[w_idx] = nxt.astype(np.int64)
-        idx = np.flatnonzero(state == _RUNNING)
-        if idx.size == 0:
-            if idx.size == 0 and not np.any(state == _BOUNDARY):
-                break
-            continue
-        _advance(idx, g, policy, deadline, ci, pool, seg, restart, fresh, visits, t, end_tick,
-                 rel, state,
-                 spot, cost, inter, fell, makespan, kfull, sfull, slast, rr, price, fb)
-    shape = (nconf, nstart)
-    return (makespan.reshape(shape), cost.reshape(shape), spot.reshape(shape),
-            wait.reshape(shape), inter.reshape(shape), fell.reshape(shape))
+    # per pool and trace tick k: ticks from k to the next tick where the pool's state differs
+    flip_next = np.stack([_ticks_to_next(np.asarray(u != np.roll(u, -1), dtype=bool)) + 1
+                          for u in up])
+    runs = _Runs(job, first)
+    deadlines = np.full(runs.size, math.inf if deadline is None else float(deadline))
+    stuck_after = 2 * (pools + 1) * ticks + 2 + (
+        0 if deadline is None else math.ceil(deadline / g) + 1)
+    longest = float(np.max(job.full_segments[:, None] * job.full_segment_hours
+                           + job.last_segment_hours + job.restart_hours))
+    bound = (int(job.full_segments.max()) + 1) * (stuck_after + 1) + math.ceil(longest / g) + 2
+    rounds = 0
+    while runs.size > runs.ended:
+        rounds += 1
+        if rounds > bound:  # unreachable: every round moves every run on by a boundary
+            raise RuntimeError(f"backtest: more than {bound} rounds")
+        n = runs.size
+        rows = np.arange(n)
+        k = runs.k.copy()
+        tick = (runs.start + k) % ticks
+        up_now = up[:, tick].T
+        t = _times(k, g)
+        home = runs.home.copy()
+        rem = runs.remaining()
+        seglen = runs.seglen(runs.seg)
+        dec = decide(RecoveryState(
+            elapsed_hours=t, work_done_hours=runs.total - rem, remaining_hours=rem,
+            segment_hours=seglen, attempt_hours=np.where(runs.in_att, t - runs.att_start, 0.0),
+            restart_pending=runs.restart, placement=runs.place, pools_up=up_now,
+            deadline_hours=deadlines[:n], restart_hours=runs.rr, tick_hours=g))
+        # (views of the working arrays: the state is read here only, before they change)
+        act = dec.action if not runs.ended else np.where(runs.live, dec.action, NOTHING)
+        bad = (act < NOTHING) | (act >= pools) | (
+            (act >= 0) & ~up_now[rows, np.minimum(np.maximum(act, 0), pools - 1)])
+        if bad.any():
+            raise TraceError("policy", f"the {policy} policy chose {int(act[bad][0])}, not a "
+                                       "pool that is up, on demand or nothing")
+        _apply(runs, rows, act, up_now, t, seglen)
+        if _EVERY_BOUNDARY:
+            stop = np.ones(n, dtype=np.int64)
+        else:
+            stop = _stop(runs, k, tick, home, dec, flip_next, g, ticks)
+        done, at = _advance(runs, k, stop, g)
+        if runs.ended:
+            done &= runs.live
+        if done.any():
+            runs.finish(done, at)
+        if (((runs.k - runs.since) > stuck_after) & runs.live).any():
+            raise TraceError("pools", f"under the {policy} policy the job never finishes on "
+                                      "these pools: a segment plus its restart never fits in "
+                                      "the time the pools stay up")
+    shape = (job.configurations, first.size)
+    mk, cost, spot, wait, odh = (x.reshape(shape) for x in runs.out_floats)
+    return (mk, cost, spot, wait, odh, runs.out_inter.reshape(shape),
+            runs.out_fell.reshape(shape))
 
 
-def _advance(idx: IntArray, g: float, policy: RecoveryPolicy, deadline: float | None, ci: IntArray,
-             pool: IntArray, seg: IntArray, restart: BoolArray, fresh: BoolArray,
-             visits: IntArray, t: FloatArray,
-             end_tick: FloatArray, rel: IntArray, state: IntArray, spot: FloatArray,
-             cost: FloatArray, inter: IntArray, fell: BoolArray, makespan: FloatArray,
-             kfull: IntArray, sfull: FloatArray, slast: FloatArray, rr: FloatArray,
-             price: FloatArray, fb: FloatArray) -> None:
-    """One round for the running runs ``idx``: to the end of the up run, the job's end, a
-    fallback or (near the deadline) the end of the current attempt. Updates in place."""
-    c, p = ci[idx], pool[idx]
-    i, k = seg[idx], kfull[c]
-    s, sl, r_h, pr = sfull[c, p], slast[c, p], rr[c, p], price[c, p]
-    t0 = t[idx]
-    e_tick = end_tick[idx]
-    with np.errstate(invalid="ignore"):
-        e = e_tick * g
-    lead = np.where(restart[idx], r_h, 0.0)
-    first_len = lead + np.where(i < k, s, sl)
-    done_at = t0 + first_len
-    rem = (k - i) * s + sl
-    fall = np.zeros(idx.size, dtype=bool)
-    step = np.zeros(idx.size, dtype=bool)
-    b1 = np.zeros(idx.size)
-    if policy == "deadline":
-        assert deadline is not None
-        latest = deadline - r_h - g
-        b1 = np.maximum(np.ceil(t0 / g - TIME_TOLERANCE_HOURS / g) + fresh[idx],
-                        _first_late_boundary(deadline, rem + r_h + g, g)) * g
-        fall = (b1 < done_at) & (b1 <= e)
-        slack = latest - (t0 + lead + rem)
-        later = np.where(i + 1 < k, np.maximum(s, sl), np.where(i < k, sl, -np.inf))
-        step = slack < later
+def _apply(runs: _Runs, rows: IntArray, act: IntArray, up_now: BoolArray, t: FloatArray,
+           seglen: FloatArray) -> None:
+    """Steps 3 and 4 at a boundary (module docstring) for every run and its action."""
+    cur, in_att = runs.place, runs.in_att
+    changing = act != cur
+    cur_down = (cur >= 0) & ~up_now[rows, np.maximum(cur, 0)]
+    runs.inter += in_att & cur_down & (act != ON_DEMAND)
+    restart = runs.restart | (in_att & changing)
+    going = in_att & ~changing
+    start = (act != NOTHING) & ~going
+    lr = runs.last_run
+    restart |= start & (((lr != NOTHING) & (act != lr))
+                        | ((act == ON_DEMAND) & (lr != ON_DEMAND)))
+    runs.restart[:] = restart
+    closing = np.flatnonzero(changing)
+    if closing.size:
+        runs.bill(closing, t[closing])
+    moved = np.flatnonzero(start & (act >= 0) & (act != runs.home))
+    if moved.size:
+        runs.set_home(moved, act[moved])
+        seglen = runs.seglen(runs.seg)
+    np.copyto(runs.last_run, act, where=start)
+    # a run that keeps its placement after an attempt ended exactly here goes on with its chain
+    # (the next attempt, without a restart, is already placed there); any other starts one
+    fresh = start & changing
+    np.copyto(runs.att_start, t, where=fresh)
+    np.copyto(runs.att_len, np.where(restart, runs.rr, 0.0) + seglen, where=fresh)
+    np.copyto(runs.chain_start, runs.att_start, where=fresh)
+    np.copyto(runs.chain_len, runs.att_len, where=fresh)
+    np.copyto(runs.chain_seg, runs.seg, where=fresh)
+    runs.in_att[:] = going | start
+    runs.place[:] = act
+    runs.fell |= act == ON_DEMAND
 
-    def bill(sel: BoolArray, until: FloatArray) -> None:
-        spot[idx[sel]] += until - t0[sel]
-        cost[idx[sel]] += pr[sel] * (until - t0[sel])
 
-    def done(sel: BoolArray, at: FloatArray) -> None:
-        makespan[idx[sel]] = at
-        state[idx[sel]] = _DONE
+def _stop(runs: _Runs, k: IntArray, tick: IntArray, home: IntArray, dec: Decision,
+          flip_next: FloatArray, g: float, ticks: int) -> IntArray:
+    """Boundaries each run moves on from ``k`` (>= 1) before the policy is asked again: to the
+    first boundary ``t >= until_hours`` of its decision, where a pool it watches (or its own
+    pool) changes, or where its job ends; at the next boundary after a move to a pool whose
+    cluster's hours or R differ from the home cluster's (the decision assumed the old ones)."""
+    until = dec.until_hours
+    if np.isinf(until).all():
+        stop = np.full(k.size, np.inf)
+    else:
+        with np.errstate(invalid="ignore"):
+            c = np.ceil(until / g)  # the least boundary at or after ``until``, float-corrected
+            at = np.where((c - 1) * g >= until, c - 1, np.where(c * g >= until, c, c + 1))
+        stop = np.fmax(at - k, 1)  # NaN: the next boundary
+    act = dec.action
+    flips = flip_next[:, tick]
+    for pool in range(runs.pools):  # (a loop: numpy's min over a short last axis is slow)
+        watched = dec.watch[:, pool] | (act == pool)
+        stop = np.minimum(stop, np.where(watched, flips[pool], np.inf))
+    if not runs.all_same:
+        moved = (act >= 0) & (act != home) & ~runs.same_pools[runs.conf]
+        stop[moved] = 1
+    open_ = np.isinf(stop)
+    if open_.any():
+        left = runs.kfull - runs.chain_seg - 1  # full segments after the chain's first
+        c1 = runs.chain_start + runs.chain_len
+        end = np.where(left < 0, c1, c1 + np.maximum(left, 0) * runs.s + runs.sl)
+        stop = np.where(open_, np.where(runs.in_att, np.maximum(np.ceil((end - _TOL) / g) - k,
+                                                                1), ticks), stop)
+    return np.asarray(stop, dtype=np.int64)
 
-    if np.any(fall):
-        bill(fall, b1[fall])
-        f_idx = idx[fall]
-        fell[f_idx] = True
-        extra = r_h[fall] + rem[fall]
-        cost[f_idx] += fb[c[fall], p[fall]] * extra
-        done(fall, b1[fall] + extra)
-    complete = ~fall & (done_at <= e)
-    visits[idx[complete]] = 0
-    lost = ~fall & ~complete
-    # the first attempt is lost at E: interruption, back to a boundary
-    bill(lost, e[lost])
-    inter[idx[lost]] += 1
-    restart[idx[lost]] = True
-    rel[idx[lost]] = e_tick[lost].astype(np.int64)
-    state[idx[lost]] = _BOUNDARY
-    # the job's last segment ends
-    last = complete & (i >= k)
-    bill(last, done_at[last])
-    done(last, done_at[last])
-    # near the deadline: one segment at a time
-    one = complete & (i < k) & step
-    bill(one, done_at[one])
-    t[idx[one]] = done_at[one]
-    seg[idx[one]] += 1
-    restart[idx[one]] = False
-    fresh[idx[one]] = False
-    at_end = one & (done_at >= e)  # done exactly at E: no attempt in progress there
-    rel[idx[at_end]] = e_tick[at_end].astype(np.int64)
-    state[idx[at_end]] = _BOUNDARY
-    # in bulk: the full segments that fit before E, then maybe the last
-    bulk = complete & (i < k) & ~step
-    if not np.any(bulk):
-        return
-    b_idx = idx[bulk]
-    cb, eb, sb, slb = done_at[bulk], e[bulk], s[bulk], sl[bulk]
-    left = (k - i - 1)[bulk]
-    with np.errstate(invalid="ignore"):
-        fit = np.where(np.isinf(eb), left, np.floor((eb - cb) / sb))
-    m = np.minimum(left, fit).astype(np.int64)
-    t2 = cb + m * sb
-    over = t2 > eb
-    m = np.where(over, m - 1, m)
-    t2 = np.where(over, cb + m * sb, t2)
-    end = t2 + slb
-    fin = (m == left) & (end <= eb)
-    sub = np.flatnonzero(bulk)
-    fin_all = np.zeros(idx.size, dtype=bool)
-    fin_all[sub[fin]] = True
-    bill(fin_all, end[fin] if fin.any() else np.zeros(0))
-    done(fin_all, end[fin])
-    cut = ~fin
-    cut_all = np.zeros(idx.size, dtype=bool)
-    cut_all[sub[cut]] = True
-    bill(cut_all, eb[cut])
-    ci_idx = b_idx[cut]
-    running = t2[cut] < eb[cut]
-    inter[ci_idx] += running.astype(np.int64)
-    restart[ci_idx] = running
-    seg[ci_idx] = (i[bulk] + 1 + m)[cut]
-    rel[ci_idx] = e_tick[bulk][cut].astype(np.int64)
-    state[ci_idx] = _BOUNDARY
+
+def _advance(runs: _Runs, k: IntArray, stop: IntArray, g: float) -> tuple[BoolArray, FloatArray]:
+    """Every run keeps its action from boundary ``k`` to ``k + stop`` (or its job's end): its
+    progress (billing is per placement, :meth:`_Runs.bill`). Returns which runs are done, and
+    when."""
+    until = _times(k + stop, g)
+    going = runs.in_att.copy()
+    span_end = until
+    done = np.zeros(k.size, dtype=bool)
+    if going.any():
+        with np.errstate(invalid="ignore"):
+            nseg, nstart, nlen, ngoing, done_at = runs.progress(until)
+        done = going & ~np.isnan(done_at)
+        span_end = np.where(done, done_at, until)
+        moved = going & (nseg != runs.seg)
+        np.copyto(runs.since, k + stop, where=moved)
+        runs.restart &= ~moved
+        np.copyto(runs.seg, nseg, where=going)
+        np.copyto(runs.att_start, nstart, where=going)
+        np.copyto(runs.att_len, nlen, where=going)
+        np.copyto(runs.in_att, ngoing, where=going)
+    runs.k += stop
+    return done, span_end

@@ -26,7 +26,7 @@ class BacktestRuns:
     Attributes:
         policy: the recovery policy. deadline_hours: D, or ``None``.
         start_ticks: the start tick of each run (starts,).
-        makespan_hours, cost_usd, spot_hours, wait_hours: per run.
+        makespan_hours, cost_usd, spot_hours, wait_hours, on_demand_hours: per run.
         interruptions: per run. fell_back: per run, True when it finished on demand.
     """
 
@@ -37,6 +37,7 @@ class BacktestRuns:
     cost_usd: FloatArray
     spot_hours: FloatArray
     wait_hours: FloatArray
+    on_demand_hours: FloatArray
     interruptions: IntArray
     fell_back: BoolArray
 

@@ -55,6 +55,7 @@ from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.inputs import JobInputs
+from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.job.spread import scenario_samples
 from deepvm_core.market.reclaims import cluster_interruption_rate, estimate_per_vm_share
 from deepvm_core.market.trace import SpotTrace, TraceError
@@ -83,11 +84,11 @@ def trace_model(model: str | None, recovery: str) -> ForecastModel:
         TraceError: an unknown model, or the deadline policy with another model.
     """
     if model is None:
-        return "replay" if recovery == "deadline" else DEFAULT_TRACE_MODEL
+        return "replay" if recovery in DEADLINE_POLICIES else DEFAULT_TRACE_MODEL
     for known in FORECAST_MODELS:
         if model == known:
-            if recovery == "deadline" and known != "replay":
-                raise TraceError("model", f"the deadline policy (an on-demand fallback) is "
+            if recovery in DEADLINE_POLICIES and known != "replay":
+                raise TraceError("model", f"the {recovery} policy (on-demand fallback) is "
                                           f"replayed only: use the replay, not the {known}")
             return known
     raise TraceError("model", f"{model!r}: must be one of {', '.join(FORECAST_MODELS)}")

@@ -43,6 +43,7 @@ from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.forecast import Forecast, forecast, scenario_markets, trace_model
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
+from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import longest_up_hours
@@ -151,8 +152,8 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
             traces differ in length or tick, a deadline policy without a deadline or with a
             model other than the replay.
     """
-    if recovery == "deadline" and deadline_hours is None:
-        raise TraceError("recovery", "the deadline policy needs a deadline")
+    if recovery in DEADLINE_POLICIES and deadline_hours is None:
+        raise TraceError("recovery", f"the {recovery} policy needs a deadline")
     model = trace_model(model, recovery)
     check_names = {p.name for p in pools}
     if len(check_names) != len(pools):
