@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from dev_traces import trace_files
 
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
@@ -30,7 +31,6 @@ from deepvm_core.job.hindsight import hindsight_costs
 from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.market.trace import SpotTrace, load_trace
 
-TRACES = Path(os.environ.get("DEEPVM_DEV_TRACES", "/work/shared/reference/data/spot-traces"))
 STARTS = int(os.environ.get("DEEPVM_BENCH_STARTS", "100"))
 SEGMENTS, SEGMENT_H, LAST_H = 9, 1.01, 1.0
 COMPUTE_H = SEGMENTS * SEGMENT_H + LAST_H
@@ -65,9 +65,8 @@ def scenario(trace: SpotTrace, slack: float, restart_min: float,
 
 
 def main() -> int:
-    files = sorted(TRACES.glob("*/*.json"))
+    files = trace_files()
     if not files:
-        print(f"no development traces under {TRACES}; set DEEPVM_DEV_TRACES")
         return 1
     policies = DEADLINE_POLICIES
     if "--timings" not in sys.argv[1:]:

@@ -251,35 +251,31 @@ def test_backtest_never_up_pool_falls_back_on_the_exact_tick(tmp_path, capsys, p
     # rule's two sides are equal (no fallback), at t = 3 g = 0.5 h it falls back: makespan D
     gpu, est = plan["chosen"]["gpu"]["name"], plan["chosen"]["estimate"]
     hours = est["compute_hours"] + est["checkpoints"] * est["checkpoint_stall_seconds"] / 3600
-    never = write(tmp_path, "never.json", [0] * 40)
+    never = write_trace(tmp_path, "never.json", [0] * 40)
     deadline = hours + 0.2 + 0.5
-    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
-                         f"{gpu}@z1={never}", "--restart-min", "12", "--policy", "deadline",
-                         "--deadline-hours", repr(deadline), "--starts", "1", "--format", "json")
-    assert code == 0, err
-    result = json.loads(out)["result"]
+
+    def run(*policy: str) -> dict:
+        """The backtest's result on the never-up pool, R = 12 min, one start, by ``policy``."""
+        code, out, err = run_cli(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+                                 f"{gpu}@z1={never}", "--restart-min", "12", *policy,
+                                 "--deadline-hours", repr(deadline), "--starts", "1",
+                                 "--format", "json")
+        assert code == 0, err
+        return json.loads(out)["result"]
+
+    result = run("--policy", "deadline")
     assert result["makespan_hours"]["mean"] == pytest.approx(deadline, abs=1e-9)
     assert result["fell_back"] == 1.0
     assert result["deadline_met"] == 1.0
     # Uniform Progress: nothing at t = 0 (on the line), behind it at t = g: on demand then
-    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
-                         f"{gpu}@z1={never}", "--restart-min", "12", "--recovery",
-                         "uniform-progress", "--deadline-hours", repr(deadline), "--starts", "1",
-                         "--format", "json")
-    assert code == 0, err
-    result = json.loads(out)["result"]
+    result = run("--recovery", "uniform-progress")
     assert result["makespan_hours"]["mean"] == pytest.approx(1 / 6 + 0.2 + hours, abs=1e-9)
     assert result["deadline_met"] == 1.0
     # slack-reserve: slack D - (R + T + g) = 1/3 h is under its reserve 2 (R + s): on demand
     # at time 0
-    code, out, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
-                         f"{gpu}@z1={never}", "--restart-min", "12", "--recovery",
-                         "slack-reserve", "--deadline-hours", repr(deadline), "--starts", "1",
-                         "--format", "json")
-    assert code == 0, err
-    result = json.loads(out)["result"]
+    result = run("--recovery", "slack-reserve")
     assert result["makespan_hours"]["mean"] == pytest.approx(0.2 + hours, abs=1e-9)
-    code, _, err = run(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
+    code, _, err = run_cli(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
                        f"{gpu}@z1={never}", "--recovery", "uniform-progress")
     assert code == 2
     assert "--policy uniform-progress needs --deadline-hours" in err
