@@ -3,8 +3,9 @@
 Inputs (the job, its assumptions: :mod:`dashboard.plan_inputs`) ->
 :func:`deepvm_core.pipeline.plan.plan_job` (cached in :mod:`compute`) -> the budget-holder card,
 the cost-vs-time frontier, the comparison table, the Monte Carlo distribution, the speedup
-models, and the plan's JSON. Calibration of the scaling fits from a measurements CSV is at the
-bottom (:mod:`dashboard.plan_calibration`).
+models, the plan's JSON and the estimate to keep (line items as CSV, a printable summary).
+Calibration of the scaling fits from a measurements CSV is at the bottom
+(:mod:`dashboard.plan_calibration`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ from dashboard import (
 from dashboard.glossary import GLOSSARY
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
+from deepvm_core.io.line_items import (
+    DEFAULT_STORAGE_GB_PER_VM,
+    MAX_STORAGE_GB_PER_VM,
+    line_items_csv,
+    plan_line_items,
+    summary_html,
+)
+from deepvm_core.io.plan_json import plan_summary
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import JobPlanResult
 from deepvm_core.pipeline.recommend_job import PlanVsRecommend
@@ -53,6 +62,36 @@ def card(result: JobPlanResult, comparison: PlanVsRecommend | None,
             st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
         for warning in result.warnings:
             st.warning(warning, icon=":material/warning:")
+
+
+def estimate_to_keep(result: JobPlanResult, catalog: Catalog,
+                     comparison: PlanVsRecommend | None) -> None:
+    """The chosen plan's line items as a CSV and a page to print or save as PDF (issue 27),
+    from the card's numbers (:mod:`deepvm_core.io.line_items`), with the storage per VM an
+    input."""
+    if result.chosen is None:
+        return
+    storage = st.number_input(
+        "Storage per VM in the estimate, GB", min_value=0.0, max_value=MAX_STORAGE_GB_PER_VM,
+        value=DEFAULT_STORAGE_GB_PER_VM, step=10.0, key="plan_storage_gb",
+        help="Each VM's EBS gp3 volume, priced beside the plan's cost (0: none).")
+    try:
+        items = plan_line_items(result.chosen, catalog, storage_gb_per_vm=storage)
+    except DeepVMError as exc:
+        st.caption(f"No estimate to download: {exc}")
+        return
+    sentences = (plan_summary(result, catalog),
+                 *((comparison.sentence,) if comparison is not None else ()),
+                 result.chosen.odds)
+    left, right = st.columns(2)
+    left.download_button("Download estimate (CSV)", line_items_csv(items),
+                         file_name=f"deepvm-estimate-{catalog.name}.csv", mime="text/csv",
+                         icon=":material/table:", key="plan_estimate_csv")
+    right.download_button("Download summary (print or save as PDF)",
+                          summary_html(f"Job plan on {catalog.name}",
+                                       tuple(s for s in sentences if s), items),
+                          file_name=f"deepvm-summary-{catalog.name}.html", mime="text/html",
+                          icon=":material/print:", key="plan_summary_html")
 
 
 def job_line(result: JobPlanResult) -> None:
@@ -279,6 +318,7 @@ def main() -> None:
                            file_name=f"deepvm-plan-{active.catalog.name}.json",
                            mime="application/json", icon=":material/download:",
                            key="plan_download")
+        estimate_to_keep(result, active.catalog, versus)
     if result.size:
         frontier(result)
         st.subheader("The best clusters and the paper's policies")

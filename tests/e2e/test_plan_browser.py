@@ -1,7 +1,10 @@
-"""Plan a job in a real browser: the epochs and the MTBI scale change the card; the plan JSON."""
+"""Plan a job in a real browser: the epochs and the MTBI scale change the card; the plan JSON;
+the estimate to keep (CSV and printable summary) says the card's cost."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -53,3 +56,17 @@ def test_plan_card_follows_epochs_and_mtbi_scale(page: Page, streamlit_server: s
     assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier"} <= set(doc)
     assert doc["inputs"]["epochs"] == 30
     assert doc["assumptions"]["mtbi_scale"] == 0.25
+
+    # Issue 27: an estimate to keep. The CSV's plan total is the card's expected cost; the
+    # printable summary has the same number.
+    shown = re.search(r"about ([\d,]+\.\d\d) USD", card(page).inner_text())
+    assert shown is not None
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download estimate (CSV)").click()
+    rows = list(csv.DictReader(io.StringIO(Path(info.value.path()).read_text())))
+    total = next(r for r in rows if r["item"] == "Total: the plan's expected cost")
+    assert f"{float(total['cost_usd']):,.2f}" == shown.group(1)
+    assert rows[-1]["item"] == "Total with storage"  # 100 GB per VM by default
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download summary (print or save as PDF)").click()
+    assert f"{shown.group(1)} USD" in Path(info.value.path()).read_text()
