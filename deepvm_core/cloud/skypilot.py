@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import functools
 import io
 import re
 import statistics
@@ -51,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.bundled import read_bundled_file
+from deepvm_core.bundled import bundled_network_gbps
 from deepvm_core.catalog.catalog import Catalog
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, GpuType
@@ -192,13 +191,6 @@ def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
     if not rows:
         raise SkyPilotError(f"{source}: no rows")
     return tuple(rows)
-
-
-@functools.cache
-def bundled_network_gbps() -> Mapping[str, float]:
-    """Network bandwidth, Gbit/s, per instance type (``data/instance-network.csv``)."""
-    reader = csv.DictReader(io.StringIO(read_bundled_file("instance-network.csv").decode("utf-8")))
-    return {r["instance_type"]: float(r["network_gbps"]) for r in reader}
 
 
 def accelerator_of(row: VmRow) -> Accelerator | None:
