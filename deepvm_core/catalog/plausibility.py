@@ -166,7 +166,7 @@ def _memory_per_vcpu(catalog: Catalog) -> list[Problem]:
         lambda t: None if t.memory_gib is None else t.memory_gib / t.vcpus, " GiB per vCPU")
 
 
-def _network(catalog: Catalog) -> list[Problem]:
+def _network_table(catalog: Catalog) -> list[Problem]:
     table = bundled_network_gbps()
     out: list[Problem] = []
     for t in _types(catalog):
@@ -178,11 +178,15 @@ def _network(catalog: Catalog) -> list[Problem]:
             out.append(Problem(t.name, "network_gbps", t.network_gbps,
                                f"is {ratio:.3g}x the {known:g} Gbps of {t.name} in "
                                f"data/{NETWORK_TABLE}: a typo?"))
-    unlisted = [t for t in _types(catalog) if t.name not in table]
-    named = {t.name for t in unlisted}
-    return out + [p for p in _outside_peers(catalog, "network_gbps", lambda t: t.network_gbps,
-                                            " Gbps", family_only=True)
-                  if p.where in named]
+    return out
+
+
+def _network_peers(catalog: Catalog) -> list[Problem]:
+    table = bundled_network_gbps()
+    unlisted = {t.name for t in _types(catalog) if t.name not in table}
+    return [p for p in _outside_peers(catalog, "network_gbps", lambda t: t.network_gbps,
+                                      " Gbps", family_only=True)
+            if p.where in unlisted]
 
 
 def _eflops_per_usd(gpus: tuple[GpuType, ...]) -> tuple[list[GpuType], np.ndarray]:
@@ -215,12 +219,20 @@ def _eflops_outliers(catalog: Catalog, base: Catalog | None) -> list[Problem]:
             for i in np.flatnonzero(far)]
 
 
+def row_warnings(catalog: Catalog) -> tuple[Problem, ...]:
+    """The rules that read one type's own values and a fixed reference only (its on-demand
+    price, its name's size, ``data/instance-network.csv``): a typo of one type never names
+    another."""
+    return tuple(_spot_above_on_demand(catalog) + _spot_below_floor(catalog)
+                 + _vcpus_off_size(catalog) + _network_table(catalog))
+
+
 def plausibility_warnings(catalog: Catalog, base: Catalog | None = None
                           ) -> tuple[Problem, ...]:
     """Valid values of ``catalog`` that look like typos (rules in the module docstring),
-    against ``base``, the catalog it was edited from, when given."""
-    out = _spot_above_on_demand(catalog) + _spot_below_floor(catalog)
-    out += _vcpus_off_size(catalog) + _memory_per_vcpu(catalog) + _network(catalog)
+    against ``base``, the catalog it was edited from, when given: :func:`row_warnings`, then
+    the rules against the type's peers."""
+    out = [*row_warnings(catalog), *_memory_per_vcpu(catalog), *_network_peers(catalog)]
     if base is not None:
         out += _price_changes(catalog, base)
     out += _eflops_outliers(catalog, base)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from deepvm_core.catalog import Catalog, GpuType
-from deepvm_core.catalog.plausibility import plausibility_warnings
+from deepvm_core.catalog.plausibility import plausibility_warnings, row_warnings
 from deepvm_core.errors import Problem
 from deepvm_core.hardware.accelerators import (
     Accelerator,
@@ -61,3 +61,11 @@ def typo_warnings(catalog: Catalog, base: Catalog | None = None) -> tuple[Proble
     """Every value of ``catalog`` that looks like a typo: the catalog's rules (against
     ``base``, the catalog it was edited from, when given) and the eFLOPS estimate's."""
     return (*plausibility_warnings(catalog, base), *eflops_estimate_warnings(catalog))
+
+
+def row_typo_warnings(catalog: Catalog) -> tuple[Problem, ...]:
+    """The rules of :func:`typo_warnings` that read one type's own values and a fixed
+    reference only (:func:`~deepvm_core.catalog.plausibility.row_warnings` and the eFLOPS
+    estimate's): leaving the types they name out of a catalog clears them, whatever else it
+    holds."""
+    return (*row_warnings(catalog), *eflops_estimate_warnings(catalog))
