@@ -186,6 +186,18 @@ def trace_note(result: JobPlanResult, catalog: Catalog) -> str | None:
     return spot_compute.card_note(result, pools)
 
 
+def unused_pool_notes(result: JobPlanResult, catalog: Catalog) -> tuple[str, ...]:
+    """Why a mapped pool's type took no part in the plan, one sentence each
+    (:func:`deepvm_core.pipeline.pool_types.unused_pool_types`); empty without pools."""
+    pools = session_pools(catalog)
+    if pools is None:
+        return ()
+    from deepvm_core.pipeline.pool_types import unused_pool_types
+
+    found = unused_pool_types(result, catalog, [p.gpu for p in pools.pools])
+    return tuple(f"{why[0].upper()}{why[1:]}." for why in found)
+
+
 def candidate_index(result: JobPlanResult, config: Configuration) -> int | None:
     """The candidate of ``result`` that is ``config``, or ``None``."""
     t = result.candidates
