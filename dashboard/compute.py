@@ -202,15 +202,16 @@ def bundled_measurements() -> tuple[str, str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def measurements_in_use(upload: tuple[str, str] | None
+def measurements_in_use(upload: tuple[str, str] | None, confirmed: bool = False
                         ) -> tuple[MeasurementTable, tuple[TypeTable, ...]]:
-    """The measurements the plan uses: the bundled file, with the rows of ``upload`` (file
-    name, CSV text) for the types it measures well
-    (:func:`deepvm_core.hardware.coverage.combine_measurements`); and which table each type uses."""
+    """The one measurements table the plan uses: ``upload`` (file name, CSV text), its rows of
+    the types it measures well with a trusted fit (any fit once ``confirmed``), when there are
+    any, else the bundled file (:func:`deepvm_core.hardware.coverage.combine_measurements`);
+    and which table each type uses."""
     bundled = measurements_table(*bundled_measurements())
     if upload is None:
         return bundled, tuple(TypeTable(m.instance, bundled.source) for m in bundled.instances)
-    return combine_measurements(measurements_table(*upload), bundled)
+    return combine_measurements(measurements_table(*upload), bundled, confirmed=confirmed)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -37,6 +37,8 @@ from deepvm_core.workload.yardstick import yardstick_type
 
 if TYPE_CHECKING:
     from dashboard.spot_compute import PoolSet
+    from deepvm_core.hardware.coverage import TypeTable
+    from deepvm_core.hardware.measurements import MeasurementTable
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,18 @@ class JobInputs:
 
 
 def speedup_model(name: SpeedupModelName) -> SpeedupModel:
-    """The session's speedup model, with the measurements in use: the uploaded rows of the
-    types the upload measures well, the bundled rows of the others
-    (:func:`dashboard.compute.measurements_in_use`)."""
-    return SpeedupModel(name, compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())[0])
+    """The session's speedup model, with the one measurements table in use: the upload's rows
+    of the types it measures well (with a trusted fit, or one the user confirmed), else the
+    bundled file (:func:`dashboard.compute.measurements_in_use`)."""
+    return SpeedupModel(name, measurements_in_use()[0])
+
+
+def measurements_in_use() -> tuple[MeasurementTable, tuple[TypeTable, ...]]:
+    """:func:`dashboard.compute.measurements_in_use` of the session's upload and whether the
+    user confirmed its untrusted fits."""
+    upload = keys.PLAN_MEASUREMENTS.get()
+    confirmed = upload is not None and keys.PLAN_MEASUREMENTS_CONFIRMED.get() == upload
+    return compute.measurements_in_use(upload, confirmed)
 
 
 def transformer_job() -> TransformerJob | None:
@@ -174,6 +184,18 @@ def trace_note(result: JobPlanResult, catalog: Catalog) -> str | None:
     from dashboard import spot_compute
 
     return spot_compute.card_note(result, pools)
+
+
+def unused_pool_notes(result: JobPlanResult, catalog: Catalog) -> tuple[str, ...]:
+    """Why a mapped pool's type took no part in the plan, one sentence each
+    (:func:`deepvm_core.pipeline.pool_types.unused_pool_types`); empty without pools."""
+    pools = session_pools(catalog)
+    if pools is None:
+        return ()
+    from deepvm_core.pipeline.pool_types import unused_pool_types
+
+    found = unused_pool_types(result, catalog, [p.gpu for p in pools.pools])
+    return tuple(f"{why[0].upper()}{why[1:]}." for why in found)
 
 
 def candidate_index(result: JobPlanResult, config: Configuration) -> int | None:

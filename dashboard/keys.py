@@ -149,6 +149,10 @@ PLAN_MTBI_REFUSED: Key[list[str]] = Key("plan_mtbi_refused", [])
 PLAN_MTBI_VERSION: Key[int] = Key("plan_mtbi_version", 0)
 #: The uploaded measurements CSV: (file name, text), or None for the bundled one.
 PLAN_MEASUREMENTS: Key[tuple[str, str] | None] = Key("plan_measurements", None)
+#: The upload whose untrusted scaling fits the user confirmed (the plan uses its rows only
+#: then: :func:`deepvm_core.hardware.coverage.combine_measurements`), or None.
+PLAN_MEASUREMENTS_CONFIRMED: Key[tuple[str, str] | None] = Key("plan_measurements_confirmed",
+                                                                None)
 #: Calibrate relative eFLOPS from the one-node times too.
 PLAN_CALIBRATE_EFLOPS: Key[bool] = Key("plan_cal_eflops", False)
 

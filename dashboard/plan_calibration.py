@@ -40,12 +40,27 @@ def offer_epoch_time(catalog: Catalog, name: str, text: str) -> None:
 
 
 def measurements_in_use(catalog: Catalog) -> None:
-    """Which measurements the plan uses for each GPU type of ``catalog``: the upload's rows
-    only for the types it measures well, the bundled rows for the others (and why)."""
-    _, tables = compute.measurements_in_use(keys.PLAN_MEASUREMENTS.get())
-    st.markdown("**Measurements in use**, per GPU type:")
+    """Which measurements the plan uses for each GPU type of ``catalog``: one table, the
+    upload's rows of the types it measures well (and why the others are not used) once it
+    measures any type well, else the bundled file; a type without rows in it gets an eFLOPS
+    ratio."""
+    _, tables = job_view.measurements_in_use()
+    st.markdown("**Measurements in use**, per GPU type (one table: a type it does not measure "
+                "runs at its eFLOPS relative to the reference type):")
     st.dataframe(job_frames.measurements_in_use_frame(catalog, tables), hide_index=True,
                  key="plan_measurements_in_use")
+
+
+def confirm_upload(confirmed: bool) -> None:
+    """Record whether the user confirmed the uploaded file's untrusted fits; the plan above
+    reads it (:func:`dashboard.job_view.measurements_in_use`), so plan again on a change."""
+    upload = keys.PLAN_MEASUREMENTS.get()
+    if upload is None:
+        return
+    wanted = upload if confirmed else None
+    if keys.PLAN_MEASUREMENTS_CONFIRMED.get() != wanted:
+        keys.PLAN_MEASUREMENTS_CONFIRMED.set(wanted)
+        st.rerun()
 
 
 def calibrate(active: catalog_state.ActiveCatalog) -> None:
@@ -94,9 +109,12 @@ def calibrate(active: catalog_state.ActiveCatalog) -> None:
             st.warning("These fits are not trusted; check the measurements before using them:"
                        "\n\n" + "\n".join(f"- {w}" for w in cal.warnings),
                        icon=":material/warning:")
-            digest = hashlib.sha256(f"{active.catalog.sha256}{name}{text}".encode()).hexdigest()
+            # keyed by the file only: the fits once in the catalog stay confirmed
+            digest = hashlib.sha256(f"{name}{text}".encode()).hexdigest()
             confirmed = st.checkbox("Use them anyway: I have checked the measurements",
-                                    key=f"plan_cal_confirm_{digest[:12]}")
+                                    key=f"plan_cal_confirm_{digest[:12]}",
+                                    help="The plan above uses these measurements only then.")
+            confirm_upload(confirmed)
         if st.button("Use these fits in the working catalog", key="plan_use_fits",
                      icon=":material/check:", disabled=not confirmed):
             catalog_state.use_edited_catalog(active, cal.catalog)

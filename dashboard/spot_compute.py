@@ -265,6 +265,16 @@ def backtest_json(cluster: PlannedCluster, config_doc: Mapping[str, Any], pools:
     return json.dumps(doc, indent=2) + "\n"
 
 
+def starts_note(asked: int, runs: Mapping[RecoveryPolicy, BacktestRuns]) -> str | None:
+    """The sentence when fewer runs were replayed than start times asked (a trace has fewer
+    ticks than that, and each tick starts one run at most), or ``None``."""
+    done = min((int(r.start_ticks.shape[0]) for r in runs.values()), default=asked)
+    if done >= asked:
+        return None
+    return (f"{asked:,} start times were asked; the traces have {done:,} ticks, and each tick "
+            f"starts one run at most: {done:,} runs per policy.")
+
+
 def card_note(result: JobPlanResult, pools: PoolSet) -> str | None:
     """The budget holder's line when traces gave the chosen figures: ``Figures from a replay
     on 27 days of real availability in us-west-2a, us-west-2b (failover, 200 starts); the

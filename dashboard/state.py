@@ -25,6 +25,7 @@ from dashboard import (
     url_warnings,
 )
 from deepvm_core.catalog.gpu_filter import GpuFilter
+from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Scenario
 
 OBJECTIVE_LABELS = {"speed": "Training speed", "paper": "Paper's Z",
@@ -164,11 +165,28 @@ def init_state() -> None:
         keys.SWEEP_RANGE.set((sweep["sweep_from"], sweep["sweep_to"]))
         keys.SWEEP_STEP.set(sweep["sweep_step"])
         keys.init()
+        plan_warnings += _mtbi_of_the_catalog()
         noted = [*cleaning, *warnings, *plan_warnings, *spot_warnings]
         keys.URL_WARNINGS.set([w.text for w in noted])
         keys.URL_WARNING_VALUES.set({w.text: (w.param, param_in_use(w.param))
                                      for w in noted if w.param is not None})
     keys.init()
+
+
+def _mtbi_of_the_catalog() -> list[url_warnings.UrlWarning]:
+    """Drop the URL's MTBI overrides of types the link's catalog lacks, one warning each
+    (:func:`dashboard.url_plan.mtbi_in_catalog`); nothing when the catalog cannot be read (the
+    page says why)."""
+    overrides = keys.PLAN_MTBI.get()
+    if not overrides:
+        return []
+    try:
+        catalog = catalog_state.active_catalog().catalog
+    except DeepVMError:
+        return []
+    kept, dropped = url_plan.mtbi_in_catalog(overrides, catalog)
+    keys.PLAN_MTBI.set(kept)
+    return dropped
 
 
 def current_url_warnings() -> list[str]:

@@ -12,8 +12,10 @@ from typing import Any
 
 from dashboard.url import SWITCH_OFF, SWITCH_ON
 from dashboard.url_warnings import UrlWarning, echo
+from deepvm_core.catalog import Catalog
 from deepvm_core.defaults import field_default
 from deepvm_core.errors import WorkloadError
+from deepvm_core.hardware.unused import described_type
 from deepvm_core.job.montecarlo import DEFAULT_TRIALS
 from deepvm_core.job.objectives import DEFAULT_GOAL
 from deepvm_core.pipeline.plan import DEFAULT_SEED, GOALS
@@ -163,6 +165,20 @@ def parse_mtbi(text: str) -> tuple[dict[str, float], list[UrlWarning]]:
             warnings.append(UrlWarning(MTBI_PARAM, f"URL parameter {MTBI_PARAM}: {why}; using "
                                                    "the default MTBI for it."))
     return values, warnings
+
+
+def mtbi_in_catalog(overrides: Mapping[str, float], catalog: Catalog
+                    ) -> tuple[dict[str, float], list[UrlWarning]]:
+    """The MTBI overrides of a URL that name a GPU type of ``catalog`` (the link's), and a
+    warning per other name, with the nearest names (:func:`described_type`): dropped, so the
+    URL no longer carries it."""
+    names = {g.name for g in catalog.gpu_types}
+    kept = {name: hours for name, hours in overrides.items() if name in names}
+    warnings = [UrlWarning(MTBI_PARAM, f"URL parameter {MTBI_PARAM}: "
+                                       f"{described_type(name, catalog)} is not a GPU type of "
+                                       f"catalog {catalog.name}; its MTBI is dropped.")
+                for name in overrides if name not in names]
+    return kept, warnings
 
 
 def parse_plan_params(params: Mapping[str, str | list[str]]

@@ -20,6 +20,10 @@ file types are installed (``.json``, ``.csv``, ``.md``, ``.txt``).
 
 from __future__ import annotations
 
+import csv
+import functools
+import io
+from collections.abc import Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -146,3 +150,14 @@ def _read_named(folder: str, suffix: str, name: str, what: str) -> bytes:
         raise DeepVMError(f"bundled {what} {name!r} does not exist (bundled: "
                           f"{', '.join(files) or 'none'})")
     return files[name].read_bytes()
+
+
+#: The bundled table of network bandwidth per instance type (EC2 DescribeInstanceTypes data).
+NETWORK_TABLE = "instance-network.csv"
+
+
+@functools.cache
+def bundled_network_gbps() -> Mapping[str, float]:
+    """Network bandwidth, Gbit/s, per instance type (``data/instance-network.csv``)."""
+    reader = csv.DictReader(io.StringIO(read_bundled_file(NETWORK_TABLE).decode("utf-8")))
+    return {r["instance_type"]: float(r["network_gbps"]) for r in reader}

@@ -122,8 +122,9 @@ def test_a_file_is_in_use_for_the_types_it_measures_well(plan_page: AppTest) -> 
                 "g5.xlarge,1,30\n")
     used = measurements_used(at)
     assert used["g4dn.xlarge"] == ("g4dn.csv", "")
-    assert used["g3s.xlarge"] == (BUNDLED, "")
-    assert used["g5.xlarge"] == (BUNDLED, "0 distinct node count(s) >= 2 (none); the logistic "
+    # issue 27, finding 1: one table in use, never the bundled rows next to the upload's
+    assert used["g3s.xlarge"] == ("none", "")
+    assert used["g5.xlarge"] == ("none", "0 distinct node count(s) >= 2 (none); the logistic "
                                             "has 3 parameters (a, b, c), so a fit needs at least 3")
 
 
@@ -162,3 +163,24 @@ def test_an_edited_catalog_is_in_a_shared_link(plan_page: AppTest, tmp_path,
     assert ("URL parameter edited='0123456789abcdef' names no edited catalog kept on this "
             "server; using aws-us-east-1-2023-10 unedited.") in [w.value for w in gone.warning]
     assert "edited" not in gone.query_params
+
+
+# ----------------------------------------------------- issue 27, hostile finding 1 (trust)
+
+# Epoch times that fit no scaling curve (R² far below the trust rule's 0.8).
+NOISY = ("instance,nodes,epoch_seconds\n"
+         "g4dn.xlarge,1,6000\ng4dn.xlarge,2,3000\ng4dn.xlarge,4,6000\ng4dn.xlarge,8,3000\n"
+         "g4dn.xlarge,12,6000\ng4dn.xlarge,16,3000\n")
+
+
+def test_an_untrusted_upload_moves_the_plan_only_once_confirmed(plan_page: AppTest) -> None:
+    before = plan_page.run()
+    epoch = epoch_metric(before)
+    at = upload(plan_page, "noisy.csv", NOISY)
+    assert epoch_metric(at) == epoch  # nothing moved before the confirmation
+    source, why = measurements_used(at)["g4dn.xlarge"]
+    assert source == BUNDLED
+    assert "the fit is not trusted (R² = " in why
+    box = next(c for c in at.checkbox if c.key.startswith("plan_cal_confirm_"))
+    at = box.check().run()
+    assert measurements_used(at)["g4dn.xlarge"] == ("noisy.csv", "")

@@ -20,9 +20,9 @@ from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.catalog import catalog_to_dict
-from deepvm_core.catalog.plausibility import plausibility_warnings
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import CatalogError, DeepVMError, Problem
+from deepvm_core.hardware.typos import typo_warnings
 
 
 def editor_key(spec: TableSpec, version: int) -> str:
@@ -249,7 +249,7 @@ def main() -> None:
             st.success(f"Valid: **{active.label}** is in use on every page "
                        f"(sha256 `{active.catalog.sha256[:12]}…`).",
                        icon=":material/check_circle:")
-            plausible = plausibility_warnings(active.catalog, active.source)
+            plausible = typo_warnings(active.catalog, active.source)
             if plausible:  # valid, but it looks like a typo: said, never blocking
                 st.warning(f"{len(plausible)} value(s) look like typos (still in use):\n\n"
                            + "\n".join(f"- {widgets.escape_md(str(p))}" for p in plausible),

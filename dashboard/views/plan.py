@@ -51,7 +51,7 @@ from deepvm_core.workload.speedup import SpeedupModel
 
 
 def card(result: JobPlanResult, comparison: PlanVsRecommend | None,
-         trace_note: str | None = None) -> None:
+         trace_note: str | None = None, pool_notes: tuple[str, ...] = ()) -> None:
     """The budget holder's card: cost, finish time, the same cluster on demand and the saving,
     when it is done, how sure, whether Recommend picks the same cluster, and why this one (and,
     when spot traces gave the figures, ``trace_note``); the plan's warnings (measurements not
@@ -60,6 +60,8 @@ def card(result: JobPlanResult, comparison: PlanVsRecommend | None,
         _card_body(result, comparison)
         if trace_note and result.chosen is not None:
             st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
+        for note in pool_notes:  # a mapped pool's type that took no part: said
+            st.caption(note)
         for warning in result.warnings:
             st.warning(warning, icon=":material/warning:")
 
@@ -300,7 +302,8 @@ def main() -> None:
         return
     versus = job_view.recommend_comparison(active.catalog, scenario, inputs, result)
     with answer_slot:
-        card(result, versus, job_view.trace_note(result, active.catalog))
+        card(result, versus, job_view.trace_note(result, active.catalog),
+             job_view.unused_pool_notes(result, active.catalog))
         if result.chosen is not None:  # its epoch time scales with eFLOPS and the scaling curve
             gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
             if gpu is not None:

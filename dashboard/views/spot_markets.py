@@ -294,6 +294,9 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
             f"{usd(dl.loc[policy, 'Mean cost (USD)'])}"
             + (f", fell back in {dl.loc[policy, 'Fell back']:.0%}" if policy == "deadline"
                else "") for policy in dl.index) + ".")
+        capped = spot_compute.starts_note(int(keys.SPOT_STARTS.get()), runs)
+        if capped is not None:  # the start times asked, capped by the traces: said
+            st.caption(capped)
     st.plotly_chart(spot_charts.makespan_cdf(runs, deadline, label), key="spot_cdf")
     st.dataframe(frame, hide_index=True, key="spot_policies", column_config={
         **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns

@@ -54,6 +54,10 @@ class NumberRule:
 
 
 
+#: The most GPUs (chips) per VM a catalog accepts: 4x EC2's most, 16 (inf1.24xlarge,
+#: trn1.32xlarge; ``data/instance-gpus.csv``).
+MAX_GPUS_PER_VM = 64
+
 POSITIVE = NumberRule(low=0, low_open=True)
 POSITIVE_WHOLE = NumberRule(low=0, low_open=True, integer=True)
 NONNEGATIVE_WHOLE = NumberRule(low=0, integer=True)
@@ -76,7 +80,8 @@ RULES: Mapping[str, NumberRule] = {
     "max_gpu_vms": POSITIVE_WHOLE,
     "interruption_bucket": NumberRule(low=0, high=4, integer=True,
                                       meaning="Spot Instance Advisor bucket index"),
-    "gpu_count": POSITIVE_WHOLE,
+    "gpu_count": NumberRule(low=0, low_open=True, high=MAX_GPUS_PER_VM, integer=True,
+                            meaning="GPUs per VM"),
     "gpu_memory_gb": POSITIVE,
 }
 

@@ -10,7 +10,10 @@ was built. The method is :mod:`deepvm_core.cloud.skypilot`.
 from __future__ import annotations
 
 import argparse
+import http.client
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from datetime import UTC, datetime
@@ -28,29 +31,75 @@ from deepvm_core.errors import EXIT_USAGE, DeepVMError, FetchError, InputError
 from deepvm_core.hardware.scaling_prior import DEFAULT_GRADIENT_GB, DEFAULT_STEP_MODEL
 
 PROG = "deepvm catalog import"
-#: Seconds to wait for a URL (connect and each read).
+#: Seconds a URL may take in all (connect, headers and the whole body: a deadline, not a
+#: time-out per read).
 DEFAULT_TIMEOUT_S = 20.0
+#: The longest ``--timeout`` accepted, seconds (an hour).
+MAX_TIMEOUT_S = 3600.0
+#: The longest ``--date`` accepted, characters (it is part of each catalog's name and file).
+MAX_DATE_CHARS = 40
 #: The largest file read, bytes (SkyPilot's whole AWS vms.csv is about 3 MB).
 MAX_SOURCE_BYTES = 64 * 2**20
+#: Bytes read per chunk of a URL (the deadline is checked between chunks).
+_CHUNK_BYTES = 64 * 2**10
 #: The formats ``--format`` accepts.
 FORMATS: tuple[str, ...] = ("skypilot",)
 #: The default base catalog (its measured eFLOPS and scaling fits, quotas and saturation win).
 DEFAULT_BASE = PAPER_CATALOG
 
 
+def _read_url(where: str, timeout_s: float, deadline: float) -> bytes:
+    """The body at ``where``, read in chunks until ``deadline`` (``time.monotonic()``)."""
+    request = urllib.request.Request(where, headers={"User-Agent": "deepvm-studio"})
+    chunks: list[bytes] = []
+    size = 0
+    with urllib.request.urlopen(request, timeout=timeout_s) as response:
+        while time.monotonic() < deadline:
+            chunk = response.read1(_CHUNK_BYTES)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_SOURCE_BYTES:
+                return b"".join(chunks)  # the caller says it is too large
+    raise TimeoutError
+
+
+def _fetch(where: str, timeout_s: float) -> bytes:
+    """:func:`_read_url` in a daemon thread, waited for ``timeout_s`` in all: a server that
+    sends a byte now and then (each read answered in time) cannot hold the import longer."""
+    deadline = time.monotonic() + timeout_s
+    result: list[bytes] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(_read_url(where, timeout_s, deadline))
+        except Exception as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=work, name="catalog-import-read", daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    if failure:
+        raise failure[0]
+    if not result:
+        raise TimeoutError
+    return result[0]
+
+
 def read_source(where: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
-    """The text of a local file or an ``http(s)://`` URL (UTF-8).
+    """The text of a local file or an ``http(s)://`` URL (UTF-8); a URL must be read within
+    ``timeout_s`` seconds in all.
 
     Raises:
-        FetchError: the file or URL cannot be read (timed out, refused, HTTP error, too big,
-            not UTF-8).
+        FetchError: the file or URL cannot be read (timed out, refused, HTTP error, not a
+            valid address, too big, not UTF-8).
     """
     scheme = where.split(":", 1)[0].lower() if "://" in where else ""
     try:
         if scheme in ("http", "https"):
-            request = urllib.request.Request(where, headers={"User-Agent": "deepvm-studio"})
-            with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                body: bytes = response.read(MAX_SOURCE_BYTES + 1)
+            body = _fetch(where, timeout_s)
         elif scheme:
             raise FetchError(f"{where}: only http://, https:// or a local file can be read",
                              kind="other")
@@ -65,6 +114,11 @@ def read_source(where: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
                          kind="unreachable") from None
     except TimeoutError:
         raise FetchError(f"{where}: timed out after {timeout_s:g} s", kind="timeout") from None
+    except (http.client.InvalidURL, ValueError) as exc:
+        raise FetchError(f"{where}: not a valid address ({exc})", kind="other") from None
+    except http.client.HTTPException as exc:
+        raise FetchError(f"{where}: the server's answer cannot be read ({exc!r})",
+                         kind="malformed") from None
     except OSError as exc:
         raise FetchError(f"{where}: cannot be read ({exc.strerror or exc})",
                          kind="other") from None
@@ -87,11 +141,15 @@ def configure_import_parser(parser: argparse.ArgumentParser) -> argparse.Argumen
     parser.add_argument("--base", default=DEFAULT_BASE, metavar="CATALOG",
                         help="catalog whose measured eFLOPS and scaling fits, network, quotas "
                              f"and saturation table win; 'none' for none (default: {DEFAULT_BASE})")
-    parser.add_argument("--out", metavar="DIR",
-                        help="output folder (default: where 'deepvm fetch' writes)")
+    parser.add_argument("--out", metavar="PATH",
+                        help="output folder, or a .json file for a single region (default: "
+                             "where 'deepvm fetch' writes)")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite the .json file --out names when it exists")
     parser.add_argument("--date", metavar="TEXT",
                         help="the prices' date, in the names (aws-<region>-<date>) and "
-                             "prices_date (default: today, UTC)")
+                             f"prices_date, at most {MAX_DATE_CHARS} characters (default: "
+                             "today, UTC)")
     parser.add_argument("--source-label", metavar="TEXT",
                         help="where the file comes from, for each catalog's source "
                              "(default: the file or URL)")
@@ -104,7 +162,8 @@ def configure_import_parser(parser: argparse.ArgumentParser) -> argparse.Argumen
                         help="gradient size of the workload for the scaling prior, GB "
                              f"(default: {DEFAULT_GRADIENT_GB:g}, ResNet-50)")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-                        help=f"seconds to wait for a URL (default: {DEFAULT_TIMEOUT_S:g})")
+                        help=f"seconds a URL may take in all, at most {MAX_TIMEOUT_S:g} "
+                             f"(default: {DEFAULT_TIMEOUT_S:g})")
     parser.set_defaults(func=run_import)
     return parser
 
@@ -124,6 +183,9 @@ def _buckets(where: str | None, timeout_s: float) -> dict[str, dict[str, int]] |
 
     try:
         return parse_spot_advisor(json.loads(read_source(where, timeout_s=timeout_s)))
+    except RecursionError:
+        raise FetchError(f"--spot-advisor {where}: nested too deeply to be a Spot Instance "
+                         "Advisor file", kind="malformed") from None
     except (ValueError, MalformedAnswer) as exc:
         raise FetchError(f"--spot-advisor {where}: {exc}", kind="malformed") from None
 
@@ -141,11 +203,13 @@ def import_catalogs(args: argparse.Namespace) -> tuple[list[Catalog], list[tuple
     regions = validate_regions(args.regions)
     if not (args.gradient_gb > 0 and args.gradient_gb < float("inf")):
         raise InputError("gradient_gb", args.gradient_gb, "must be a number greater than 0")
-    if not (args.timeout > 0 and args.timeout < float("inf")):
-        raise InputError("timeout", args.timeout, "must be a number of seconds greater than 0")
+    if not (args.timeout > 0 and args.timeout <= MAX_TIMEOUT_S):
+        raise InputError("timeout", args.timeout,
+                         f"must be a number of seconds in (0, {MAX_TIMEOUT_S:g}]")
     date = args.date or datetime.now(UTC).strftime("%Y-%m-%d")
-    if not date.strip() or "/" in date or "\\" in date:
-        raise InputError("date", date, "must be a non-empty text without slashes")
+    if not date.strip() or "/" in date or "\\" in date or len(date) > MAX_DATE_CHARS:
+        raise InputError("date", date, f"must be a non-empty text without slashes, at most "
+                                       f"{MAX_DATE_CHARS} characters")
     base = None if str(args.base).strip().lower() == "none" else load_catalog(args.base)
     buckets = _buckets(args.spot_advisor, args.timeout)
     rows = parse_vms_csv(read_source(args.source, timeout_s=args.timeout), args.source)
@@ -171,7 +235,7 @@ def run_import(args: argparse.Namespace, *, stdout: TextIO | None = None,
         catalogs, notes = import_catalogs(args)
         paths = write_fetched_catalogs(
             catalogs, target_paths(Path(args.out) if args.out else None,
-                                    [c.name for c in catalogs]))
+                                    [c.name for c in catalogs], overwrite=args.force))
     except DeepVMError as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=stderr)
         return EXIT_USAGE

@@ -50,8 +50,10 @@ from deepvm_core.hardware.calibrate import calibrate_catalog
 from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.io.zone_record import spot_zone_record, with_spot_zone
+from deepvm_core.market.pools import split_pool_name
 from deepvm_core.model import DEFAULT_OBJECTIVE
 from deepvm_core.pipeline.plan import plan_job
+from deepvm_core.pipeline.pool_types import unused_pool_types
 from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
 from deepvm_core.recommend.recommendation import recommend
 
@@ -93,6 +95,7 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
                       top_k=args.top, replay=plan_replay(args, catalog),
                       fastest_tolerance=args.fastest_tolerance)
+    pool_types = [split_pool_name(name)[0] for name, _ in args.pool]
     comparison = None
     if args.pw is not None:  # Recommend needs a PW
         job = recommend_job(catalog, workload, speedup)
@@ -106,9 +109,11 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(json.dumps(doc, indent=2) + "\n")
         for warning in result.warnings:
             err.write(f"deepvm plan: warning: {warning}\n")
+        for why in unused_pool_types(result, catalog, pool_types):
+            err.write(f"deepvm plan: note: {why}\n")
     else:
         out.write(render_plan_table(result, catalog))
-        out.write(replay_note(result))
+        out.write(replay_note(result, catalog, pool_types))
         zone = None if result.chosen is None else spot_zone_record(
             catalog, result.chosen.configuration, args.zone_price, args.pw)
         if zone:  # only for a type with per-zone prices

@@ -11,7 +11,6 @@ from typing import Any, TextIO
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
 from deepvm_core.catalog.catalog import catalog_to_dict
-from deepvm_core.catalog.plausibility import plausibility_warnings
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.cli.accelerator_table import accelerator_section
 from deepvm_core.cli.catalog_import import add_import_parser, run_import
@@ -27,6 +26,7 @@ from deepvm_core.cli.job_args import add_job_arguments, checkpoint_gb_from_args
 from deepvm_core.cli.recommend_table import recommend_job, render_recommendation
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 from deepvm_core.files import write_json_atomic
+from deepvm_core.hardware.typos import typo_warnings
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.recommend_export import with_job_estimate
 from deepvm_core.io.replay import read_export, replay
@@ -249,7 +249,7 @@ def _cmd_catalog(args: argparse.Namespace, out: TextIO) -> int:
                   f"{catalog.prices_date}): {len(catalog.gpu_types)} GPU types, "
                   f"{len(catalog.cpu_types)} CPU types, {len(catalog.quotas)} quotas, "
                   f"{len(catalog.saturation)} saturation steps; sha256 {catalog.sha256}\n")
-        for w in (*catalog.warnings, *plausibility_warnings(catalog)):
+        for w in (*catalog.warnings, *typo_warnings(catalog)):
             out.write(f"warning: {w}\n")
         return 0
     catalog = _load(args.input)

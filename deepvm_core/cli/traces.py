@@ -21,7 +21,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TextIO
 
 import numpy as np
@@ -57,6 +57,7 @@ from deepvm_core.market.window import (
     recent_window,
 )
 from deepvm_core.pipeline.backtest_plan import replay
+from deepvm_core.pipeline.pool_types import unused_pool_types
 from deepvm_core.pipeline.replay_hook import replay_hook
 from deepvm_core.units import MINUTES_PER_HOUR
 
@@ -168,11 +169,16 @@ def plan_replay(args: argparse.Namespace, catalog: Catalog,
                        per_vm_share=getattr(args, "per_vm_share", 0.0), seed=args.seed)
 
 
-def replay_note(result: JobPlanResult) -> str:
-    """A line under ``deepvm plan``'s table saying which rows the backtest evaluated."""
+def replay_note(result: JobPlanResult, catalog: Catalog | None = None,
+                pool_types: Sequence[str] = ()) -> str:
+    """Lines under ``deepvm plan``'s table saying which rows the backtest evaluated, and
+    which of ``pool_types`` (the ``--pool`` types) no configuration of the plan has, and why
+    (:func:`~deepvm_core.pipeline.pool_types.unused_pool_types`)."""
+    unused = "" if catalog is None else "".join(
+        f"Note: {why}\n" for why in unused_pool_types(result, catalog, pool_types))
     r = result.replay
     if r is None or not r.evaluated.any():
-        return ""
+        return unused
     types = sorted({result.candidates.configuration(int(i)).gpu
                     for i in np.flatnonzero(r.evaluated)})
     how = {"replay": f"a backtest ({r.recovery})", "renewal": "the renewal model",
@@ -186,7 +192,7 @@ def replay_note(result: JobPlanResult) -> str:
         note += (f"Note: {len(refused)} configuration(s) cannot run on the traces (more spot "
                  "VMs than a count trace holds) or never finish on them (an attempt longer "
                  "than the pools ever stay up): left out\n")
-    return note
+    return note + unused
 
 
 def _finite(x: float) -> float | None:

@@ -37,13 +37,18 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   :func:`ast.literal_eval` up to :data:`MAX_GPU_INFO_CHARS` characters; one that cannot be read
   is named in a note and the table's figures are used.
 * **Interruption buckets** from a Spot Instance Advisor file when given.
+* **Checks.** The built catalog passes the catalog's validation (``catalog validate``'s
+  errors: a bad file is refused, naming the field and value; ``AcceleratorCount`` and
+  ``vCPUs`` must be whole numbers, at most
+  :data:`~deepvm_core.catalog.rules.MAX_GPUS_PER_VM` GPUs), and a type with a value that looks
+  like a typo (:func:`deepvm_core.hardware.typos.typo_warnings`: a spot price above on-demand
+  or below AWS's 90 % floor, ...) is left out, each named in a note with its field and value.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
-import functools
 import io
 import re
 import statistics
@@ -51,8 +56,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.bundled import read_bundled_file
+from deepvm_core.bundled import bundled_network_gbps
 from deepvm_core.catalog.catalog import Catalog
+from deepvm_core.catalog.rules import MAX_GPUS_PER_VM
 from deepvm_core.catalog.schema import SCHEMA_VERSION, quota_rows, saturation_rows
 from deepvm_core.catalog.types import DEFAULT_SATURATION, GpuType
 from deepvm_core.catalog.validation import parse_catalog
@@ -70,6 +76,7 @@ from deepvm_core.hardware.accelerators import (
     bundled_accelerators,
 )
 from deepvm_core.hardware.scaling_prior import DEFAULT_STEP_MODEL, StepModel
+from deepvm_core.hardware.typos import row_typo_warnings, typo_warnings
 from deepvm_core.hardware.unmeasured import gpu_throughput_fields
 
 #: The columns an importer needs (read by name).
@@ -154,6 +161,19 @@ def _float(raw: str, field: str, line: int, source: str, *, optional: bool) -> f
     return value
 
 
+def _whole(raw: str, field: str, line: int, source: str, *, optional: bool,
+           most: int | None = None, what: str = "") -> int | None:
+    """:func:`_float`, which must also be a whole number (at most ``most``)."""
+    value = _float(raw, field, line, source, optional=optional)
+    if value is None:
+        return None
+    if value != int(value) or (most is not None and value > most):
+        span = f"{what} from 1 to {most}" if most is not None else what
+        raise SkyPilotError(f"{source} line {line}: {field} {raw.strip()!r} must be a whole "
+                            f"number{' of ' + span if span else ''}")
+    return int(value)
+
+
 def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
     """The rows of a SkyPilot AWS ``vms.csv``.
 
@@ -176,15 +196,15 @@ def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
                 "AWS instance type and region; only SkyPilot's AWS catalog "
                 "(catalogs/v7/aws/vms.csv) can be imported (GCP and Azure rows do not map to "
                 "AWS quotas, bandwidths and Spot Advisor buckets)")
-        count = _float(raw["AcceleratorCount"] or "", "AcceleratorCount", line, source,
-                       optional=True)
-        vcpus = _float(raw["vCPUs"] or "", "vCPUs", line, source, optional=False)
+        count = _whole(raw["AcceleratorCount"] or "", "AcceleratorCount", line, source,
+                       optional=True, most=MAX_GPUS_PER_VM, what="GPUs")
+        vcpus = _whole(raw["vCPUs"] or "", "vCPUs", line, source, optional=False)
         memory = _float(raw["MemoryGiB"] or "", "MemoryGiB", line, source, optional=False)
         assert vcpus is not None
         assert memory is not None
         rows.append(VmRow(
             instance=name, accelerator=(raw["AcceleratorName"] or "").strip(),
-            count=int(count or 0), vcpus=int(vcpus), memory_gib=memory,
+            count=count or 0, vcpus=vcpus, memory_gib=memory,
             price=_float(raw["Price"] or "", "Price", line, source, optional=True),
             spot=_float(raw["SpotPrice"] or "", "SpotPrice", line, source, optional=True),
             region=region, zone=(raw["AvailabilityZone"] or "").strip(), line=line,
@@ -192,13 +212,6 @@ def parse_vms_csv(text: str, source: str = "vms.csv") -> tuple[VmRow, ...]:
     if not rows:
         raise SkyPilotError(f"{source}: no rows")
     return tuple(rows)
-
-
-@functools.cache
-def bundled_network_gbps() -> Mapping[str, float]:
-    """Network bandwidth, Gbit/s, per instance type (``data/instance-network.csv``)."""
-    reader = csv.DictReader(io.StringIO(read_bundled_file("instance-network.csv").decode("utf-8")))
-    return {r["instance_type"]: float(r["network_gbps"]) for r in reader}
 
 
 def accelerator_of(row: VmRow) -> Accelerator | None:
@@ -391,7 +404,19 @@ def build_catalog(rows: Sequence[VmRow], region: str, **kwargs: Any
         SkyPilotError: no rows for the region, or the built catalog is invalid.
     """
     data, notes = build_catalog_dict(rows, region, **kwargs)
+    source = f"imported catalog {data['name']}"
     try:
-        return parse_catalog(data, source=f"imported catalog {data['name']}"), notes
+        catalog = parse_catalog(data, source=source)
+        said: list[str] = []
+        # a type's own typos first: a price 50x too high also puts its peers out of range
+        for check in (row_typo_warnings, typo_warnings):
+            typos = check(catalog)
+            if typos:
+                out = {p.where for p in typos}
+                data = {**data, **{key: [r for r in data[key] if r["name"] not in out]
+                                   for key in ("gpu_types", "cpu_types")}}
+                said += [f"left out, implausible (a typo in the file?): {p}" for p in typos]
+                catalog = parse_catalog(data, source=source)
+        return catalog, notes + tuple(said)
     except DeepVMError as exc:
         raise SkyPilotError(f"the catalog built for region {region} is invalid: {exc}") from None

@@ -56,14 +56,22 @@ def resolve_base(base: Catalog | str | os.PathLike[str] | None) -> Catalog | Non
     return load_catalog(base)
 
 
-def target_paths(out: str | os.PathLike[str] | None, names: Sequence[str]) -> list[Path]:
+def target_paths(out: str | os.PathLike[str] | None, names: Sequence[str], *,
+                 overwrite: bool = True) -> list[Path]:
     """Where the catalogs ``names`` go: ``out`` itself when it is a ``.json`` file (one region
-    only), else ``NAME.json`` in the folder ``out`` (default: the fetched-catalogs folder),
-    ``NAME-2.json`` and so on when taken."""
+    only; an existing one only with ``overwrite``), else ``NAME.json`` in the folder ``out``
+    (default: the fetched-catalogs folder), ``NAME-2.json`` and so on when taken.
+
+    Raises:
+        InputError: a .json file for several regions, or one that exists without
+            ``overwrite`` (``--force``).
+    """
     if out is not None and str(out).lower().endswith(".json"):
         if len(names) != 1:
             raise InputError("out", str(out), "a .json file takes one region; give a folder "
                              "for several regions")
+        if not overwrite and Path(out).exists():
+            raise InputError("out", str(out), "exists; give --force to overwrite it")
         return [Path(out)]
     folder = Path(out) if out is not None else fetched_dir()
     paths = []
