@@ -58,7 +58,9 @@ def test_older_versions_still_load(version):
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
-    ("gpu_count", 0, "greater than 0"), ("gpu_count", 2.5, "whole number"),
+    # issue 27: GPUs per VM are capped (1e20 GPUs per VM was ranked #1)
+    ("gpu_count", 0, "must be in (0, 64]"), ("gpu_count", 65, "must be in (0, 64]"),
+    ("gpu_count", 2.5, "whole number"),
     ("gpu_count", "eight", "not a number"), ("gpu_count", True, "not a number"),
     ("gpu_memory_gb", 0, "greater than 0"), ("gpu_memory_gb", -16, "greater than 0"),
     ("gpu_memory_gb", float("inf"), "finite"), ("accelerator", "  ", "non-empty text"),
