@@ -32,7 +32,7 @@ def both(traces, job, policy, deadline, starts):
     return out
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data(), policy=st.sampled_from(RECOVERY_POLICIES),
        gap=st.sampled_from([32.0, 195.0, 600.0, 900.0, 3600.0]))
 def test_hints_give_the_runs_of_every_boundary(data, policy, gap):

@@ -79,7 +79,7 @@ def test_uniform_progress_by_hand():
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
     pools = data.draw(st.integers(1, 3))
@@ -108,7 +108,7 @@ def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_a_decision_holds_before_its_hint(policy, data):
     # one decision at boundary k0, then the run holds its action for up to 300 boundaries: its
