@@ -18,3 +18,8 @@ def alternating_runs(seed: int, ticks: int, mean_up: float, mean_down: float, *,
         out += [state] * int(rng.geometric(1.0 / (mean_up if state else mean_down)))
         state = 1 - state
     return out[:ticks]
+
+
+#: Tick lengths (seconds) the backtest's property tests draw: the public traces' (32 s, 195 s,
+#: 600 s), a quarter hour and an hour.
+TICK_SECONDS = (32.0, 195.0, 600.0, 900.0, 3600.0)

@@ -16,6 +16,7 @@ from deepvm_core.job import backtest_replay
 from deepvm_core.job.backtest import RECOVERY_POLICIES, BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.market.trace import SpotTrace, TraceError
+from tests.synthetic_traces import TICK_SECONDS
 
 
 def both(traces, job, policy, deadline, starts):
@@ -34,7 +35,7 @@ def both(traces, job, policy, deadline, starts):
 
 @settings(max_examples=100, deadline=None)
 @given(data=st.data(), policy=st.sampled_from(RECOVERY_POLICIES),
-       gap=st.sampled_from([32.0, 195.0, 600.0, 900.0, 3600.0]))
+       gap=st.sampled_from(TICK_SECONDS))
 def test_hints_give_the_runs_of_every_boundary(data, policy, gap):
     g = gap / 3600
     pools = data.draw(st.integers(1, 3))

@@ -78,20 +78,29 @@ def test_uniform_progress_by_hand():
     assert act("uniform-progress", state(9, 1, 7, [True], deadline=16)) == ON_DEMAND
 
 
-@pytest.mark.parametrize("policy", sorted(POLICIES))
-@settings(max_examples=100, deadline=None)
-@given(data=st.data())
-def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
+def _draw_state(data: st.DataObject) -> tuple[int, float, float, float, float, float, float,
+                                               list[bool], int]:
+    """A random state's scalars: pools, tick g, work done, remaining, segment, R, deadline (all
+    in eighths or sixteenths of an hour, so that ties on boundaries are common), which pools are
+    up, and a placement (nothing, on demand or a pool that is up)."""
     pools = data.draw(st.integers(1, 3))
     g = data.draw(st.sampled_from([1 / 16, 0.25, 1 / 6, 32 / 3600]))
     done = data.draw(st.integers(0, 40)) / 8
     rem = data.draw(st.integers(1, 40)) / 8
     seg = data.draw(st.integers(1, 16)) / 8
-    pending = data.draw(st.booleans())
+    restart = data.draw(st.integers(0, 4)) / 16
+    deadline = data.draw(st.integers(1, 200)) / 8
     up = data.draw(st.lists(st.booleans(), min_size=pools, max_size=pools))
     place = data.draw(st.sampled_from([NOTHING, ON_DEMAND, *[p for p in range(pools) if up[p]]]))
-    deadline = data.draw(st.integers(1, 200)) / 8
-    restart = data.draw(st.integers(0, 4)) / 16
+    return pools, g, done, rem, seg, restart, deadline, up, place
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_actions_change_at_most_once_while_only_time_moves_on(policy, data):
+    _, g, done, rem, seg, restart, deadline, up, place = _draw_state(data)
+    pending = data.draw(st.booleans())
     start = data.draw(st.integers(0, 40))
     steps = 400
     k = np.arange(start, start + steps)
@@ -115,15 +124,7 @@ def test_a_decision_holds_before_its_hint(policy, data):
     # work done and rem stay (a segment that does not end) or rem drops once by one segment (a
     # checkpoint), its attempt ages, the pools it watches stay as they were and the others
     # change at random. Before until_hours, the policy must answer the same.
-    pools = data.draw(st.integers(1, 3))
-    g = data.draw(st.sampled_from([1 / 16, 0.25, 1 / 6, 32 / 3600]))
-    done = data.draw(st.integers(0, 40)) / 8
-    rem = data.draw(st.integers(1, 40)) / 8
-    seg = data.draw(st.integers(1, 16)) / 8
-    restart = data.draw(st.integers(0, 4)) / 16
-    deadline = data.draw(st.integers(1, 200)) / 8
-    up = data.draw(st.lists(st.booleans(), min_size=pools, max_size=pools))
-    place = data.draw(st.sampled_from([NOTHING, ON_DEMAND, *[p for p in range(pools) if up[p]]]))
+    pools, g, done, rem, seg, restart, deadline, up, place = _draw_state(data)
     k0 = data.draw(st.integers(0, 40))
     pending = data.draw(st.booleans())
     length = seg + (restart if pending else 0.0)  # of the attempt in progress

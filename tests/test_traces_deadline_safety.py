@@ -16,11 +16,12 @@ from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.market.trace import SpotTrace
+from tests.synthetic_traces import TICK_SECONDS
 
 
 @settings(max_examples=120, deadline=None)
 @given(data=st.data(), policy=st.sampled_from(DEADLINE_POLICIES),
-       gap=st.sampled_from([32.0, 195.0, 600.0, 900.0, 3600.0]))
+       gap=st.sampled_from(TICK_SECONDS))
 def test_never_misses_a_deadline_on_demand_alone_meets(data, policy, gap):
     g = gap / 3600
     pools = data.draw(st.integers(1, 3))
