@@ -35,8 +35,11 @@ from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.io.recommend_export import with_job_estimate
+from deepvm_core.job.deadline_offer import DeadlineOffer
 from deepvm_core.job.montecarlo import JobSamples
 from deepvm_core.model import Configuration, Scenario
+from deepvm_core.pipeline.deadline_offer import at_risk
+from deepvm_core.pipeline.deadline_offer import deadline_offer as core_deadline_offer
 from deepvm_core.pipeline.finishing import FinishingAnswer, finishing_answer
 from deepvm_core.pipeline.plan import (
     Goal,
@@ -249,6 +252,28 @@ def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: fl
                  trials, seed, top_k, pools_key, pools, recovery)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _offer(catalog_sha256: str, _catalog: Catalog, _result: JobPlanResult,
+           result_key: tuple[object, ...], pools_key: tuple[object, ...],
+           _pools: PoolSet | None) -> DeadlineOffer | None:
+    del catalog_sha256, result_key, pools_key  # the cache key only
+    return core_deadline_offer(_result, _catalog, pools=() if _pools is None else _pools.pools)
+
+
+def deadline_offer(catalog: Catalog, result: JobPlanResult,
+                   pools: PoolSet | None = None) -> DeadlineOffer | None:
+    """:func:`deepvm_core.pipeline.deadline_offer.deadline_offer` of the plan (``pools``: the
+    ones it was planned with), cached by the plan's inputs; ``None`` at once when the deadline
+    is not at risk."""
+    if at_risk(result) is None:
+        return None
+    key = (result.scenario, result.workload, result.pw_usd_per_hour, result.goal,
+           result.deadline_hours, result.budget_usd, result.trials, result.seed, result.top_k,
+           None if result.replay is None else result.replay.recovery)
+    return _offer(catalog.sha256, catalog, result, key,
+                  () if pools is None else pools.key, pools)
+
+
 @dataclass(frozen=True)
 class FrontierPoints:
     """What the frontier chart draws of a plan (candidate indices).
@@ -305,11 +330,14 @@ def job_samples(catalog: Catalog, result: JobPlanResult, speedup: SpeedupModel, 
 
 
 def plan_text(result: JobPlanResult, catalog: Catalog, timestamp: datetime | None,
-              comparison: PlanVsRecommend | None = None) -> str:
+              comparison: PlanVsRecommend | None = None,
+              offer: DeadlineOffer | None = None) -> str:
     """The "Download plan (JSON)" file: the CLI's ``plan --format json`` document, with the
-    card's comparison with Recommend (``recommend_comparison``) when there is one."""
+    card's comparison with Recommend (``recommend_comparison``) and its deadline offer
+    (``deadline_offer``) when there are."""
     return json.dumps(plan_to_dict(result, catalog, timestamp=timestamp,
-                                   comparison=comparison), indent=2) + "\n"
+                                   comparison=comparison, deadline_offer=offer),
+                      indent=2) + "\n"
 
 
 def unused_measurements(catalog: Catalog, name: str, text: str) -> tuple[str, ...]:

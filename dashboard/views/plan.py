@@ -43,6 +43,7 @@ from deepvm_core.io.line_items import (
     summary_html,
 )
 from deepvm_core.io.plan_json import plan_summary
+from deepvm_core.job.deadline_offer import DeadlineOffer
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import JobPlanResult
 from deepvm_core.pipeline.recommend_job import PlanVsRecommend
@@ -51,13 +52,15 @@ from deepvm_core.workload.speedup import SpeedupModel
 
 
 def card(result: JobPlanResult, comparison: PlanVsRecommend | None,
-         trace_note: str | None = None, pool_notes: tuple[str, ...] = ()) -> None:
+         trace_note: str | None = None, pool_notes: tuple[str, ...] = (),
+         offer: DeadlineOffer | None = None) -> None:
     """The budget holder's card: cost, finish time, the same cluster on demand and the saving,
-    when it is done, how sure, whether Recommend picks the same cluster, and why this one (and,
-    when spot traces gave the figures, ``trace_note``); the plan's warnings (measurements not
-    used, implausible measured speedups) at its foot."""
+    when it is done, how sure (and, with a deadline at risk, the deadline policy ``offer``),
+    whether Recommend picks the same cluster, and why this one (and, when spot traces gave the
+    figures, ``trace_note``); the plan's warnings (measurements not used, implausible measured
+    speedups) at its foot."""
     with st.container(border=True, key="plan_card"):
-        _card_body(result, comparison)
+        _card_body(result, comparison, offer)
         if trace_note and result.chosen is not None:
             st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
         for note in pool_notes:  # a mapped pool's type that took no part: said
@@ -136,7 +139,32 @@ def _no_cluster(result: JobPlanResult) -> None:
     memory_expander(result)
 
 
-def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> None:
+def _use_policy(policy: str) -> None:
+    keys.SPOT_RECOVERY.set(policy)
+
+
+def deadline_offer(offer: DeadlineOffer) -> None:
+    """The deadline offer (issue 26): its sentence, the offered policy's numbers, every policy
+    considered; on traces, a button that replans the pools with the policy offered (the
+    planner's recovery policy, Spot markets)."""
+    with st.container(key="plan_deadline_offer"):
+        st.markdown(f":material/schedule: {offer.sentence()}")
+        o = offer.offer
+        if o is not None:
+            cost, p90, share = st.columns(3)
+            cost.metric(f"Expected cost ({o.policy})", usd(o.mean_cost_usd))
+            p90.metric("P90 cost", usd(o.cost_usd_p90))
+            share.metric("Hours on demand", f"{o.on_demand_share:.0%}",
+                         help="Share of the cluster's running hours bought on demand.")
+        st.caption("Deadline policies considered: " + "; ".join(offer.lines()) + ".")
+        if o is not None and offer.on_traces:
+            st.button(f"Plan the pools with {o.policy}", key="plan_use_offer",
+                      on_click=_use_policy, args=(o.policy,),
+                      icon=":material/published_with_changes:")
+
+
+def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None,
+               offer: DeadlineOffer | None) -> None:
     chosen = result.chosen
     if chosen is None:
         _no_cluster(result)
@@ -164,6 +192,8 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None) -> Non
     if mc is not None and mc.deadline_probability is not None:
         right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
                        f"**{mc.deadline_probability:.0%}**")
+    if offer is not None:
+        deadline_offer(offer)
     answer_view.budget_lines(chosen)
     price_notes.zone_caption(catalog_state.active_catalog().catalog, config,
                              result.pw_usd_per_hour, "plan_zone")
@@ -301,9 +331,10 @@ def main() -> None:
         plan_calibration.calibrate(active)
         return
     versus = job_view.recommend_comparison(active.catalog, scenario, inputs, result)
+    offer = compute.deadline_offer(active.catalog, result, job_view.session_pools(active.catalog))
     with answer_slot:
         card(result, versus, job_view.trace_note(result, active.catalog),
-             job_view.unused_pool_notes(result, active.catalog))
+             job_view.unused_pool_notes(result, active.catalog), offer)
         if result.chosen is not None:  # its epoch time scales with eFLOPS and the scaling curve
             gpu = provenance.gpu_of(active.catalog, result.chosen.configuration.gpu)
             if gpu is not None:
@@ -315,7 +346,7 @@ def main() -> None:
         st.caption("The plan's download appears once a cluster fits the job.")
     else:
         text = price_notes.zoned_export(
-            compute.plan_text(result, active.catalog, datetime.now(UTC), versus),
+            compute.plan_text(result, active.catalog, datetime.now(UTC), versus, offer),
             active.catalog, result.chosen.configuration, inputs.pw)
         st.download_button("Download plan (JSON)", text,
                            file_name=f"deepvm-plan-{active.catalog.name}.json",

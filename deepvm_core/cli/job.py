@@ -38,7 +38,7 @@ from deepvm_core.cli.job_args import (
 )
 from deepvm_core.cli.plan_args import EXIT_NOT_WRITTEN, workload_from_args
 from deepvm_core.cli.plan_table import render_plan_table
-from deepvm_core.cli.traces import plan_replay, replay_note
+from deepvm_core.cli.traces import plan_pools, plan_replay, replay_note
 from deepvm_core.errors import (
     EXIT_USAGE,
     CatalogError,
@@ -52,6 +52,7 @@ from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.io.zone_record import spot_zone_record, with_spot_zone
 from deepvm_core.market.pools import split_pool_name
 from deepvm_core.model import DEFAULT_OBJECTIVE
+from deepvm_core.pipeline.deadline_offer import deadline_offer
 from deepvm_core.pipeline.plan import plan_job
 from deepvm_core.pipeline.pool_types import unused_pool_types
 from deepvm_core.pipeline.recommend_job import compare_plan_with_recommendation, recommend_job
@@ -90,12 +91,14 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     workload = workload_from_args(args, mtbi)
     scenario = scenario_from_args(args, 0.0 if args.pw is None else args.pw, catalog,
                                   checkpoint_gb_from_args(args))
+    pools = plan_pools(args, catalog)
     result = plan_job(catalog, scenario, workload, pw_usd_per_hour=args.pw, speedup=speedup,
                       goal=args.goal, deadline_hours=args.deadline_hours,
                       budget_usd=args.budget_usd, trials=args.trials, seed=args.seed,
-                      top_k=args.top, replay=plan_replay(args, catalog),
+                      top_k=args.top, replay=plan_replay(args, catalog, pools),
                       fastest_tolerance=args.fastest_tolerance)
     pool_types = [split_pool_name(name)[0] for name, _ in args.pool]
+    offer = deadline_offer(result, catalog, pools=pools, window_days=args.window_days)
     comparison = None
     if args.pw is not None:  # Recommend needs a PW
         job = recommend_job(catalog, workload, speedup)
@@ -103,7 +106,8 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         speed=job.speed)
         comparison = compare_plan_with_recommendation(result, rec, catalog, job)
     if args.format == "json":  # the warnings are in the JSON and, for a reader, on stderr
-        doc = with_spot_zone(plan_to_dict(result, catalog, comparison=comparison), catalog,
+        doc = with_spot_zone(plan_to_dict(result, catalog, comparison=comparison,
+                                          deadline_offer=offer), catalog,
                              None if result.chosen is None else result.chosen.configuration,
                              args.zone_price, args.pw)
         out.write(json.dumps(doc, indent=2) + "\n")
@@ -120,6 +124,9 @@ def _cmd_plan(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             out.write(f"Zone: {zone['sentence']}\n")
         if comparison is not None:
             out.write(f"Recommend ({DEFAULT_OBJECTIVE}): {comparison.sentence}\n")
+        if offer is not None:
+            out.write(f"Deadline: {offer.sentence()}\n")
+            out.writelines(f"  {line}\n" for line in offer.lines())
     return 0
 
 

@@ -45,7 +45,7 @@ from deepvm_core.job.odds import window_words
 from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.job.result import JobPlanResult
 from deepvm_core.market.pool_prices import make_regional_pool
-from deepvm_core.market.pools import check_pools, split_pool_name
+from deepvm_core.market.pools import Pool, check_pools, split_pool_name
 from deepvm_core.market.reclaims import estimate_per_vm_share
 from deepvm_core.market.trace import TraceError, load_trace
 from deepvm_core.market.trace_fetch import fetch_traces
@@ -153,16 +153,22 @@ def add_plan_pool_args(p: argparse.ArgumentParser) -> None:
     add_window_arg(g)
 
 
-def plan_replay(args: argparse.Namespace, catalog: Catalog,
+def plan_pools(args: argparse.Namespace, catalog: Catalog) -> list[Pool]:
+    """The pools of ``deepvm plan``'s ``--pool`` options (each priced from its region), read
+    once for the plan's backtests and its deadline offer."""
+    return [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
+
+
+def plan_replay(args: argparse.Namespace, catalog: Catalog, pools: Sequence[Pool],
                 ) -> Callable[[ClusterArrays, JobInputs], ReplayEstimates] | None:
-    """The backtest hook of ``deepvm plan`` for its ``--pool`` options, or ``None``."""
+    """The backtest hook of ``deepvm plan`` for its ``--pool`` options (``pools``), or
+    ``None``."""
     if not args.pool:
         return None
     if args.recovery in DEADLINE_POLICIES and args.deadline_hours is None:
         raise DeepVMError(f"--recovery {args.recovery} needs --deadline-hours H")
     if args.recovery in DEADLINE_POLICIES and args.model not in (None, "replay"):
         raise DeepVMError(f"--recovery {args.recovery} is replayed only: use --model replay")
-    pools = [make_regional_pool(catalog, name, load_trace(path)) for name, path in args.pool]
     return replay_hook(catalog, pools, recovery=args.recovery,
                        deadline_hours=args.deadline_hours, model=args.model,
                        window_days=args.window_days,

@@ -25,6 +25,7 @@ from deepvm_core.job.baseline import (
     savings,
     slow_warning,
 )
+from deepvm_core.job.deadline_offer import DeadlineOffer
 from deepvm_core.job.estimate import PlanEstimate
 from deepvm_core.job.result import PLAN_KIND, JobPlanResult, PlanAssumptions
 from deepvm_core.model import Objective
@@ -170,9 +171,30 @@ def assumptions_to_dict(a: PlanAssumptions) -> AssumptionsDoc:
     }
 
 
+def deadline_offer_to_dict(offer: DeadlineOffer) -> dict[str, Any]:
+    """The plan JSON's ``deadline_offer`` (see :func:`plan_to_dict`)."""
+    return {
+        "policy": None if offer.offer is None else offer.offer.policy,
+        "deadline_hours": offer.deadline_hours,
+        "target": offer.target,
+        "chance": offer.chance,
+        "evaluated_on": "traces" if offer.on_traces else "job_model",
+        "pools": list(offer.pools),
+        "mtbi_hours": _finite(offer.mtbi_hours),
+        "wait_hours": _finite(offer.wait_hours),
+        "sentence": offer.sentence(),
+        "considered": [{
+            "policy": p.policy, "runs": p.runs, "deadline_met": p.deadline_met,
+            "mean_cost_usd": _finite(p.mean_cost_usd), "cost_usd_p90": _finite(p.cost_usd_p90),
+            "on_demand_share": p.on_demand_share,
+            "mean_makespan_hours": _finite(p.mean_makespan_hours)} for p in offer.considered],
+    }
+
+
 def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
                  timestamp: datetime | None = None,
-                 comparison: PlanVsRecommend | None = None) -> dict[str, Any]:
+                 comparison: PlanVsRecommend | None = None,
+                 deadline_offer: DeadlineOffer | None = None) -> dict[str, Any]:
     """The plan JSON (``deepvm plan --format json``, the dashboard's export).
 
     Keys: ``schema_version``, ``tool``, ``tool_version``, ``kind`` (``job-plan``),
@@ -187,7 +209,11 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     estimate of a cluster that is not expected to finish has ``null`` makespan, cost and
     interruptions and a ``does_not_finish`` reason. With ``comparison`` (the plan against
     Recommend's pick, :func:`deepvm_core.pipeline.recommend_job.compare_plan_with_recommendation`),
-    ``recommend_comparison``: ``same_cluster`` and its ``sentence``.
+    ``recommend_comparison``: ``same_cluster`` and its ``sentence``. With ``deadline_offer``
+    (the deadline is at risk, :func:`deepvm_core.pipeline.deadline_offer.deadline_offer`),
+    ``deadline_offer``: the ``policy`` offered (``null``: none meets the target), its
+    parameters (``deadline_hours``, ``target``), the plan's ``chance``, where the runs come from
+    and every policy considered, priced.
     """
     s, w = result.scenario, result.workload
     obj = s.objective
@@ -256,5 +282,7 @@ def plan_to_dict(result: JobPlanResult, catalog: Catalog, *,
     if comparison is not None:
         doc["recommend_comparison"] = {"same_cluster": comparison.same,
                                        "sentence": comparison.sentence}
+    if deadline_offer is not None:
+        doc["deadline_offer"] = deadline_offer_to_dict(deadline_offer)
     return doc
 

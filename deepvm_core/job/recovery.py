@@ -66,6 +66,13 @@ RECOVERY_POLICIES: Final[tuple[RecoveryPolicy, ...]] = get_args(RecoveryPolicy)
 #: Policies that need a deadline.
 DEADLINE_POLICIES: Final[tuple[RecoveryPolicy, ...]] = ("deadline", "uniform-progress",
                                                          "slack-reserve")
+#: Each deadline policy in a few words (the Plan card's offer and ``deepvm plan``'s, issue 26).
+DEADLINE_POLICY_WORDS: Final[Mapping[RecoveryPolicy, str]] = {
+    "deadline": "spot until the last safe moment, then on demand for good",
+    "uniform-progress": "spot whenever it is up, on demand while behind an even pace to the "
+                        "deadline",
+    "slack-reserve": "spot while the slack covers two lost attempts, on demand below that",
+}
 #: ``slack-reserve``: the slack it keeps for going back to spot, in lost attempts (R + s).
 RESERVE_ATTEMPTS: Final = 2.0
 #: Actions besides a pool index: run on demand, or do nothing until the next boundary.
