@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import pytest
+from browser_helpers import VIEWPORT
 from dashboard_server import running_server
 
 if TYPE_CHECKING:
@@ -121,8 +122,6 @@ def artifacts_dir() -> Path:
     return ARTIFACTS_DIR
 
 
-#: Every page's size unless a test sets its own (``page.set_viewport_size``), px.
-VIEWPORT = {"width": 1400, "height": 1000}
 #: What is cleared between tests for each visited origin (``Storage.clearDataForOrigin``; the
 #: HTTP cache is not a storage type, so it stays warm).
 CLEARED_STORAGE = ("cookies,local_storage,indexeddb,websql,service_workers,cache_storage,"
