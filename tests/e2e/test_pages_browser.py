@@ -1,6 +1,7 @@
 """Every page in a real browser: the root URL, then every link of the top navigation in one
-visit (each page drawn whole: its charts, no exception, kept as a screenshot), and a first load
-at a page's path; no request goes to another host.
+visit at 1280x720 (each page drawn whole: its charts, no exception, its title right under the
+page links, kept as a screenshot), and a first load at a page's path; no request goes to
+another host.
 
 Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
 ``expect`` (auto-waiting), never on sleeps.
@@ -32,6 +33,13 @@ NAVIGATION = ("Plan a job", "Instances", "Catalog editor", "Simulate", "Live pri
 #: The charts each page of PAGES draws at PW 2.5.
 CHARTS = {"recommend": 2, "plan": 3, "instances": 3, "catalog": 0, "simulate": 2, "method": 1}
 SLUGS = {title: slug for slug, title in PAGES.items()}
+#: The walk's window: issue 20 item 17's small screen, where each page's title must sit right
+#: under the page links (before: 68 px lower, about 120 px of empty screen above every title).
+SMALL_SCREEN = {"width": 1280, "height": 720}
+TITLE_GAP = """() => document.querySelector('h1').getBoundingClientRect().top
+  - document.querySelector('header').getBoundingClientRect().bottom"""
+#: Most px between the bottom of the page links and the top of the page title's box.
+TITLE_GAP_PX = 24
 
 
 def record_hosts(page: Page) -> set[str]:
@@ -61,12 +69,16 @@ def test_the_root_url_then_every_page_through_the_navigation(
       no exception;
     * each page of PAGES is drawn whole (at its own path, the scenario kept, every chart drawn,
       no exception) and its screenshot is kept as an artifact;
+    * issue 20 item 17: at 1280x720 every page's title sits right under the page links;
     * issue 27: offline, no page makes a failed request (the page icon came from a font CDN):
       every request goes to the dashboard's own host.
     """
     hosts = record_hosts(page)
+    page.set_viewport_size(SMALL_SCREEN)
     open_app(page, f"{streamlit_server}/?pw=2.5")
     expect(headline(page)).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    wait_until_settled(page)  # the page's last elements arrive
+    gaps = {"Recommend at /": page.evaluate(TITLE_GAP)}
     expect(page.get_by_text("Page not found")).to_have_count(0)
     assert urlparse(page.url).path == "/"
     assert query(page)["pw"] == "2.5"
@@ -76,10 +88,12 @@ def test_the_root_url_then_every_page_through_the_navigation(
             timeout=LOAD_TIMEOUT_MS)
         expect(page).to_have_url(re.compile(r"[?&]pw=2.5(&|$)"))
         wait_until_settled(page)  # the page's run is over: no element of the page before
+        gaps[title] = page.evaluate(TITLE_GAP)
         expect(page.get_by_test_id("stException")).to_have_count(0)
         if title in SLUGS:
             drawn_whole(page, SLUGS[title])
             screenshot(page, artifacts_dir / f"page-{SLUGS[title]}.png")
+    assert all(-1 <= gap <= TITLE_GAP_PX for gap in gaps.values()), gaps
     own = urlparse(streamlit_server).hostname
     assert hosts - {own, ""} == set(), hosts
 
