@@ -12,6 +12,8 @@ from playwright.sync_api import Locator, Page, expect
 #: browser tests run beside the others), ms.
 LOAD_TIMEOUT_MS = 45_000
 UPDATE_TIMEOUT_MS = 15_000
+#: A page's size unless a test sets its own (the ``page`` fixture's context), px.
+VIEWPORT = {"width": 1400, "height": 1000}
 #: The sidebar's PW control.
 PW_LABEL = "PW: pricing willingness (USD/hour)"
 #: The pages under test by path, and their titles.
@@ -94,3 +96,21 @@ def edit_grid_cell(page: Page, grid: Locator, cell: tuple[float, float], keys: S
         except AssertionError:
             if attempt == attempts - 1:
                 raise
+
+
+#: Each data grid under a selector: its key (``st-key-...``), the width its scrolling area
+#: shows and the width of its content, px.
+GRIDS = """(selector) => [...document.querySelectorAll(selector)].filter(
+    (e) => e.querySelector('.dvn-scroller')).map((e) => {
+  const scroller = e.querySelector('.dvn-scroller');
+  return {key: (e.closest('[class*="st-key-"]')?.className.match(/st-key-[\\w-]+/) || ['?'])[0],
+          shown: scroller.clientWidth, content: scroller.scrollWidth};
+})"""
+
+
+def grid_widths(page: Page, selector: str) -> list[dict[str, object]]:
+    """The shown and content widths of the data grids matching ``selector`` (``GRIDS``), once
+    the first has been drawn and has sized its columns."""
+    page.locator(f"{selector} .dvn-scroller").first.wait_for(timeout=LOAD_TIMEOUT_MS)
+    page.wait_for_timeout(1000)  # the grid sizes its columns after the first paint
+    return page.evaluate(GRIDS, selector)

@@ -6,8 +6,14 @@
 - ``browser``: Debian's Chromium (``/usr/bin/chromium``, or env ``CHROMIUM_PATH``) driven by
   Playwright. Never run ``playwright install``: the system browser is used. An ``expect``
   without a timeout of its own waits up to 15 s (``EXPECT_TIMEOUT_MS``).
-- ``page``: a fresh browser context and page per test (1400x1000, downloads accepted).
-  When a test fails, a screenshot is written to tests/artifacts/.
+- ``browser_context``: one browser context per session (per xdist worker: 1400x1000,
+  downloads accepted), so that Streamlit's and plotly's JavaScript is downloaded and compiled
+  once, not on every test's first page load (its HTTP and code caches stay warm).
+- ``page``: a fresh page of that context per test, made after the context's cookies and the
+  stored data (local storage, IndexedDB, service workers, ...) of every origin it visited are
+  cleared: no test sees another's state, only the HTTP cache is kept. Every page a test
+  opened is closed after it. When a test fails, a screenshot is written to tests/artifacts/. A
+  test that needs other context options (a time zone) makes its own context from ``browser``.
 - ``artifacts_dir``: tests/artifacts/ (git-ignored), for screenshots and downloads.
 
 Every test collected under tests/e2e gets the ``e2e`` marker automatically.
@@ -18,15 +24,18 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import pytest
+from browser_helpers import VIEWPORT
 from dashboard_server import running_server
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 E2E_DIR = Path(__file__).resolve().parent
@@ -113,13 +122,56 @@ def artifacts_dir() -> Path:
     return ARTIFACTS_DIR
 
 
+#: What is cleared between tests for each visited origin (``Storage.clearDataForOrigin``; the
+#: HTTP cache is not a storage type, so it stays warm).
+CLEARED_STORAGE = ("cookies,local_storage,indexeddb,websql,service_workers,cache_storage,"
+                   "file_systems")
+
+
+@pytest.fixture(scope="session")
+def browser_context(browser: Browser) -> Iterator[BrowserContext]:
+    """One context for the session's tests (``page`` clears its state between them)."""
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.on("request", lambda request: _VISITED[context].add(_origin(request.url)))
+    try:
+        yield context
+    finally:
+        _VISITED.pop(context, None)
+        context.close()
+
+
+#: The origins (scheme://host:port) each shared context has sent a request to.
+_VISITED: defaultdict[BrowserContext, set[str]] = defaultdict(set)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
+
+
+def _fresh_page(context: BrowserContext) -> Page:
+    """A new page of ``context`` after its cookies and every visited origin's stored data are
+    cleared (through that page; the pages before are closed by then, so nothing they write
+    while closing is left)."""
+    context.clear_cookies()
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    try:
+        for origin in sorted(_VISITED[context] - {""}):
+            cdp.send("Storage.clearDataForOrigin",
+                     {"origin": origin, "storageTypes": CLEARED_STORAGE})
+    finally:
+        cdp.detach()
+    return page
+
+
 @pytest.fixture
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
-    """A new context and page for each test; closed afterwards."""
+def page(browser_context: BrowserContext, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A new page of the session's context for each test, its cookies and stored data cleared;
+    the pages the test opened are closed afterwards."""
     from playwright.sync_api import Error as PlaywrightError
 
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-    new_page = context.new_page()
+    new_page = _fresh_page(browser_context)
     try:
         yield new_page
     finally:
@@ -130,4 +182,5 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
             # A screenshot must never hide the real failure.
             with contextlib.suppress(PlaywrightError, OSError):
                 new_page.screenshot(path=str(ARTIFACTS_DIR / f"FAILED-{name}.png"), full_page=True)
-        context.close()
+        for opened in browser_context.pages:
+            opened.close()

@@ -1,5 +1,7 @@
-"""Issue 18 in a real browser: the epoch time drives Plan a job's card, and the default page's
-Recommend card and Plan a job's card name the same cluster or say why not."""
+"""Issue 18 in a real browser: the default page's Recommend card and Plan a job's card name the
+same cluster or say why not (with issue 19's default catalog and paper's scenario on the same
+visit); the answer above the fold in presentation mode; the finish time in the browser's time
+zone. (The epoch time that drives Plan a job's card: test_plan_browser, on its visit of Plan.)"""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import screenshot, wait_until_settled
+from browser_helpers import query, screenshot, wait_until_settled
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -20,38 +22,6 @@ def plan_card(page: Page):
     return page.locator(".st-key-plan_card")
 
 
-def epoch_seconds(page: Page) -> float:
-    """The card's "Epoch time" metric, seconds."""
-    metric = plan_card(page).get_by_test_id("stMetric").filter(has_text="Epoch time")
-    value = metric.get_by_test_id("stMetricValue").inner_text()
-    return float(value.removesuffix(" s").replace(",", ""))
-
-
-def test_epoch_time_changes_the_plan_card(page: Page, streamlit_server: str,
-                                          artifacts_dir: Path) -> None:
-    # The paper's catalog: there the cheapest cluster stays the same when the epoch time grows
-    # ten times, so the card's epoch time is the same cluster's (today's catalog picks another).
-    page.goto(f"{streamlit_server}/plan?catalog=aws-us-east-1-2023-10")
-    expect(plan_card(page).locator("h3")).to_contain_text("90 epochs of your job",
-                                                          timeout=LOAD_TIMEOUT_MS)
-    expect(page.get_by_text("The job above is an example, a ResNet-50-sized job")).to_be_visible()
-    before_text = plan_card(page).locator("h3").inner_text()
-    before = epoch_seconds(page)
-
-    field = page.get_by_role("spinbutton", name="Seconds per epoch (measured)", exact=True)
-    field.fill("9600")
-    field.press("Enter")
-    expect(page).to_have_url(re.compile(r"[?&]epoch_s=9600(&|$)"), timeout=UPDATE_TIMEOUT_MS)
-    expect(plan_card(page).locator("h3")).not_to_have_text(before_text,
-                                                           timeout=UPDATE_TIMEOUT_MS)
-    expect(page.get_by_text("The job above is an example")).to_have_count(0)
-    # t_g(n) = t_ref1 ρ_g / S_g(n): ten times t_ref, ten times the epoch time (shown to 0.1 s)
-    assert epoch_seconds(page) == pytest.approx(10 * before, abs=0.55)
-    expect(plan_card(page)).to_contain_text("The same cluster on demand:")
-    expect(plan_card(page)).to_contain_text("if started now")
-    screenshot(page, artifacts_dir / "plan-epoch-time-x10.png")
-
-
 def cluster_of_headline(text: str) -> tuple[str, str]:
     """``(17, g4dn.xlarge)`` of ``Tiering · 17 × g4dn.xlarge spot + ...``."""
     match = re.search(r"(\d+) × (\S+)", text)
@@ -59,11 +29,23 @@ def cluster_of_headline(text: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
-def test_default_page_and_plan_name_the_same_cluster_or_say_why(
+def test_default_page_todays_catalog_the_same_cluster_on_plan_and_the_papers_scenario(
         page: Page, streamlit_server: str, artifacts_dir: Path) -> None:
+    """One visit of the root URL that checks:
+
+    * issue 19: it opens on today's us-east-1 prices (1 p3.16xlarge at PW 3 by speed, the brute
+      force's in tests/test_dashboard_gpus.py), with no "No such page" note (issue 20 item 10);
+    * issue 18: the default page's Recommend card and Plan a job's card name the same cluster
+      or say why not, and Recommend shows the same again after the round trip;
+    * issue 19: the sidebar's button then sets the paper's Table IV scenario (17 g4dn.xlarge)
+      and the URL follows.
+    """
     page.goto(streamlit_server)
     headline = page.locator(".st-key-rec_card h3")
-    expect(headline).to_be_visible(timeout=LOAD_TIMEOUT_MS)
+    expect(headline).to_contain_text("1 × p3.16xlarge", timeout=LOAD_TIMEOUT_MS)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text("prices of 2025-H1")
+    expect(page.get_by_text("No such page")).to_have_count(0)
     # Without a named reference type the example job's epoch time is on one A10G, the fixed
     # yardstick (issue 24), whatever the catalog (the default, aws-us-east-1-2025-h1)
     expect(page.locator(".st-key-rec_card")).to_contain_text("× one A10G")
@@ -91,6 +73,13 @@ def test_default_page_and_plan_name_the_same_cluster_or_say_why(
                                                              timeout=LOAD_TIMEOUT_MS)
     expect(page.locator(".st-key-rec_card .st-key-answer_comparison")).to_have_text(
         text, timeout=UPDATE_TIMEOUT_MS)
+
+    sidebar.get_by_role("button", name="Paper's scenario (Table IV)").click()
+    expect(headline).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"catalog=aws-us-east-1-2023-10(&|$)"))
+    expect(sidebar).to_contain_text("prices of 2023-10-01")
+    assert query(page)["objective"] == "paper"
+    assert query(page)["pw"] == "3"
 
 
 @pytest.mark.parametrize(("path", "answer"), [

@@ -1,4 +1,6 @@
 """The dashboard in a real browser: keyboard, download, shared links, upload, screenshots.
+Where several checks need the same page at the same URL, one test visits it once and makes
+them all (its docstring lists them).
 
 Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
 ``expect`` (auto-waiting), never on sleeps.
@@ -15,7 +17,6 @@ from browser_helpers import (
     LOAD_TIMEOUT_MS,
     PW_LABEL,
     UPDATE_TIMEOUT_MS,
-    edit_grid_cell,
     headline,
     open_app,
     query,
@@ -24,6 +25,7 @@ from browser_helpers import (
 from playwright.sync_api import Page, expect
 
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
+from deepvm_core.catalog.catalog import catalog_to_dict
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.model import Scenario
@@ -33,25 +35,6 @@ pytestmark = pytest.mark.e2e
 
 #: The paper's catalog: the figures below are its (the default catalog is today's).
 PAPER = "catalog=aws-us-east-1-2023-10"
-
-
-def test_keyboard_changes_pw_and_the_card(page: Page, streamlit_server: str) -> None:
-    open_app(page, f"{streamlit_server}/?pw=3&{PAPER}")
-    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
-    slider = page.get_by_role("slider", name=PW_LABEL)
-    slider.focus()
-    page.keyboard.press("ArrowRight")
-    expect(headline(page)).to_contain_text("18 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
-    number = page.get_by_label(f"{PW_LABEL} value")
-    expect(number).to_have_value("3.05")
-    page.keyboard.press("ArrowLeft")
-    expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
-
-    number.fill("5")
-    number.press("Enter")
-    expect(headline(page)).to_contain_text("29 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
-    expect(slider).to_have_attribute("aria-valuetext", "5.00")
-    expect(page).to_have_url(re.compile(r"[?&]pw=5(&|$)"))
 
 
 def test_download_configuration_json(page: Page, streamlit_server: str,
@@ -76,7 +59,17 @@ def test_download_configuration_json(page: Page, streamlit_server: str,
     assert doc == recommendation_to_dict(rec, catalog, chosen=rec.deepvm[1])
 
 
-def test_shared_link_restores_the_scenario(page: Page, streamlit_server: str) -> None:
+def test_shared_link_restores_the_scenario_and_the_path_beats_the_page_parameter(
+        page: Page, streamlit_server: str) -> None:
+    """Issue 20 item 10: /simulate?page=plan shows Simulate, and the URL says so. A shared
+    link restores the whole scenario, at the page's path and from the root URL, where the page
+    parameter names the page; switching pages keeps the scenario in the URL."""
+    page.goto(f"{streamlit_server}/simulate?page=plan")
+    expect(page.get_by_role("heading", name="Simulate", level=1)).to_be_visible(
+        timeout=LOAD_TIMEOUT_MS)
+    expect(page).to_have_url(re.compile(r"[?&]page=simulate(&|$)"), timeout=UPDATE_TIMEOUT_MS)
+    expect(page.get_by_role("heading", name="Plan a job", level=1)).to_have_count(0)
+
     params = {"catalog": "paper-simulated", "pw": "1.5", "ckpt": "0.5", "buffer": "3",
               "objective": "performance", "quotas": "off", "top": "5", "nodes": "200",
               "solver": "ilp", "page": "simulate"}
@@ -93,7 +86,8 @@ def test_shared_link_restores_the_scenario(page: Page, streamlit_server: str) ->
     expect(page.get_by_text("This is the paper's Fig. 3 setup")).to_be_visible()
     assert query(page) == params
 
-    # the same scenario from the root URL, the page named by the parameter only
+    # the same scenario from the root URL, the page named by the parameter only (at the root
+    # the parameter names the page)
     url = f"{streamlit_server}/?" + "&".join(f"{k}={v}" for k, v in params.items())
     open_app(page, url, "Simulate")
     expect(page.get_by_label(f"{PW_LABEL} value")).to_have_value("1.50")
@@ -116,8 +110,12 @@ def test_invalid_link_warns_and_falls_back(page: Page, streamlit_server: str) ->
     expect(page.get_by_text("Traceback")).to_have_count(0)
 
 
-def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str,
-                                              tmp_path: Path, artifacts_dir: Path) -> None:
+def test_upload_artifact_catalog_in_the_editor_and_the_upload_limit(
+        page: Page, streamlit_server: str, tmp_path: Path, artifacts_dir: Path) -> None:
+    """One visit of the catalog editor that uploads, in turn: the paper's artifact (loaded,
+    in the sidebar and the URL, found again by a reconnect), a broken file (refused, the
+    upload kept), then issue 20 item 6: a 3 MiB catalog (over the old 2 MB cap) loads; a 9 MiB
+    one reaches the page and is refused there with the core's limit in words."""
     artifact = catalog_to_artifact_dict(load_catalog("paper-simulated"))
     path = tmp_path / "simul_data.json"
     path.write_text(json.dumps(artifact))
@@ -142,6 +140,20 @@ def test_upload_artifact_catalog_in_the_editor(page: Page, streamlit_server: str
         timeout=UPDATE_TIMEOUT_MS)
     expect(page.get_by_test_id("stSidebar")).to_contain_text("simul_data")
 
+    text = json.dumps(catalog_to_dict(load_catalog("aws-us-east-1-2023-10")))
+    small, large = tmp_path / "padded-3mib.json", tmp_path / "padded-9mib.json"
+    small.write_text(text + " " * (3 * 2**20))  # JSON allows trailing whitespace
+    large.write_text(text + " " * (9 * 2**20))
+    uploader = page.locator(".st-key-ce_upload input[type=file]")
+    uploader.set_input_files(str(small))
+    expect(page.get_by_text("Loaded padded-3mib.json as catalog")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    uploader.set_input_files(str(large))
+    expect(page.get_by_text("padded-9mib.json was not loaded")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
+    # The core's limit, MAX_CATALOG_BYTES = 8 * 2**20 = 8,388,608 bytes, named in the table.
+    expect(page.get_by_test_id("stMain")).to_contain_text("8,388,608", timeout=UPDATE_TIMEOUT_MS)
+
 
 CARD_POSITIONS = """(() => {
   window.__cardRects = [];
@@ -156,9 +168,19 @@ CARD_POSITIONS = """(() => {
 })();"""
 
 
-def test_first_load_does_not_move_the_card(page: Page, streamlit_server: str) -> None:
-    """The page is drawn before most of the sidebar (first load): the card must not jump when
-    the sidebar or a lazily loaded widget (the top-k radio above the card) arrives later."""
+def test_recommend_at_pw_3_first_load_card_why_preview_and_keyboard(
+        page: Page, streamlit_server: str, artifacts_dir: Path) -> None:
+    """One visit of Recommend on the paper's catalog at PW 3 (the default PW) that checks:
+
+    * the first load does not move the card: the page is drawn before most of the sidebar, and
+      the card must not jump when the sidebar or a lazily loaded widget (the top-k radio above
+      the card) arrives later;
+    * issue 9, the 30-second demo: the card, the sentences on why, and the "vs" strip;
+      tests/artifacts/demo-card.png is the screenshot of that area;
+    * the JSON preview and the launch panel are drawn when their expander is opened, and the
+      preview scrolls inside a box instead of growing to 7,000 px (issue 20 item 17);
+    * the keyboard changes PW (the slider's arrows, the number typed) and the card follows.
+    """
     page.add_init_script(CARD_POSITIONS)
     page.goto(f"{streamlit_server}/?pw=3&{PAPER}")
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=LOAD_TIMEOUT_MS)
@@ -168,45 +190,6 @@ def test_first_load_does_not_move_the_card(page: Page, streamlit_server: str) ->
     rects = page.evaluate("window.__cardRects")
     assert len(rects) == 1, f"the card moved as the page loaded (x, y, width): {rects}"
 
-
-def test_preview_and_launch_panel_open_on_demand(page: Page, streamlit_server: str) -> None:
-    """The JSON preview and the launch panel are drawn when their expander is opened."""
-    open_app(page, f"{streamlit_server}/?pw=3&{PAPER}")
-    expect(page.get_by_test_id("stCode")).to_have_count(0)
-    page.get_by_text("What the JSON holds (preview)").click()
-    expect(page.get_by_test_id("stCode").first).to_contain_text('"spot": 17',
-                                                                timeout=UPDATE_TIMEOUT_MS)
-    page.get_by_text("Launch on AWS").click()
-    expect(page.get_by_role("textbox", name="GPU launch template")).to_be_visible(
-        timeout=UPDATE_TIMEOUT_MS)
-
-
-def test_editor_keeps_a_number_typed_in_scientific_notation(page: Page, streamlit_server: str,
-                                                           artifacts_dir: Path) -> None:
-    open_app(page, f"{streamlit_server}/catalog?{PAPER}", "Catalog editor")
-    expect(page.get_by_text("Valid:")).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-    grid = page.get_by_test_id("stDataFrame").first  # GPU VMs: name, family, OD, spot, ...
-    expect(grid).to_be_visible(timeout=LOAD_TIMEOUT_MS)
-    page.wait_for_function(  # the grid starts narrow and widens once it is laid out
-        "document.querySelector('[data-testid=stDataFrame]').offsetWidth > 600")
-    # Row 1's Name cell (the Row column is about 40 px wide, Name about 85 px): clicking it
-    # directly, not a cell then Home, which the grid can miss while the page is still drawing;
-    # then Family, OD, Spot and down to g4dn.xlarge's spot price.
-    edit_grid_cell(page, grid, (110, 35 + 17), ["ArrowRight"] * 3 + ["ArrowDown"], "1e308",
-                   lambda: expect(page.get_by_test_id("stSidebar")).to_contain_text(
-                       "(edited)", timeout=UPDATE_TIMEOUT_MS))
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Our format (JSON)").click()
-    target = artifacts_dir / "catalog-scientific.json"
-    info.value.save_as(target)
-    doc = json.loads(target.read_text())
-    assert [r["spot_usd_per_hour"] for r in doc["gpu_types"]] == [0.225, 1e308, 0.3018]
-
-
-def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Path) -> None:
-    """Issue 9, the 30-second demo: the card, the sentences on why, and the "vs" strip;
-    tests/artifacts/demo-card.png is the screenshot of that area."""
-    open_app(page, f"{streamlit_server}/?{PAPER}")
     why = page.locator(".st-key-rec_why")
     # Issue 24: under the default objective (speed) the job's speed, not the paper's proxy:
     # +5.2 % over Cost-First, +73.3 % over Performance-First (tests/test_dashboard_app.py).
@@ -223,19 +206,28 @@ def test_demo_card_says_why(page: Page, streamlit_server: str, artifacts_dir: Pa
         "x": card["x"] - 8, "y": top, "width": card["width"] + 16,
         "height": strip["y"] + strip["height"] - top + 8})
 
+    expect(page.get_by_test_id("stCode")).to_have_count(0)
+    page.get_by_text("What the JSON holds (preview)").click()
+    code = page.get_by_test_id("stCode").first
+    expect(code).to_contain_text('"spot": 17', timeout=UPDATE_TIMEOUT_MS)
+    box = code.bounding_box()
+    assert box is not None
+    assert box["height"] <= 600, box
+    page.get_by_text("Launch on AWS").click()
+    expect(page.get_by_role("textbox", name="GPU launch template")).to_be_visible(
+        timeout=UPDATE_TIMEOUT_MS)
 
-def test_default_is_todays_catalog_and_the_paper_is_one_click_away(page: Page,
-                                                                   streamlit_server: str) -> None:
-    """Issue 19: the root URL opens on today's us-east-1 prices (1 p3.16xlarge at PW 3 by
-    speed, the brute force's in tests/test_dashboard_gpus.py); the sidebar's button sets the
-    paper's Table IV scenario (17 g4dn.xlarge) and the URL follows."""
-    open_app(page, streamlit_server)
-    expect(headline(page)).to_contain_text("1 × p3.16xlarge", timeout=LOAD_TIMEOUT_MS)
-    sidebar = page.get_by_test_id("stSidebar")
-    expect(sidebar).to_contain_text("prices of 2025-H1")
-    sidebar.get_by_role("button", name="Paper's scenario (Table IV)").click()
+    slider = page.get_by_role("slider", name=PW_LABEL)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    expect(headline(page)).to_contain_text("18 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    number = page.get_by_label(f"{PW_LABEL} value")
+    expect(number).to_have_value("3.05")
+    page.keyboard.press("ArrowLeft")
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
-    expect(page).to_have_url(re.compile(r"catalog=aws-us-east-1-2023-10(&|$)"))
-    expect(sidebar).to_contain_text("prices of 2023-10-01")
-    assert query(page)["objective"] == "paper"
-    assert query(page)["pw"] == "3"
+
+    number.fill("5")
+    number.press("Enter")
+    expect(headline(page)).to_contain_text("29 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
+    expect(slider).to_have_attribute("aria-valuetext", "5.00")
+    expect(page).to_have_url(re.compile(r"[?&]pw=5(&|$)"))
