@@ -21,6 +21,7 @@ from browser_helpers import (
     open_app,
     query,
     screenshot,
+    wait_until_settled,
 )
 from playwright.sync_api import Page, expect
 
@@ -226,6 +227,7 @@ def test_recommend_at_pw_3_first_load_card_why_preview_and_keyboard(
     page.keyboard.press("ArrowLeft")
     expect(headline(page)).to_contain_text("17 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
 
+    wait_until_settled(page)  # a value typed during the arrow's rerun can be lost under load
     number.fill("5")
     number.press("Enter")
     expect(headline(page)).to_contain_text("29 × g4dn.xlarge", timeout=UPDATE_TIMEOUT_MS)
