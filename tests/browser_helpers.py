@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from playwright.sync_api import Locator, Page, expect
@@ -37,6 +39,15 @@ def open_app(page: Page, url: str, heading: str = "Recommend") -> None:
 def query(page: Page) -> dict[str, str]:
     """The page URL's query parameters (the last value of each)."""
     return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def download_json(page: Page, button: str, target: Path) -> Any:
+    """Click the download button named ``button``, keep the file as ``target`` (an artifact)
+    and return its JSON."""
+    with page.expect_download() as info:
+        page.get_by_role("button", name=button).click()
+    info.value.save_as(target)
+    return json.loads(target.read_text())
 
 
 def screenshot(page: Page, path: Path) -> None:

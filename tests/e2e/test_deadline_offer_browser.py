@@ -3,12 +3,17 @@ URL, the offer on the card, and the plan JSON that carries it."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import LOAD_TIMEOUT_MS, open_app, screenshot, wait_until_settled
+from browser_helpers import (
+    LOAD_TIMEOUT_MS,
+    download_json,
+    open_app,
+    screenshot,
+    wait_until_settled,
+)
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -29,11 +34,7 @@ def test_a_tight_deadline_in_the_url_shows_the_offer(page: Page, streamlit_serve
     expect(offer).to_contain_text("Deadline policies considered: deadline: meets it in")
     screenshot(page, artifacts_dir / "plan-deadline-offer.png")
 
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download plan (JSON)").click()
-    target = artifacts_dir / "plan-deadline-offer.json"
-    info.value.save_as(target)
-    doc = json.loads(target.read_text())
+    doc = download_json(page, "Download plan (JSON)", artifacts_dir / "plan-deadline-offer.json")
     assert doc["deadline_offer"]["deadline_hours"] == 5
     assert doc["deadline_offer"]["target"] == 0.95
     assert doc["deadline_offer"]["policy"] in text

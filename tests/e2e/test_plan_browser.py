@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from pathlib import Path
 
 import pytest
-from browser_helpers import VIEWPORT, grid_widths, screenshot
+from browser_helpers import VIEWPORT, download_json, grid_widths, screenshot
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -94,11 +93,7 @@ def test_plan_table_fits_and_the_card_follows_epoch_time_epochs_and_mtbi_scale(
     expect(page).to_have_url(re.compile(r"[?&]pw=3(&|$)"))  # the sidebar's PW untouched
     screenshot(page, artifacts_dir / "plan-a-job.png")
 
-    with page.expect_download() as info:
-        page.get_by_role("button", name="Download plan (JSON)").click()
-    target = artifacts_dir / "plan.json"
-    info.value.save_as(target)
-    doc = json.loads(target.read_text())
+    doc = download_json(page, "Download plan (JSON)", artifacts_dir / "plan.json")
     assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier"} <= set(doc)
     assert doc["inputs"]["epochs"] == 30
     assert doc["assumptions"]["mtbi_scale"] == 0.25
