@@ -45,10 +45,16 @@ def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool
     return fig
 
 
+#: The performance axis, with its unit (relative: eFLOPS are a benchmark's relative units).
+PERFORMANCE_AXIS = "Performance (eFLOPS × n × K(n), relative units)"
+
+
 def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
-                pw: float | None = None, fmt: str = ",.0f") -> go.Figure:
+                pw: float | None = None, fmt: str = ",.0f",
+                axis: str | None = None) -> go.Figure:
     """Horizontal bars of ``column`` per policy (``result_frames.policy_frame``); ``pw`` draws the
-    budget line."""
+    budget line; ``axis``: the value axis's title with its unit (default: the column's
+    name)."""
     data = frame.dropna(subset=[column]).iloc[::-1]
     colors = [POLICY_COLORS.get(_POLICY_BY_LABEL.get(p, ""), "#777") for p in data[Col.POLICY]]
     fig = go.Figure(go.Bar(
@@ -60,7 +66,7 @@ def policy_bars(frame: pd.DataFrame, column: str, title: str, *,
     if pw is not None:
         fig.add_vline(x=pw, line_dash="dash", line_color="#444",
                       annotation_text=f"PW {pw:g}", annotation_position="top")
-    _layout(fig, title, height=60 + 48 * max(len(data), 1), x=column)
+    _layout(fig, title, height=60 + 48 * max(len(data), 1), x=axis or column)
     fig.update_yaxes(automargin=True)
     return fig
 
@@ -170,7 +176,7 @@ BEST_REGION_COLOR, REGION_COLOR = "#009E73", "#0072B2"
 #: the job's time: (column, axis title, hover format) by objective.
 _REGION_OBJECTIVE_AXES = {
     "paper": (Col.OBJECTIVE, "Paper's Z (eFLOP per USD)", "%{x:,.3s}"),
-    "performance": (Col.PERF, "Performance (eFLOPS × n × K)", "%{x:,.0f}"),
+    "performance": (Col.PERF, PERFORMANCE_AXIS, "%{x:,.0f}"),
 }
 
 

@@ -180,7 +180,8 @@ def policies(rec: Recommendation) -> None:
                  column_config=widgets.number_columns(), key="rec_policies")
     left, right = st.columns(2)
     left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
-                                         "(eFLOPS × n × K)"), key="rec_perf_chart")
+                                         "(eFLOPS × n × K)", axis=charts.PERFORMANCE_AXIS),
+                      key="rec_perf_chart")
     right.plotly_chart(charts.price_dots(frame, pw=pw),
                        key="rec_price_chart")
 
