@@ -25,9 +25,10 @@ policy replayed by the backtest on the availability the controller observed
 (:func:`observed_traces`).
 
 **Observed availability.** Steps are at ``start + k * interval``. A pool is up at step k when
-the plan's workers ran there or a launch there succeeded, down when they were reclaimed or a
-launch was refused; a step where nothing was learnt about a pool keeps its last known state, and
-a pool never seen is down (a counterfactual cannot use a pool no one saw up).
+the plan's workers ran there or a launch there succeeded, down when they were reclaimed under
+the job or a launch there was refused; a step where nothing was learnt about a pool keeps its
+last known state, and a pool never seen is down (a counterfactual cannot use a pool no one saw
+up).
 """
 
 from __future__ import annotations
@@ -362,11 +363,16 @@ def observed_up(ledger: Ledger) -> list[list[bool]]:
         return [[] for _ in setup.pools]
     steps = step_of(ledger, obs[-1].time) + 1
     known: list[list[bool | None]] = [[None] * steps for _ in setup.pools]
-    for o in obs:
-        k = step_of(ledger, o.time)
-        for p, up in enumerate(o.pools_up):
-            if up is not None:
-                known[p][k] = up
+    for r in ledger.records:
+        k = step_of(ledger, r.time)
+        if k >= steps:
+            continue
+        if isinstance(r, Observation):
+            for p, up in enumerate(r.pools_up):
+                if up is not None:
+                    known[p][k] = up
+        elif isinstance(r, Action) and r.action >= 0 and r.outcome in ("refused", "launched"):
+            known[r.action][k] = r.outcome == "launched"
     out: list[list[bool]] = []
     for row in known:
         last = False
