@@ -289,3 +289,69 @@ def test_a_second_watch_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert not lock.exists()
     lock_path("0123456789ab").write_text("999999999\n")  # a holder that died: taken over
     assert acquire_lock("0123456789ab").read_text().strip() == str(os.getpid())
+
+
+def test_killed_between_a_launch_and_its_record_adopts_the_workers(
+        fleet_env: FleetEnv, plan_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A controller killed after CreateFleet but before writing the action: the restarted one
+    finds the workers running in a pool its ledger does not know, adopts them (an ``adopted``
+    record) and launches nothing more there."""
+    clock = FakeClock(T0)
+    up = {ZONES[0]: [1, 0, 0, 0, 0, 0] * 20, ZONES[1]: [1] * 120}
+    start_market(fleet_env, clock, up)
+    launch(fleet_env, plan_file, capsys)
+    first = controller(fleet_env, plan_file, clock, "failover", None, max_steps=2)
+    first.run()  # step 0 keeps us-east-1a, step 1 (a reclaimed) launches in us-east-1b
+    path = ledger_path(first.plan.plan_id)
+    lines = path.read_text().splitlines()
+    launched = [i for i, line in enumerate(lines) if '"outcome":"launched"' in line]
+    assert len(launched) == 1
+    path.write_text("\n".join(lines[:launched[0]]) + "\n")  # the crash: no record after it
+    creates = fleet_env.front.count("CreateFleet")
+    clock.sleep(INTERVAL_S)
+    second = controller(fleet_env, plan_file, clock, "failover", None, max_steps=2)
+    second.run()
+    assert fleet_env.front.count("CreateFleet") == creates  # nothing launched again
+    records = read_ledger(path).records
+    # us-east-1a: the workers deepvm launch started, at step 0; us-east-1b: after the crash
+    assert [r.zone for r in records if getattr(r, "outcome", "") == "adopted"] == list(ZONES)
+    spot = [i for i in fleet_env.live(first.plan.plan_id)
+            if i.get("InstanceLifecycle") == "spot"]
+    assert [i["Placement"]["AvailabilityZone"] for i in spot] == [ZONES[1]]
+
+
+def test_progress_file(tmp_path: Path) -> None:
+    from deepvm_core.cloud.fleet.watch import check_progress_path, read_progress
+
+    path = tmp_path / "progress.txt"
+    assert read_progress(str(path)) is None  # not written yet
+    for text, share in (("1200/3000\n", 0.4), ("0.25", 0.25), ("3000/3000", 1.0),
+                        ("7/0", None), ("half", None), ("", None), ("1.5", 1.0)):
+        path.write_text(text)
+        assert read_progress(str(path)) == share, text
+    with pytest.raises(DeepVMError, match="only a local path"):
+        check_progress_path("s3://bucket/progress.txt")
+
+
+def test_progress_file_moves_the_job_model() -> None:
+    """The ledger_samples job (2 x 1 h + 0.5 h): 1.2 h of work reported is segment 1 (one
+    checkpointed segment); 2.5 h is the end."""
+    from ledger_samples import SETUP
+
+    from deepvm_core.cloud.fleet.watch_state import JobTracker
+
+    tracker = JobTracker(SETUP)
+    tracker.set_progress(1.0, 1.2)
+    assert tracker.seg == 1
+    assert tracker.work_done_hours == pytest.approx(1.0)
+    tracker.set_progress(3.0, 2.5)
+    assert tracker.done_at == 3.0
+
+
+def test_cli_watch_needs_a_deadline_for_deadline_policies(
+        plan_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "watch", str(plan_file), "--region", "us-east-1",
+                           "--gpu-template", GPU_TEMPLATE, "--policy", "slack-reserve")
+    assert code == 2
+    assert "--policy slack-reserve needs --deadline-hours H" in err
+    assert "Traceback" not in err

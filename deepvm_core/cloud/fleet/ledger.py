@@ -43,12 +43,15 @@ from typing import Any, Final
 
 from deepvm_core.errors import DeepVMError
 from deepvm_core.home import data_home
+from deepvm_core.units import SECONDS_PER_HOUR
 
 #: The ledgers' folder under the per-user folder.
 LEDGER_FOLDER: Final = "ledgers"
 #: The state reason of a reclaimed spot instance.
 SPOT_RECLAIM_REASON: Final = "Server.SpotInstanceTermination"
-SECONDS_PER_HOUR: Final = 3600.0
+#: The roles of the workers (spot, or on demand after a fallback); the others are the plan's
+#: on-demand part.
+WORKER_ROLES: Final = ("spot-worker", "fallback-worker")
 
 
 def ledger_dir() -> Path:
@@ -330,10 +333,8 @@ def cost_usd(ledger: Ledger) -> float:
 
 def worker_hours(ledger: Ledger, market: str) -> float:
     """Hours during which the workers ran on ``market`` (``spot`` or ``on-demand``)."""
-    setup = ledger.setup
     return sum(hours for o, hours in _billed_spans(ledger)
-               if any(i.running and i.market == market and i.instance_type ==
-                      setup.instance_type and i.role != "anchor" and i.role != "memory-node"
+               if any(i.running and i.market == market and i.role in WORKER_ROLES
                       for i in o.instances))
 
 

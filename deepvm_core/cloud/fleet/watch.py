@@ -50,7 +50,7 @@ from deepvm_core.cloud.fleet.ec2 import Ec2
 from deepvm_core.cloud.fleet.errors import LaunchFailed
 from deepvm_core.cloud.fleet.launch import launch_part, resolve_subnets
 from deepvm_core.cloud.fleet.ledger import (
-    SECONDS_PER_HOUR,
+    WORKER_ROLES,
     Action,
     Done,
     Observation,
@@ -74,10 +74,10 @@ from deepvm_core.cloud.fleet.target import FleetPart, FleetPlan
 from deepvm_core.cloud.fleet.watch_state import JobTracker, fold
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job.recovery import NOTHING, ON_DEMAND, POLICIES
+from deepvm_core.units import SECONDS_PER_HOUR
 
 #: The default polling interval, seconds (the policies' tick).
 DEFAULT_INTERVAL_SECONDS = 60.0
-WORKER_ROLES = ("spot-worker", "fallback-worker")
 
 
 def read_progress(path: str) -> float | None:
@@ -305,7 +305,7 @@ class Controller:
         # workers running in a pool the ledger does not know: a launch the controller was
         # stopped during (adopted, not launched again)
         running = [p for p, u in enumerate(up) if u]
-        if running and tr.place != running[0] and tr.place < 0 and self.settings.yes:
+        if running and tr.place not in running and self.settings.yes:
             adopt = Action(at, running[0], "adopted", s.pools[running[0]], s.instance_type,
                            "spot", s.spot_vms, s.spot_vm_usd_per_hour(running[0]))
             self._write(adopt)
