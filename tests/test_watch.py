@@ -148,7 +148,8 @@ def start_market(env: FleetEnv, clock: FakeClock, up: dict[str, list[int]]) -> S
 
 
 CASES = [("wait", None, 3), ("failover", None, 3), ("failover", None, 11),
-         ("deadline", 4.0, 3), ("uniform-progress", 4.5, 5), ("slack-reserve", 4.5, 7)]
+         ("deadline", 4.0, 3), ("uniform-progress", 4.5, 5), ("uniform-progress", 3.6, 11),
+         ("slack-reserve", 4.5, 7)]
 
 
 @pytest.mark.parametrize(("policy", "deadline", "seed"), CASES)

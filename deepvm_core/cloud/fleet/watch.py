@@ -50,7 +50,6 @@ from deepvm_core.cloud.fleet.ec2 import Ec2
 from deepvm_core.cloud.fleet.errors import LaunchFailed
 from deepvm_core.cloud.fleet.launch import launch_part, resolve_subnets
 from deepvm_core.cloud.fleet.ledger import (
-    WORKER_ROLES,
     Action,
     Done,
     Observation,
@@ -262,10 +261,9 @@ class Controller:
             self._subnets = resolve_subnets(self.ec2, self.options.subnets)[0]
         return self._subnets
 
-    def _end_workers(self, found: list[InstanceInfo], keep_role: str, keep_zone: str) -> None:
-        """Terminate the live workers that the new placement does not keep."""
-        ids = [i.instance_id for i in found if i.role in WORKER_ROLES and i.live
-               and not (i.role == keep_role and i.availability_zone == keep_zone)]
+    def _end_workers(self, found: list[InstanceInfo], role: str) -> None:
+        """Terminate the live workers of ``role`` (the placement they made is left)."""
+        ids = [i.instance_id for i in found if i.role == role and i.live]
         if ids:
             self.progress(f"terminating {len(ids)} worker(s) the new placement does not use")
             terminate(self.ec2, ids)
@@ -327,10 +325,12 @@ class Controller:
                 break
             if act >= 0:
                 zone = s.pools[act]
-                self._end_workers(found, "spot-worker", zone)
+                self._end_workers(found, "spot-worker")  # a pool left, or a partial cluster
                 part = FleetPart("spot-worker", s.instance_type, s.spot_vms)
                 try:
                     action = self._launch(part, zone, at, act)
+                    # back to spot: the on-demand workers go once spot runs, not before
+                    self._end_workers(found, "fallback-worker")
                     break
                 except LaunchFailed as exc:
                     self._write(Action(at, act, "refused", zone, s.instance_type, "spot",
@@ -339,7 +339,7 @@ class Controller:
                     known[act] = False
                     continue
             zone = self._od_zone(found)
-            self._end_workers(found, "fallback-worker", zone)
+            self._end_workers(found, "spot-worker")
             part = FleetPart("fallback-worker", s.instance_type, s.spot_vms)
             action = self._launch(part, zone, at, act)  # LaunchFailed: the caller stops
             break
