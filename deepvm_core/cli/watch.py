@@ -31,6 +31,7 @@ from deepvm_core.cloud.fleet.manage import LIVE_STATES, PollSettings, plan_insta
 from deepvm_core.cloud.fleet.target import PLAN_ID_PATTERN, plan_from_export, read_export
 from deepvm_core.cloud.fleet.watch import (
     DEFAULT_INTERVAL_SECONDS,
+    DEFAULT_POLICY,
     WatchSettings,
     acquire_lock,
     check_progress_path,
@@ -41,9 +42,6 @@ from deepvm_core.cloud.fleet.watch_setup import watch_setup
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.io.plan_reader import read_plan
 from deepvm_core.job.recovery import DEADLINE_POLICIES, RECOVERY_POLICIES
-
-#: The policy when neither --policy nor the plan names one.
-DEFAULT_POLICY = "failover"
 
 WATCH_COMMANDS = ("ledger", "watch")
 

@@ -77,6 +77,8 @@ from deepvm_core.units import SECONDS_PER_HOUR
 
 #: The default polling interval, seconds (the policies' tick).
 DEFAULT_INTERVAL_SECONDS = 60.0
+#: The policy when neither ``--policy`` nor the plan (``chosen.estimate.recovery``) names one.
+DEFAULT_POLICY = "failover"
 
 
 def read_progress(path: str) -> float | None:
