@@ -356,3 +356,21 @@ def test_cli_watch_needs_a_deadline_for_deadline_policies(
     assert code == 2
     assert "--policy slack-reserve needs --deadline-hours H" in err
     assert "Traceback" not in err
+
+
+def test_cli_a_second_watch_of_the_plan_refuses(fleet_env: FleetEnv, plan_file: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    fleet_env.monkeypatch.setenv("DEEPVM_HOME", str(fleet_env.tmp_path / "home"))
+    doc, data = read_export(plan_file)
+    pid = plan_from_export(doc, data).plan_id
+    held = acquire_lock(pid)  # the first watch (this process, alive)
+    try:
+        code, _, err = run_cli(capsys, "watch", str(plan_file), "--region", "us-east-1",
+                               "--gpu-template", GPU_TEMPLATE, "--cpu-template", CPU_TEMPLATE,
+                               "--yes", secrets=SECRETS)
+    finally:
+        release_lock(held)
+    assert code == 2
+    assert f"plan {pid} is already watched by process {os.getpid()}" in err
+    assert fleet_env.front.count("CreateFleet") == 0
+    assert not ledger_path(pid).exists()
