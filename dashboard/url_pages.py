@@ -30,6 +30,7 @@ PAGES = (
     PageSpec("live", "Live prices", "views/live_prices.py", ":material/cloud_download:"),
     PageSpec("regions", "Regions", "views/regions.py", ":material/public:"),
     PageSpec("spot", "Spot markets", "views/spot_markets.py", ":material/ssid_chart:"),
+    PageSpec("jobs", "Running jobs", "views/running_jobs.py", ":material/monitoring:"),
     PageSpec("method", "Method", "views/method.py", ":material/menu_book:"),
 )
 PAGE_BY_SLUG = {p.slug: p for p in PAGES}

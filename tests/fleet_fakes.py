@@ -13,7 +13,14 @@
   - :meth:`Ec2Front.shrink`: lower a ``CreateFleet``'s capacity before moto sees it, so moto
     really launches fewer instances than the launcher asked for;
   - :meth:`Ec2Front.drop_instances`: forward, then remove instances from the answer (moto
-    launched them all, the answer lists fewer and an ``errorSet``: a fleet that lies).
+    launched them all, the answer lists fewer and an ``errorSet``: a fleet that lies);
+  - :meth:`Ec2Front.spot_market`: a market that misbehaves on a schedule replayed from traces
+    (:class:`SpotMarket`, one per zone, tick k over ``[origin + k g, origin + (k + 1) g)`` of
+    an injected clock, cyclic): before any request is answered, the spot instances of every
+    zone whose trace is down now are terminated in moto and shown in ``DescribeInstances``
+    with the reason ``Server.SpotInstanceTermination``; a spot ``CreateFleet`` into a zone
+    that is down is refused (no instance, ``InsufficientInstanceCapacity`` in ``errorSet``,
+    moto never sees it); on-demand requests always go through.
 
 Fixtures (``tests/conftest.py`` makes them available to every test): ``ec2_front`` (one per
 session, in front of ``aws_fakes``' ``moto_url``), ``fleet_env`` (per test: moto reset, launch
@@ -24,12 +31,13 @@ loopback-only network).
 from __future__ import annotations
 
 import http.server
+import math
 import os
 import threading
 import urllib.parse
 import uuid
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,6 +84,27 @@ class Call:
 
 
 @dataclass
+class SpotMarket:
+    """Spot capacity per zone over time: ``traces[zone][k]`` (>= 1: up) during tick k (cyclic)
+    of ``clock``, ticks of ``gap_seconds`` from ``origin``; ``subnets``: subnet id -> zone."""
+
+    traces: dict[str, list[int]]
+    gap_seconds: float
+    clock: Callable[[], float]
+    origin: float
+    subnets: dict[str, str]
+    reclaimed: set[str] = field(default_factory=set)
+    refused: int = 0
+
+    def tick(self) -> int:
+        return math.floor((self.clock() - self.origin) / self.gap_seconds + 1e-9)
+
+    def up(self, zone: str) -> bool:
+        trace = self.traces.get(zone)
+        return True if trace is None else trace[self.tick() % len(trace)] >= 1
+
+
+@dataclass
 class Ec2Front(LoopbackFake):
     """The EC2 endpoint of the tests: moto behind a fault-injecting proxy."""
 
@@ -85,12 +114,75 @@ class Ec2Front(LoopbackFake):
     _counts: dict[tuple[str, bool], int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: LoopbackServer | None = None
+    market: SpotMarket | None = None
+    _moto: Any = None
 
     def reset(self) -> None:
         with self._lock:
             self.calls.clear()
             self._rules.clear()
             self._counts.clear()
+            self.market = None
+
+    def spot_market(self, market: SpotMarket) -> None:
+        """Replay ``market`` from now on (module docstring)."""
+        self._moto = moto_client(self.moto_url)  # made here: boto3 is slow to build in a thread
+        self.market = market
+
+    def _reclaim(self) -> None:
+        market = self.market
+        if market is None:
+            return
+        down = [z for z in {*market.traces} if not market.up(z)]
+        if not down:
+            return
+        ec2 = self._moto
+        answer = ec2.describe_instances(Filters=[
+            {"Name": "availability-zone", "Values": down},
+            {"Name": "instance-state-name", "Values": ["pending", "running"]}])
+        ids = [i["InstanceId"] for r in answer["Reservations"] for i in r["Instances"]
+               if i.get("InstanceLifecycle") == "spot"]
+        if ids:
+            ec2.terminate_instances(InstanceIds=ids)
+            market.reclaimed.update(ids)
+
+    def _refuse_spot(self, form: dict[str, list[str]]) -> bytes | None:
+        """The answer of a spot ``CreateFleet`` into a zone that is down, else ``None``."""
+        market = self.market
+        if market is None or form.get("TargetCapacitySpecification.DefaultTargetCapacityType",
+                                      [""])[0] != "spot":
+            return None
+        zones = {market.subnets.get(v[0], "") if k.endswith(".SubnetId") else v[0]
+                 for k, v in form.items()
+                 if ".Overrides." in k and (k.endswith(".SubnetId")
+                                            or k.endswith(".AvailabilityZone"))}
+        if not zones or all(market.up(z) for z in zones):
+            return None
+        market.refused += 1
+        return (f'<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="{EC2_NS}">'
+                f"<requestId>{uuid.uuid4()}</requestId><fleetId>fleet-{uuid.uuid4()}</fleetId>"
+                "<errorSet><item><errorCode>InsufficientInstanceCapacity</errorCode>"
+                "<errorMessage>There is no Spot capacity available that matches your request."
+                "</errorMessage><lifecycle>spot</lifecycle></item></errorSet>"
+                "<fleetInstanceSet/></CreateFleetResponse>").encode()
+
+    def _mark_reclaimed(self, payload: bytes) -> bytes:
+        market = self.market
+        if market is None or not market.reclaimed:
+            return payload
+        ET.register_namespace("", EC2_NS)
+        root = ET.fromstring(payload)
+        ns = {"e": EC2_NS}
+        for item in root.iterfind(".//e:instancesSet/e:item", ns):
+            if item.findtext("e:instanceId", "", ns) not in market.reclaimed:
+                continue
+            for old in item.findall("e:stateReason", ns):
+                item.remove(old)
+            reason = ET.SubElement(item, f"{{{EC2_NS}}}stateReason")
+            ET.SubElement(reason, f"{{{EC2_NS}}}code").text = "Server.SpotInstanceTermination"
+            ET.SubElement(reason, f"{{{EC2_NS}}}message").text = (
+                "Server.SpotInstanceTermination: Spot instance termination")
+        return ET.tostring(root, xml_declaration=True, encoding="utf-8")
 
     # -- faults
 
@@ -131,6 +223,13 @@ class Ec2Front(LoopbackFake):
             rule = next((r for r in self._rules if r.action == call.action
                          and r.dry_run == call.dry_run and (r.nth is None or n in r.nth)),
                         None)
+        if self.market is not None:
+            self._reclaim()
+            if call.action == "CreateFleet" and not call.dry_run:
+                refused = self._refuse_spot(form)
+                if refused is not None:
+                    self._send(h, 200, refused, "text/xml")
+                    return
         if rule is not None and rule.kind == "error":
             xml = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error>'
                    f"<Code>{rule.code}</Code><Message>{rule.message}</Message></Error>"
@@ -147,6 +246,8 @@ class Ec2Front(LoopbackFake):
         status, payload, content_type = self._forward(h, body)
         if rule is not None and rule.kind == "drop" and status == 200:
             payload = _drop_instances(payload, rule.keep)
+        if call.action == "DescribeInstances" and status == 200:
+            payload = self._mark_reclaimed(payload)
         if rule is not None and rule.kind == "pending" and status == 200:
             payload = payload.replace(b"<code>16</code>", b"<code>0</code>").replace(
                 b"<name>running</name>", b"<name>pending</name>")

@@ -26,6 +26,7 @@ from deepvm_core.cli.recommend import (
     run_recommend_command,
 )
 from deepvm_core.cli.traces import TRACES_COMMANDS, add_traces_parsers, run_traces_command
+from deepvm_core.cli.watch import WATCH_COMMANDS, add_watch_parsers, run_watch_command
 from deepvm_core.errors import EXIT_USAGE, CatalogError, DeepVMError
 
 
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_launch_parsers(sub)
     add_plan_parsers(sub)
     add_traces_parsers(sub)
+    add_watch_parsers(sub)
     return parser
 
 
@@ -68,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_plan_command(args)
         if args.command in TRACES_COMMANDS:
             return run_traces_command(args)
+        if args.command in WATCH_COMMANDS:
+            return run_watch_command(args)
         raise AssertionError(f"unknown command {args.command!r}")
     except DeepVMError as exc:
         message = " ".join(str(exc).split()) if not isinstance(exc, CatalogError) else str(

@@ -326,12 +326,42 @@ def launch(ec2: Ec2, pre: Preflight, *, poll: PollSettings = DEFAULT_POLL,
     return LaunchResult(plan, ec2.region, results[-1].availability_zone, tuple(results))
 
 
+def launch_part(ec2: Ec2, plan: FleetPlan, part: FleetPart, options: RequestOptions,
+                subnet_azs: dict[str, str], zone: str, *, poll: PollSettings = DEFAULT_POLL,
+                progress: Progress = _quiet) -> PartResult:
+    """Launch one part of a running plan in ``zone`` (``deepvm watch``: spot workers again, or
+    the workers on demand as ``fallback-worker``), with :func:`launch`'s steps and checks (tags,
+    counts, one AZ, running). ``subnet_azs``: subnet -> AZ (:func:`resolve_subnets`); only the
+    subnets of ``zone`` are used, or the zone itself without subnets.
+
+    Raises :class:`LaunchFailed` after rolling back what this call launched only (the plan's
+    other instances keep running).
+    """
+    subnets = [s for s, z in subnet_azs.items() if z == zone]
+    placed = replace(plan, pool_zones=(zone,))
+    body = part_request(placed, part, replace(options, subnets=tuple(subnets),
+                                              subnet_zones=dict(subnet_azs)), subnets)
+    token = uuid.uuid4().hex[:16]
+    fleets: list[str] = []
+    seen: list[str] = []
+    try:
+        return _launch_part(ec2, placed, part, body, [zone], token, fleets, seen, poll,
+                            progress)
+    except (_StepFailed, AwsCallError) as exc:
+        progress(f"{part.role}: launch in {zone} failed, rolling back: {exc}")
+        raise LaunchFailed(str(exc), rollback(ec2, plan.plan_id, fleets, seen, poll=poll,
+                                              progress=progress, role=part.role)) from None
+    except BaseException:
+        rollback(ec2, plan.plan_id, fleets, seen, poll=poll, progress=progress, role=part.role)
+        raise
+
+
 # ----------------------------------------------------------------------------- rollback
 
 
 def rollback(ec2: Ec2, plan_id: str, fleet_ids: Sequence[str], instance_ids: Sequence[str], *,
              poll: PollSettings = DEFAULT_POLL, progress: Progress = _quiet,
-             rounds: int = 2) -> RollbackReport:
+             rounds: int = 2, role: str | None = None) -> RollbackReport:
     """Terminate everything a launch of ``plan_id`` created and wait until each instance is
     shutting-down or terminated. Never raises for an AWS failure: the report lists it.
 
@@ -339,14 +369,16 @@ def rollback(ec2: Ec2, plan_id: str, fleet_ids: Sequence[str], instance_ids: Seq
     with live instances) and ``instance_ids`` are listed first; then ``fleet_ids`` are deleted
     with their instances (``DeleteFleets``, ``TerminateInstances``), the listed instances are
     terminated, and the tag is searched again (``rounds`` times in all) for instances that
-    became visible late.
+    became visible late. With ``role``, only the plan's instances of that role are searched
+    by tag (a part launched into a running plan: :func:`launch_part`).
     """
     report = RollbackReport()
     progress(f"rolling back plan {plan_id}: {len(fleet_ids)} fleet(s), "
              f"{len(instance_ids)} instance id(s) known")
     targets: list[str] = []
     try:
-        targets = [i.instance_id for i in plan_instances(ec2, plan_id, LIVE_STATES)]
+        targets = [i.instance_id for i in plan_instances(ec2, plan_id, LIVE_STATES)
+                   if role is None or i.role == role]
         known = list(dict.fromkeys(instance_ids))
         if known:
             targets += [i.instance_id for i in describe_ids(ec2, known)
@@ -376,7 +408,7 @@ def rollback(ec2: Ec2, plan_id: str, fleet_ids: Sequence[str], instance_ids: Seq
         try:
             if round_ > 0:
                 targets = [i.instance_id for i in plan_instances(ec2, plan_id, LIVE_STATES)
-                           if i.instance_id not in done]
+                           if i.instance_id not in done and (role is None or i.role == role)]
             if not targets:
                 break
             progress(f"TerminateInstances: {len(targets)} instance(s)")

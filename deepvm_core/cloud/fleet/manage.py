@@ -68,6 +68,8 @@ class InstanceInfo:
         subnet_id: the subnet, or ``""``.
         catalog: the tag ``deepvm:catalog``, or ``""``.
         launch_time: when it was launched, or ``None``.
+        state_reason: the code of its state reason (``Server.SpotInstanceTermination`` when AWS
+            reclaimed a spot instance), or ``""``.
     """
 
     instance_id: str
@@ -79,6 +81,7 @@ class InstanceInfo:
     subnet_id: str = ""
     catalog: str = ""
     launch_time: datetime | None = None
+    state_reason: str = ""
 
     @property
     def live(self) -> bool:
@@ -100,6 +103,7 @@ def instance_info(raw: Mapping[str, Any]) -> InstanceInfo:
         subnet_id=str(raw.get("SubnetId") or ""),
         catalog=str(tags.get(TAG_CATALOG) or ""),
         launch_time=launch_time if isinstance(launch_time, datetime) else None,
+        state_reason=str((raw.get("StateReason") or {}).get("Code") or ""),
     )
 
 

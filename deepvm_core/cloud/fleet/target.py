@@ -38,8 +38,10 @@ TAG_PLAN = "deepvm:plan"
 TAG_ROLE = "deepvm:role"
 TAG_CATALOG = "deepvm:catalog"
 
-Role = Literal["spot-worker", "anchor", "memory-node"]
-ROLES: tuple[Role, ...] = ("spot-worker", "anchor", "memory-node")
+Role = Literal["spot-worker", "fallback-worker", "anchor", "memory-node"]
+#: ``fallback-worker``: the spot workers' type launched on demand by ``deepvm watch`` (the
+#: on-demand fallback of a recovery policy).
+ROLES: tuple[Role, ...] = ("spot-worker", "fallback-worker", "anchor", "memory-node")
 
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
 #: An AWS availability zone name (``us-east-1a``).
@@ -51,8 +53,9 @@ class FleetPart:
     """One ``CreateFleet`` request of a plan.
 
     Attributes:
-        role: ``spot-worker`` (spot GPU VMs), ``anchor`` (the on-demand GPU VM of a Single
-            Anchor cluster) or ``memory-node`` (the on-demand CPU VMs of a Tiering cluster).
+        role: ``spot-worker`` (spot GPU VMs), ``fallback-worker`` (the same on demand, launched
+            by ``deepvm watch``), ``anchor`` (the on-demand GPU VM of a Single Anchor cluster)
+            or ``memory-node`` (the on-demand CPU VMs of a Tiering cluster).
         instance_type: EC2 instance type (``g4dn.xlarge``).
         count: instances to launch.
     """
