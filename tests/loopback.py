@@ -11,6 +11,7 @@ import socket
 import threading
 import urllib.parse
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
@@ -79,7 +80,7 @@ class LoopbackServer:
         self.stop()
 
 
-class LoopbackFake:
+class LoopbackFake(ABC):
     """What every fake server of the tests shares: a :class:`LoopbackServer` answering with
     the subclass's ``_handle``, its :attr:`url` (plus ``path``), :meth:`start` and
     :meth:`stop` (or ``with``). A subclass (a dataclass) declares
@@ -94,8 +95,9 @@ class LoopbackFake:
         assert self._server is not None, "the fake is not started"
         return f"{self._server.url}{self.path}"
 
+    @abstractmethod
     def _handle(self, h: http.server.BaseHTTPRequestHandler, body: bytes) -> None:
-        raise NotImplementedError
+        """Answer one request ``h`` whose body is ``body`` (each fake its own protocol)."""
 
     def start(self) -> Self:
         self._server = LoopbackServer(self._handle).start()
