@@ -5,6 +5,8 @@ controller observed). Figures: :mod:`deepvm_core.cloud.fleet.ledger_report`."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -62,12 +64,21 @@ def job_card(s: LedgerSummary) -> None:
                     f"{_range(*s.plan_cost_usd, 'USD')}.")
         st.plotly_chart(cost_figure(s), key=f"job_cost_{s.plan_id}")
         rows = [{"Counterfactual": x.name,
-                 "Makespan (h)": None if x.makespan_hours is None else round(x.makespan_hours, 2),
-                 "Cost (USD)": None if x.cost_usd is None else round(x.cost_usd, 2),
+                 "Makespan (h)": _rounded(x.makespan_hours), "Cost (USD)": _rounded(x.cost_usd),
                  "Note": x.note} for x in s.counterfactuals]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, key=f"job_cf_{s.plan_id}")
+        # a counterfactual that did not finish has no number: an empty cell, not "None"
+        st.dataframe(pd.DataFrame(rows).astype({"Makespan (h)": float, "Cost (USD)": float}),
+                     hide_index=True, key=f"job_cf_{s.plan_id}",
+                     column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                    for c in ("Makespan (h)", "Cost (USD)")})
         st.caption("The policies replayed by the backtest on the availability the controller "
                    "observed; the same cluster on demand from the start.")
+
+
+def _rounded(value: float | None) -> float:
+    """A table cell's number to the cent (or hundredth of an hour); NaN (an empty cell) for
+    none."""
+    return math.nan if value is None else round(value, 2)
 
 
 def main() -> None:
