@@ -1,4 +1,7 @@
-"""Helpers shared by the browser end-to-end tests."""
+"""Helpers shared by the browser end-to-end tests.
+
+Streamlit reruns are asynchronous, so every check of the browser tests waits on visible text
+with Playwright's ``expect`` (auto-waiting), never on sleeps."""
 
 from __future__ import annotations
 

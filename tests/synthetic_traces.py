@@ -23,3 +23,12 @@ def alternating_runs(seed: int, ticks: int, mean_up: float, mean_down: float, *,
 #: Tick lengths (seconds) the backtest's property tests draw: the public traces' (32 s, 195 s,
 #: 600 s), a quarter hour and an hour.
 TICK_SECONDS = (32.0, 195.0, 600.0, 900.0, 3600.0)
+
+
+def draw_shape(data, gap_seconds: float, max_ticks: int) -> tuple[float, int, int]:
+    """The tick in hours, and 1-3 pools of 2-``max_ticks`` ticks drawn from hypothesis'
+    ``data`` (the shape of the backtest's property tests' traces)."""
+    from hypothesis import strategies as st
+
+    return (gap_seconds / 3600, data.draw(st.integers(1, 3)),
+            data.draw(st.integers(2, max_ticks)))

@@ -38,23 +38,26 @@ def base():
 # ----------------------------------------------------------------------------- network
 
 
-@pytest.mark.parametrize(("text", "gbps", "mapped", "burst"), [
-    ("Up to 25 Gigabit", 25.0, False, True),
-    ("25 Gigabit", 25.0, False, False),
-    ("100 Gigabit", 100.0, False, False),
-    ("Up to 12.5 Gigabit", 12.5, False, True),
-    ("4x 100 Gigabit", 400.0, False, False),
-    ("16x 200 Gigabit", 3200.0, False, False),
-    ("High", 1.7, True, False),
-    ("Moderate", 0.3, True, False),
-    ("Low to Moderate", 0.1, True, False),
-    ("Low", 0.1, True, False),
-    ("Very Low", 0.05, True, False),
-    ("  very   LOW ", 0.05, True, False),
+@pytest.mark.parametrize(("text", "gbps", "burst"), [
+    ("Up to 25 Gigabit", 25.0, True),
+    ("25 Gigabit", 25.0, False),
+    ("100 Gigabit", 100.0, False),
+    ("Up to 12.5 Gigabit", 12.5, True),
+    ("4x 100 Gigabit", 400.0, False),
+    ("16x 200 Gigabit", 3200.0, False),
 ])
-def test_network_strings(text, gbps, mapped, burst):
+def test_network_gigabit_strings(text, gbps, burst):
     parsed = instance_types.parse_network_gbps(text)
-    assert parsed == instance_types.NetworkBandwidth(gbps, mapped=mapped, burst=burst)
+    assert parsed == instance_types.NetworkBandwidth(gbps, mapped=False, burst=burst)
+
+
+@pytest.mark.parametrize(("text", "gbps"), [("High", 1.7), ("Moderate", 0.3),
+                                            ("Low to Moderate", 0.1), ("Low", 0.1),
+                                            ("Very Low", 0.05), ("  very   LOW ", 0.05)])
+def test_network_named_levels(text, gbps):
+    """AWS's named levels map to a bandwidth (never a burst), spacing and case ignored."""
+    parsed = instance_types.parse_network_gbps(text)
+    assert parsed == instance_types.NetworkBandwidth(gbps, mapped=True, burst=False)
 
 
 @pytest.mark.parametrize("text", ["", "Fast", "Gigabit", "-5 Gigabit", "0 Gigabit", None])

@@ -16,7 +16,7 @@ from deepvm_core.job import backtest_replay
 from deepvm_core.job.backtest import RECOVERY_POLICIES, BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.market.trace import SpotTrace, TraceError
-from tests.synthetic_traces import TICK_SECONDS
+from tests.synthetic_traces import TICK_SECONDS, draw_shape
 
 
 def both(traces, job, policy, deadline, starts):
@@ -37,9 +37,7 @@ def both(traces, job, policy, deadline, starts):
 @given(data=st.data(), policy=st.sampled_from(RECOVERY_POLICIES),
        gap=st.sampled_from(TICK_SECONDS))
 def test_hints_give_the_runs_of_every_boundary(data, policy, gap):
-    g = gap / 3600
-    pools = data.draw(st.integers(1, 3))
-    ticks = data.draw(st.integers(2, 80))
+    g, pools, ticks = draw_shape(data, gap, 80)
     up_share = data.draw(st.sampled_from([0.2, 0.5, 0.8]))
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)

@@ -20,14 +20,7 @@ from deepvm_core.recommend.recommendation import Recommendation, Solver, recomme
 from deepvm_core.search.candidates import MAX_SEARCH_ROWS
 from deepvm_core.search.solvers import ilp, ilp_program
 from tests import oracle
-from tests.factories import (
-    catalogs,
-    cpu_row,
-    gpu_row,
-    make_catalog,
-    saturation_rows,
-    scenarios,
-)
+from tests.factories import catalogs, cpu_row, gpu_row, make_catalog, saturation_rows, scenarios
 
 TABLE_IV = [("c5.xlarge", 2.8526), ("m6i.xlarge", 2.8746), ("c5n.xlarge", 2.8986)]
 

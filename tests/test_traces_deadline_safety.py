@@ -16,16 +16,14 @@ from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.market.trace import SpotTrace
-from tests.synthetic_traces import TICK_SECONDS
+from tests.synthetic_traces import TICK_SECONDS, draw_shape
 
 
 @settings(max_examples=120, deadline=None)
 @given(data=st.data(), policy=st.sampled_from(DEADLINE_POLICIES),
        gap=st.sampled_from(TICK_SECONDS))
 def test_never_misses_a_deadline_on_demand_alone_meets(data, policy, gap):
-    g = gap / 3600
-    pools = data.draw(st.integers(1, 3))
-    ticks = data.draw(st.integers(2, 60))
+    g, pools, ticks = draw_shape(data, gap, 60)
     trace = [data.draw(st.lists(st.integers(0, 1), min_size=ticks, max_size=ticks))
              for _ in range(pools)]
     # hours as whole or half ticks, or free decimals: ties on tick boundaries are common

@@ -105,10 +105,7 @@ class Catalog:
 
     def quota(self, family: str) -> Quota | None:
         """The quota of ``family``, or ``None`` when the family is unlimited."""
-        for q in self.quotas:
-            if q.family == family:
-                return q
-        return None
+        return next((q for q in self.quotas if q.family == family), None)
 
     @property
     def solvable_gpu_types(self) -> tuple[GpuType, ...]:

@@ -1,10 +1,7 @@
 """The dashboard in a real browser: keyboard, download, shared links, upload, screenshots.
 Where several checks need the same page at the same URL, one test visits it once and makes
-them all (its docstring lists them).
-
-Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
-``expect`` (auto-waiting), never on sleeps.
-"""
+them all (its docstring lists them). Every check waits on visible text
+(:mod:`browser_helpers`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """Issue 24 in a browser: the sidebar's GPU filters change the answer, go into the URL and
 survive a reload from it (the figures: tests/test_gpu_filter.py, worked out by hand, and
 tests/test_dashboard_gpu_filter.py against the oracle).
-
-Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
-``expect``, never on sleeps.
 """
 
 from __future__ import annotations

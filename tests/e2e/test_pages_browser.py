@@ -2,9 +2,6 @@
 visit at 1280x720 (each page drawn whole: its charts, no exception, its title right under the
 page links, kept as a screenshot), and a first load at a page's path; no request goes to
 another host.
-
-Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
-``expect`` (auto-waiting), never on sleeps.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Issue 24 in a browser: the 7B full fine-tune (FSDP within a VM) on Plan a job, from a link.
 Its card names the PW that first fits (PW 3) or a fitting cluster (PW 10), and a reload keeps
 the job's inputs (the figures: tests/test_dashboard_transformer.py, worked out by hand).
-
-Streamlit reruns are asynchronous, so every check waits on visible text with Playwright's
-``expect`` (and :func:`wait_until_settled`), never on sleeps.
 """
 
 from __future__ import annotations
