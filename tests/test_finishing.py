@@ -92,3 +92,24 @@ def test_cli_recommend_says_the_pick_is_not_recommended_and_names_the_pw(capsys)
     assert code == 0, err
     assert "so it is not recommended" in out
     assert "Lift PW to" in out
+
+
+@pytest.mark.parametrize(("mtbi", "compute", "expected"), [
+    # a market that is never up (λ infinite): not blamed on the compute (issue 27, finding 8,
+    # which read "9.9 h of compute, beyond the 114 years a plan accepts")
+    (0.0, 9.9, "does not finish: its spot VMs are interrupted without pause (a mean time "
+               "between interruptions of 0 h: a market that is never up)"),
+    # no spot VM, and the compute itself past the horizon (2e6 h / 8766 h a year = 228.2
+    # years; the horizon 1e6 h = 114.1 years)
+    (None, 2e6, "does not finish: 228.2 years of compute, beyond the 114.1 years a plan "
+                "accepts"),
+    # an MTBI of 1 h, a restart of 30 min and 45 min to the next checkpoint: 1.2 h per retry
+    (1.0, 9.9, "does not finish: an interruption every 1.0 h, but a retry needs 1.2 h without "
+               "one (restart 30 min + 45 min to the next checkpoint)"),
+])
+def test_why_a_cluster_does_not_finish_names_the_cause(mtbi: float | None, compute: float,
+                                                        expected: str) -> None:
+    from deepvm_core.job.finish import unfinished_reason
+
+    assert unfinished_reason(mtbi_hours=mtbi, restart_hours=0.5, segment_hours=0.75,
+                             compute_hours=compute) == expected

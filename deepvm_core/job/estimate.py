@@ -7,6 +7,7 @@ estimates here. Pure data; no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -126,7 +127,8 @@ def unfinished_reason_of(estimates: JobEstimates, plan: JobInputs | None, index:
     full = int(plan.checkpoints[index]) > 0
     segment = float(plan.full_segment_seconds[index] if full
                     else plan.last_segment_seconds[index]) / SECONDS_PER_HOUR
-    return unfinished_reason(mtbi_hours=1.0 / rate if rate > 0 else None,
+    return unfinished_reason(mtbi_hours=(1.0 / rate if math.isfinite(rate) else 0.0) if rate > 0
+                             else None,
                              restart_hours=float(plan.restart_hours[index]),
                              segment_hours=segment, compute_hours=compute)
 

@@ -41,15 +41,22 @@ def unfinished_reason(*, mtbi_hours: float | None, restart_hours: float,
     """Why a cluster is not expected to finish, in one line.
 
     Args:
-        mtbi_hours: mean hours between interruptions of its spot VMs (after the scale), or
-            ``None`` when it has no spot VM (never interrupted).
+        mtbi_hours: mean hours between interruptions of its spot VMs (after the scale), 0
+            for a market that is never up (λ infinite), or ``None`` when it has no spot VM
+            (never interrupted).
         restart_hours: R, hours.
         segment_hours: one segment's attempt length s (compute to the next checkpoint plus
             the checkpoint stall), hours.
         compute_hours: T_c, the job's compute hours.
     """
-    if mtbi_hours is None or not mtbi_hours > 0:
-        return (f"does not finish: {duration(compute_hours)} of compute, beyond the "
+    if mtbi_hours is not None and not mtbi_hours > 0:  # λ infinite: a market never up
+        return ("does not finish: its spot VMs are interrupted without pause (a mean time "
+                "between interruptions of 0 h: a market that is never up)")
+    if mtbi_hours is None:  # never interrupted: only the compute itself can be too long
+        if compute_hours > FINISH_HORIZON_HOURS:
+            return (f"does not finish: {duration(compute_hours)} of compute, beyond the "
+                    f"{duration(FINISH_HORIZON_HOURS)} a plan accepts")
+        return (f"does not finish: its expected time is beyond the "
                 f"{duration(FINISH_HORIZON_HOURS)} a plan accepts")
     retry = restart_hours + segment_hours
     parts = ([f"restart {duration(restart_hours)}"] if restart_hours > 0 else []) + [
