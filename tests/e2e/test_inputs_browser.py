@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -174,3 +175,13 @@ def test_catalog_editor_grids_fit_a_typo_is_warned_and_scientific_notation_is_ke
     info.value.save_as(target)
     doc = json.loads(target.read_text())
     assert [r["spot_usd_per_hour"] for r in doc["gpu_types"]] == [0.225, 1e308, 0.3018]
+
+
+def test_a_link_of_a_megabyte_reaches_the_page(streamlit_server: str) -> None:
+    """Issue 27, finding 8: a link over about 128 KB got a bare "Invalid HTTP request" from the
+    server; now the server reads any link a browser can open (dashboard/serve.py), and the page
+    names the parameter it cannot use (its message: tests/test_dashboard_url_inputs.py)."""
+    with urllib.request.urlopen(f"{streamlit_server}/?pw={'9' * 1_000_000}",
+                                timeout=30) as answer:
+        assert answer.status == 200
+        assert b'<div id="root">' in answer.read()
