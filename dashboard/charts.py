@@ -23,6 +23,9 @@ _POLICY_BY_LABEL = {label: key for key, label in POLICY_LABELS.items()}
 SPOT_COLOR, ON_DEMAND_COLOR = "#0072B2", "#E69F00"
 GPU_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442",
                "#000000", "#999999", "#882255", "#44AA99", "#117733")
+#: Line styles cycled beside the hues (5 against 12: every one of 60 types differs in one),
+#: so that two close hues (the blues, the greens) still read apart on one plot.
+GPU_DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
 
 
 def _layout(fig: go.Figure, title: str, *, height: int = 340, legend_below: bool = False,
@@ -134,7 +137,7 @@ def scaling_chart(curves: pd.DataFrame, inflections: pd.DataFrame, column: str,
         color = GPU_PALETTE[i % len(GPU_PALETTE)]
         fig.add_trace(go.Scatter(
             x=part[Col.NODES], y=part[column], mode="lines", name=str(gpu), legendgroup=str(gpu),
-            line={"color": color},
+            line={"color": color, "dash": GPU_DASHES[i % len(GPU_DASHES)]},
             hovertemplate=f"{gpu}<br>n %{{x}}<br>{column} %{{y:.3f}}<extra></extra>"))
         b = inflections.loc[inflections[Col.GPU] == gpu, Col.INFLECTION]
         if len(b) and pd.notna(b.iloc[0]) and b.iloc[0] <= part[Col.NODES].max():
@@ -248,7 +251,8 @@ def frontier_chart(points: pd.DataFrame, frontier: list[int], marks: dict[int, s
         name="Pareto frontier", line={"color": "#009E73", "width": 2, "shape": "hv"},
         marker={"size": 7}, customdata=labels.loc[frontier],
         hovertemplate="%{customdata}<extra>frontier</extra>"))
-    for index, mark in marks.items():
+    # the chosen one last, so that it is drawn on top of a policy that picks the same cluster
+    for index, mark in sorted(marks.items(), key=lambda item: item[1] == "best"):
         name = "Chosen (best for the goal)" if mark == "best" else POLICY_LABELS.get(mark, mark)
         fig.add_trace(go.Scatter(
             x=[hours.loc[index]], y=[cost.loc[index]], mode="markers", name=name,
@@ -316,15 +320,18 @@ MEASURED_POINTS = "measured points"
 SPEEDUP_COLUMNS = 3
 
 
-def speedup_chart(curves: pd.DataFrame, points: pd.DataFrame) -> go.Figure:
+def speedup_chart(curves: pd.DataFrame, points: pd.DataFrame,
+                  chosen: str | None = None) -> go.Figure:
     """Speedup S(n) per GPU type and model (``curves``: type, model, n, speedup) against the
     measured points (``points``: type, n, speedup): one panel per GPU type (small multiples,
-    shared axes), one legend entry per model, styled alike in every panel."""
-    types = sorted(curves["type"].unique())
+    shared axes), the ``chosen`` cluster's type first and titled so, one legend entry per
+    model, styled alike in every panel."""
+    types = sorted(curves["type"].unique(), key=lambda t: (t != chosen, t))
     cols = min(len(types), SPEEDUP_COLUMNS) or 1
     rows = max(1, -(-len(types) // cols))
+    titles = [f"{t} (the chosen cluster's)" if t == chosen else t for t in types]
     fig = make_subplots(rows=rows, cols=cols, shared_xaxes=True, shared_yaxes=True,
-                        subplot_titles=types, horizontal_spacing=0.04,
+                        subplot_titles=titles, horizontal_spacing=0.04,
                         vertical_spacing=0.12 if rows > 1 else 0.0)
     shown: set[str] = set()
     for i, gpu in enumerate(types):

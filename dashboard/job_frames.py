@@ -152,11 +152,12 @@ def frontier_frame(result: JobPlanResult, shown: np.ndarray) -> pd.DataFrame:
     }, index=index)
 
 
-def speedup_frames(catalog: Catalog,
-                   speedup: SpeedupModel) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The speedup S(n) of every GPU type with measurements, n = 1..32: the curves (type,
-    model, n, speedup; paper and fitted where the type has a scaling fit, measured always) and
-    the measured points (type, n, speedup = t(1) / t(n)). Both empty without measurements."""
+def speedup_frames(catalog: Catalog, speedup: SpeedupModel,
+                   chosen: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The speedup S(n) of every GPU type with measurements and of the ``chosen`` cluster's
+    type, n = 1..32: the curves (type, model, n, speedup; paper and fitted where the type has
+    a scaling fit, measured where it has measurements) and the measured points (type, n,
+    speedup = t(1) / t(n)). Both empty without measurements and without a chosen type."""
     measurements = speedup.measurements
     curves: list[dict[str, object]] = []
     points: list[dict[str, object]] = []
@@ -165,6 +166,11 @@ def speedup_frames(catalog: Catalog,
     for g in catalog.gpu_types:
         rows = measurements.get(g.name) if measurements is not None else None
         if rows is None:
+            if g.name == chosen and g.scaling is not None:
+                curves += [{"type": g.name, "model": model, "n": int(k), "speedup": float(v)}
+                           for model, values in (("paper", paper_speedup(g.scaling, n)),
+                                                 ("fitted", fitted_speedup(g.scaling, n)))
+                           for k, v in zip(n, values, strict=True)]
             continue
         models = {"measured": measured_model.speedup(g, n)}
         if g.scaling is not None:

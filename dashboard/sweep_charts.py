@@ -3,7 +3,7 @@
 Step lines of five policies on one plot hide each other (DeepVM-NoScale and Cost-First often
 run exactly under DeepVM), so each policy gets its own panel with DeepVM (paper's Z) drawn
 thin and grey behind it for reference; the panels share both axes. Where a vCPU quota binds
-the policy's choice (:mod:`dashboard.sweep_quotas`), its line carries red crosses.
+the policy's choice (:mod:`dashboard.sweep_quotas`), small red crosses lie under its line.
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ REFERENCE = "deepvm"
 REFERENCE_NAME = "DeepVM (paper's Z), for reference"
 REFERENCE_LINE = {"color": "#BBBBBB", "width": 4}
 QUOTA_NAME = "a vCPU quota binds"
-QUOTA_MARKER = {"symbol": "x-thin", "size": 9, "color": "#B00020", "line": {"width": 2,
-                                                                          "color": "#B00020"}}
+#: Small and light, drawn under the policy's line: a run of bound PWs reads as a red trace
+#: along the line instead of a band of crosses that hides it (issue 27).
+QUOTA_MARKER = {"symbol": "x-thin", "size": 6, "opacity": 0.55,
+                "line": {"width": 1.5, "color": "#B00020"}}
 
 
 def _panels(frame: pd.DataFrame, column: str, title: str, axis_title: str, value_format: str,
@@ -55,14 +57,7 @@ def _panels(frame: pd.DataFrame, column: str, title: str, axis_title: str, value
                                      mode="lines", line_shape="hv", line=REFERENCE_LINE,
                                      hoverinfo="skip", **legend(REFERENCE_NAME)), **at)
         label = POLICY_LABELS[policy]
-        fig.add_trace(go.Scatter(
-            x=part["pw_usd_per_hour"], y=part[column], mode="lines", line_shape="hv",
-            name=label, showlegend=False,
-            line={"color": POLICY_COLORS[policy], "width": 2.5},
-            customdata=part["configuration"],
-            hovertemplate=(label + "<br>PW %{x:.2f} USD/h<br>" + axis_title + " %{y:"
-                           + value_format + "}<br>%{customdata}<extra></extra>")), **at)
-        if binds is not None:
+        if binds is not None:  # under the line: drawn first
             bound = part[binds.loc[part.index] != ""]
             if len(bound):
                 fig.add_trace(go.Scatter(
@@ -71,6 +66,13 @@ def _panels(frame: pd.DataFrame, column: str, title: str, axis_title: str, value
                     customdata=binds.loc[bound.index],
                     hovertemplate=(label + "<br>PW %{x:.2f} USD/h: the quota on %{customdata} "
                                    "binds<extra></extra>")), **at)
+        fig.add_trace(go.Scatter(
+            x=part["pw_usd_per_hour"], y=part[column], mode="lines", line_shape="hv",
+            name=label, showlegend=False,
+            line={"color": POLICY_COLORS[policy], "width": 2.5},
+            customdata=part["configuration"],
+            hovertemplate=(label + "<br>PW %{x:.2f} USD/h<br>" + axis_title + " %{y:"
+                           + value_format + "}<br>%{customdata}<extra></extra>")), **at)
     if pw is not None and len(pws) and pws.min() <= pw <= pws.max():
         fig.add_vline(x=pw, line_dash="dash", line_color="#444", line_width=1, row="all",
                       col="all")

@@ -156,3 +156,56 @@ def test_distribution_axis_in_minutes_under_an_hour() -> None:
     assert fig.layout.xaxis.title.text == "makespan (min)"
     assert list(fig.data[0].x) == [15.0, 30.0, 45.0]  # hours × 60
     assert fig.layout.annotations[0].text == "deadline 30 min"
+
+
+def test_the_chosen_star_is_drawn_over_a_policy_that_picks_the_same_cluster() -> None:
+    """Issue 27: the chosen star hid under the marker of a policy on the same point."""
+    points = pd.DataFrame({"cost": [0.3, 2.0, 90.0], "hours": [0.2, 2.0, 20.0],
+                           "label": ["a", "b", "c"]})
+    fig = charts.frontier_chart(points, [0, 1], {0: "best", 1: "deepvm"}, 3)
+    assert fig.data[-1].name == "Chosen (best for the goal)"  # plotly draws in order
+
+
+def test_quota_crosses_lie_under_their_policy_line() -> None:
+    frame = sweep_rows()
+    binds = pd.Series("", index=frame.index, dtype=object)
+    binds.iloc[:3] = "spot vCPUs of G (128)"  # deepvm at every PW: a run of crosses
+    fig = sweep_charts.sweep_chart(frame, normalised=False, binds=binds)
+    names = [t.name for t in fig.data]
+    assert names.index(sweep_charts.QUOTA_NAME) < names.index("DeepVM")
+    assert fig.data[names.index(sweep_charts.QUOTA_NAME)].marker.size <= 6
+
+
+def test_ten_scaling_curves_differ_in_hue_or_line_style() -> None:
+    """Issue 27: ten K(n) curves reused hues; each type now differs in colour or dash from
+    every other, and a type's diamond takes its line's colour."""
+    from dashboard.columns import Col
+
+    gpus = [f"t{i}.x" for i in range(14)]
+    curves = pd.DataFrame([{Col.GPU: g, Col.NODES: n, Col.K: 1.0} for g in gpus
+                           for n in (1, 2)])
+    fig = charts.scaling_chart(curves, pd.DataFrame({Col.GPU: gpus, Col.INFLECTION: [None] * 14}),
+                               Col.K, "K(n)")
+    styles = [(t.line.color, t.line.dash) for t in fig.data if t.mode == "lines"]
+    assert len(styles) == 14
+    assert len(set(styles)) == 14
+
+
+def test_the_speedup_chart_shows_the_chosen_type_first_even_unmeasured() -> None:
+    """Issue 27: the speedup chart omitted the chosen cluster's type (p3.16xlarge on today's
+    catalog, which the bundled measurements do not measure)."""
+    from dashboard.job_frames import speedup_frames
+    from deepvm_core.bundled import bundled_measurements_paths
+    from deepvm_core.catalog.store import load_catalog
+    from deepvm_core.hardware.measurements import load_measurements
+    from deepvm_core.workload.speedup import SpeedupModel
+
+    catalog = load_catalog("aws-us-east-1-2025-h1")
+    model = SpeedupModel("fitted",
+                         load_measurements(bundled_measurements_paths()["deepvm-scaling"]))
+    curves, points = speedup_frames(catalog, model, "p3.16xlarge")
+    chosen = curves[curves["type"] == "p3.16xlarge"]
+    assert set(chosen["model"]) == {"paper", "fitted"}  # no measurement: no measured curve
+    assert "p3.16xlarge" not in set(points["type"])
+    fig = charts.speedup_chart(curves, points, "p3.16xlarge")
+    assert fig.layout.annotations[0].text == "p3.16xlarge (the chosen cluster's)"

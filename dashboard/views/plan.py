@@ -291,12 +291,12 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
             f"{mc.mean_interruptions:.2f} on average")
 
 
-def speedups(catalog: Catalog, speedup: SpeedupModel) -> None:
-    curves, points = job_frames.speedup_frames(catalog, speedup)
+def speedups(catalog: Catalog, speedup: SpeedupModel, chosen: str | None) -> None:
+    curves, points = job_frames.speedup_frames(catalog, speedup, chosen)
     if curves.empty:
         st.caption("No measurements for this catalog's GPU types: upload some below.")
         return
-    st.plotly_chart(charts.speedup_chart(curves, points), key="plan_speedups")
+    st.plotly_chart(charts.speedup_chart(curves, points, chosen), key="plan_speedups")
 
 
 
@@ -359,7 +359,8 @@ def main() -> None:
         comparison(result)
         distribution(result, active.catalog, inputs.speedup)
     st.subheader("Speedup models")
-    speedups(active.catalog, inputs.speedup)
+    speedups(active.catalog, inputs.speedup,
+             result.chosen.configuration.gpu if result.chosen is not None else None)
     plan_calibration.calibrate(active)
 
 
