@@ -59,10 +59,11 @@ def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
         st.caption(f"This choice vs the alternatives within the same PW: {measure} difference, "
                    "and below it the hourly price difference (green: this choice is cheaper).")
         columns = st.columns(len(names) + 1)
-        value = (f"{chosen.speed_epochs_per_hour:,.2f} epochs/h"
-                 if job_speed and chosen.speed_epochs_per_hour is not None
+        per_hour = job_speed and chosen.speed_epochs_per_hour is not None
+        value = (f"{chosen.speed_epochs_per_hour:,.2f}" if per_hour
                  else f"{chosen.performance:,.0f}")
-        columns[0].metric("This choice", value,
+        # the unit in the label: a value with its unit was cut in a quarter column (issue 27)
+        columns[0].metric("This choice (epochs/h)" if per_hour else "This choice", value,
                           help=None if presentation else GLOSSARY[
                               "Training speed" if job_speed else "Performance"],
                           delta=usd_per_hour(chosen.hourly_price_usd), delta_color="off",

@@ -17,7 +17,6 @@ from dashboard.url_warnings import echo
 from deepvm_core.catalog.gpu_filter import ANY_GPU, GpuFilter
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
-from deepvm_core.text import usd_per_hour
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
@@ -181,8 +180,8 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         z = objective == "paper"
         per_hour = config.speed_epochs_per_hour
         a, b, c, d = st.columns(4)
-        a.metric("Hourly price", usd_per_hour(config.hourly_price_usd),
-                 delta=f"{usd_per_hour(pw - config.hourly_price_usd)} under PW", delta_color="off",
+        a.metric("Hourly price (USD/h)", f"{config.hourly_price_usd:,.2f}",
+                 delta=f"{pw - config.hourly_price_usd:,.2f} under PW", delta_color="off",
                  delta_arrow="off")
         if z or per_hour is None:  # the paper's proxy: only under its objective (issue 24)
             b.metric("Performance", f"{config.performance:,.0f}",

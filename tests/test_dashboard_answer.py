@@ -210,7 +210,7 @@ def hours(pattern: str, text: str) -> float:
 def card_times(at: AppTest) -> dict[str, float]:
     """Every time on Plan's card, hours (seconds for the epoch time)."""
     head, text = plan_card(at), markdown(at)
-    epoch = next(m for m in at.main.metric if m.label == "Epoch time").value
+    epoch = next(m for m in at.main.metric if m.label == "Epoch time (s)").value
     return {
         "expected_h": hours(rf"done in about \*\*{TIME}\*\*", head),
         "p90_h": hours(rf"\(P90 {TIME}\)", head),

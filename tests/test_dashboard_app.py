@@ -79,7 +79,8 @@ def test_defaults_are_table_iv_and_reproduce_its_first_choice(app: AppTest,
     assert (ss["sb_objective"], ss["sb_quotas"], ss["sb_top"]) == (objective, True, 3)
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
     # 17 x 0.1578 spot + 0.17 on demand = 2.8526, 2 decimals in a card (issue 20 item 16)
-    assert app.main.metric[0].value == "2.85 USD/h"
+    assert (app.main.metric[0].label, app.main.metric[0].value) == ("Hourly price (USD/h)",
+                                                                     "2.85")
     table_iv = answers.best(answers.AWS, 3.0, objective=objective)
     assert table_iv.identity == ("tiering", "g4dn.xlarge", 17, "c5.xlarge", 1)
     assert table_iv.price == pytest.approx(17 * 0.1578 + 0.17, abs=1e-12)  # 2.6826 + 0.17
@@ -286,7 +287,7 @@ def test_recommend_card_says_why_and_compares_the_alternatives(app: AppTest) -> 
         pytest.approx(6374.78, abs=0.005), pytest.approx(6017.03, abs=0.005), 4872.0)
     assert (cost_first.price, performance_first.price) == pytest.approx((2.8930, 2.8168))
     metrics = {m.label: m for m in app.main.metric}
-    assert metrics["This choice"].value == "7.96 epochs/h"
+    assert metrics["This choice (epochs/h)"].value == "7.96"
     assert metrics["vs Cost-First"].value == "+5.2 %"
     assert metrics["vs Cost-First"].proto.delta == "-0.04 USD/h"  # 2.8526 - 2.8930
     assert metrics["vs Performance-First"].value == "+73.3 %"
@@ -435,7 +436,8 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
     assert app.toggle(key="sb_presentation").value is True
     assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
     # the card keeps the price (in its hourly-spending-cap line) and the speed, no metric row
-    assert set(metric_helps(app)) == {"This choice", "vs Cost-First", "vs Performance-First"}
+    assert set(metric_helps(app)) == {"This choice (epochs/h)", "vs Cost-First",
+                                      "vs Performance-First"}
     card = " ".join(m.value for m in app.main.markdown)
     assert "**2.85** of the **3** USD/h hourly spending cap" in " ".join(
         p.proto.text for p in app.get("progress"))

@@ -55,7 +55,7 @@ def test_default_page_is_todays_catalog(app: AppTest) -> None:
     no_errors(app)
     assert app.query_params["catalog"] == TODAY_CATALOG
     assert headline(app) == "### Tiering · 19 × g5g.xlarge spot + 1 × c5.large memory node"
-    assert app.main.metric[0].value == "2.79 USD/h"  # 2.7868 (the oracle's) to 2 decimals
+    assert app.main.metric[0].value == "2.79"  # USD/h: 2.7868 (the oracle's) to 2 decimals
     captions = " ".join(c.value for c in app.caption)
     # prices of 2025-H1 (to 2025-06-30): their age in months depends on today, so only the form
     assert f"Catalog **{TODAY_CATALOG}** (us-east-1, prices of 2025-H1, " in captions

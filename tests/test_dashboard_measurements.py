@@ -85,7 +85,7 @@ def test_the_eflops_reference_is_the_plans(plan_page: AppTest) -> None:
 
 
 def epoch_metric(at: AppTest) -> str:
-    return next(m.value for m in at.metric if m.label == "Epoch time")
+    return next(m.value for m in at.metric if m.label == "Epoch time (s)")
 
 
 def measurements_used(at: AppTest) -> dict[str, tuple[str, str]]:

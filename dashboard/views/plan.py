@@ -186,8 +186,9 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None,
     left, right = st.columns([0.55, 0.45], gap="large")
     left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
     a, b = right.columns(2)
-    a.metric("Hourly price", usd_per_hour(config.hourly_price_usd))
-    b.metric("Epoch time", f"{chosen.epoch_seconds:,.1f} s",
+    # the units in the labels: a value with its unit was cut in the narrow column (issue 27)
+    a.metric("Hourly price (USD/h)", f"{config.hourly_price_usd:,.2f}")
+    b.metric("Epoch time (s)", f"{chosen.epoch_seconds:,.1f}",
              help="Seconds per epoch on this cluster under the speedup model.")
     if mc is not None and mc.deadline_probability is not None:
         right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "

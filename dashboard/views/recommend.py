@@ -7,7 +7,6 @@ import math
 from datetime import UTC, datetime
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from dashboard import (
     alternatives,
@@ -188,15 +187,18 @@ def policies(rec: Recommendation) -> None:
 
 def job_card_lines(rec: Recommendation, chosen: Configuration, the: job_view.SessionJob,
                    catalog: Catalog) -> tuple[PlanEstimate | None, JobPlanResult | None]:
-    """Inside the card: the job's cost and time on the chosen cluster and, once a job is set,
-    whether Plan a job's answer (same scenario, its goal) is this cluster, and why not.
-    Returns the estimate and the plan for the job panel."""
-    price_notes.zone_caption(catalog, chosen, rec.scenario.pw_usd_per_hour, "rec_zone")
+    """Inside the card, the answer a budget holder reads above the fold (issue 27): the job's
+    cost and time on the chosen cluster, the on-demand comparison, when it is done and how
+    sure; then the zone's price note and, once a job is set, whether Plan a job's answer (same
+    scenario, its goal) is this cluster, and why not. Returns the estimate and the plan for
+    the job panel."""
     if the.job is None:
+        price_notes.zone_caption(catalog, chosen, rec.scenario.pw_usd_per_hour, "rec_zone")
         return None, None
     estimate = compute.job_estimate(catalog, rec, the.job, chosen)
-    st.markdown(answer_view.words(answer.job_line(estimate, the.job.workload.epochs,
-                                                  the.whose)))
+    answer_view.budget_lines(estimate, with_job_line=True, epochs=the.job.workload.epochs,
+                             whose=the.whose)
+    price_notes.zone_caption(catalog, chosen, rec.scenario.pw_usd_per_hour, "rec_zone")
     if the.inputs is None:
         return estimate, None
     result = job_view.plan(catalog, rec.scenario, the.inputs)
@@ -209,14 +211,13 @@ def job_card_lines(rec: Recommendation, chosen: Configuration, the: job_view.Ses
 def job_panel(estimate: PlanEstimate, the: job_view.SessionJob,
               result: JobPlanResult | None, rec: Recommendation,
               chosen: Configuration) -> None:
-    """The budget holder's panel: the on-demand baseline and the saving, when it is done, how
-    sure; once a job is set, its cost and time on the top-k and the baselines."""
-    with st.container(border=True, key="rec_budget"):
-        answer_view.budget_lines(estimate)
-        if the.inputs is None:
-            st.caption(f"These numbers are the example job's, {answer.EXAMPLE_JOB}.")
-            st.page_link(url_pages.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
-                         icon=":material/schedule:")
+    """Under the card: whose numbers they are (the example job's, with a link to set yours);
+    once a job is set, its cost and time on the top-k and the baselines."""
+    del estimate  # its lines are in the card
+    if the.inputs is None:
+        st.caption(f"These numbers are the example job's, {answer.EXAMPLE_JOB}.")
+        st.page_link(url_pages.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
+                     icon=":material/schedule:")
     if result is not None:
         job_view.recommend_panel(result, [chosen, *(c for c in rec.deepvm if c != chosen)], {
             "Cost-First": rec.cost_first, "Performance-First": rec.performance_first,
@@ -239,9 +240,14 @@ def top_k(rec: Recommendation) -> None:
                "is named first, the others in brackets.")
 
 
-def show_notes(where: DeltaGenerator, rec: Recommendation) -> None:
-    for note in rec.notes:  # the core's notes read as sentences here
-        where.info(note[:1].upper() + note[1:], icon=":material/info:")
+def show_notes(rec: Recommendation) -> None:
+    """The core's notes (types left out, assumptions), after the answer and folded: they
+    qualify it but are not it (issue 27: an info box on Trainium was the first thing read)."""
+    if not rec.notes:
+        return
+    with st.expander(f"Notes on this answer ({len(rec.notes)})", icon=":material/info:"):
+        for note in rec.notes:  # the core's notes read as sentences here
+            st.info(note[:1].upper() + note[1:], icon=":material/info:")
 
 
 def main() -> None:
@@ -259,10 +265,7 @@ def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
         st.warning(the.problem, icon=":material/warning:")
     rec = compute.job_recommendation(active.catalog, scenario, keys.SOLVER.get(),
                                      keys.TOP_K.get(), the.job)
-    notes = st.container()  # in presentation mode after the answer (above the fold)
-    if not state.presentation():
-        show_notes(notes, rec)
-
+    card = st.container()  # the answer first; what to show and download under it (issue 27)
     pick, action = st.columns([0.7, 0.3], vertical_alignment="bottom")
     if rec.best is None:  # issue 20 item 18: nothing to download, preview or launch
         infeasible(rec)
@@ -278,28 +281,28 @@ def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
         verdict = None if the.job is None else compute.finishing(active.catalog, rec, the.job,
                                                                   chosen)
         heading = f"RECOMMENDED CONFIGURATION · #{rank} OF {len(rec.deepvm)}"
-        if verdict is not None and not verdict.finishes:
-            heading = (f"#{rank} OF {len(rec.deepvm)} · NOT RECOMMENDED: THE JOB IS NOT "
-                       "EXPECTED TO FINISH ON IT")
-            not_finishing(verdict)
-        widgets.configuration_card(
-            chosen, rec.scenario.pw_usd_per_hour, rec.scenario.objective, heading,
-            presentation=state.presentation(),
-            below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)),
-            gpu_filter=scenario.gpu_filter)
-        gpu = provenance.gpu_of(active.catalog, chosen.gpu)
-        if gpu is not None:
-            provenance.gpu_sources_caption(gpu)
+        with card:
+            if verdict is not None and not verdict.finishes:
+                heading = (f"#{rank} OF {len(rec.deepvm)} · NOT RECOMMENDED: THE JOB IS NOT "
+                           "EXPECTED TO FINISH ON IT")
+                not_finishing(verdict)
+            widgets.configuration_card(
+                chosen, rec.scenario.pw_usd_per_hour, rec.scenario.objective, heading,
+                presentation=state.presentation(),
+                below=lambda: found.append(job_card_lines(rec, chosen, the, active.catalog)),
+                gpu_filter=scenario.gpu_filter)
+            gpu = provenance.gpu_of(active.catalog, chosen.gpu)
+            if gpu is not None:
+                provenance.gpu_sources_caption(gpu)
         estimate, result = found[0] if found else (None, None)
         if estimate is not None:
             job_panel(estimate, the, result, rec, chosen)
         alternatives.render_why(rec, chosen, active.catalog, state.presentation())
-        if state.presentation():
-            show_notes(st.container(), rec)
+        show_notes(rec)
         preview(rec, active, text)
         launch(text, active.catalog)
-    if rec.best is None and state.presentation():
-        show_notes(st.container(), rec)
+    if rec.best is None:
+        show_notes(rec)
 
     if rec.deepvm:
         top_k(rec)

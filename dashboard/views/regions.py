@@ -30,7 +30,7 @@ from deepvm_core.catalog.age import prices_period
 from deepvm_core.errors import CatalogError, DeepVMError
 from deepvm_core.model import Scenario
 from deepvm_core.recommend.regions import RegionComparison
-from deepvm_core.text import duration, usd, usd_per_hour
+from deepvm_core.text import duration, usd
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -114,7 +114,7 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
             a, b, c, d = st.columns(4)
             a.metric(f"{whose}: expected time", duration(best.job_hours))
             b.metric(f"{whose}: expected cost", usd(best.job_cost_usd))
-            c.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
+            c.metric("Hourly price (USD/h)", f"{best.best.hourly_price_usd:,.2f}")
             if runner is not None and runner.best is not None and runner.job_hours:
                 d.metric(f"Time vs {runner.region}", duration(runner.job_hours),
                          f"{best.job_hours / runner.job_hours - 1:+.1%}", delta_color="inverse",
@@ -123,7 +123,7 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
     with st.container(border=True, key="rg_best"):
         _best_heading(best, by_name, "BEST REGION FOR THIS SCENARIO")
         a, b, c = st.columns(3)
-        a.metric("Hourly price", usd_per_hour(best.best.hourly_price_usd))
+        a.metric("Hourly price (USD/h)", f"{best.best.hourly_price_usd:,.2f}")
         b.metric("Performance", f"{best.performance:,.0f}",
                  help="eFLOPS × n × K(n), relative units")
         if runner is not None and runner.best is not None and runner.performance:

@@ -2,11 +2,14 @@
 :class:`~deepvm_core.job.inputs.ClusterArrays` of a table's configurations
 (:func:`cluster_arrays`), the job inputs of some of them (:func:`sub_inputs`), and a Monte
 Carlo summary as one :class:`~deepvm_core.job.estimate.MonteCarloEstimate` each
-(:func:`monte_carlo_estimates`). The job plan and a recommendation's job estimate
-(:mod:`deepvm_core.pipeline.recommend_job`) both use them.
+(:func:`monte_carlo_estimates`); and the Monte Carlo both show (:func:`simulate_band`). The
+job plan and a recommendation's job estimate (:mod:`deepvm_core.pipeline.recommend_job`) both
+use them, so that one cluster's P10-P90 reads the same on Plan a job and Recommend.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -14,11 +17,13 @@ from deepvm_core.arrays import IntArray
 from deepvm_core.catalog import Catalog
 from deepvm_core.job.estimate import MonteCarloEstimate
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
-from deepvm_core.job.montecarlo import MonteCarloSummary
+from deepvm_core.job.montecarlo import MonteCarloSummary, simulate_jobs
+from deepvm_core.job.spread import FROM_BUCKET, bucket_scenarios, simulate_scenarios
+from deepvm_core.market.mtbi import MtbiSource
 from deepvm_core.model import Arch
 from deepvm_core.search.tables import CandidateTable
 
-__all__ = ["cluster_arrays", "monte_carlo_estimates", "sub_inputs"]
+__all__ = ["cluster_arrays", "monte_carlo_estimates", "simulate_band", "sub_inputs"]
 
 
 def cluster_arrays(catalog: Catalog, table: CandidateTable) -> ClusterArrays:
@@ -66,3 +71,18 @@ def monte_carlo_estimates(summary: MonteCarloSummary) -> list[MonteCarloEstimate
         mean_interruptions=float(summary.mean_interruptions[i]),
         deadline_probability=None if probability is None else float(probability[i]),
     ) for i in range(summary.mean_makespan_hours.size)]
+
+
+def simulate_band(plan: JobInputs, sources: Sequence[tuple[MtbiSource, MtbiSource]] | None,
+                  rng: np.random.Generator, *, trials: int,
+                  deadline_hours: float | None = None) -> MonteCarloSummary:
+    """The Monte Carlo of the configurations of ``plan`` that the plans show: with
+    ``sources`` (per configuration, where its GPU type's MTBI and W come from), MTBI and W are
+    drawn from the bucket's spread where they come from a bucket
+    (:mod:`deepvm_core.job.spread`); ``None``: the point assumptions alone."""
+    if sources is None:
+        return simulate_jobs(plan, rng, trials=trials, deadline_hours=deadline_hours)
+    rates, waits = bucket_scenarios(plan, [m in FROM_BUCKET for m, _ in sources],
+                                    [w in FROM_BUCKET for _, w in sources])
+    return simulate_scenarios(plan, rates, waits, rng, trials=trials,
+                              deadline_hours=deadline_hours)

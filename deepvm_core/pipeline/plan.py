@@ -75,7 +75,6 @@ from deepvm_core.job.montecarlo import (
     DEFAULT_TRIALS,
     JobSamples,
     sample_jobs,
-    simulate_jobs,
 )
 from deepvm_core.job.objectives import (
     DEFAULT_FASTEST_TOLERANCE,
@@ -88,7 +87,6 @@ from deepvm_core.job.objectives import (
 )
 from deepvm_core.job.odds import bucket_odds
 from deepvm_core.job.result import GpuAssumption, JobPlanResult, PlanAssumptions, PolicyEstimates
-from deepvm_core.job.spread import FROM_BUCKET, bucket_scenarios, simulate_scenarios
 from deepvm_core.market.mtbi import (
     ADVISOR_BUCKET_MTBI_HOURS,
     DEFAULT_MTBI_HOURS,
@@ -96,7 +94,12 @@ from deepvm_core.market.mtbi import (
     mtbi_estimates,
 )
 from deepvm_core.model import Arch, Scenario
-from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates, sub_inputs
+from deepvm_core.pipeline.job_arrays import (
+    cluster_arrays,
+    monte_carlo_estimates,
+    simulate_band,
+    sub_inputs,
+)
 from deepvm_core.pipeline.plan_explain import limits_explanation
 from deepvm_core.recommend.distinct import first_of_each_cluster
 from deepvm_core.recommend.explain import (
@@ -381,16 +384,10 @@ def plan_job(
     if trials and simulated:
         where = np.array(simulated, dtype=np.int64)
         sub = sub_inputs(plan, where)
-        rng = np.random.default_rng(seed)
-        if bucket_spread:  # bands with the bucket's spread of MTBI and W (job/spread.py)
-            types = [assumptions.gpu_types[int(g)] for g in clusters.gpu_index[where]]
-            rates, waits = bucket_scenarios(
-                sub, [g.mtbi_source in FROM_BUCKET for g in types],
-                [g.wait_source in FROM_BUCKET for g in types])
-            summary = simulate_scenarios(sub, rates, waits, rng, trials=trials,
-                                         deadline_hours=deadline)
-        else:
-            summary = simulate_jobs(sub, rng, trials=trials, deadline_hours=deadline)
+        types = [assumptions.gpu_types[int(g)] for g in clusters.gpu_index[where]]
+        summary = simulate_band(
+            sub, [(g.mtbi_source, g.wait_source) for g in types] if bucket_spread else None,
+            np.random.default_rng(seed), trials=trials, deadline_hours=deadline)
         mc = dict(zip(simulated, monte_carlo_estimates(summary), strict=True))
     if replayed is not None:
         mc.update({i: replayed.monte_carlo(i) for i in simulated if replayed.evaluated[i]})

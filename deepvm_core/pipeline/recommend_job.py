@@ -22,10 +22,10 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.estimate import EstimateParts, PlanEstimate, estimate_at
 from deepvm_core.job.inputs import job_inputs
-from deepvm_core.job.montecarlo import simulate_jobs
 from deepvm_core.job.result import JobPlanResult
+from deepvm_core.market.mtbi import mtbi_estimate
 from deepvm_core.model import Configuration
-from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates
+from deepvm_core.pipeline.job_arrays import cluster_arrays, monte_carlo_estimates, simulate_band
 from deepvm_core.recommend.distinct import cluster_key
 from deepvm_core.recommend.recommendation import Recommendation
 from deepvm_core.workload.speed import SpeedBasis, speed_basis
@@ -83,8 +83,11 @@ def estimate_configuration(rec: Recommendation, catalog: Catalog, job: Recommend
     plan = job_inputs(workload, catalog, cluster_arrays(catalog, table), basis=job.speed)
     estimates = expected_jobs(plan)
     mc = None
-    if trials:
-        summary = simulate_jobs(plan, np.random.default_rng(seed), trials=trials)
+    if trials:  # the band Plan a job shows for the same cluster (its bucket's spread)
+        gpu = next(g for g in catalog.gpu_types if g.name == config.gpu)
+        odds = mtbi_estimate(gpu, workload)
+        summary = simulate_band(plan, [(odds.mtbi_source, odds.wait_source)],
+                                np.random.default_rng(seed), trials=trials)
         mc = monte_carlo_estimates(summary)[0]
     parts = EstimateParts(estimates, table, None, None, np.ones(1, dtype=bool), job_plan=plan)
     return estimate_at(parts, 0, mc)

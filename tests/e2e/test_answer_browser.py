@@ -111,3 +111,39 @@ def test_done_by_is_in_the_browsers_time_zone(browser, streamlit_server: str) ->
                                                 timeout=LOAD_TIMEOUT_MS)
     finally:
         context.close()
+
+
+#: The five lines a budget holder reads on each page's card: the cluster, the total cost, the
+#: on-demand comparison, the finish date and the confidence sentence (issue 27).
+ANSWER_LINES = {
+    "/": (".st-key-rec_card", ("Tiering · 1 × p3.16xlarge", "The example job (90 epochs) on "
+                                "this cluster: about", "The same cluster on demand:",
+                                "Done by", "9 runs in 10 finish within")),
+    "/plan": (".st-key-plan_card", ("Tiering · 1 × p3.16xlarge", "90 epochs of your job: about",
+                                    "The same cluster on demand:", "Done by",
+                                    "9 runs in 10 finish within")),
+}
+
+
+@pytest.mark.parametrize("path", list(ANSWER_LINES))
+def test_the_five_answer_lines_are_above_the_fold_and_no_metric_is_cut(
+        page: Page, streamlit_server: str, artifacts_dir: Path, path: str) -> None:
+    """Issue 27, at the size a shared screen gives (1280x720): the cluster, the total cost, the
+    on-demand comparison, "Done by" and "9 runs in 10" show without scrolling (Recommend had
+    the last three at y = 1,023-1,106, under its download button and notes), and no metric is
+    cut ("2.84 US…")."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(streamlit_server + path)
+    card_selector, lines = ANSWER_LINES[path]
+    card = page.locator(card_selector)
+    expect(card).to_contain_text(lines[-1], timeout=LOAD_TIMEOUT_MS)
+    wait_until_settled(page)
+    page.screenshot(path=str(artifacts_dir / f"answer-lines{path.replace('/', '-')}.png"))
+    for line in lines:
+        box = card.get_by_text(line).first.bounding_box()
+        assert box is not None, line
+        assert box["y"] + box["height"] <= 720, (line, box)
+    cut = page.evaluate("""() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+        .flatMap(v => [v, ...v.querySelectorAll('*')])
+        .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)""")
+    assert cut == []
