@@ -9,7 +9,7 @@ interval) the controller:
    progress file when there is one (:func:`read_progress`); it writes the observation to the
    ledger (:mod:`~deepvm_core.cloud.fleet.ledger`);
 2. moves the job model on to the step (:class:`~deepvm_core.cloud.fleet.watch_state.JobTracker`,
-   the backtest's rules) and builds the policy's state;
+   the backtest's stepper for one run) and builds the policy's state;
 3. calls the policy of :mod:`deepvm_core.job.recovery` (the same function the backtest replays)
    and carries out its action with the launch code of ``deepvm launch``
    (:func:`~deepvm_core.cloud.fleet.launch.launch_part`: tags, counts, one AZ, rollback):
