@@ -382,6 +382,49 @@ def watch_cli(capsys: pytest.CaptureFixture[str], env: FleetEnv, plan: Path,
                    f"{INTERVAL_S:g}", "--policy", "failover", *extra, "--yes", secrets=SECRETS)
 
 
+def test_cli_watch_yes_relaunches_after_a_reclaim_and_writes_the_ledger(
+        fleet_env: FleetEnv, plan_file: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deepvm watch PLAN --yes``, the loop to the job's end: us-east-1a (where deepvm launch
+    put the worker) is reclaimed at step 2 and stays down, us-east-1b is always up. By hand
+    (failover, segments 5 x 0.5 h + 0.25 h, R = 0.1 h, steps of 1/6 h): the worker runs in
+    us-east-1a from 0 to 1/3 h, the attempt is lost, the job starts again in us-east-1b at 1/3 h
+    with a restart: the end at 1/3 + 0.1 + 2.75 = 3.1833 h; the cluster billed at us-east-1a's
+    spot price to 1/3 h, then at us-east-1b's."""
+    clock = FakeClock(T0)
+    start_market(fleet_env, clock, {ZONES[0]: [1, 1] + [0] * 118, ZONES[1]: [1] * 120})
+    launch(fleet_env, plan_file, capsys)
+    on_the_fake_clock(monkeypatch, clock)
+    code, out, err = watch_cli(capsys, fleet_env, plan_file)
+    assert code == 0, err
+    doc, data = read_export(plan_file)
+    pid = plan_from_export(doc, data).plan_id
+    makespan = 1 / 3 + 0.1 + 2.75
+    assert f"Plan {pid}: the job is done (estimate) at {makespan:.2f} h" in out
+    assert f"deepvm teardown --plan {pid} --region us-east-1 --yes" in out
+    assert "launch 1 x g5.xlarge spot in us-east-1b" in err
+    assert "Traceback" not in err
+    ledger = read_ledger(ledger_path(pid))
+    acts = [r for r in ledger.records if type(r).__name__ == "Action"]
+    launched = [a for a in acts if a.outcome == "launched"]
+    assert [(a.zone, a.market, a.count) for a in launched] == [(ZONES[1], "spot", 1)]
+    assert round((launched[0].time - T0) / INTERVAL_S) == 2  # the step of the reclaim
+    assert [a.zone for a in acts if a.outcome == "adopted"] == [ZONES[0]]
+    assert ledger.done is not None
+    assert ledger.done.source == "estimate"
+    # deepvm launch's two CreateFleet (workers, on-demand part) and the relaunch
+    assert fleet_env.front.count("CreateFleet") == 3
+    spot = [i for i in fleet_env.live(pid) if i.get("InstanceLifecycle") == "spot"]
+    assert [i["Placement"]["AvailabilityZone"] for i in spot] == [ZONES[1]]
+    s = summarize(ledger)
+    assert s.makespan_hours == pytest.approx(makespan, abs=1e-9)
+    assert (s.reclaims, s.interruptions) == (1, 1)
+    prices = ledger.setup.spot_usd_per_hour
+    assert s.cost_usd == pytest.approx(prices[0] / 3 + prices[1] * (makespan - 1 / 3),
+                                       abs=1e-9)
+    assert not lock_path(pid).exists()  # released
+
+
 def test_cli_watch_yes_reads_progress_from_s3(fleet_env: FleetEnv, plan_file: Path,
                                               capsys: pytest.CaptureFixture[str],
                                               monkeypatch: pytest.MonkeyPatch) -> None:
