@@ -321,19 +321,6 @@ def test_killed_between_a_launch_and_its_record_adopts_the_workers(
     assert [i["Placement"]["AvailabilityZone"] for i in spot] == [ZONES[1]]
 
 
-def test_progress_file(tmp_path: Path) -> None:
-    from deepvm_core.cloud.fleet.watch import check_progress_path, read_progress
-
-    path = tmp_path / "progress.txt"
-    assert read_progress(str(path)) is None  # not written yet
-    for text, share in (("1200/3000\n", 0.4), ("0.25", 0.25), ("3000/3000", 1.0),
-                        ("7/0", None), ("half", None), ("", None), ("1.5", 1.0)):
-        path.write_text(text)
-        assert read_progress(str(path)) == share, text
-    with pytest.raises(DeepVMError, match="only a local path"):
-        check_progress_path("s3://bucket/progress.txt")
-
-
 def test_progress_file_moves_the_job_model() -> None:
     """The ledger_samples job (2 x 1 h + 0.5 h): 1.2 h of work reported is segment 1 (one
     checkpointed segment); 2.5 h is the end."""
@@ -374,3 +361,108 @@ def test_cli_a_second_watch_of_the_plan_refuses(fleet_env: FleetEnv, plan_file: 
     assert f"plan {pid} is already watched by process {os.getpid()}" in err
     assert fleet_env.front.count("CreateFleet") == 0
     assert not ledger_path(pid).exists()
+
+
+def on_the_fake_clock(monkeypatch: pytest.MonkeyPatch, clock: FakeClock) -> None:
+    """The CLI's controller runs on ``clock`` (it sleeps by moving it on)."""
+    import functools
+
+    from deepvm_core.cli import watch as cli_watch
+
+    monkeypatch.setattr(cli_watch, "WatchSettings", functools.partial(
+        WatchSettings, clock=clock, sleep=clock.sleep))
+
+
+def watch_cli(capsys: pytest.CaptureFixture[str], env: FleetEnv, plan: Path,
+              *extra: str) -> tuple[int, str, str]:
+    """``deepvm watch PLAN --region us-east-1 ... --yes`` into the three subnets."""
+    subnets = [f"--subnet={s}" for s in env.subnets]
+    return run_cli(capsys, "watch", str(plan), "--region", "us-east-1", "--gpu-template",
+                   GPU_TEMPLATE, "--cpu-template", CPU_TEMPLATE, *subnets, "--interval",
+                   f"{INTERVAL_S:g}", "--policy", "failover", *extra, "--yes", secrets=SECRETS)
+
+
+def test_cli_watch_yes_relaunches_after_a_reclaim_and_writes_the_ledger(
+        fleet_env: FleetEnv, plan_file: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deepvm watch PLAN --yes``, the loop to the job's end: us-east-1a (where deepvm launch
+    put the worker) is reclaimed at step 2 and stays down, us-east-1b is always up. By hand
+    (failover, segments 5 x 0.5 h + 0.25 h, R = 0.1 h, steps of 1/6 h): the worker runs in
+    us-east-1a from 0 to 1/3 h, the attempt is lost, the job starts again in us-east-1b at 1/3 h
+    with a restart: the end at 1/3 + 0.1 + 2.75 = 3.1833 h; the cluster billed at us-east-1a's
+    spot price to 1/3 h, then at us-east-1b's."""
+    clock = FakeClock(T0)
+    start_market(fleet_env, clock, {ZONES[0]: [1, 1] + [0] * 118, ZONES[1]: [1] * 120})
+    launch(fleet_env, plan_file, capsys)
+    on_the_fake_clock(monkeypatch, clock)
+    code, out, err = watch_cli(capsys, fleet_env, plan_file)
+    assert code == 0, err
+    doc, data = read_export(plan_file)
+    pid = plan_from_export(doc, data).plan_id
+    makespan = 1 / 3 + 0.1 + 2.75
+    assert f"Plan {pid}: the job is done (estimate) at {makespan:.2f} h" in out
+    assert f"deepvm teardown --plan {pid} --region us-east-1 --yes" in out
+    assert "launch 1 x g5.xlarge spot in us-east-1b" in err
+    assert "Traceback" not in err
+    ledger = read_ledger(ledger_path(pid))
+    acts = [r for r in ledger.records if type(r).__name__ == "Action"]
+    launched = [a for a in acts if a.outcome == "launched"]
+    assert [(a.zone, a.market, a.count) for a in launched] == [(ZONES[1], "spot", 1)]
+    assert round((launched[0].time - T0) / INTERVAL_S) == 2  # the step of the reclaim
+    assert [a.zone for a in acts if a.outcome == "adopted"] == [ZONES[0]]
+    assert ledger.done is not None
+    assert ledger.done.source == "estimate"
+    # deepvm launch's two CreateFleet (workers, on-demand part) and the relaunch
+    assert fleet_env.front.count("CreateFleet") == 3
+    spot = [i for i in fleet_env.live(pid) if i.get("InstanceLifecycle") == "spot"]
+    assert [i["Placement"]["AvailabilityZone"] for i in spot] == [ZONES[1]]
+    s = summarize(ledger)
+    assert s.makespan_hours == pytest.approx(makespan, abs=1e-9)
+    assert (s.reclaims, s.interruptions) == (1, 1)
+    prices = ledger.setup.spot_usd_per_hour
+    assert s.cost_usd == pytest.approx(prices[0] / 3 + prices[1] * (makespan - 1 / 3),
+                                       abs=1e-9)
+    assert not lock_path(pid).exists()  # released
+
+
+def test_cli_watch_yes_reads_progress_from_s3(fleet_env: FleetEnv, plan_file: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--progress s3://BUCKET/KEY`` (moto): the object is not there at first (said, and the
+    estimate used); the job writes ``3000/3000`` before step 3 (0.5 h): the controller stops
+    there, on the file's word."""
+    import boto3
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", fleet_env.moto_url)
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket="job-progress")
+    url = "s3://job-progress/run-1/progress.txt"
+
+    class JobWrites(FakeClock):
+        """The job checkpoints its end before step 3."""
+
+        def sleep(self, seconds: float) -> None:
+            super().sleep(seconds)
+            if self.now >= T0 + 3 * INTERVAL_S - 1:
+                s3.put_object(Bucket="job-progress", Key="run-1/progress.txt",
+                              Body=b"3000/3000\n")
+
+    clock = JobWrites(T0)
+    start_market(fleet_env, clock, {ZONES[0]: [1] * 120, ZONES[1]: [1] * 120})
+    launch(fleet_env, plan_file, capsys)
+    on_the_fake_clock(monkeypatch, clock)
+    code, out, err = watch_cli(capsys, fleet_env, plan_file, "--progress", url)
+    assert code == 0, err
+    assert (f"deepvm watch: --progress {url}: GetObject (bucket 'job-progress', key "
+            "'run-1/progress.txt'): no such object (not written yet) (NoSuchKey") in err
+    assert "the work done is estimated from the time the workers ran" in err
+    assert err.count("no such object") == 1  # said once, not at every step
+    assert f"--progress {url}: read (the work done is the job's word from now on)" in err
+    assert "the job is done (file) at 0.50 h" in out
+    doc, data = read_export(plan_file)
+    ledger = read_ledger(ledger_path(plan_from_export(doc, data).plan_id))
+    assert ledger.done is not None
+    assert ledger.done.source == "file"
+    assert ledger.hours(ledger.done.time) == pytest.approx(0.5)
+    assert [o.progress_hours for o in ledger.records
+            if type(o).__name__ == "Observation"][-1] == pytest.approx(2.75)

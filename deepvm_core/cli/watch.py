@@ -34,10 +34,10 @@ from deepvm_core.cloud.fleet.watch import (
     DEFAULT_POLICY,
     WatchSettings,
     acquire_lock,
-    check_progress_path,
     open_controller,
     release_lock,
 )
+from deepvm_core.cloud.fleet.watch_progress import check_progress_path, open_progress
 from deepvm_core.cloud.fleet.watch_setup import watch_setup
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.io.plan_reader import read_plan
@@ -91,8 +91,10 @@ def add_watch_parsers(subparsers: Any) -> None:
                    metavar="S", help="seconds between two polls, the policies' tick (default: "
                                      f"{DEFAULT_INTERVAL_SECONDS:g})")
     w.add_argument("--progress", metavar="FILE",
-                   help="the job's progress file, one line DONE/TOTAL (epochs checkpointed) or "
-                        "a fraction 0-1 (default: estimated from the time the workers ran)")
+                   help="the job's progress file, a local path or s3://BUCKET/KEY (read in "
+                        "--region with the same AWS settings): one line DONE/TOTAL (epochs "
+                        "checkpointed) or a fraction 0-1 (default, and while it cannot be "
+                        "read: estimated from the time the workers ran)")
     w.add_argument("--yes", action="store_true", help="act (default: say what it would do)")
     w.add_argument("--wait-seconds", type=_positive_float, default=600.0, metavar="S",
                    help="how long to wait for a launch to run (default: 600)")
@@ -120,13 +122,17 @@ def _cmd_watch(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     policy = args.policy or (recorded if recorded in RECOVERY_POLICIES else DEFAULT_POLICY)
     if policy in DEADLINE_POLICIES and args.deadline_hours is None:
         raise DeepVMError(f"--policy {policy} needs --deadline-hours H")
-    progress_file = check_progress_path(args.progress) if args.progress else None
+    if args.progress is not None:
+        check_progress_path(args.progress)
 
     def say(line: str) -> None:
         err.write(f"deepvm watch: {redact(line)}\n")
         err.flush()
 
-    ec2 = Ec2.open(aws_settings(args), default_region=plan.catalog_region)
+    aws = aws_settings(args)
+    ec2 = Ec2.open(aws, default_region=plan.catalog_region)
+    progress_file = (None if args.progress is None
+                     else open_progress(args.progress, region=ec2.region, aws=aws))
     zones = plan.pool_zones or tuple(sorted({
         i.availability_zone for i in plan_instances(ec2, plan.plan_id, LIVE_STATES)
         if i.role == "spot-worker"}))[:1]

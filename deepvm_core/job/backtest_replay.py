@@ -28,6 +28,10 @@ boundary, as exact arithmetic would have it.
    current segment. When an attempt reaches its end the next segment starts at once, without a
    restart. Nothing: the job waits until the next boundary.
 
+Steps 2 to 4 and the progress between boundaries are :func:`policy_state`,
+:func:`apply_actions` and :func:`advance_runs`; one run stepped from outside (the controller of
+``deepvm watch``) goes through the same three (:mod:`deepvm_core.job.backtest_step`).
+
 **Billing.** Spot hours (attempts running in a pool, restarts, lost work and stalls included) at
 that pool's cluster price P; on-demand hours at ``P_fallback`` of the home cluster (the last pool
 the job ran in, the first before it ran; its hours and R also apply on demand); waiting hours at
@@ -202,13 +206,8 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         up_now = up[:, tick].T
         t = boundary_hours(k, g)
         home = runs.home.copy()
-        rem = runs.remaining()
         seglen = runs.seglen(runs.seg)
-        dec = decide(RecoveryState(
-            elapsed_hours=t, work_done_hours=runs.total - rem, remaining_hours=rem,
-            segment_hours=seglen, attempt_hours=np.where(runs.in_att, t - runs.att_start, 0.0),
-            restart_pending=runs.restart, placement=runs.place, pools_up=up_now,
-            deadline_hours=deadlines[:n], restart_hours=runs.rr, tick_hours=g))
+        dec = decide(policy_state(runs, t, up_now, deadlines[:n], g))
         # (views of the working arrays: the state is read here only, before they change)
         act = dec.action if not runs.ended else np.where(runs.live, dec.action, NOTHING)
         bad = (act < NOTHING) | (act >= pools) | (
@@ -216,12 +215,12 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         if bad.any():
             raise TraceError("policy", f"the {policy} policy chose {int(act[bad][0])}, not a "
                                        "pool that is up, on demand or nothing")
-        _apply(runs, rows, act, up_now, t, seglen)
+        apply_actions(runs, rows, act, up_now, t, seglen)
         if _EVERY_BOUNDARY:
             stop = np.ones(n, dtype=np.int64)
         else:
             stop = _stop(runs, k, tick, home, dec, flip_next, g, ticks)
-        done, at = _advance(runs, k, stop, g)
+        done, at = advance_runs(runs, k, stop, g)
         if runs.ended:
             done &= runs.live
         if done.any():
@@ -236,9 +235,25 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             runs.out_fell.reshape(shape))
 
 
-def _apply(runs: RunState, rows: IntArray, act: IntArray, up_now: BoolArray, t: FloatArray,
-           seglen: FloatArray) -> None:
-    """Steps 3 and 4 at a boundary (module docstring) for every run and its action."""
+def policy_state(runs: RunState, t: FloatArray, up_now: BoolArray, deadlines: FloatArray,
+                 g: float) -> RecoveryState:
+    """Step 2 at a boundary (module docstring): what the policy sees of every run at ``t``
+    (hours), its pools ``up_now`` (runs, pools) and deadlines ``deadlines`` (``inf``: none).
+    Some of its arrays are views of the working arrays: read it before they change."""
+    rem = runs.remaining()
+    return RecoveryState(
+        elapsed_hours=t, work_done_hours=runs.total - rem, remaining_hours=rem,
+        segment_hours=runs.seglen(runs.seg),
+        attempt_hours=np.where(runs.in_att, t - runs.att_start, 0.0),
+        restart_pending=runs.restart, placement=runs.place, pools_up=up_now,
+        deadline_hours=deadlines, restart_hours=runs.rr, tick_hours=g)
+
+
+def apply_actions(runs: RunState, rows: IntArray, act: IntArray, up_now: BoolArray,
+                  t: FloatArray, seglen: FloatArray) -> None:
+    """Steps 3 and 4 at a boundary (module docstring) for every run and its action: ``rows``
+    are ``arange(runs.size)``, ``up_now`` (runs, pools) the pools now, ``t`` the boundary in
+    hours and ``seglen`` :meth:`RunState.seglen` of the current segments (before the action)."""
     cur, in_att = runs.place, runs.in_att
     changing = act != cur
     cur_down = (cur >= 0) & ~up_now[rows, np.maximum(cur, 0)]
@@ -303,10 +318,11 @@ def _stop(runs: RunState, k: IntArray, tick: IntArray, home: IntArray, dec: Deci
     return np.asarray(stop, dtype=np.int64)
 
 
-def _advance(runs: RunState, k: IntArray, stop: IntArray, g: float) -> tuple[BoolArray, FloatArray]:
-    """Every run keeps its action from boundary ``k`` to ``k + stop`` (or its job's end): its
-    progress (billing is per placement, :meth:`RunState.bill`). Returns which runs are done, and
-    when."""
+def advance_runs(runs: RunState, k: IntArray, stop: IntArray,
+                 g: float) -> tuple[BoolArray, FloatArray]:
+    """Every run keeps its action from boundary ``k`` (a copy of ``runs.k``) to ``k + stop``
+    (or its job's end): its progress (billing is per placement, :meth:`RunState.bill`).
+    Returns which runs are done, and when (hours; for the others ``(k + stop) g``)."""
     until = boundary_hours(k + stop, g)
     going = runs.in_att.copy()
     span_end = until

@@ -39,11 +39,14 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from deepvm_core.errors import DeepVMError
 from deepvm_core.home import data_home
 from deepvm_core.units import SECONDS_PER_HOUR
+
+if TYPE_CHECKING:
+    from deepvm_core.job.backtest import BacktestJob
 
 #: The ledgers' folder under the per-user folder.
 LEDGER_FOLDER: Final = "ledgers"
@@ -125,6 +128,24 @@ class WatchSetup:
     def on_demand_vm_usd_per_hour(self) -> float:
         """One worker on demand."""
         return (self.fallback_usd_per_hour - self.on_demand_part_usd_per_hour) / self.spot_vms
+
+    def backtest_job(self) -> BacktestJob:
+        """The job as the backtest replays it: one configuration, the same segments and R in
+        every pool, each pool at its spot price."""
+        import numpy as np
+
+        from deepvm_core.job.backtest import BacktestJob
+
+        width = len(self.pools)
+        return BacktestJob(
+            full_segments=np.array([self.full_segments]),
+            full_segment_hours=np.full((1, width), self.segment_hours),
+            last_segment_hours=np.full((1, width), self.last_segment_hours),
+            restart_hours=np.full((1, width), self.restart_hours),
+            spot_vms=np.full((1, width), self.spot_vms, dtype=np.int64),
+            price_usd_per_hour=np.array([self.spot_usd_per_hour]),
+            on_demand_usd_per_hour=np.full((1, width), self.on_demand_part_usd_per_hour),
+            fallback_usd_per_hour=np.full((1, width), self.fallback_usd_per_hour))
 
 
 @dataclass(frozen=True)
@@ -415,7 +436,6 @@ def policy_counterfactuals(ledger: Ledger,
     observed step is reported as not finished (the backtest's traces repeat)."""
     import numpy as np
 
-    from deepvm_core.job.backtest import BacktestJob
     from deepvm_core.job.backtest_replay import backtest
     from deepvm_core.job.recovery import DEADLINE_POLICIES, RECOVERY_POLICIES
     from deepvm_core.market.trace import SpotTrace, TraceError
@@ -427,15 +447,7 @@ def policy_counterfactuals(ledger: Ledger,
     if steps == 0:
         return [Counterfactual(p, None, None, "nothing observed yet") for p in names]
     width = len(setup.pools)
-    job = BacktestJob(
-        full_segments=np.array([setup.full_segments]),
-        full_segment_hours=np.full((1, width), setup.segment_hours),
-        last_segment_hours=np.full((1, width), setup.last_segment_hours),
-        restart_hours=np.full((1, width), setup.restart_hours),
-        spot_vms=np.full((1, width), setup.spot_vms, dtype=np.int64),
-        price_usd_per_hour=np.array([setup.spot_usd_per_hour]),
-        on_demand_usd_per_hour=np.full((1, width), setup.on_demand_part_usd_per_hour),
-        fallback_usd_per_hour=np.full((1, width), setup.fallback_usd_per_hour))
+    job = setup.backtest_job()
     traces = [SpotTrace(source=f"observed {zone}", gap_seconds=setup.interval_seconds,
                         counts=np.asarray(row, dtype=np.int64))
               for zone, row in zip(setup.pools, up, strict=True)]

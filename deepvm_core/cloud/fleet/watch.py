@@ -9,7 +9,7 @@ interval) the controller:
    progress file when there is one (:func:`read_progress`); it writes the observation to the
    ledger (:mod:`~deepvm_core.cloud.fleet.ledger`);
 2. moves the job model on to the step (:class:`~deepvm_core.cloud.fleet.watch_state.JobTracker`,
-   the backtest's rules) and builds the policy's state;
+   the backtest's stepper for one run) and builds the policy's state;
 3. calls the policy of :mod:`deepvm_core.job.recovery` (the same function the backtest replays)
    and carries out its action with the launch code of ``deepvm launch``
    (:func:`~deepvm_core.cloud.fleet.launch.launch_part`: tags, counts, one AZ, rollback):
@@ -31,10 +31,12 @@ holder's process id), so a second ``watch`` of the plan refuses to run; a restar
 rebuilds its state from the ledger (:func:`~deepvm_core.cloud.fleet.watch_state.fold`), and
 adopts workers that run in a pool the ledger does not know (a launch it was killed during).
 
-**Progress file** (``--progress FILE``, a local path): the job writes one line, ``DONE/TOTAL``
+**Progress file** (``--progress FILE``, a local path or ``s3://BUCKET/KEY``,
+:mod:`~deepvm_core.cloud.fleet.watch_progress`): the job writes one line, ``DONE/TOTAL``
 (epochs or steps checkpointed, of the job's total: ``1200/3000``) or a fraction from 0 to 1;
-the controller reads it at every step. Without it, the work done is the job model's estimate
-from the time the workers ran (and the ledger says so).
+the controller reads it at every step. Without it, or while it cannot be read (no such file or
+object, access denied, a line not in the format: said once, with the path and the value), the
+work done is the job model's estimate from the time the workers ran (and the ledger says so).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ from deepvm_core.cloud.fleet.manage import (
 )
 from deepvm_core.cloud.fleet.requests import RequestOptions
 from deepvm_core.cloud.fleet.target import FleetPart, FleetPlan
+from deepvm_core.cloud.fleet.watch_progress import ESTIMATE_FALLBACK, ProgressFile
 from deepvm_core.cloud.fleet.watch_state import JobTracker, fold
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job.recovery import NOTHING, ON_DEMAND, POLICIES
@@ -79,37 +82,6 @@ from deepvm_core.units import SECONDS_PER_HOUR
 DEFAULT_INTERVAL_SECONDS = 60.0
 #: The policy when neither ``--policy`` nor the plan (``chosen.estimate.recovery``) names one.
 DEFAULT_POLICY = "failover"
-
-
-def read_progress(path: str) -> float | None:
-    """The share of the job done (0 to 1) from a progress file (module docstring), or ``None``
-    while the file does not exist or holds no valid line (the job may be writing it)."""
-    try:
-        line = Path(path).read_text(encoding="utf-8").strip().splitlines()
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return None
-    if not line:
-        return None
-    text = line[0].strip()
-    try:
-        if "/" in text:
-            done, total = (float(x) for x in text.split("/", 1))
-            share = done / total if total > 0 else math.nan
-        else:
-            share = float(text)
-    except ValueError:
-        return None
-    return min(max(share, 0.0), 1.0) if math.isfinite(share) else None
-
-
-def check_progress_path(path: str) -> str:
-    """``path`` if the controller can read it (a local path)."""
-    if "://" in path:
-        raise DeepVMError(f"--progress {path}: only a local path is read (s3:// is not "
-                          "supported yet: sync the file to a local path)")
-    return path
 
 
 # ----------------------------------------------------------------------------- lock
@@ -172,7 +144,8 @@ class WatchSettings:
 
     Attributes:
         yes: act (else one observation and what it would do).
-        progress_file: the job's progress file, or ``None``.
+        progress_file: the job's progress file
+            (:func:`~deepvm_core.cloud.fleet.watch_progress.open_progress`), or ``None``.
         max_steps: stop after this many steps (``None``: until the job ends).
         clock: seconds since the epoch (``time.time``); sleep: ``time.sleep`` (tests inject
             both).
@@ -180,7 +153,7 @@ class WatchSettings:
     """
 
     yes: bool = False
-    progress_file: str | None = None
+    progress_file: ProgressFile | None = None
     max_steps: int | None = None
     clock: Callable[[], float] = time.time
     sleep: Callable[[float], None] = time.sleep
@@ -216,6 +189,7 @@ class Controller:
         #: reclaimed instances already seen (a new one says its pool is down now)
         self.reclaims_seen: set[str] = set()
         self.fresh = True  # no step taken yet by this controller or its ledger
+        self._progress_problem = ""  # why the progress file gave no word, last said
 
     # -- what there is
 
@@ -246,10 +220,25 @@ class Controller:
                     for i in seen):
                 up[p] = False
         self.reclaims_seen |= {i.instance_id for i in seen if i.reclaimed}
-        share = (read_progress(self.settings.progress_file)
-                 if self.settings.progress_file else None)
+        share = self._read_progress()
         done = None if share is None else share * self.setup.job_hours
         return Observation(t_seconds, seen, tuple(up), done), found
+
+    def _read_progress(self) -> float | None:
+        """The progress file's share, or ``None``; a reason it gives no word is said when it
+        changes (and the estimate is used)."""
+        source = self.settings.progress_file
+        if source is None:
+            return None
+        reading = source.read()
+        if reading.problem != self._progress_problem:
+            self._progress_problem = reading.problem
+            if reading.problem:
+                self.progress(f"{reading.problem}; {ESTIMATE_FALLBACK}")
+            else:
+                self.progress(f"--progress {source.path}: read (the work done is the job's "
+                              "word from now on)")
+        return reading.share
 
     # -- acting
 
