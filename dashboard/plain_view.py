@@ -12,13 +12,19 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dashboard import state
+from dashboard import keys
 from dashboard.glossary import plain
+
+
+def _on() -> bool:
+    """Whether the sidebar's presentation mode is on (:func:`dashboard.state.presentation`,
+    read from its key: the drawing modules below ``state`` use this one too)."""
+    return keys.PRESENTATION.get()
 
 
 def words(text: str) -> str:
     """``text`` as the page shows it: plain words in presentation mode."""
-    return plain(text) if state.presentation() else text
+    return plain(text) if _on() else text
 
 
 def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -79,12 +85,12 @@ def plain_figure(figure: go.Figure) -> go.Figure:
 def frame(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` as the page shows it: its columns and text cells in plain words in
     presentation mode."""
-    return plain_frame(table) if state.presentation() else table
+    return plain_frame(table) if _on() else table
 
 
 def figure(chart: go.Figure) -> go.Figure:
     """``chart`` as the page shows it: its words plain in presentation mode."""
-    return plain_figure(chart) if state.presentation() else chart
+    return plain_figure(chart) if _on() else chart
 
 
 def dataframe(table: pd.DataFrame | Sequence[Mapping[str, Any]], *,
@@ -94,7 +100,7 @@ def dataframe(table: pd.DataFrame | Sequence[Mapping[str, Any]], *,
     """``st.dataframe`` of ``table`` (a frame or its rows; in ``to``, else the page), its
     words plain in presentation mode, the column settings following the renamed columns."""
     where = to if to is not None else st
-    if state.presentation():
+    if _on():
         table = plain_frame(table if isinstance(table, pd.DataFrame) else pd.DataFrame(table))
         if column_config is not None:
             column_config = {plain(k): _plain_column(v) for k, v in column_config.items()}
@@ -121,7 +127,7 @@ def chart(figure_: go.Figure, *, to: DeltaGenerator | None = None, **kwargs: Any
 def formula(latex: str) -> None:
     """``st.latex(latex)``; in presentation mode folded into a "Research details" expander
     (a formula names the research terms in symbols)."""
-    if state.presentation():
+    if _on():
         with st.expander("Research details: the formula"):
             st.latex(latex)
     else:
