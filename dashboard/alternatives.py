@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.glossary import GLOSSARY
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.model import Configuration
 from deepvm_core.recommend.narrative import (
@@ -31,17 +32,17 @@ def alternative_metric(column: st.delta_generator.DeltaGenerator, name: str,
     label = POLICY_LABELS[name]
     help_text = None if presentation else GLOSSARY[label]
     if other is None:
-        column.metric(f"vs {label}", "none feasible", help=help_text)
+        column.metric(words(f"vs {label}"), "none feasible", help=help_text)
         return
     if other == chosen:
-        column.metric(f"vs {label}", "same cluster", help=help_text)
+        column.metric(words(f"vs {label}"), "same cluster", help=help_text)
         return
     diff = percent_more(compared_value(chosen, job_speed), compared_value(other, job_speed))
     value = "n/a" if diff is None else f"{diff:+.1f} %"
-    column.metric(f"vs {label}", value, help=help_text,
+    column.metric(words(f"vs {label}"), value, help=help_text,
                   delta=usd_per_hour_change(chosen.hourly_price_usd - other.hourly_price_usd),
                   delta_color="inverse")
-    column.caption(short(other))
+    column.caption(words(short(other)))
 
 
 def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
@@ -51,13 +52,14 @@ def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
     sentences = why(rec, chosen, catalog)
     with st.container(key="rec_why"):
         if sentences:
-            st.markdown("**Why:** " + " ".join(sentences))
+            st.markdown(words("**Why:** " + " ".join(sentences)))
         names = ALTERNATIVES[:2] if presentation else ALTERNATIVES
         job_speed = uses_job_speed(rec.scenario.objective, chosen,
                                    *(rec.policy(n) for n in names))
         measure = "the job's speed" if job_speed else "throughput"
-        st.caption(f"This choice vs the alternatives within the same PW: {measure} difference, "
-                   "and below it the hourly price difference (green: this choice is cheaper).")
+        st.caption(words(f"This choice vs the alternatives within the same PW: {measure} "
+                         "difference, and below it the hourly price difference (green: this "
+                         "choice is cheaper)."))
         columns = st.columns(len(names) + 1)
         per_hour = job_speed and chosen.speed_epochs_per_hour is not None
         value = (f"{chosen.speed_epochs_per_hour:,.2f}" if per_hour
@@ -68,6 +70,6 @@ def render_why(rec: Recommendation, chosen: Configuration, catalog: Catalog,
                               "Training speed" if job_speed else "Performance"],
                           delta=usd_per_hour(chosen.hourly_price_usd), delta_color="off",
                           delta_arrow="off")
-        columns[0].caption(short(chosen))
+        columns[0].caption(words(short(chosen)))
         for column, name in zip(columns[1:], names, strict=True):
             alternative_metric(column, name, chosen, rec.policy(name), presentation, job_speed)

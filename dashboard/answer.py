@@ -6,7 +6,6 @@ job's cards. Pure: no Streamlit; the numbers come from the core (:mod:`deepvm_co
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -125,18 +124,10 @@ PRESENTATION_LEADS = {
     "live": "Today's prices from AWS; every page then answers with them.",
     "regions": "The best cluster in each AWS region for your hourly spending cap.",
     "method": "How the answer is found, step by step, with the formulas.",
+    "spot": "How often spot GPUs are taken back in each market, and what that does to a job's "
+            "time and cost.",
+    "jobs": "The jobs you launched: how far each has come and what it has cost so far.",
 }
 
 #: The sidebar's labels in plain words (presentation mode), by control name.
 PLAIN_CONTROL_LABELS = {"pw": "Hourly spending cap (USD/hour)"}
-
-_ABBREVIATIONS = ((re.compile(r"\bTR: "), "Tiering: "), (re.compile(r"\bSA: "), "Single Anchor: "),
-                  (re.compile(r"\bwithin PW "), "within the hourly spending cap of "),
-                  (re.compile(r"\bPW\b"), "hourly spending cap"))
-
-
-def plain(text: str) -> str:
-    """``text`` in plain words for presentation mode: no TR/SA/PW abbreviations."""
-    for pattern, words in _ABBREVIATIONS:
-        text = pattern.sub(words, text)
-    return text

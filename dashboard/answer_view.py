@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 
 import streamlit as st
 
-from dashboard import answer, catalog_state, price_notes, state
+from dashboard import answer, catalog_state, price_notes
+from dashboard.plain_view import words
 from deepvm_core.pipeline.plan import PlanEstimate
 
 
@@ -24,11 +25,6 @@ def browser_zone() -> answer.BrowserZone:
     return answer.BrowserZone(name or None, None if offset is None else -int(offset))
 
 
-def words(text: str) -> str:
-    """``text`` as the page shows it: plain words in presentation mode."""
-    return answer.plain(text) if state.presentation() else text
-
-
 def budget_lines(estimate: PlanEstimate, *, with_job_line: bool = False, epochs: float = 0.0,
                  whose: str = "Your job") -> None:
     """The budget holder's lines of ``estimate`` (markdown, then the 1.5x warning)."""
@@ -39,7 +35,7 @@ def budget_lines(estimate: PlanEstimate, *, with_job_line: bool = False, epochs:
                  answer.confidence_line(estimate)):
         if line:
             lines.append(line)
-    st.markdown("\n\n".join(words(line) for line in lines))
+    st.markdown(words("\n\n".join(words(line) for line in lines)))
     price_notes.stale_saving(catalog_state.active_catalog().catalog, estimate.configuration)
     slow = answer.slow_line(estimate)
     if slow:
@@ -52,4 +48,4 @@ def comparison_sentence(sentence: str | None, same: bool) -> None:
         return
     icon = ":material/check_circle:" if same else ":material/compare_arrows:"
     with st.container(key="answer_comparison"):
-        st.markdown(f"{icon} {words(sentence)}")
+        st.markdown(words(f"{icon} {words(sentence)}"))

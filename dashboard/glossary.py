@@ -1,7 +1,10 @@
 """The model's terms in one line each: the help tooltips where a term appears, and the
-sidebar's glossary (all of them, in this order). Pure: no Streamlit."""
+sidebar's glossary (all of them, in this order); and the same terms in plain words, which
+presentation mode shows instead (issue 27). Pure: no Streamlit."""
 
 from __future__ import annotations
+
+import re
 
 GLOSSARY = {
     "PW": "Pricing willingness: the most you pay per hour for the whole cluster (USD/hour).",
@@ -72,3 +75,83 @@ CONFIGURATION_HELP = ("The cluster: SA = Single Anchor (1 on-demand + spot GPU V
 def markdown() -> str:
     """Every term as a markdown list."""
     return "\n".join(f"- **{term}**: {text}" for term, text in GLOSSARY.items())
+
+
+#: Presentation mode's words for the research terms (issue 27): every page draws its visible
+#: text through :func:`plain` in presentation mode, so a budget holder reads these instead. A
+#: longer term wins over a shorter one it contains (``DeepVM-NoScale`` over ``DeepVM``); a
+#: replacement starts with a capital where a sentence, a heading or a cell starts.
+PLAIN_WORDS = {
+    # the architectures (and the Configuration column's abbreviations)
+    "Tiering (TR)": "spot GPUs with a memory server that keeps checkpoints",
+    "Single Anchor (SA)": "spot GPUs with one on-demand GPU that keeps checkpoints",
+    "Tiering": "spot GPUs with a memory server that keeps checkpoints",
+    "Single Anchor": "spot GPUs with one on-demand GPU that keeps checkpoints",
+    "TR:": "spot GPUs with a memory server:",
+    "SA:": "spot GPUs with one on-demand GPU:",
+    # the policies the paper compares
+    "DeepVM-NoScale": "the best value per dollar, ignoring scaling losses",
+    "DeepVM (paper's Z)": "the best value per dollar",
+    "DeepVM (performance objective)": "the fastest cluster within the cap",
+    "DeepVM": "this tool's choice",
+    "Cost-First": "the most GPUs the cap affords",
+    "Performance-First": "the fastest GPU type the cap affords",
+    # the job's spread, time and interruptions
+    "P10 / P50 / P90": "1 in 10 / half / 9 in 10 runs",
+    "P10–P90": "range of 8 in 10 runs",
+    "P10-P90": "range of 8 in 10 runs",
+    "P10 / P90": "1 in 10 and 9 in 10 runs",
+    "(P90": "(9 in 10 runs under",
+    "P10": "1 in 10 runs",
+    "P50": "half the runs",
+    "P90": "9 in 10 runs",
+    "a Monte Carlo run": "simulated runs",
+    "Monte Carlo runs": "simulated runs",
+    "Monte Carlo": "simulated runs",
+    "makespan": "time to finish",
+    "MTBI": "time between interruptions",
+    # the speed and the value per dollar
+    "eFLOPS × n × K(n)": "GPU speed × number of GPU VMs × scaling efficiency",
+    "eFLOPS × n × K": "GPU speed × number of GPU VMs × scaling efficiency",
+    "Scaling factor K(n)": "scaling efficiency",
+    "n·K(n)": "GPU VMs × scaling efficiency",
+    "K(n)": "scaling efficiency",
+    "eFLOPS": "GPU speed",
+    "Cluster FLOPP": "computing per dollar of the cluster",
+    "FLOPP": "computing per dollar",
+    # the hourly spending cap
+    "% of PW": "% of the cap",
+    "within PW": "within the hourly spending cap of",
+    "PW": "hourly spending cap",
+}
+
+#: The ends of what comes before a sentence, a heading, a list item or a table cell: a
+#: replacement there starts with a capital.
+_STARTS = ".!?|-\n"
+
+
+def _pattern(term: str) -> str:
+    """``term`` as a regex: at word boundaries where it starts or ends with a letter or digit;
+    a term starting with a small letter also matches it capitalised."""
+    body = re.escape(term)
+    if term[0].islower():
+        body = f"[{term[0]}{term[0].upper()}]" + re.escape(term[1:])
+    return ((r"(?<![\w-])" if term[0].isalnum() else "") + body
+            + (r"(?![\w])" if term[-1].isalnum() or term[-1] == ")" else ""))
+
+
+_TERMS = re.compile("|".join(_pattern(t) for t in sorted(PLAIN_WORDS, key=len, reverse=True)))
+_BY_LOWER = {t.lower(): w for t, w in PLAIN_WORDS.items()}
+
+
+def plain(text: str) -> str:
+    """``text`` in plain words for presentation mode: each research term of
+    :data:`PLAIN_WORDS` replaced by its words, capitalised where a sentence or cell starts."""
+
+    def words(match: re.Match[str]) -> str:
+        found = match.group()
+        said = PLAIN_WORDS.get(found) or _BY_LOWER[found.lower()]
+        before = text[:match.start()].rstrip(" *#_`(")
+        return said[0].upper() + said[1:] if not before or before[-1] in _STARTS else said
+
+    return _TERMS.sub(words, text)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, formatting, keys, url_plan
+from dashboard import compute, formatting, keys, plain_view, url_plan
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Arch, Configuration, Scenario
@@ -306,10 +307,11 @@ def recommend_panel(result: JobPlanResult, configs: list[Configuration],
                          float(result.expected_makespan_hours[index])) if done else None,
                      "Finishes?": "yes" if done else "does not finish"})
     with st.container(border=True, key="rec_job"):
-        st.markdown(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*) "
-                    "on the recommended cluster: "
-                    + (job_summary(result, configs[0]) or "not estimated") + ".")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table", column_config={
+        st.markdown(words(f"**Your job** ({result.workload.epochs:g} epochs, set on *Plan a job*) "
+                          "on the recommended cluster: "
+                          + (job_summary(result, configs[0]) or "not estimated") + "."))
+        plain_view.dataframe(pd.DataFrame(rows), hide_index=True, key="rec_job_table",
+                             column_config={
             "USD/h": st.column_config.NumberColumn(format=formatting.TABLE_USD_PER_HOUR),
             "Expected job cost (USD)": st.column_config.NumberColumn(
                 format=formatting.TABLE_USD)})

@@ -20,6 +20,7 @@ from typing import Any
 
 import streamlit as st
 
+from dashboard.plain_view import words
 from deepvm_core.cloud.fleet import (
     FleetBundle,
     FleetInputError,
@@ -74,16 +75,16 @@ def render_launch_panel(export: Mapping[str, Any], *,
                         export_text: str | None = None) -> FleetBundle | None:
     """Draw the panel for an export document; returns the bundle it shows (or ``None``)."""
     st.markdown("#### Launch on AWS")
-    st.caption(NEVER_LAUNCHES)
+    st.caption(words(NEVER_LAUNCHES))
     data = export_text.encode("utf-8") if export_text is not None else None
     try:
         plan = plan_from_export(export, data)
     except FleetInputError as exc:
-        st.warning(f"Nothing to launch: {exc}", icon=":material/block:")
+        st.warning(words(f"Nothing to launch: {exc}"), icon=":material/block:")
         return None
-    st.markdown(f"Plan `{plan.plan_id}`: {plan.summary}, as two EC2 Fleet requests of type "
-                "*instant*: the spot workers first (all in one availability zone or none), "
-                "then the on-demand part in the workers' zone.")
+    st.markdown(words(f"Plan `{plan.plan_id}`: {plan.summary}, as two EC2 Fleet requests of type "
+                      "*instant*: the spot workers first (all in one availability zone or none), "
+                      "then the on-demand part in the workers' zone."))
     needs_cpu = plan.on_demand is not None and plan.on_demand.role == "memory-node"
     try:
         options = _options(needs_cpu)
@@ -91,7 +92,7 @@ def render_launch_panel(export: Mapping[str, Any], *,
             return None
         bundle = build_bundle(export, options, data=data)
     except FleetInputError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(words(str(exc)), icon=":material/error:")
         return None
     command = " ".join(launch_command(plan, options, "export.json"))
     st.markdown("Run from the downloaded folder (a dry run; add `--yes` to launch):")

@@ -9,7 +9,8 @@ import hashlib
 
 import streamlit as st
 
-from dashboard import catalog_state, compute, job_frames, job_view, keys, uploads
+from dashboard import catalog_state, compute, job_frames, job_view, keys, plain_view, uploads
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 
@@ -18,20 +19,21 @@ def offer_epoch_time(catalog: Catalog, name: str, text: str) -> None:
     """For an uploaded table of the user's own epoch times: one click takes g_ref's one-node
     time from it as the job's epoch time (nothing happens without the click)."""
     if keys.PLAN["workload"].get() == "transformer":
-        st.caption(f"A transformer job's time comes from its tokens per second, not an epoch "
-                   f"time: {name}'s one-node times are offered as the epoch time of a CNN job.")
+        st.caption(words(f"A transformer job's time comes from its tokens per second, not an "
+                         f"epoch time: {name}'s one-node times are offered as the epoch time of "
+                         "a CNN job."))
         return
     offer = job_view.epoch_time_offer(catalog, name, text)
     if offer is None:
         return
     if offer.seconds is None:
-        st.caption(f"{name} has no one-node time of {offer.reference_gpu} (the reference type): "
-                   "your epoch time stays as typed.")
+        st.caption(words(f"{name} has no one-node time of {offer.reference_gpu} (the reference "
+                         "type): your epoch time stays as typed."))
     elif offer.problem is not None:
-        st.error(offer.problem, icon=":material/error:")
+        st.error(words(offer.problem), icon=":material/error:")
     elif offer.in_use:
-        st.success(f"Your epoch time is {offer.reference_gpu}'s one-node time from {name}: "
-                   f"{offer.seconds:g} s.", icon=":material/check:")
+        st.success(words(f"Your epoch time is {offer.reference_gpu}'s one-node time from {name}: "
+                         f"{offer.seconds:g} s."), icon=":material/check:")
     else:
         st.button(f"Use {offer.reference_gpu}'s one-node time from this file as my epoch time "
                   f"({offer.seconds:g} s on 1 VM)", key="plan_use_epoch_time",
@@ -45,10 +47,10 @@ def measurements_in_use(catalog: Catalog) -> None:
     measures any type well, else the bundled file; a type without rows in it gets an eFLOPS
     ratio."""
     _, tables = job_view.measurements_in_use()
-    st.markdown("**Measurements in use**, per GPU type (one table: a type it does not measure "
-                "runs at its eFLOPS relative to the reference type):")
-    st.dataframe(job_frames.measurements_in_use_frame(catalog, tables), hide_index=True,
-                 key="plan_measurements_in_use")
+    st.markdown(words("**Measurements in use**, per GPU type (one table: a type it does not "
+                      "measure runs at its eFLOPS relative to the reference type):"))
+    plain_view.dataframe(job_frames.measurements_in_use_frame(catalog, tables), hide_index=True,
+                         key="plan_measurements_in_use")
 
 
 def confirm_upload(confirmed: bool) -> None:
@@ -76,7 +78,7 @@ def calibrate(active: catalog_state.ActiveCatalog) -> None:
             try:
                 compute.measurements_table(upload.name, text)
             except DeepVMError as exc:
-                st.error(f"{upload.name} was not loaded: {exc}", icon=":material/error:")
+                st.error(words(f"{upload.name} was not loaded: {exc}"), icon=":material/error:")
             else:
                 if keys.PLAN_MEASUREMENTS.get() != (upload.name, text):  # the plan above reads
                     keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
@@ -86,28 +88,28 @@ def calibrate(active: catalog_state.ActiveCatalog) -> None:
         ref = job_view.reference_type(active.catalog)  # the plan's reference type
         if keys.PLAN_MEASUREMENTS.get() is not None:
             offer_epoch_time(active.catalog, name, text)
-        eflops = st.toggle("Also calibrate relative eFLOPS from the one-node times",
+        eflops = st.toggle(words("Also calibrate relative eFLOPS from the one-node times"),
                            key=keys.PLAN_CALIBRATE_EFLOPS.name,
                            help=f"Relative to the plan's reference type ({ref})." if ref else
                            None)
         try:
             cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
-            st.error(f"Cannot calibrate from {name}: {exc}", icon=":material/error:")
+            st.error(words(f"Cannot calibrate from {name}: {exc}"), icon=":material/error:")
             return
         for warning in compute.unused_measurements(active.catalog, name, text):
-            st.warning(warning, icon=":material/warning:")
+            st.warning(words(warning), icon=":material/warning:")
         if not cal.fits:
             st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",
                     icon=":material/info:")
             st.button("Use these fits in the working catalog", key="plan_use_fits",
                       icon=":material/check:", disabled=True, help="There are no fits.")
             return
-        st.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
+        plain_view.dataframe(job_frames.fits_frame(cal), hide_index=True, key="plan_fits")
         confirmed = True
         if cal.warnings:
-            st.warning("These fits are not trusted; check the measurements before using them:"
-                       "\n\n" + "\n".join(f"- {w}" for w in cal.warnings),
+            st.warning(words("These fits are not trusted; check the measurements before using them:"
+                             "\n\n" + "\n".join(f"- {w}" for w in cal.warnings)),
                        icon=":material/warning:")
             # keyed by the file only: the fits once in the catalog stay confirmed
             digest = hashlib.sha256(f"{name}{text}".encode()).hexdigest()

@@ -14,6 +14,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from dashboard import answer, job_frames, keys, state, typed_inputs, url_plan
 from dashboard.glossary import GLOSSARY
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.pipeline.plan import GOALS
 from deepvm_core.units import MINUTES_PER_HOUR
@@ -79,8 +80,8 @@ def job_widgets(catalog: Catalog) -> None:
             c, d = b, c
         options = ["", *gpus]
         if plan["ref"].get() not in options:
-            st.warning(f"Reference type {plan['ref'].get()!r} is not a GPU type of this "
-                       f"catalog; using {YARDSTICK_CHOICE}.", icon=":material/warning:")
+            st.warning(words(f"Reference type {plan['ref'].get()!r} is not a GPU type of this "
+                             f"catalog; using {YARDSTICK_CHOICE}."), icon=":material/warning:")
             plan["ref"].set("")
         if transformer:
             _number(a, "tokens_per_second", "Measured tokens/s (0: estimate)", step=100.0,
@@ -108,7 +109,7 @@ def job_widgets(catalog: Catalog) -> None:
         _number(b, "budget_usd", "Job budget, USD (0: none)", step=10.0,
                 help="Keep clusters whose expected job cost is within it.")
         # The research knobs: folded away in presentation mode (same keys, same values).
-        knobs = (st.expander("Research settings: speedup model, Monte Carlo runs, seed")
+        knobs = (st.expander(words("Research settings: speedup model, Monte Carlo runs, seed"))
                  if presentation else None)
         if knobs is not None:
             c, d, e = knobs.columns(3)
@@ -121,7 +122,7 @@ def job_widgets(catalog: Catalog) -> None:
         _number(d, "seed", "Seed", step=1)
         if not transformer and (float(plan["epochs"].get()), float(plan["epoch_s"].get())) == (
                 float(plan["epochs"].default), float(plan["epoch_s"].default)):
-            st.caption(f"The job above is an example, {answer.EXAMPLE_JOB}.")
+            st.caption(words(f"The job above is an example, {answer.EXAMPLE_JOB}."))
 
 
 def transformer_widgets() -> None:
@@ -157,8 +158,8 @@ def assumptions(catalog: Catalog) -> None:
     """R, W, D, δ0, the MTBI per GPU type (editable) and the MTBI scale."""
     scale = keys.PLAN["mtbi_scale"]
     with st.expander("Assumptions: interruptions, restarts, checkpoints", expanded=False):
-        st.caption("These are assumptions, not measurements: change them to see how much the "
-                   "answer depends on them. " + GLOSSARY["MTBI"])
+        st.caption(words("These are assumptions, not measurements: change them to see how much the "
+                         "answer depends on them. " + GLOSSARY["MTBI"]))
         a, b, c, d = st.columns(4)
         _number(a, "restart_min", "Restart R (min)", step=1.0, unit=" min",
                 help="Relaunch, rejoin and restore after an interruption (billed).")
@@ -170,7 +171,7 @@ def assumptions(catalog: Catalog) -> None:
         _number(d, "ckpt_fixed_s", "Fixed checkpoint cost δ0 (s)", step=1.0, unit=" s")
         if float(scale.get()) not in MTBI_SCALES:
             scale.set(scale.default)
-        st.select_slider("MTBI scale (sensitivity)", MTBI_SCALES, key=scale.name,
+        st.select_slider(words("MTBI scale (sensitivity)"), MTBI_SCALES, key=scale.name,
                          persist_state=keys.PERSIST, format_func=lambda x: f"× {x:g}",
                          help="Multiplies every MTBI: × 0.25 is four times as many "
                               "interruptions.")
@@ -185,10 +186,11 @@ def mtbi_table(catalog: Catalog) -> None:
         frame, hide_index=True, key=f"plan_mtbi_editor_{keys.PLAN_MTBI_VERSION.get()}",
         disabled=[c for c in frame.columns if c != job_frames.MTBI_COLUMN],
         column_config={job_frames.MTBI_COLUMN: st.column_config.TextColumn(
+            words(job_frames.MTBI_COLUMN),
             help="Hours between interruptions of one spot VM, before the scale: any number "
                  "> 0 (1e-9 and 0.005 are read as typed).")})
     for why in keys.PLAN_MTBI_REFUSED.get():
-        st.markdown(f":red[{why}; the value in use is kept.]")
+        st.markdown(words(f":red[{why}; the value in use is kept.]"))
     overrides, refused = job_frames.mtbi_overrides(catalog, edited, keys.PLAN_MTBI.get())
     if refused:
         keys.PLAN_MTBI_REFUSED.set(refused)

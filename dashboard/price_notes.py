@@ -11,6 +11,7 @@ from datetime import date
 import streamlit as st
 
 from dashboard import keys, url_pages
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import stale_saving_note
 from deepvm_core.io.zone_record import with_spot_zone
@@ -27,7 +28,7 @@ def zone_caption(catalog: Catalog, config: Configuration, pw_usd_per_hour: float
     text = zone_sentence(catalog, config, pw_usd_per_hour=pw_usd_per_hour)
     if text:
         with st.container(key=key):
-            st.caption(f":material/location_on: {text}", help=CAPACITY_WEIGHTED_NOTE)
+            st.caption(words(f":material/location_on: {text}"), help=CAPACITY_WEIGHTED_NOTE)
 
 
 def stale_saving(catalog: Catalog, config: Configuration, today: date | None = None) -> None:
@@ -40,7 +41,7 @@ def stale_saving(catalog: Catalog, config: Configuration, today: date | None = N
         return
     with st.container(key="stale_prices"):
         left, right = st.columns([0.72, 0.28], vertical_alignment="center")
-        left.caption(f":material/history: {note[:1].upper()}{note[1:]}.")
+        left.caption(words(f":material/history: {note[:1].upper()}{note[1:]}."))
         if right.button("Refresh prices", key="stale_refresh", icon=":material/refresh:",
                         help=f"Rebuild the {catalog.region} catalog from SkyPilot's public "
                              "catalog on Live prices (no AWS credentials needed)."):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog, GpuType
 from deepvm_core.catalog.age import describe_age
 from deepvm_core.catalog.provenance import EDITED
@@ -72,7 +73,7 @@ def gpu_sources_caption(gpu: GpuType) -> None:
     import streamlit as st
 
     text, note = gpu_sources(gpu)
-    st.caption(text, help=note)
+    st.caption(words(text), help=note)
 
 
 def gpu_of(catalog: Catalog, name: str) -> GpuType | None:

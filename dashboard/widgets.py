@@ -20,7 +20,9 @@ from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Sce
 
 if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
+from dashboard import plain_view
 from dashboard.columns import RESEARCH_COLUMNS, Col
+from dashboard.plain_view import words
 from dashboard.server_paths import hide_paths
 
 
@@ -29,14 +31,14 @@ def run_page(body: Callable[[], None]) -> None:
     try:
         body()
     except CatalogError as exc:
-        st.error(f"{hide_paths(exc.source)} is invalid: {len(exc.problems)} problem(s).",
+        st.error(words(f"{hide_paths(exc.source)} is invalid: {len(exc.problems)} problem(s)."),
                  icon=":material/error:")
         from dashboard import editor_frames  # pandas: only when a catalog is invalid
 
-        st.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
-                     hide_index=True)
+        plain_view.dataframe(editor_frames.problems_frame(exc.problems).drop(columns="table_key"),
+                             hide_index=True)
     except DeepVMError as exc:
-        st.error(hide_paths(str(exc)), icon=":material/error:")
+        st.error(words(hide_paths(str(exc))), icon=":material/error:")
 
 
 def escape_md(text: str) -> str:
@@ -55,7 +57,7 @@ def url_warnings() -> None:
         return
     with box.container(border=True):
         for text in warnings:
-            st.warning(text, icon=":material/link_off:")
+            st.warning(words(text), icon=":material/link_off:")
         st.button("Dismiss", key="sb_dismiss_url_warnings",
                   on_click=keys.URL_WARNINGS.set, args=([],))
 
@@ -69,7 +71,7 @@ def presentation_lead(slug: str) -> None:
     if not state.presentation() or lead is None:
         return
     with st.container(key="presentation_lead"):
-        st.info(f"{lead} The answer for your job is on **Recommend** and **Plan a job**.",
+        st.info(words(f"{lead} The answer for your job is on **Recommend** and **Plan a job**."),
                 icon=":material/lightbulb:")
 
 
@@ -79,7 +81,8 @@ def unknown_path_note(path: str | None) -> None:
         return
     names = ", ".join(f"/{p.slug}" for p in url_pages.PAGES)
     shown = url_pages.PAGE_BY_SLUG[url_pages.DEFAULT_PAGE].title
-    st.warning(f"No such page: {echo(path)}. Showing {shown} instead; the pages are {names}.",
+    st.warning(words(f"No such page: {echo(path)}. Showing {shown} instead; the pages are "
+                     f"{names}."),
                icon=":material/link_off:")
 
 
@@ -98,9 +101,9 @@ def invalid_draft_notice(slot: DeltaGenerator, active: catalog_state.ActiveCatal
     count = keys.INVALID_DRAFTS.get().get(active.id)
     if not count:
         return
-    slot.warning(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
-                 f"({count} problem{'s' if count != 1 else ''}); the last valid catalog is in "
-                 "use.", icon=":material/edit_off:")
+    slot.warning(words(f"The catalog editor has unsaved, invalid changes to {active.choice.name} "
+                       f"({count} problem{'s' if count != 1 else ''}); the last valid catalog is "
+                       "in use."), icon=":material/edit_off:")
     slot.page_link(url_pages.PAGE_BY_SLUG["catalog"].file, label="Fix them in the catalog editor",
                    icon=":material/edit_note:")
 
@@ -111,13 +114,13 @@ def scenario_caption(active: catalog_state.ActiveCatalog, scenario: Scenario) ->
     objective = ("" if state.presentation() else
                  f" · objective {state.OBJECTIVE_LABELS[s.objective]}")
     st.caption(
-        f"Catalog **{active.label}** ({active.catalog.region}, "
-        f"{prices_age(active.catalog)}) · "
-        f"{'hourly spending cap' if state.presentation() else 'PW'} "
-        f"**{s.pw_usd_per_hour:g} USD/h** · checkpoint "
-        f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "
-        f"{'on' if s.use_quotas else 'off'}"
-        + (f" · {s.gpu_filter.clause()}" if s.gpu_filter.active else ""))
+        words(f"Catalog **{active.label}** ({active.catalog.region}, "
+              f"{prices_age(active.catalog)}) · "
+              f"{'hourly spending cap' if state.presentation() else 'PW'} "
+              f"**{s.pw_usd_per_hour:g} USD/h** · checkpoint "
+              f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "
+              f"{'on' if s.use_quotas else 'off'}"
+              + (f" · {s.gpu_filter.clause()}" if s.gpu_filter.active else "")))
 
 
 def cluster_lines(config: Configuration) -> str:
@@ -145,7 +148,7 @@ def gpu_filter_line(gpu_filter: GpuFilter) -> None:
     """The scenario's GPU filter in the core's sentence (``Only A100 or H100 GPUs with at least
     80 GB each.``), on a card; nothing when no filter is set."""
     if gpu_filter.active:
-        st.markdown(f":material/filter_alt: {gpu_filter.describe()}")
+        st.markdown(words(f":material/filter_alt: {gpu_filter.describe()}"))
 
 
 def configuration_card(config: Configuration, pw: float, objective: Objective,
@@ -160,19 +163,19 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
     paper's objective (issue 24); ``below`` draws the rest of the card (the job's cost and
     time)."""
     with st.container(border=True, key="rec_card"):
-        st.caption(heading)
-        st.markdown(f"### {headline(config)}")
+        st.caption(words(heading))
+        st.markdown(words(f"### {headline(config)}"))
         gpu_filter_line(gpu_filter)
         left, right = st.columns([0.5, 0.5], gap="large")
-        left.markdown(cluster_lines(config))
+        left.markdown(words(cluster_lines(config)))
         share = config.hourly_price_usd / pw if pw > 0 else 1.0
         cap = "hourly spending cap" if presentation else "PW"
         right.progress(min(share, 1.0), text=f"**{config.hourly_price_usd:.2f}** of "
                        f"{'the ' if presentation else ''}**{pw:g}** USD/h {cap} ({share:.0%})")
         speed = config.speed_text(TIMES)
         if speed is not None and config.speed_epochs_per_hour is not None:
-            right.markdown(f"Training speed: **{speed}** ({config.speed_epochs_per_hour:.2f} "
-                           "epochs of the job per hour)", help=GLOSSARY["Training speed"])
+            right.markdown(words(f"Training speed: **{speed}** ({config.speed_epochs_per_hour:.2f} "
+                                 "epochs of the job per hour)"), help=GLOSSARY["Training speed"])
         if presentation:  # the price is in the line above; the answer stays above the fold
             if below is not None:
                 below()
@@ -189,12 +192,13 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
                      + (" Paper's Z, below it: " + GLOSSARY["Paper's Z"] if z else ""),
                      delta=f"Paper's Z = {si(config.z_paper)}" if z else None,
                      delta_color="off", delta_arrow="off")
-            c.metric("Cluster FLOPP", si(config.cluster_flopp), help=GLOSSARY["Cluster FLOPP"])
+            c.metric(words("Cluster FLOPP"), si(config.cluster_flopp),
+                     help=GLOSSARY["Cluster FLOPP"])
         else:
             b.metric("Epochs per hour", f"{per_hour:,.2f}", help=GLOSSARY["Training speed"])
             c.metric("Epochs per USD", f"{per_hour / config.hourly_price_usd:,.3g}",
                      help="The job's epochs per USD of cluster time, without interruptions")
-        d.metric("Scaling factor K(n)", f"{config.scaling_factor:.3f}",
+        d.metric(words("Scaling factor K(n)"), f"{config.scaling_factor:.3f}",
                  help=GLOSSARY["Scaling factor K(n)"])
         if below is not None:
             below()
@@ -254,6 +258,6 @@ def fetch_failure(what: str, error: tuple[str, str | None] | None, hints: Mappin
     if not error:
         return
     message, kind = error
-    st.error(f"{what} failed: {escape_md(message)}", icon=":material/cloud_off:")
-    st.caption(f"{hints.get(kind or '', '')} The active catalog is unchanged "
-               f"(**{escape_md(active.label)}**){also}.".strip())
+    st.error(words(f"{what} failed: {escape_md(message)}"), icon=":material/cloud_off:")
+    st.caption(words(f"{hints.get(kind or '', '')} The active catalog is unchanged "
+                     f"(**{escape_md(active.label)}**){also}.".strip()))

@@ -344,7 +344,8 @@ def test_presentation_mode_on_plan_uses_plain_words(app: AppTest) -> None:
     sentence = next(m.value for m in app.main.markdown if "The plan picks" in m.value)
     assert "TR:" not in sentence
     assert "PW" not in sentence
-    assert "Tiering: 1 x g5.xlarge" in sentence
+    assert "Tiering" not in sentence  # issue 27: in plain words
+    assert "spot GPUs with a memory server: 1 x g5.xlarge" in sentence
     assert "hourly spending cap of 3 USD/h" in sentence
     knobs = next(e for e in app.main.expander if e.label.startswith("Research settings"))
     inside = {w.label for w in knobs.number_input} | {w.label for w in knobs.selectbox}
@@ -380,16 +381,17 @@ def test_done_by_is_in_the_browsers_time_zone(zone: tuple[str | None, int | None
 
 
 def test_plain_words_replace_the_abbreviations() -> None:
-    from dashboard.answer import plain
+    # issue 27: the architectures by what they are (glossary.PLAIN_WORDS), not their names
+    from dashboard.glossary import plain
 
     assert plain("The plan picks TR: 1 x g5.xlarge; SA: 16 x g4dn.xlarge within PW 3 USD/h; "
-                 "raise PW.") == ("The plan picks Tiering: 1 x g5.xlarge; Single Anchor: 16 x "
-                                  "g4dn.xlarge within the hourly spending cap of 3 USD/h; raise "
-                                  "hourly spending cap.")
+                 "raise PW.") == ("The plan picks spot GPUs with a memory server: 1 x g5.xlarge; "
+                                  "spot GPUs with one on-demand GPU: 16 x g4dn.xlarge within the "
+                                  "hourly spending cap of 3 USD/h; raise hourly spending cap.")
 
 
 @pytest.mark.parametrize("slug", ["instances", "catalog", "simulate", "live", "regions",
-                                  "method"])
+                                  "method", "spot", "jobs"])
 def test_presentation_mode_applies_to_every_page(app: AppTest, slug: str) -> None:
     app.query_params.update({"page": slug, "presentation": "on"})
     app.run()

@@ -434,10 +434,12 @@ def test_presentation_mode_hides_the_research_details(app: AppTest) -> None:
     app.run()
     no_errors(app)
     assert app.toggle(key="sb_presentation").value is True
-    assert headline(app) == "### Tiering · 17 × g4dn.xlarge spot + 1 × c5.xlarge memory node"
+    # issue 27: the architecture and the baselines in plain words (glossary.PLAIN_WORDS)
+    assert headline(app) == ("### Spot GPUs with a memory server that keeps checkpoints · 17 × "
+                             "g4dn.xlarge spot + 1 × c5.xlarge memory node")
     # the card keeps the price (in its hourly-spending-cap line) and the speed, no metric row
-    assert set(metric_helps(app)) == {"This choice (epochs/h)", "vs Cost-First",
-                                      "vs Performance-First"}
+    assert set(metric_helps(app)) == {"This choice (epochs/h)", "vs the most GPUs the cap affords",
+                                      "vs the fastest GPU type the cap affords"}
     card = " ".join(m.value for m in app.main.markdown)
     assert "**2.85** of the **3** USD/h hourly spending cap" in " ".join(
         p.proto.text for p in app.get("progress"))

@@ -13,8 +13,9 @@ from typing import Any
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import catalog_state, editor_frames, keys, uploads, widgets
+from dashboard import catalog_state, editor_frames, keys, plain_view, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
+from dashboard.plain_view import words
 from dashboard.provenance import prices_age
 from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog, store
@@ -109,8 +110,8 @@ def notices() -> None:
     failed = keys.EDITOR_UPLOAD_PROBLEMS.get()
     if failed:
         name, problems = failed
-        st.error(f"{name} was not loaded: {len(problems)} problem(s). The active catalog is "
-                 "unchanged.", icon=":material/error:")
+        st.error(words(f"{name} was not loaded: {len(problems)} problem(s). The active catalog is "
+                       "unchanged."), icon=":material/error:")
         show_problems(problems)
 
 
@@ -123,7 +124,7 @@ def show_problems(problems: tuple[Problem, ...] | list[Problem],
     if key is not None:
         frame = frame[frame["table_key"] == key]
     if not frame.empty:
-        st.dataframe(frame.drop(columns="table_key"), hide_index=True)
+        plain_view.dataframe(frame.drop(columns="table_key"), hide_index=True)
 
 
 def session_for(active: catalog_state.ActiveCatalog) -> dict[str, Any]:
@@ -161,7 +162,7 @@ def column_config(spec: TableSpec) -> dict[str, ColumnConfig]:
         if numeric:
             help_text += " (a number: 0.25, 16, 1e308)"
         config[column] = st.column_config.TextColumn(
-            label, help=help_text, alignment="right" if numeric else None,
+            words(label), help=help_text, alignment="right" if numeric else None,
             width=COLUMN_WIDTHS.get(column))
     return config
 
@@ -207,8 +208,8 @@ def toolbar(active: catalog_state.ActiveCatalog, problems: tuple[Problem, ...]) 
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Catalog editor")
-    st.caption(f"Editing **{active.label}** ({active.catalog.region}, "
-               f"{prices_age(active.catalog)}). Valid edits apply on every page at once.")
+    st.caption(words(f"Editing **{active.label}** ({active.catalog.region}, "
+                     f"{prices_age(active.catalog)}). Valid edits apply on every page at once."))
     # Fixed containers: the toolbar keeps its place whether or not a notice shows, so a file
     # being uploaded is not re-mounted (and lost) by the rerun its first half triggers.
     with st.container():
@@ -220,7 +221,7 @@ def main() -> None:
     places = [st.container(), st.container(), *st.columns(2, gap="medium")]
     for spec, place in zip(TABLES, places, strict=True):
         with place:
-            st.markdown(f"**{spec.title}**")
+            st.markdown(words(f"**{spec.title}**"))
             frames[spec.key] = st.data_editor(
                 session["base"][spec.key], key=editor_key(spec, session["version"]),
                 num_rows="dynamic", hide_index=False, column_config=column_config(spec),
@@ -241,21 +242,21 @@ def main() -> None:
         active = catalog_state.active_catalog()
     with status:
         if problems:
-            st.error(f"{len(problems)} problem(s) in the tables. The last valid catalog "
-                     f"({active.label}) stays in use on every page until they are fixed.",
+            st.error(words(f"{len(problems)} problem(s) in the tables. The last valid catalog "
+                           f"({active.label}) stays in use on every page until they are fixed."),
                      icon=":material/error:")
             show_problems(problems, frames, "")
         else:
-            st.success(f"Valid: **{active.label}** is in use on every page "
-                       f"(sha256 `{active.catalog.sha256[:12]}…`).",
+            st.success(words(f"Valid: **{active.label}** is in use on every page "
+                             f"(sha256 `{active.catalog.sha256[:12]}…`)."),
                        icon=":material/check_circle:")
             plausible = typo_warnings(active.catalog, active.source)
             if plausible:  # valid, but it looks like a typo: said, never blocking
-                st.warning(f"{len(plausible)} value(s) look like typos (still in use):\n\n"
-                           + "\n".join(f"- {widgets.escape_md(str(p))}" for p in plausible),
+                st.warning(words(f"{len(plausible)} value(s) look like typos (still in use):\n\n"
+                                 + "\n".join(f"- {widgets.escape_md(str(p))}" for p in plausible)),
                            icon=":material/warning:")
             if active.catalog.warnings:
-                with st.expander(f"{len(active.catalog.warnings)} warning(s)"):
+                with st.expander(words(f"{len(active.catalog.warnings)} warning(s)")):
                     show_problems(active.catalog.warnings, frames)
     for key, slot in problems_slots.items():
         with slot:

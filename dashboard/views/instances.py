@@ -14,6 +14,7 @@ from dashboard import (
     compute,
     instance_filters,
     keys,
+    plain_view,
     provenance,
     result_frames,
     state,
@@ -21,6 +22,7 @@ from dashboard import (
 )
 from dashboard.columns import Col
 from dashboard.glossary import GLOSSARY
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.recommend.explain import catalog_notes
 
@@ -37,7 +39,7 @@ MODEL = "GPU model"
 
 def shown_note(shown: int, total: int, what: str) -> None:
     if shown < total:
-        st.caption(f"Showing {shown} of {total:,} {what}.")
+        st.caption(words(f"Showing {shown} of {total:,} {what}."))
 
 
 def with_sources(frame: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
@@ -53,17 +55,17 @@ def with_sources(frame: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
 
 def flopp(active: catalog_state.ActiveCatalog, frame: pd.DataFrame, shown: list[str],
           passing: int) -> None:
-    st.subheader("FLOPP ranking")
-    st.caption("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS / "
-               "on-demand price × 3600. Click a column header to sort.")
+    st.subheader(words("FLOPP ranking"))
+    st.caption(words("Stage 2: eFLOP per USD, SPFP = eFLOPS / spot price × 3600 and ODFP = eFLOPS "
+                     "/ on-demand price × 3600. Click a column header to sort."))
     table = with_sources(frame.set_index(Col.GPU).loc[shown].reset_index(), active.catalog)
-    st.plotly_chart(charts.flopp_bars(table.head(instance_filters.CHART_TYPES)),
-                    key="inst_flopp_chart")
+    plain_view.chart(charts.flopp_bars(table.head(instance_filters.CHART_TYPES)),
+                     key="inst_flopp_chart")
     shown_note(min(len(table), instance_filters.CHART_TYPES), passing,
                "GPU types on the chart (best spot FLOPP first)")
     shown_note(len(table), passing, "GPU types in the table: 'Show all' lists them all")
     n = st.column_config.NumberColumn
-    st.dataframe(table, hide_index=True, key="inst_flopp_table", column_config={
+    plain_view.dataframe(table, hide_index=True, key="inst_flopp_table", column_config={
         Col.SPOT_FLOPP: n(format="compact", help="eFLOP per USD on spot"),
         Col.OD_FLOPP: n(format="compact", help="eFLOP per USD on demand"),
         Col.SPOT_PRICE: n(format="%.4f"), Col.OD_PRICE: n(format="%.4f"),
@@ -88,12 +90,12 @@ def per_model(active: catalog_state.ActiveCatalog) -> None:
     if not rows:
         return
     st.subheader("Best cluster per GPU model")
-    st.caption(f"Within PW {scenario.pw_usd_per_hour:g} USD/h and the sidebar's scenario, "
-               "ranked by its objective: what each model can do for the money (the "
-               "Recommend page's answer is #1).")
+    st.caption(words(f"Within PW {scenario.pw_usd_per_hour:g} USD/h and the sidebar's scenario, "
+                     "ranked by its objective: what each model can do for the money (the "
+                     "Recommend page's answer is #1)."))
     import pandas as pd  # loaded by the FLOPP table already
 
-    st.dataframe(pd.DataFrame([{
+    plain_view.dataframe(pd.DataFrame([{
         "#": b.rank, MODEL: b.accelerator,
         "Best cluster": b.configuration.describe() if b.configuration else b.note,
         "USD/hour": b.configuration.hourly_price_usd if b.configuration else None,
@@ -107,9 +109,10 @@ def per_model(active: catalog_state.ActiveCatalog) -> None:
 
 def scaling(active: catalog_state.ActiveCatalog, shown: list[str]) -> None:
     st.subheader("Scaling factor")
-    st.caption("K(n) = 1 up to the inflection point b of the fitted speedup S(n) = c / (1 + "
-               "exp(-a (n - b))), then S(n) / L(n) with L the tangent at b. The effective "
-               "speedup n·K(n) is what a cluster of n GPU VMs delivers; diamonds mark n = b.")
+    st.caption(words("K(n) = 1 up to the inflection point b of the fitted speedup S(n) = c / (1 + "
+                     "exp(-a (n - b))), then S(n) / L(n) with L the tangent at b. The effective "
+                     "speedup n·K(n) is what a cluster of n GPU VMs delivers; diamonds mark n "
+                     "= b."))
     n_max = st.columns([0.4, 0.6])[0].slider("Largest n shown", 8, 256, step=4,
                                              key=keys.INSTANCES_N_MAX.name)
     lines = set(shown[:instance_filters.SCALING_LINES])
@@ -120,37 +123,38 @@ def scaling(active: catalog_state.ActiveCatalog, shown: list[str]) -> None:
     shown_note(len(drawn.solvable_gpu_types), len(shown),
                "GPU types shown (best spot FLOPP first)")
     if curves.empty:
-        st.warning("No GPU type with an eFLOPS score.", icon=":material/warning:")
+        st.warning(words("No GPU type with an eFLOPS score."), icon=":material/warning:")
         return
     left, right = st.columns(2, gap="medium")
-    left.plotly_chart(charts.scaling_chart(curves, fits, Col.K, "Scaling factor K(n)"),
-                      key="inst_k_chart")
-    right.plotly_chart(charts.scaling_chart(curves, fits, Col.SPEEDUP,
+    plain_view.chart(charts.scaling_chart(curves, fits, Col.K, "Scaling factor K(n)"),
+                     key="inst_k_chart", to=left)
+    plain_view.chart(charts.scaling_chart(curves, fits, Col.SPEEDUP,
                                             "Effective speedup n·K(n)", ideal=True),
-                       key="inst_speedup_chart")
+                       key="inst_speedup_chart", to=right)
     by_name = {g.name: g for g in active.catalog.gpu_types}
     estimated = [n for n in shown if n in lines and by_name[n].scaling is not None
                  and provenance.scaling_source(by_name[n]) != "measured"]
     if estimated:
-        st.caption(f"Scaling curves estimated (prior: data-parallel step model, not measured): "
-                   f"{', '.join(estimated)}. The Method page shows the prior's error.",
+        st.caption(words(f"Scaling curves estimated (prior: data-parallel step model, not "
+                         f"measured): {', '.join(estimated)}. The Method page shows the "
+                         "prior's error."),
                    help=by_name[estimated[0]].scaling_source)
     with st.expander("Fitted parameters (a, b, c)"):
         table = fits.copy()
         table["Scaling source"] = [provenance.scaling_source(by_name[n]) for n in fits[Col.GPU]]
-        st.dataframe(table, hide_index=True, key="inst_fits")
+        plain_view.dataframe(table, hide_index=True, key="inst_fits")
 
 
 def saturation(active: catalog_state.ActiveCatalog) -> None:
     st.subheader("Network saturation")
-    st.caption("A memory node serves fewer than n_sat GPU VMs, read from the table at bw = "
-               "min(BW(GPU), BW(CPU)) (the entry of the largest bandwidth <= bw). Tiering "
-               "therefore needs m = floor(n / n_sat) + 1 memory nodes.")
+    st.caption(words("A memory node serves fewer than n_sat GPU VMs, read from the table at bw = "
+                     "min(BW(GPU), BW(CPU)) (the entry of the largest bandwidth <= bw). Tiering "
+                     "therefore needs m = floor(n / n_sat) + 1 memory nodes."))
     left, right = st.columns([0.25, 0.75], gap="medium")
     with left:
         st.markdown("**Measured table**")
-        st.dataframe(result_frames.saturation_frame(active.catalog), hide_index=True,
-                     key="inst_saturation")
+        plain_view.dataframe(result_frames.saturation_frame(active.catalog), hide_index=True,
+                             key="inst_saturation")
     with right:
         st.markdown("**n_sat per pair** (GPU type × memory node type)")
         pairs = compute.pair_table(active.catalog, PAIR_TABLE)
@@ -159,7 +163,7 @@ def saturation(active: catalog_state.ActiveCatalog) -> None:
         if pairs.empty:
             st.caption("The catalog needs GPU and CPU types for pairs.")
         else:
-            st.dataframe(pairs, key="inst_pairs", column_config={
+            plain_view.dataframe(pairs, key="inst_pairs", column_config={
                 c: st.column_config.NumberColumn(width="small") for c in pairs.columns})
 
 
@@ -167,27 +171,28 @@ def quotas(active: catalog_state.ActiveCatalog) -> None:
     st.subheader("vCPU quotas")
     off = "" if keys.QUOTAS.get() else (" Quotas are off in the sidebar: these rows bound "
                                         "nothing now.")
-    st.caption(GLOSSARY["vCPU quotas"] + " This catalog's source says where its rows come "
-               "from." + off, help=active.catalog.source or None)
+    st.caption(words(GLOSSARY["vCPU quotas"] + " This catalog's source says where its rows come "
+                     "from." + off), help=active.catalog.source or None)
     frame = result_frames.quota_frame(active.catalog)
     unlimited = list(frame[Col.FAMILY][frame[Col.OD_VCPUS].isna()])
     if unlimited:
-        st.warning(f"No quota row for family {', '.join(unlimited)}: unlimited, even with "
-                   "quotas on.", icon=":material/warning:")
-    st.dataframe(frame, hide_index=True, key="inst_quotas", placeholder="unlimited")
+        st.warning(words(f"No quota row for family {', '.join(unlimited)}: unlimited, even with "
+                         "quotas on."), icon=":material/warning:")
+    plain_view.dataframe(frame, hide_index=True, key="inst_quotas", placeholder="unlimited")
 
 
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Instances")
-    st.caption(f"Catalog **{active.label}** ({active.catalog.region}, "
-               f"{provenance.prices_age(active.catalog)})")
+    st.caption(words(f"Catalog **{active.label}** ({active.catalog.region}, "
+                     f"{provenance.prices_age(active.catalog)})"))
     for note in catalog_notes(active.catalog):
-        st.info(note, icon=":material/info:")
+        st.info(words(note), icon=":material/info:")
     frame = compute.flopp_table(active.catalog)
     if frame.empty:
-        st.subheader("FLOPP ranking")
-        st.warning("No GPU type with an eFLOPS score: nothing to rank.", icon=":material/warning:")
+        st.subheader(words("FLOPP ranking"))
+        st.warning(words("No GPU type with an eFLOPS score: nothing to rank."),
+                   icon=":material/warning:")
     else:
         passing, shown = instance_filters.select(list(frame[Col.GPU]))
         if not shown:

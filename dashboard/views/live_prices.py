@@ -14,8 +14,9 @@ import time
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
-from dashboard import catalog_state, charts, keys, result_frames, skypilot_view, widgets
+from dashboard import catalog_state, charts, keys, plain_view, result_frames, skypilot_view, widgets
 from dashboard.columns import Col
+from dashboard.plain_view import words
 from dashboard.provenance import prices_age
 from dashboard.widgets import escape_md as md
 from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
@@ -172,7 +173,7 @@ def summary(counts: PriceDiffSummary) -> None:
                    help="In the fetched catalog, not in the one compared with")
     cols[3].metric("Missing", counts.missing,
                    help="In the catalog compared with, not fetched (see the notes for why)")
-    cols[4].metric("Needs eFLOPS", counts.needs_eflops,
+    cols[4].metric(words("Needs eFLOPS"), counts.needs_eflops,
                    help="GPU types without eFLOPS are left out of solving")
 
 
@@ -185,22 +186,22 @@ def region_result(last: catalog_state.LastFetch, fetched: aws.RegionFetch,
     needs = [c.name for c in changes if c.needs_eflops]
     if needs:
         with st.container(border=True):
-            st.warning(f"**Needs eFLOPS**: {', '.join(needs)}. These GPU types are left out of "
-                       "solving until their eFLOPS is supplied: use this catalog, then give "
-                       "eFLOPS in the Catalog editor (and save it under a name).",
+            st.warning(words(f"**Needs eFLOPS**: {', '.join(needs)}. These GPU types are left out "
+                             "of solving until their eFLOPS is supplied: use this catalog, then "
+                             "give eFLOPS in the Catalog editor (and save it under a name)."),
                        icon=":material/warning:")
             st.page_link("views/catalog_editor.py", label="Open the Catalog editor",
                          icon=":material/edit_note:")
-    st.dataframe(frame, hide_index=True, column_config=diff_columns(), key="lp_diff",
-                 placeholder="–", height=widgets.table_height(len(frame)))
+    plain_view.dataframe(frame, hide_index=True, column_config=diff_columns(), key="lp_diff",
+                         placeholder="–", height=widgets.table_height(len(frame)))
     if (frame[[Col.SPOT_CHANGE, Col.OD_CHANGE]].abs() > 0.005).any().any():
-        st.plotly_chart(charts.price_change_bars(frame), key="lp_change_chart")
+        plain_view.chart(charts.price_change_bars(frame), key="lp_change_chart")
     else:
         st.caption("No price of a type in both catalogs changed.")
 
     with st.container(border=True, key="lp_notes"):
-        st.markdown(f"**Fetch notes** · {md(fetched.region)}")
-        st.markdown("\n".join(f"- {md(note)}" for note in fetched.notes) or "No notes.")
+        st.markdown(words(f"**Fetch notes** · {md(fetched.region)}"))
+        st.markdown(words("\n".join(f"- {md(note)}" for note in fetched.notes) or "No notes."))
 
     cid = catalog_state.fetched_catalog_id(fetched.path) if fetched.path is not None else None
     available = cid is not None and cid in catalog_state.catalog_choices()
@@ -211,23 +212,25 @@ def region_result(last: catalog_state.LastFetch, fetched: aws.RegionFetch,
                 width="stretch",
                 help=None if available else "The file is no longer in the fetched folder")
     where = fetched.path.name if fetched.path is not None else "not written"
-    right.caption(f"**{md(catalog.name)}** ({catalog.region}, prices {catalog.prices_date}) · "
-                  f"saved as `{where}` in the fetched folder"
-                  + (" · **in use in the sidebar**" if in_use else ""))
+    right.caption(words(f"**{md(catalog.name)}** ({catalog.region}, prices {catalog.prices_date}) "
+                        f"· saved as `{where}` in the fetched folder"
+                        + (" · **in use in the sidebar**" if in_use else "")))
 
 
 def results(last: catalog_state.LastFetch, active: catalog_state.ActiveCatalog) -> None:
     result = last.result
     st.subheader("Fetched prices")
-    st.caption(f"Fetched at {result.fetched_at} · spot price: "
-               f"{SPOT_LABELS[result.spot_aggregate].lower()} · compared with "
-               f"**{md(last.baseline_label)}** (the active catalog when you fetched) · types: "
-               + (md(", ".join(last.instance_types)) if last.instance_types
-                  else "those of the compared catalog"))
+    st.caption(words(f"Fetched at {result.fetched_at} · spot price: "
+                     f"{SPOT_LABELS[result.spot_aggregate].lower()} · compared with "
+                     f"**{md(last.baseline_label)}** (the active catalog when you fetched) · "
+                     "types: "
+                     + (md(", ".join(last.instance_types)) if last.instance_types
+                  else "those of the compared catalog")))
     name = keys.LIVE_NOTICE.get()
     keys.LIVE_NOTICE.set(None)
     if name:
-        st.success(f"**{md(name)}** is now the active catalog of every page (see the sidebar).",
+        st.success(words(f"**{md(name)}** is now the active catalog of every page (see the "
+                         "sidebar)."),
                    icon=":material/check_circle:")
         a, b, _ = st.columns([0.25, 0.25, 0.5])
         with a:
@@ -251,10 +254,10 @@ def results(last: catalog_state.LastFetch, active: catalog_state.ActiveCatalog) 
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Live prices")
-    st.caption(f"Fetch today's spot and on-demand prices from AWS (EC2 and the Price List API) "
-               f"and compare them with the active catalog, **{md(active.label)}** "
-               f"({active.catalog.region}, {prices_age(active.catalog)}). Each region's "
-               "catalog is saved in the fetched folder and listed in the sidebar.")
+    st.caption(words(f"Fetch today's spot and on-demand prices from AWS (EC2 and the Price List "
+                     f"API) and compare them with the active catalog, **{md(active.label)}** "
+                     f"({active.catalog.region}, {prices_age(active.catalog)}). Each region's "
+                     "catalog is saved in the fetched folder and listed in the sidebar."))
     skypilot_view.refresh_section(active, COMMON_REGIONS)
     if form(active):
         fetch(active)

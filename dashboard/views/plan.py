@@ -25,6 +25,7 @@ from dashboard import (
     job_view,
     keys,
     nearest,
+    plain_view,
     plan_calibration,
     plan_inputs,
     price_notes,
@@ -33,6 +34,7 @@ from dashboard import (
     widgets,
 )
 from dashboard.glossary import GLOSSARY
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
 from deepvm_core.io.line_items import (
@@ -62,11 +64,11 @@ def card(result: JobPlanResult, comparison: PlanVsRecommend | None,
     with st.container(border=True, key="plan_card"):
         _card_body(result, comparison, offer)
         if trace_note and result.chosen is not None:
-            st.markdown(trace_note, help="Map traces to pools on the Spot markets page.")
+            st.markdown(words(trace_note), help="Map traces to pools on the Spot markets page.")
         for note in pool_notes:  # a mapped pool's type that took no part: said
-            st.caption(note)
+            st.caption(words(note))
         for warning in result.warnings:
-            st.warning(warning, icon=":material/warning:")
+            st.warning(words(warning), icon=":material/warning:")
 
 
 def estimate_to_keep(result: JobPlanResult, catalog: Catalog,
@@ -83,7 +85,7 @@ def estimate_to_keep(result: JobPlanResult, catalog: Catalog,
     try:
         items = plan_line_items(result.chosen, catalog, storage_gb_per_vm=storage)
     except DeepVMError as exc:
-        st.caption(f"No estimate to download: {exc}")
+        st.caption(words(f"No estimate to download: {exc}"))
         return
     sentences = (plan_summary(result, catalog),
                  *((comparison.sentence,) if comparison is not None else ()),
@@ -103,11 +105,11 @@ def job_line(result: JobPlanResult) -> None:
     """The job in the workload's words (:meth:`Workload.describe`), and a transformer job's
     checkpoint size f when it is the job's own."""
     workload = result.workload
-    st.markdown(f"**Your job:** {workload.describe(result.assumptions.reference_gpu)}.")
+    st.markdown(words(f"**Your job:** {workload.describe(result.assumptions.reference_gpu)}."))
     if workload.kind == "transformer" and job_view.checkpoint_is_the_jobs():
-        st.caption(f"Checkpoints of {workload.checkpoint_gb:,.1f} GB, the job's own (trainable "
-                   "weights and optimizer states); the sidebar's checkpoint size replaces it "
-                   "once changed.")
+        st.caption(words(f"Checkpoints of {workload.checkpoint_gb:,.1f} GB, the job's own "
+                         "(trainable weights and optimizer states); the sidebar's checkpoint size "
+                         "replaces it once changed."))
 
 
 def memory_expander(result: JobPlanResult, expanded: bool = False) -> None:
@@ -115,9 +117,9 @@ def memory_expander(result: JobPlanResult, expanded: bool = False) -> None:
     out = job_frames.memory_out(result)
     if not out:
         return
-    with st.expander(f"Why {len(out)} of the {len(result.assumptions.gpu_types)} GPU types "
-                     "cannot run this job (GPU memory)", expanded=expanded):
-        st.markdown("\n".join(f"- **{gpu}**: {why}" for gpu, why in out))
+    with st.expander(words(f"Why {len(out)} of the {len(result.assumptions.gpu_types)} GPU types "
+                           "cannot run this job (GPU memory)"), expanded=expanded):
+        st.markdown(words("\n".join(f"- **{gpu}**: {why}" for gpu, why in out)))
 
 
 def _no_cluster(result: JobPlanResult) -> None:
@@ -126,16 +128,16 @@ def _no_cluster(result: JobPlanResult) -> None:
     widgets.gpu_filter_line(result.scenario.gpu_filter)
     why = result.explanation
     if why is not None:
-        st.error(why.summary, icon=":material/block:")
+        st.error(words(why.summary), icon=":material/block:")
         first = why.cheapest_configuration
         if why.cheapest_feasible_usd_per_hour is not None and first is not None:
             fits = " the job fits on" if result.workload.kind == "transformer" else " that fits"
-            st.markdown(f"Lift PW to **{usd_per_hour(why.cheapest_feasible_usd_per_hour)}** "
-                        f"for the first cluster{fits}: {first.describe()}.")
+            st.markdown(words(f"Lift PW to **{usd_per_hour(why.cheapest_feasible_usd_per_hour)}** "
+                              f"for the first cluster{fits}: {first.describe()}."))
         if {"deadline", "job_budget"} & set(why.binding):
             st.markdown("**The nearest clusters** (expected to finish):")
-            st.dataframe(nearest.nearest_frame(result), hide_index=True,
-                         key="plan_nearest")
+            plain_view.dataframe(nearest.nearest_frame(result), hide_index=True,
+                                 key="plan_nearest")
     memory_expander(result)
 
 
@@ -148,15 +150,15 @@ def deadline_offer(offer: DeadlineOffer) -> None:
     considered; on traces, a button that replans the pools with the policy offered (the
     planner's recovery policy, Spot markets)."""
     with st.container(key="plan_deadline_offer"):
-        st.markdown(f":material/schedule: {offer.sentence()}")
+        st.markdown(words(f":material/schedule: {offer.sentence()}"))
         o = offer.offer
         if o is not None:
             cost, p90, share = st.columns(3)
-            cost.metric(f"Expected cost ({o.policy})", usd(o.mean_cost_usd))
-            p90.metric("P90 cost", usd(o.cost_usd_p90))
+            cost.metric(words(f"Expected cost ({o.policy})"), usd(o.mean_cost_usd))
+            p90.metric(words("P90 cost"), usd(o.cost_usd_p90))
             share.metric("Hours on demand", f"{o.on_demand_share:.0%}",
                          help="Share of the cluster's running hours bought on demand.")
-        st.caption("Deadline policies considered: " + "; ".join(offer.lines()) + ".")
+        st.caption(words("Deadline policies considered: " + "; ".join(offer.lines()) + "."))
         if o is not None and offer.on_traces:
             st.button(f"Plan the pools with {o.policy}", key="plan_use_offer",
                       on_click=_use_policy, args=(o.policy,),
@@ -177,22 +179,22 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None,
         cost += f" (P90 {usd(mc.cost_usd_p90)})"
         hours += f" (P90 {duration(mc.makespan_hours_p90)})"
     events = chosen.expected_interruptions
-    st.caption(f"YOUR JOB · GOAL: {result.goal.upper()}")
-    st.markdown(f"### {epochs} of your job: {cost}, {hours}, "
-                f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected")
+    st.caption(words(f"YOUR JOB · GOAL: {result.goal.upper()}"))
+    st.markdown(words(f"### {epochs} of your job: {cost}, {hours}, "
+                      f"{events:.1f} interruption{'s' if round(events, 1) != 1 else ''} expected"))
     job_line(result)
     widgets.gpu_filter_line(result.scenario.gpu_filter)
     config = chosen.configuration
     left, right = st.columns([0.55, 0.45], gap="large")
-    left.markdown(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}")
+    left.markdown(words(f"**{widgets.headline(config)}**\n\n{widgets.cluster_lines(config)}"))
     a, b = right.columns(2)
     # the units in the labels: a value with its unit was cut in the narrow column (issue 27)
     a.metric("Hourly price (USD/h)", f"{config.hourly_price_usd:,.2f}")
     b.metric("Epoch time (s)", f"{chosen.epoch_seconds:,.1f}",
              help="Seconds per epoch on this cluster under the speedup model.")
     if mc is not None and mc.deadline_probability is not None:
-        right.markdown(f"Chance to meet the {result.deadline_hours:g} h deadline: "
-                       f"**{mc.deadline_probability:.0%}**")
+        right.markdown(words(f"Chance to meet the {result.deadline_hours:g} h deadline: "
+                             f"**{mc.deadline_probability:.0%}**"))
     if offer is not None:
         deadline_offer(offer)
     answer_view.budget_lines(chosen)
@@ -214,7 +216,7 @@ def _card_body(result: JobPlanResult, comparison: PlanVsRecommend | None,
         why.insert(0, f"The paper's DeepVM pick ({deepvm.configuration.describe()}) would "
                       f"cost {usd(deepvm.expected_cost_usd)} ({ratio:.1f}× as much) "
                       f"and take {duration(deepvm.expected_makespan_hours)}.")
-    st.markdown(" ".join(why))
+    st.markdown(words(" ".join(why)))
     memory_expander(result)
 
 
@@ -246,28 +248,28 @@ def comparison(result: JobPlanResult) -> None:
     names those not expected to finish."""
     frame = job_frames.plan_comparison_frame(result)
     for reason, labels in job_frames.unfinished(frame).items():
-        st.warning(f"{', '.join(labels)}: {reason}.", icon=":material/hourglass_disabled:")
+        st.warning(words(f"{', '.join(labels)}: {reason}."), icon=":material/hourglass_disabled:")
     if (frame["Finishes?"] == "yes").all():  # else the warnings above say which do not
         frame = frame.drop(columns="Finishes?")
-    st.dataframe(frame, hide_index=True, key="plan_table", column_config=COMPARISON_COLUMNS)
+    plain_view.dataframe(frame, hide_index=True, key="plan_table", column_config=COMPARISON_COLUMNS)
 
 
 def frontier(result: JobPlanResult) -> None:
     points = compute.frontier_points(result, charts.MAX_CLOUD_POINTS)
     if points.finishing == 0:
-        st.warning(f"None of the {result.size:,} feasible clusters is expected to finish this "
-                   "job: there is no cost-vs-time frontier to draw.",
+        st.warning(words(f"None of the {result.size:,} feasible clusters is expected to finish "
+                         "this job: there is no cost-vs-time frontier to draw."),
                    icon=":material/hourglass_disabled:")
         return
     frame = job_frames.frontier_frame(result, points.shown)
-    st.plotly_chart(charts.frontier_chart(frame, list(points.frontier), points.marks,
+    plain_view.chart(charts.frontier_chart(frame, list(points.frontier), points.marks,
                                           result.size), key="plan_frontier")
     never = result.size - points.finishing
     left_out = (f" {never:,} cluster{'s are' if never != 1 else ' is'} not expected to finish "
                 "and left out." if never else "")
-    st.caption(f"{GLOSSARY['Pareto frontier']} Showing {len(points.shown):,} of "
-               f"{result.size:,} feasible clusters (the frontier and the marked ones always)."
-               f"{left_out}")
+    st.caption(words(f"{GLOSSARY['Pareto frontier']} Showing {len(points.shown):,} of "
+                     f"{result.size:,} feasible clusters (the frontier and the marked ones always)."
+                     f"{left_out}"))
 
 
 def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel) -> None:
@@ -277,19 +279,19 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
     samples = compute.job_samples(catalog, result, speedup, chosen.index, result.trials,
                                   result.seed)
     left, right = st.columns([0.6, 0.4])
-    left.plotly_chart(charts.distribution_chart(pd.Series(samples.makespan_hours[0]),
-                                                result.deadline_hours), key="plan_cdf")
+    plain_view.chart(charts.distribution_chart(pd.Series(samples.makespan_hours[0]),
+                                                result.deadline_hours), key="plan_cdf", to=left)
     mc = chosen.monte_carlo
     if mc is not None:
         right.markdown(
-            f"**{mc.trials:,} simulated runs** of the chosen cluster (seed {result.seed}):\n\n"
-            f"- makespan P10 / P50 / P90: {duration(mc.makespan_hours_p10)} / "
-            f"{duration(mc.makespan_hours_p50)} / "
-            f"{duration(mc.makespan_hours_p90)}\n"
-            f"- cost P10 / P50 / P90: {usd(mc.cost_usd_p10)} / "
-            f"{usd(mc.cost_usd_p50)} / {usd(mc.cost_usd_p90)}\n"
-            "- interruptions per run: "
-            f"{mc.mean_interruptions:.2f} on average")
+            words(f"**{mc.trials:,} simulated runs** of the chosen cluster (seed "
+                  f"{result.seed}):\n\n- makespan P10 / P50 / P90: "
+                  f"{duration(mc.makespan_hours_p10)} / {duration(mc.makespan_hours_p50)} / "
+                  f"{duration(mc.makespan_hours_p90)}\n"
+                  f"- cost P10 / P50 / P90: {usd(mc.cost_usd_p10)} / "
+                  f"{usd(mc.cost_usd_p50)} / {usd(mc.cost_usd_p90)}\n"
+                  "- interruptions per run: "
+                  f"{mc.mean_interruptions:.2f} on average"))
 
 
 def speedups(catalog: Catalog, speedup: SpeedupModel, chosen: str | None) -> None:
@@ -297,7 +299,7 @@ def speedups(catalog: Catalog, speedup: SpeedupModel, chosen: str | None) -> Non
     if curves.empty:
         st.caption("No measurements for this catalog's GPU types: upload some below.")
         return
-    st.plotly_chart(charts.speedup_chart(curves, points, chosen), key="plan_speedups")
+    plain_view.chart(charts.speedup_chart(curves, points, chosen), key="plan_speedups")
 
 
 
@@ -306,11 +308,11 @@ def gpu_assumptions(result: JobPlanResult) -> None:
     transformer = result.workload.kind == "transformer"
     title = ("Per GPU type: MTBI, speed and GPU memory" if transformer else
              "Per GPU type: MTBI and speed")
-    with st.expander(title, expanded=False):
-        st.dataframe(job_frames.gpu_assumptions_frame(result), hide_index=True,
-                     key="plan_gpu_assumptions", column_config={
-                         "MTBI (h)": st.column_config.NumberColumn(format="%g"),
-                         "One-VM epoch (s)": st.column_config.NumberColumn(format="%.1f")})
+    with st.expander(words(title), expanded=False):
+        plain_view.dataframe(job_frames.gpu_assumptions_frame(result), hide_index=True,
+                             key="plan_gpu_assumptions", column_config={
+                                 "MTBI (h)": st.column_config.NumberColumn(format="%g"),
+                                 "One-VM epoch (s)": st.column_config.NumberColumn(format="%.1f")})
 
 
 def main() -> None:
@@ -318,9 +320,9 @@ def main() -> None:
     keys.PLAN_ACTIVE.set(True)
     scenario: Scenario = job_view.scenario_for_job(state.scenario())
     st.title("Plan a job")
-    st.caption("From price per hour to the cost and time of a whole training job, with spot "
-               "interruptions. Estimates are exact expectations of the job model (Method "
-               "page), with a Monte Carlo run for the spread.")
+    st.caption(words("From price per hour to the cost and time of a whole training job, with spot "
+                     "interruptions. Estimates are exact expectations of the job model (Method "
+                     "page), with a Monte Carlo run for the spread."))
     answer_slot = st.container()  # the answer first (above the fold), the inputs below it
     plan_inputs.job_widgets(active.catalog)
     plan_inputs.assumptions(active.catalog)
@@ -328,7 +330,7 @@ def main() -> None:
         inputs = job_view.job_inputs(active.catalog, scenario, keys.TOP_K.get())
         result = job_view.plan(active.catalog, scenario, inputs)
     except DeepVMError as exc:
-        answer_slot.error(f"Cannot plan this job: {exc}", icon=":material/error:")
+        answer_slot.error(words(f"Cannot plan this job: {exc}"), icon=":material/error:")
         plan_calibration.calibrate(active)
         return
     versus = job_view.recommend_comparison(active.catalog, scenario, inputs, result)
@@ -341,7 +343,7 @@ def main() -> None:
             if gpu is not None:
                 provenance.gpu_sources_caption(gpu)
     for note in result.notes:
-        st.info(note, icon=":material/info:")
+        st.info(words(note), icon=":material/info:")
     gpu_assumptions(result)
     if result.chosen is None:  # issue 20 item 18: no plan to download
         st.caption("The plan's download appears once a cluster fits the job.")

@@ -18,6 +18,7 @@ from dashboard import (
     job_view,
     keys,
     launch_panel,
+    plain_view,
     price_notes,
     provenance,
     state,
@@ -25,6 +26,7 @@ from dashboard import (
     widgets,
 )
 from dashboard.glossary import GLOSSARY
+from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.io.export import export_file_name
 from deepvm_core.model import ARCHITECTURE_LABELS, Configuration, Objective, Scenario
@@ -43,24 +45,24 @@ def infeasible(rec: Recommendation) -> None:
     with st.container(border=True, key="rec_card"):
         st.markdown("#### Nothing is feasible for this scenario")
         widgets.gpu_filter_line(rec.scenario.gpu_filter)
-        st.error(explanation.summary, icon=":material/block:")
-        st.markdown("Binding constraint: " + " ".join(
-            f":red-badge[{b.replace('_', ' ')}]" for b in explanation.binding))
+        st.error(words(explanation.summary), icon=":material/block:")
+        st.markdown(words("Binding constraint: " + " ".join(
+            f":red-badge[{b.replace('_', ' ')}]" for b in explanation.binding)))
         price = explanation.cheapest_feasible_usd_per_hour
         if price is not None:
             pw = math.ceil(price * 100) / 100
-            st.markdown(f"Cheapest feasible cluster: **{usd_per_hour(price)}**")
+            st.markdown(words(f"Cheapest feasible cluster: **{usd_per_hour(price)}**"))
             st.button(f"Raise PW to {pw:.2f} USD/h", key="rec_raise_pw", icon=":material/north:",
                       on_click=state.set_number, args=("pw", pw))
         elif explanation.cheapest_configuration is not None:
-            st.caption("Without quotas: " + explanation.cheapest_configuration.describe())
+            st.caption(words("Without quotas: " + explanation.cheapest_configuration.describe()))
 
 
 def not_finishing(verdict: FinishingAnswer) -> None:
     """The job does not finish on the cluster shown: the core's sentence and the way out (the
     best cluster that finishes, or the PW that would allow one)."""
     with st.container(border=True, key="rec_not_finishing"):
-        st.warning(verdict.sentence or "", icon=":material/block:")
+        st.warning(words(verdict.sentence or ""), icon=":material/block:")
         if verdict.pick_rank is not None:
             st.button(f"Show #{verdict.pick_rank}, the best on which the job finishes",
                       key="rec_show_finishing", icon=":material/check:",
@@ -74,11 +76,11 @@ def not_finishing(verdict: FinishingAnswer) -> None:
 def architecture_box(name: str, best: Configuration | None, note: Explanation | None,
                      objective: Objective) -> None:
     with st.container(border=True):
-        st.markdown(f"**Best {ARCHITECTURE_LABELS[name]}**")
+        st.markdown(words(f"**Best {ARCHITECTURE_LABELS[name]}**"))
         if best is None:
-            st.warning(note.summary if note else "None feasible.", icon=":material/block:")
+            st.warning(words(note.summary if note else "None feasible."), icon=":material/block:")
             return
-        st.markdown(widgets.cluster_lines(best))
+        st.markdown(words(widgets.cluster_lines(best)))
         speed = best.speed_epochs_per_hour
         line = (f"{usd_per_hour(best.hourly_price_usd)} · "
                 + (f"performance {best.performance:,.0f}" if objective == "paper" or speed is None
@@ -86,7 +88,7 @@ def architecture_box(name: str, best: Configuration | None, note: Explanation | 
         if not state.presentation():
             line += (f" · K(n) {best.scaling_factor:.3f} · objective "
                      f"{formatting.si(best.objective_value(objective))}")
-        st.markdown(line)
+        st.markdown(words(line))
 
 
 def lowered(text: str) -> str:
@@ -140,10 +142,10 @@ def preview(rec: Recommendation, active: catalog_state.ActiveCatalog, text: str)
     if not box.open:
         return
     with box:
-        st.caption(f"Inputs, catalog **{active.catalog.name}** (sha256 "
-                   f"`{rec.catalog_sha256[:16]}…`), the chosen configuration with its price and "
-                   "performance, every policy's choice, tool version and time: the schema of "
-                   "`deepvm recommend --format json`.")
+        st.caption(words(f"Inputs, catalog **{active.catalog.name}** (sha256 "
+                         f"`{rec.catalog_sha256[:16]}…`), the chosen configuration with its price "
+                         "and performance, every policy's choice, tool version and time: the "
+                         "schema of `deepvm recommend --format json`."))
         st.code(text, language="json", height=PREVIEW_HEIGHT_PX)
 
 
@@ -168,21 +170,21 @@ def policies(rec: Recommendation) -> None:
 
     st.subheader("Policies side by side")
     if state.presentation():
-        st.caption("DeepVM under both objectives and the paper's baseline policies.")
+        st.caption(words("DeepVM under both objectives and the paper's baseline policies."))
     else:
-        st.caption("DeepVM with the paper's objective Z and with the performance objective, "
-                   "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor baselines "
-                   "(hover over a column header for its meaning).")
+        st.caption(words("DeepVM with the paper's objective Z and with the performance objective, "
+                         "DeepVM-NoScale (Z with K = 1) and the paper's two Single Anchor "
+                         "baselines (hover over a column header for its meaning)."))
     pw = rec.scenario.pw_usd_per_hour
     frame = result_frames.policy_frame(rec.compared, pw)
-    st.dataframe(widgets.presented(frame), hide_index=True,
-                 column_config=widgets.number_columns(), key="rec_policies")
+    plain_view.dataframe(widgets.presented(frame), hide_index=True,
+                         column_config=widgets.number_columns(), key="rec_policies")
     left, right = st.columns(2)
-    left.plotly_chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
+    plain_view.chart(charts.policy_bars(frame, Col.PERF, "Performance: relative throughput "
                                          "(eFLOPS × n × K)", axis=charts.PERFORMANCE_AXIS),
-                      key="rec_perf_chart")
-    right.plotly_chart(charts.price_dots(frame, pw=pw),
-                       key="rec_price_chart")
+                      key="rec_perf_chart", to=left)
+    plain_view.chart(charts.price_dots(frame, pw=pw),
+                     key="rec_price_chart", to=right)
 
 
 def job_card_lines(rec: Recommendation, chosen: Configuration, the: job_view.SessionJob,
@@ -215,7 +217,7 @@ def job_panel(estimate: PlanEstimate, the: job_view.SessionJob,
     once a job is set, its cost and time on the top-k and the baselines."""
     del estimate  # its lines are in the card
     if the.inputs is None:
-        st.caption(f"These numbers are the example job's, {answer.EXAMPLE_JOB}.")
+        st.caption(words(f"These numbers are the example job's, {answer.EXAMPLE_JOB}."))
         st.page_link(url_pages.PAGE_BY_SLUG["plan"].file, label="Set your job on Plan a job",
                      icon=":material/schedule:")
     if result is not None:
@@ -231,11 +233,11 @@ def top_k(rec: Recommendation) -> None:
     objective = ("" if state.presentation() else
                  f" (objective: {state.OBJECTIVE_LABELS[rec.scenario.objective]})")
     clusters = rec.distinct or tuple(answer_frames.single(c) for c in rec.deepvm)
-    st.subheader(f"Top {len(clusters)} clusters{objective}")
+    st.subheader(words(f"Top {len(clusters)} clusters{objective}"))
     frame = answer_frames.distinct_frame(clusters, rec.scenario.pw_usd_per_hour,
                                          rec.scenario.objective)
-    st.dataframe(widgets.presented(frame), hide_index=True,
-                 column_config=widgets.number_columns(), key="rec_top_k")
+    plain_view.dataframe(widgets.presented(frame), hide_index=True,
+                         column_config=widgets.number_columns(), key="rec_top_k")
     st.caption("Clusters that differ only in the memory-node type are one row: the cheapest "
                "is named first, the others in brackets.")
 
@@ -245,9 +247,9 @@ def show_notes(rec: Recommendation) -> None:
     qualify it but are not it (issue 27: an info box on Trainium was the first thing read)."""
     if not rec.notes:
         return
-    with st.expander(f"Notes on this answer ({len(rec.notes)})", icon=":material/info:"):
+    with st.expander(words(f"Notes on this answer ({len(rec.notes)})"), icon=":material/info:"):
         for note in rec.notes:  # the core's notes read as sentences here
-            st.info(note[:1].upper() + note[1:], icon=":material/info:")
+            st.info(words(note[:1].upper() + note[1:]), icon=":material/info:")
 
 
 def main() -> None:
@@ -262,7 +264,7 @@ def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
     widgets.scenario_caption(active, scenario)
     the = job_view.session_job(active.catalog, scenario, keys.TOP_K.get())
     if the.problem:
-        st.warning(the.problem, icon=":material/warning:")
+        st.warning(words(the.problem), icon=":material/warning:")
     rec = compute.job_recommendation(active.catalog, scenario, keys.SOLVER.get(),
                                      keys.TOP_K.get(), the.job)
     card = st.container()  # the answer first; what to show and download under it (issue 27)
@@ -307,9 +309,9 @@ def page(active: catalog_state.ActiveCatalog, scenario: Scenario) -> None:
     if rec.deepvm:
         top_k(rec)
 
-    st.subheader("Single Anchor vs Tiering")
-    st.caption(f"Single Anchor: {lowered(GLOSSARY['Single Anchor (SA)'])} "
-               f"Tiering: {lowered(GLOSSARY['Tiering (TR)'])}")
+    st.subheader(words("Single Anchor vs Tiering"))
+    st.caption(words(f"Single Anchor: {lowered(GLOSSARY['Single Anchor (SA)'])} "
+                     f"Tiering: {lowered(GLOSSARY['Tiering (TR)'])}"))
     left, right = st.columns(2)
     for column, name, best in ((left, "single_anchor", rec.best_single_anchor),
                                (right, "tiering", rec.best_tiering)):

@@ -18,12 +18,14 @@ from dashboard import (
     compute,
     job_view,
     keys,
+    plain_view,
     provenance,
     result_frames,
     state,
     widgets,
 )
 from dashboard.columns import Col
+from dashboard.plain_view import words
 from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.age import prices_period
@@ -112,11 +114,11 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
         with st.container(border=True, key="rg_best"):
             _best_heading(best, by_name, "BEST REGION FOR THIS SCENARIO AND JOB")
             a, b, c, d = st.columns(4)
-            a.metric(f"{whose}: expected time", duration(best.job_hours))
-            b.metric(f"{whose}: expected cost", usd(best.job_cost_usd))
+            a.metric(words(f"{whose}: expected time"), duration(best.job_hours))
+            b.metric(words(f"{whose}: expected cost"), usd(best.job_cost_usd))
             c.metric("Hourly price (USD/h)", f"{best.best.hourly_price_usd:,.2f}")
             if runner is not None and runner.best is not None and runner.job_hours:
-                d.metric(f"Time vs {runner.region}", duration(runner.job_hours),
+                d.metric(words(f"Time vs {runner.region}"), duration(runner.job_hours),
                          f"{best.job_hours / runner.job_hours - 1:+.1%}", delta_color="inverse",
                          help=f"{runner.region}: {runner.best.describe()}")
         return
@@ -127,7 +129,7 @@ def best_card(feasible: list[RegionComparison], by_name: dict[str, Catalog], who
         b.metric("Performance", f"{best.performance:,.0f}",
                  help="eFLOPS × n × K(n), relative units")
         if runner is not None and runner.best is not None and runner.performance:
-            c.metric(f"Performance vs {runner.region}",
+            c.metric(words(f"Performance vs {runner.region}"),
                      f"{best.performance / runner.performance - 1:+.1%}",
                      help=f"{runner.region}: {runner.best.describe()}")
 
@@ -136,11 +138,11 @@ def _best_heading(best: RegionComparison, by_name: dict[str, Catalog], title: st
     """The best card's title, region and configuration, and its catalog with its prices'
     age."""
     assert best.best is not None  # best_card returned before when it is None
-    st.caption(title)
-    st.markdown(f"### {best.region} · {widgets.headline(best.best)}")
-    st.caption(f"catalog {best.catalog_name} · "
-               f"{provenance.prices_age(by_name[best.catalog_name])}"
-               if best.catalog_name in by_name else f"catalog {best.catalog_name}")
+    st.caption(words(title))
+    st.markdown(words(f"### {best.region} · {widgets.headline(best.best)}"))
+    st.caption(words(f"catalog {best.catalog_name} · "
+                     f"{provenance.prices_age(by_name[best.catalog_name])}"
+                     if best.catalog_name in by_name else f"catalog {best.catalog_name}"))
 
 
 def region_job(catalog: Catalog, scenario: Scenario
@@ -151,7 +153,8 @@ def region_job(catalog: Catalog, scenario: Scenario
         try:
             inputs = job_view.job_inputs(catalog, scenario, 1)
         except DeepVMError as exc:
-            st.warning(f"Your job cannot be used here: {exc}. The example job is used instead.",
+            st.warning(words(f"Your job cannot be used here: {exc}. The example job is used "
+                             "instead."),
                        icon=":material/warning:")
         else:
             return inputs.workload, inputs.speedup, "Your job"
@@ -162,10 +165,10 @@ def comparison(by_region: dict[str, Catalog]) -> None:
     scenario = state.scenario()
     s = scenario
     cap = "Hourly spending cap" if state.presentation() else "PW"
-    st.caption(f"{cap} **{s.pw_usd_per_hour:g} USD/h** · checkpoint {s.checkpoint_gb:g} GB × "
-               f"buffer {s.buffer_checkpoints:g} · objective "
-               f"{state.OBJECTIVE_LABELS[s.objective]} · quotas "
-               f"{'on' if s.use_quotas else 'off'} (the sidebar's scenario)")
+    st.caption(words(f"{cap} **{s.pw_usd_per_hour:g} USD/h** · checkpoint {s.checkpoint_gb:g} GB × "
+                     f"buffer {s.buffer_checkpoints:g} · objective "
+                     f"{state.OBJECTIVE_LABELS[s.objective]} · quotas "
+                     f"{'on' if s.use_quotas else 'off'} (the sidebar's scenario)"))
     workload, speedup, whose = region_job(next(iter(by_region.values())), scenario)
     rows = compute.compare_regions(by_region, scenario, workload, speedup)
     frame = result_frames.region_frame(rows, s.pw_usd_per_hour, s.objective)
@@ -177,31 +180,31 @@ def comparison(by_region: dict[str, Catalog]) -> None:
     table = widgets.presented(frame)
     shown = [c for c in table.columns
              if c != Col.CATALOG and (c != Col.NOTE or len(feasible) < len(rows))]
-    st.dataframe(table, hide_index=True, column_config=columns, column_order=shown,
-                 key="rg_table", placeholder="–", height=widgets.table_height(len(frame)))
+    plain_view.dataframe(table, hide_index=True, column_config=columns, column_order=shown,
+                         key="rg_table", placeholder="–", height=widgets.table_height(len(frame)))
     if feasible:
-        st.plotly_chart(charts.region_bars(frame, s.objective), key="rg_chart")
+        plain_view.chart(charts.region_bars(frame, s.objective), key="rg_chart")
     for r in rows:
         if r.best is None:
-            st.warning(f"**{widgets.escape_md(r.region)}**: nothing is feasible. "
-                       f"{widgets.escape_md(r.explanation or '')}",
+            st.warning(words(f"**{widgets.escape_md(r.region)}**: nothing is feasible. "
+                             f"{widgets.escape_md(r.explanation or '')}"),
                        icon=":material/block:")
 
 
 def main() -> None:
     st.title("Regions")
-    st.caption("The best DeepVM configuration in each region, from the bundled regional "
-               "catalogs and the fetched ones, for the scenario in the sidebar, with the same "
-               "job's expected time and cost on it (the job set on Plan a job, else the example "
-               "job, whose epoch time is on one A10G in every region). Under the speed "
-               "objective the regions are ranked by that time. Compare catalogs of the same "
-               "age: prices change over time.")
+    st.caption(words("The best DeepVM configuration in each region, from the bundled regional "
+                     "catalogs and the fetched ones, for the scenario in the sidebar, with the "
+                     "job's expected time and cost on it (the job set on Plan a job, else the "
+                     "example job, whose epoch time is on one A10G in every region). Under the "
+                     "speed objective the regions are ranked by that time. Compare catalogs of the "
+                     "same age: prices change over time."))
     choices = regional_choices()
     catalogs, broken = load(choices)
     catalogs = {cid: c for cid, c in catalogs.items() if c.provider == AWS}
     if broken:
-        st.warning("Left out of the list: " + "; ".join(
-            f"{choices[cid].name}: {why}" for cid, why in broken.items()),
+        st.warning(words("Left out of the list: " + "; ".join(
+            f"{choices[cid].name}: {why}" for cid, why in broken.items())),
             icon=":material/warning:")
     if not catalogs:
         st.info("No regional AWS catalog here. Fetch live prices for one or more regions "

@@ -11,6 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard import plain_view
+from dashboard.plain_view import words
 from deepvm_core.cloud.fleet.ledger import ledger_paths, read_ledger
 from deepvm_core.cloud.fleet.ledger_report import LedgerSummary, summarize
 from deepvm_core.errors import DeepVMError
@@ -47,10 +49,10 @@ def job_card(s: LedgerSummary) -> None:
     state = (f"done in {duration(s.makespan_hours)}" if s.done and s.makespan_hours is not None
              else f"running for {duration(s.elapsed_hours)}")
     with st.container(border=True, key=f"job_{s.plan_id}"):
-        st.markdown(f"#### Plan {s.plan_id}: {s.summary}")
-        st.caption(f"Policy {s.policy}"
-                   + (f", deadline {s.deadline_hours:g} h" if s.deadline_hours else "")
-                   + f"; {state}" + ("; fell back to on demand" if s.fell_back else ""))
+        st.markdown(words(f"#### Plan {s.plan_id}: {s.summary}"))
+        st.caption(words(f"Policy {s.policy}"
+                         + (f", deadline {s.deadline_hours:g} h" if s.deadline_hours else "")
+                         + f"; {state}" + ("; fell back to on demand" if s.fell_back else "")))
         source = ("from the job's progress file" if s.progress_source == "file"
                   else "estimated from the time the workers ran (no progress file)")
         st.progress(s.progress, text=f"Progress {s.progress:.0%}: {s.work_done_hours:.2f} of "
@@ -60,17 +62,18 @@ def job_card(s: LedgerSummary) -> None:
         b.metric("Spot hours", f"{s.spot_hours:.2f} h")
         c.metric("On-demand hours", f"{s.on_demand_hours:.2f} h")
         d.metric("Reclaims", str(s.reclaims))
-        st.markdown(f"Plan's P10-P90: makespan {_range(*s.plan_makespan_hours, 'h')}, cost "
-                    f"{_range(*s.plan_cost_usd, 'USD')}.")
-        st.plotly_chart(cost_figure(s), key=f"job_cost_{s.plan_id}")
+        st.markdown(words(f"Plan's P10-P90: makespan {_range(*s.plan_makespan_hours, 'h')}, cost "
+                          f"{_range(*s.plan_cost_usd, 'USD')}."))
+        plain_view.chart(cost_figure(s), key=f"job_cost_{s.plan_id}")
         rows = [{"Counterfactual": x.name,
                  "Makespan (h)": _rounded(x.makespan_hours), "Cost (USD)": _rounded(x.cost_usd),
                  "Note": x.note} for x in s.counterfactuals]
         # a counterfactual that did not finish has no number: an empty cell, not "None"
-        st.dataframe(pd.DataFrame(rows).astype({"Makespan (h)": float, "Cost (USD)": float}),
-                     hide_index=True, key=f"job_cf_{s.plan_id}",
-                     column_config={c: st.column_config.NumberColumn(format="%.2f")
-                                    for c in ("Makespan (h)", "Cost (USD)")})
+        costs = pd.DataFrame(rows).astype({"Makespan (h)": float, "Cost (USD)": float})
+        plain_view.dataframe(costs,
+                             hide_index=True, key=f"job_cf_{s.plan_id}",
+                             column_config={c: st.column_config.NumberColumn(format="%.2f")
+                                            for c in ("Makespan (h)", "Cost (USD)")})
         st.caption("The policies replayed by the backtest on the availability the controller "
                    "observed; the same cluster on demand from the start.")
 
@@ -83,8 +86,8 @@ def _rounded(value: float | None) -> float:
 
 def main() -> None:
     st.title("Running jobs")
-    st.caption("The jobs 'deepvm watch PLAN.json --yes' controls, from their ledgers in your "
-               "DeepVM folder. This page reads the ledgers only; it never calls AWS.")
+    st.caption(words("The jobs 'deepvm watch PLAN.json --yes' controls, from their ledgers in your "
+                     "DeepVM folder. This page reads the ledgers only; it never calls AWS."))
     paths = ledger_paths()
     if not paths:
         st.info("No watched job yet. 'deepvm watch PLAN.json --region R --yes' keeps a ledger "
@@ -95,10 +98,10 @@ def main() -> None:
         try:
             summaries.append(summarize(read_ledger(path)))
         except DeepVMError as exc:
-            st.warning(f"The ledger {path.name} cannot be read: "
-                       f"{str(exc).removeprefix(str(path)).lstrip(':, ')}")
+            st.warning(words(f"The ledger {path.name} cannot be read: "
+                             f"{str(exc).removeprefix(str(path)).lstrip(':, ')}"))
     if summaries:
-        st.dataframe(pd.DataFrame([{
+        plain_view.dataframe(pd.DataFrame([{
             "Plan": s.plan_id, "Policy": s.policy, "Progress": f"{s.progress:.0%}",
             "State": "done" if s.done else "running", "Cost (USD)": round(s.cost_usd, 2),
             "Plan cost P10-P90 (USD)": _range(*s.plan_cost_usd, "")} for s in summaries]),

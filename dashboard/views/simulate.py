@@ -10,6 +10,7 @@ from dashboard import (
     compute,
     formatting,
     keys,
+    plain_view,
     result_frames,
     state,
     sweep_charts,
@@ -18,6 +19,7 @@ from dashboard import (
     url,
     widgets,
 )
+from dashboard.plain_view import words
 from deepvm_core.recommend.sweep import SweepResult, intervals
 
 
@@ -40,8 +42,9 @@ def setup_note(active: catalog_state.ActiveCatalog) -> None:
     with st.container(border=True):
         left, right = st.columns([0.72, 0.28], vertical_alignment="center")
         left.markdown(
-            f"Quotas are **{'on' if quotas else 'off'}** on catalog **{active.label}**. "
-            "The paper's simulation (Fig. 3) used its simulated catalog with quotas **off**.")
+            words(f"Quotas are **{'on' if quotas else 'off'}** on catalog **{active.label}**. "
+                  "The paper's simulation (Fig. 3) used its simulated catalog with quotas "
+                  "**off**."))
         right.button("Use the paper's Fig. 3 setup", key="sim_paper_setup",
                      icon=":material/science:", on_click=paper_setup, width="stretch")
 
@@ -52,11 +55,11 @@ def findings(result: SweepResult) -> None:
     a.metric("Performance objective vs paper's Z", f"+{found.mean_gain:.1%} mean",
              delta=f"up to {found.max_ratio:.2f}×", delta_color="off", delta_arrow="off",
              help="perf(performance objective) / perf(paper's Z) - 1, averaged where both exist")
-    b.metric("Performance-First beats DeepVM (Z) at PW",
+    b.metric(words("Performance-First beats DeepVM (Z) at PW"),
              formatting.format_intervals(found.pf_beats_deepvm, "USD/h"),
              help="Grid points where Performance-First has more performance than DeepVM with the "
                   "paper's objective; the paper claims DeepVM is highest everywhere")
-    c.metric("DeepVM-NoScale below Cost-First at PW",
+    c.metric(words("DeepVM-NoScale below Cost-First at PW"),
              formatting.format_intervals(found.noscale_below_cost_first, "USD/h"),
              help="The paper claims NoScale falls below Cost-First beyond about PW 2.5")
 
@@ -73,17 +76,18 @@ def quota_note(frame: pd.DataFrame, binds: pd.Series) -> None:
             lines.append(f"- **{part['policy_label'].iloc[0]}**: at PW {spans} (quota on "
                          f"{quotas})")
     if lines:
-        st.caption("Red crosses: a vCPU quota binds the policy's choice, so a larger PW buys "
-                   "no larger cluster of that type:\n" + "\n".join(lines))
+        st.caption(words("Red crosses: a vCPU quota binds the policy's choice, so a larger PW buys "
+                         "no larger cluster of that type:\n" + "\n".join(lines)))
 
 
 def main() -> None:
     active = catalog_state.active_catalog()
     scenario = state.scenario()
     st.title("Simulate")
-    st.caption(f"Catalog **{active.label}** · checkpoint {scenario.checkpoint_gb:g} GB × "
-               f"buffer {scenario.buffer_checkpoints:g} · quotas "
-               f"{'on' if scenario.use_quotas else 'off'} · each policy's choice at every PW")
+    st.caption(words(f"Catalog **{active.label}** · checkpoint {scenario.checkpoint_gb:g} GB × "
+                     f"buffer {scenario.buffer_checkpoints:g} · quotas "
+                     f"{'on' if scenario.use_quotas else 'off'} · each policy's choice at "
+                     "every PW"))
     setup_note(active)
 
     left, mid, right = st.columns([0.5, 0.25, 0.25], vertical_alignment="bottom")
@@ -100,22 +104,22 @@ def main() -> None:
     result = compute.run_sweep(active.catalog, scenario, start, stop, step)
     frame = result_frames.sweep_frame(result)
     if normalised and result.normaliser <= 0:
-        st.warning("DeepVM finds nothing at the largest PW, so there is nothing to normalise "
-                   "by: showing absolute performance.", icon=":material/warning:")
+        st.warning(words("DeepVM finds nothing at the largest PW, so there is nothing to normalise "
+                         "by: showing absolute performance."), icon=":material/warning:")
         normalised = False
     findings(result)
     pw = scenario.pw_usd_per_hour
     binds = sweep_quotas.quota_binds(frame, active.catalog, scenario)
-    st.plotly_chart(sweep_charts.sweep_chart(frame, normalised=normalised, pw=pw, binds=binds),
-                    key="sim_perf_chart")
+    plain_view.chart(sweep_charts.sweep_chart(frame, normalised=normalised, pw=pw, binds=binds),
+                     key="sim_perf_chart")
     quota_note(frame, binds)
-    st.plotly_chart(sweep_charts.sweep_price_chart(frame, pw, binds), key="sim_price_chart")
+    plain_view.chart(sweep_charts.sweep_price_chart(frame, pw, binds), key="sim_price_chart")
     st.download_button(
         "Download sweep (CSV)", frame.to_csv(index=False), key="sim_csv", on_click="ignore",
         file_name=f"deepvm-sweep-{active.catalog.name}-{start:g}-{stop:g}-{step:g}.csv",
         mime="text/csv", icon=":material/download:")
-    with st.expander(f"Sweep rows ({len(frame)})"):
-        st.dataframe(frame, hide_index=True, key="sim_rows")
+    with st.expander(words(f"Sweep rows ({len(frame)})")):
+        plain_view.dataframe(frame, hide_index=True, key="sim_rows")
 
 
 widgets.run_page(main)

@@ -24,12 +24,14 @@ from dashboard import (
     compute,
     job_view,
     keys,
+    plain_view,
     spot_charts,
     spot_compute,
     state,
     url_spot,
     widgets,
 )
+from dashboard.plain_view import words
 from dashboard.widgets import escape_md as md
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
@@ -87,13 +89,13 @@ def mapping(root: Path) -> None:
     known = keys.SPOT_POOLS.get()
     missing = [rel for rel, name in known.items() if name and rel not in files]
     for rel in missing:
-        st.warning(f"{rel} (pool {known[rel]}) is not in {spot_compute.TRACES_FOLDER}: upload "
-                   "it again or fetch the traces.", icon=":material/warning:")
+        st.warning(words(f"{rel} (pool {known[rel]}) is not in {spot_compute.TRACES_FOLDER}: "
+                         "upload it again or fetch the traces."), icon=":material/warning:")
     if not files:
         st.info("No traces yet: fetch the public ones above, or upload your own.",
                 icon=":material/info:")
         return
-    with st.expander(f"Pools: map each trace to TYPE@ZONE ({len(files)} file(s))",
+    with st.expander(words(f"Pools: map each trace to TYPE@ZONE ({len(files)} file(s))"),
                      expanded=not any(known.values())):
         if st.button("Fill the empty ones from the file names", key="spot_guess",
                      help="us-west-2a_v100_1.json -> p3.2xlarge@us-west-2a (V100: p3, K80: p2)"):
@@ -128,10 +130,10 @@ def fetch_box(root: Path) -> None:
     notice = keys.SPOT_FETCH_NOTICE.get()
     keys.SPOT_FETCH_NOTICE.set(None)
     if notice:
-        st.success(notice, icon=":material/check_circle:")
+        st.success(words(notice), icon=":material/check_circle:")
     error = keys.SPOT_FETCH_ERROR.get()
     if error:
-        st.error(f"Fetch failed: {md(error)}", icon=":material/cloud_off:")
+        st.error(words(f"Fetch failed: {md(error)}"), icon=":material/cloud_off:")
         st.caption("The server could not download the traces (offline, or a proxy or firewall "
                    "in the way). The synthetic market below still shows how the page works; "
                    "you can also upload trace files.")
@@ -201,25 +203,26 @@ def main() -> None:
     fetch_box(root)
     uploads(root)
     for message in keys.SPOT_ERRORS.get():
-        st.error(message, icon=":material/error:")
+        st.error(words(message), icon=":material/error:")
     mapping(root)
     pools, errors = spot_compute.build_pools(catalog, root, keys.SPOT_POOLS.get())
     for message in errors:
         if spot_compute.MISSING not in message:  # missing files: warned above
-            st.error(message, icon=":material/error:")
+            st.error(words(message), icon=":material/error:")
     label: str | None = None
     synthetic = None
     if not pools.pools:
         synthetic = synthetic_plan(catalog)
         if synthetic is None:
-            st.info(f"No pool yet, and catalog {catalog.name} has no GPU type for a synthetic "
-                    "market.", icon=":material/info:")
+            st.info(words(f"No pool yet, and catalog {catalog.name} has no GPU type for a "
+                          "synthetic market."), icon=":material/info:")
             return
         label = SYNTHETIC_LABEL
-        st.warning(f"**{SYNTHETIC_LABEL}.** No pool is mapped yet, so this page shows a seeded "
-                   "synthetic market of three made-up zones (synthetic-1a, b, c) to show how "
-                   "it works. Fetch the public traces above, or upload your own and give each "
-                   "a pool TYPE@ZONE. Plan a job and Recommend never use the synthetic market.",
+        st.warning(words(f"**{SYNTHETIC_LABEL}.** No pool is mapped yet, so this page shows a "
+                         "seeded synthetic market of three made-up zones (synthetic-1a, b, c) to "
+                         "show how it works. Fetch the public traces above, or upload your own and "
+                         "give each a pool TYPE@ZONE. Plan a job and Recommend never use the "
+                         "synthetic market."),
                    icon=":material/science:")
     st.radio("Recovery policy of the plan", RECOVERY_POLICIES, key=keys.SPOT_RECOVERY.name,
              persist_state=keys.PERSIST, horizontal=True, help=RECOVERY_HELP)
@@ -230,31 +233,32 @@ def main() -> None:
         pools, result = synthetic
     est = spot_compute.backtested(result)
     spot_vms = est.configuration.gpu_spot if est is not None else 1
-    st.subheader("When the markets were up" + (" (synthetic)" if label else ""))
+    st.subheader(words("When the markets were up" + (" (synthetic)" if label else "")))
     x, names, z = spot_compute.availability_strip(pools.pools, spot_vms)
-    st.plotly_chart(spot_charts.availability_strip(x, names, z, label), key="spot_strip")
+    plain_view.chart(spot_charts.availability_strip(x, names, z, label), key="spot_strip")
     frame, stat_errors = spot_compute.stats_frame(pools.pools, spot_vms)
-    st.markdown(("**Synthetic:** " if label else "")
-                + f"Statistics for a cluster of {spot_vms} spot VM{'s' if spot_vms > 1 else ''} "
-                "(a count trace needs that many VMs up):")
-    st.dataframe(frame, hide_index=True, key="spot_stats", column_config={
+    st.markdown(words(("**Synthetic:** " if label else "")
+                      + f"Statistics for a cluster of {spot_vms} spot "
+                        f"VM{'s' if spot_vms > 1 else ''} "
+                      "(a count trace needs that many VMs up):"))
+    plain_view.dataframe(frame, hide_index=True, key="spot_stats", column_config={
         "Days": st.column_config.NumberColumn(format="%.1f"),
         "Availability": st.column_config.NumberColumn(format="percent"),
         "MTBI (h)": st.column_config.NumberColumn(format="%.2f"),
         "Mean wait (h)": st.column_config.NumberColumn(format="%.2f"),
         "Spot USD/h": st.column_config.NumberColumn(format="%.4f")})
     for message in stat_errors:
-        st.error(message, icon=":material/error:")
+        st.error(words(message), icon=":material/error:")
     backtest_section(result, est, pools, label)
 
 
 def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
                      pools: spot_compute.PoolSet, label: str | None = None) -> None:
     """The planned configuration under each policy (``label``: the synthetic market's)."""
-    st.subheader("Your job on these markets" + (" (synthetic)" if label else ""))
+    st.subheader(words("Your job on these markets" + (" (synthetic)" if label else "")))
     if est is None:
-        st.warning("No configuration of the mapped types fits the job of Plan a job (PW, "
-                   "quotas, node cap): nothing to replay.", icon=":material/warning:")
+        st.warning(words("No configuration of the mapped types fits the job of Plan a job (PW, "
+                         "quotas, node cap): nothing to replay."), icon=":material/warning:")
         return
     catalog = catalog_state.active_catalog().catalog
     ordered = [p for name in est.pools for p in pools.pools if p.name == name]
@@ -272,33 +276,33 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
         runs = policy_backtests(catalog, cluster, ordered, restart, deadline,
                                 int(keys.SPOT_STARTS.get()))
     except DeepVMError as exc:
-        st.error(f"Cannot replay {est.configuration.describe()}: {exc}",
+        st.error(words(f"Cannot replay {est.configuration.describe()}: {exc}"),
                  icon=":material/error:")
         return
     frame = spot_compute.policy_frame(runs)
     with st.container(border=True, key="spot_card"):
         if label:
-            st.markdown(f"**{label}.**")
+            st.markdown(words(f"**{label}.**"))
         which = ("the plan's choice" if result.chosen is not None
                  and est.index == result.chosen.index else "the best cluster of the mapped "
                  "types (the plan's choice has no pool)")
-        st.markdown(f"**{est.configuration.describe()}**, {which}: "
-                    f"{est.compute_hours:,.2f} compute hours, {est.checkpoints:,} checkpoints, "
-                    f"restart {duration(restart)}.")
-        st.markdown("Pools the planner chose, in failover order: "
-                    + " → ".join(f"`{p.name}`" for p in ordered))
+        st.markdown(words(f"**{est.configuration.describe()}**, {which}: "
+                          f"{est.compute_hours:,.2f} compute hours, {est.checkpoints:,} "
+                          f"checkpoints, restart {duration(restart)}."))
+        st.markdown(words("Pools the planner chose, in failover order: "
+                          + " → ".join(f"`{p.name}`" for p in ordered)))
         dl = frame.set_index("Policy")
-        st.markdown(f"Deadline **{duration(deadline)}**: " + "; ".join(
+        st.markdown(words(f"Deadline **{duration(deadline)}**: " + "; ".join(
             f"{policy} met it in **{dl.loc[policy, 'Deadline met']}** starts, mean "
             f"{duration(dl.loc[policy, 'Mean makespan (h)'])} and "
             f"{usd(dl.loc[policy, 'Mean cost (USD)'])}"
             + (f", fell back in {dl.loc[policy, 'Fell back']:.0%}" if policy == "deadline"
-               else "") for policy in dl.index) + ".")
+               else "") for policy in dl.index) + "."))
         capped = spot_compute.starts_note(int(keys.SPOT_STARTS.get()), runs)
         if capped is not None:  # the start times asked, capped by the traces: said
-            st.caption(capped)
-    st.plotly_chart(spot_charts.makespan_cdf(runs, deadline, label), key="spot_cdf")
-    st.dataframe(frame, hide_index=True, key="spot_policies", column_config={
+            st.caption(words(capped))
+    plain_view.chart(spot_charts.makespan_cdf(runs, deadline, label), key="spot_cdf")
+    plain_view.dataframe(frame, hide_index=True, key="spot_policies", column_config={
         **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns
            if c.endswith("(h)") or c.endswith("(USD)") or c == "Interruptions"},
         "Fell back": st.column_config.NumberColumn(format="percent")})

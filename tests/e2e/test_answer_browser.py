@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser_helpers import query, screenshot, wait_until_settled
+from phrases import research_terms
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
@@ -85,10 +86,13 @@ def test_default_page_todays_catalog_the_same_cluster_on_plan_and_the_papers_sce
 @pytest.mark.parametrize(("path", "answer"), [
     ("/?presentation=on", ".st-key-rec_card"),  # cluster, price, speed, the job's cost and time
     ("/plan?presentation=on", ".st-key-plan_card h3"),
+    ("/spot?presentation=on", ".st-key-presentation_lead"),  # what the page is for
 ])
 def test_presentation_answer_is_above_the_fold(page: Page, streamlit_server: str,
                                                artifacts_dir: Path, path: str,
                                                answer: str) -> None:
+    """The answer (on Spot markets, what the page is for) above the fold at 1280x720, and
+    issue 27: no research term in the page's visible text."""
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(streamlit_server + path)
     target = page.locator(answer)
@@ -98,6 +102,8 @@ def test_presentation_answer_is_above_the_fold(page: Page, streamlit_server: str
     box = target.bounding_box()
     assert box is not None
     assert box["y"] + box["height"] <= 720, box
+    found = research_terms(page.inner_text("body"))
+    assert not found, "\n".join(found)
 
 
 def test_done_by_is_in_the_browsers_time_zone(browser, streamlit_server: str) -> None:
