@@ -5,15 +5,17 @@ unchanged when it is off. Each page draws its visible text through these."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dashboard import keys
 from dashboard.glossary import plain
+
+if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, after the card
+    import pandas as pd
+    import plotly.graph_objects as go
 
 
 def _on() -> bool:
@@ -29,6 +31,8 @@ def words(text: str) -> str:
 
 def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with its column names and text cells in plain words (a copy)."""
+    import pandas as pd
+
     shown = frame.rename(columns=lambda c: plain(c) if isinstance(c, str) else c)
     for i, dtype in enumerate(shown.dtypes):
         if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
@@ -55,6 +59,8 @@ def _plain_texts(values: Any) -> Any:
 def plain_figure(figure: go.Figure) -> go.Figure:
     """A copy of ``figure`` with its title, axis titles and tick labels, legend, annotations,
     trace names and text labels and category values in plain words."""
+    import plotly.graph_objects as go
+
     shown = go.Figure(figure)
     layout = shown.layout
     _plain_title(layout)
@@ -101,6 +107,8 @@ def dataframe(table: pd.DataFrame | Sequence[Mapping[str, Any]], *,
     words plain in presentation mode, the column settings following the renamed columns."""
     where = to if to is not None else st
     if _on():
+        import pandas as pd
+
         table = plain_frame(table if isinstance(table, pd.DataFrame) else pd.DataFrame(table))
         if column_config is not None:
             column_config = {plain(k): _plain_column(v) for k, v in column_config.items()}
