@@ -16,13 +16,14 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn
 
 import numpy as np
 import streamlit as st
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
+from deepvm_core.errors import DeepVMError
 from deepvm_core.hardware.calibrate import Calibration, calibrate_catalog
 from deepvm_core.hardware.coverage import TypeTable, combine_measurements
 from deepvm_core.hardware.measurements import (
@@ -35,6 +36,7 @@ from deepvm_core.hardware.unused import unused_measurements_warnings
 from deepvm_core.io.export import recommendation_to_dict
 from deepvm_core.io.plan_json import plan_to_dict
 from deepvm_core.io.recommend_export import with_job_estimate
+from deepvm_core.job.backtest import BACKTEST_BUDGET_SECONDS
 from deepvm_core.job.deadline_offer import DeadlineOffer
 from deepvm_core.job.montecarlo import JobSamples
 from deepvm_core.model import Configuration, Scenario
@@ -70,7 +72,6 @@ if TYPE_CHECKING:  # pandas loads with the first table, after the Recommend card
     import pandas as pd
 
     from dashboard.spot_compute import PoolSet
-    from deepvm_core.job.backtest import RecoveryPolicy
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -217,25 +218,43 @@ def measurements_in_use(upload: tuple[str, str] | None, confirmed: bool = False
     return combine_measurements(measurements_table(*upload), bundled, confirmed=confirmed)
 
 
+@dataclass(frozen=True)
+class Failure:
+    """A computation that failed with a user error, cached like a result (issue 27): a rerun
+    or a shared link shows the same message without computing it again."""
+
+    message: str
+
+    def throw(self) -> NoReturn:
+        """Raise the error again (as :class:`~deepvm_core.errors.DeepVMError`)."""
+        raise DeepVMError(self.message)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _plan(catalog_sha256: str, _catalog: Catalog, scenario: Scenario, workload: Workload,
           pw: float | None, speedup: SpeedupModel, goal: Goal, deadline: float | None,
           budget: float | None, trials: int, seed: int, top_k: int,
           pools_key: tuple[object, ...] = (), _pools: PoolSet | None = None,
-          recovery: str = "failover") -> JobPlanResult:
+          recovery: str = "failover") -> JobPlanResult | Failure:
     del catalog_sha256, pools_key  # the cache key only
-    replay = None
-    if _pools is not None and _pools.pools:
-        from deepvm_core.pipeline.replay_hook import replay_hook
+    replay, why = None, None
+    try:
+        if _pools is not None and _pools.pools:
+            from deepvm_core.pipeline.replay_hook import planner_recovery, replay_hook
 
-        policy = "failover" if recovery == "deadline" and deadline is None else recovery
-        # the page describes a replay over the pools in failover order; its model selector
-        # (issue 25, plan --model) comes with the Spot markets page
-        replay = replay_hook(_catalog, _pools.pools, recovery=cast("RecoveryPolicy", policy),
-                             deadline_hours=deadline, model="replay")
-    return plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
-                    goal=goal, deadline_hours=deadline, budget_usd=budget, trials=trials, seed=seed,
-                    top_k=top_k, replay=replay)
+            policy, why = planner_recovery(recovery, deadline)
+            # the page describes a replay over the pools in failover order; its model selector
+            # (issue 25, plan --model) comes with the Spot markets page. The backtests have
+            # the request's time budget: past it the plan says what was cut (its warnings)
+            replay = replay_hook(_catalog, _pools.pools, recovery=policy,
+                                 deadline_hours=deadline, model="replay",
+                                 budget_seconds=BACKTEST_BUDGET_SECONDS)
+        result = plan_job(_catalog, scenario, workload, pw_usd_per_hour=pw, speedup=speedup,
+                          goal=goal, deadline_hours=deadline, budget_usd=budget, trials=trials,
+                          seed=seed, top_k=top_k, replay=replay)
+    except DeepVMError as exc:  # cached too: a rerun or a shared link does not compute it again
+        return Failure(str(exc))
+    return result if why is None else replace(result, warnings=(why, *result.warnings))
 
 
 def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: float | None,
@@ -245,11 +264,16 @@ def job_plan(catalog: Catalog, scenario: Scenario, workload: Workload, *, pw: fl
     """:func:`deepvm_core.job.plan_job`, cached by catalog content and every input (the
     scenario's PW is not read by the planner, so it is normalised away). With ``pools`` (the
     Spot markets page's), the configurations of their types are evaluated by a backtest
-    (``recovery``; ``deadline`` without a deadline falls back to ``failover``)."""
+    (``recovery``; a deadline policy without a deadline replays ``failover`` and the plan's
+    first warning says so: :func:`deepvm_core.pipeline.replay_hook.planner_recovery`). A user
+    error is cached as well, and raised again (:class:`Failure`)."""
     key = replace(scenario, pw_usd_per_hour=0.0)
     pools_key = pools.key if pools is not None else ()
-    return _plan(catalog.sha256, catalog, key, workload, pw, speedup, goal, deadline, budget,
-                 trials, seed, top_k, pools_key, pools, recovery)
+    result = _plan(catalog.sha256, catalog, key, workload, pw, speedup, goal, deadline, budget,
+                   trials, seed, top_k, pools_key, pools, recovery)
+    if isinstance(result, Failure):
+        result.throw()
+    return result
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

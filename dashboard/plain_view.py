@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, after
 def _on() -> bool:
     """Whether the sidebar's presentation mode is on (:func:`dashboard.state.presentation`,
     read from its key: the drawing modules below ``state`` use this one too)."""
-    return keys.PRESENTATION.get()
+    return bool(st.session_state.get(keys.PRESENTATION.name, False))  # a part drawn alone: off
 
 
 def words(text: str) -> str:

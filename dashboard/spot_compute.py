@@ -27,16 +27,17 @@ from deepvm_core.errors import DeepVMError
 from deepvm_core.files import write_bytes_atomic
 from deepvm_core.home import spot_traces_dir
 from deepvm_core.io.backtest_doc import runs_to_dict
-from deepvm_core.job.backtest import RecoveryPolicy
+from deepvm_core.job.backtest import BACKTEST_BUDGET_SECONDS, RecoveryPolicy, TimeBudget
+from deepvm_core.job.backtest import starts_note as core_starts_note
 from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.market import trace_fetch
 from deepvm_core.market.pool_prices import make_regional_pool, pool_catalog
-from deepvm_core.market.pools import Pool, check_pools, make_pool
+from deepvm_core.market.pools import Pool, check_pools, make_pool, user_pool_name
 from deepvm_core.market.synthetic import SYNTHETIC_SEED, synthetic_market
 from deepvm_core.market.trace import SpotTrace, TraceError, load_trace, parse_trace
 from deepvm_core.market.trace_stats import pool_statistics, up_ticks
 from deepvm_core.model import flopp_ranking
-from deepvm_core.pipeline.backtest_plan import PlannedCluster
+from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 
 #: Where the page keeps uploaded traces, under :func:`spot_traces_dir`.
@@ -147,6 +148,7 @@ def build_pools(catalog: Catalog, root: Path,
         if not name.strip():
             continue
         try:
+            user_pool_name(name.strip())
             pool = make_regional_pool(catalog, name.strip(), read_trace(root, rel))
             if any(p.name == pool.name for p in pools):
                 raise TraceError(rel, f"pool {pool.name} is already mapped to another file")
@@ -265,14 +267,38 @@ def backtest_json(cluster: PlannedCluster, config_doc: Mapping[str, Any], pools:
     return json.dumps(doc, indent=2) + "\n"
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _policy_runs(catalog_sha256: str, _catalog: Catalog, cluster: PlannedCluster,
+                 pools_key: tuple[object, ...], _pools: tuple[Pool, ...], restart_hours: float,
+                 deadline_hours: float, starts: int,
+                 ) -> dict[RecoveryPolicy, BacktestRuns] | str:
+    del catalog_sha256, pools_key  # the cache key only
+    try:
+        return policy_backtests(_catalog, cluster, _pools, restart_hours, deadline_hours,
+                                starts, budget=TimeBudget(BACKTEST_BUDGET_SECONDS))
+    except DeepVMError as exc:
+        return str(exc)
+
+
+def policy_runs(catalog: Catalog, cluster: PlannedCluster, pools: PoolSet,
+                ordered: Sequence[Pool], restart_hours: float, deadline_hours: float,
+                starts: int) -> dict[RecoveryPolicy, BacktestRuns] | str:
+    """:func:`~deepvm_core.pipeline.backtest_plan.policy_backtests` of ``cluster`` on
+    ``ordered`` (pools of ``pools``, failover order) within the time budget of a request
+    (:data:`~deepvm_core.job.backtest.BACKTEST_BUDGET_SECONDS`), or the message of the error
+    that stopped it (a bad input, the budget spent). Both are cached (issue 27): a rerun or a
+    shared link never replays them again."""
+    key = (pools.key, tuple(p.name for p in ordered))
+    return _policy_runs(catalog.sha256, catalog, cluster, key, tuple(ordered), restart_hours,
+                        deadline_hours, starts)
+
+
 def starts_note(asked: int, runs: Mapping[RecoveryPolicy, BacktestRuns]) -> str | None:
     """The sentence when fewer runs were replayed than start times asked (a trace has fewer
     ticks than that, and each tick starts one run at most), or ``None``."""
     done = min((int(r.start_ticks.shape[0]) for r in runs.values()), default=asked)
-    if done >= asked:
-        return None
-    return (f"{asked:,} start times were asked; the traces have {done:,} ticks, and each tick "
-            f"starts one run at most: {done:,} runs per policy.")
+    note = core_starts_note(asked, done)
+    return None if note is None else f"{note} per policy."
 
 
 def card_note(result: JobPlanResult, pools: PoolSet) -> str | None:

@@ -92,9 +92,9 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
     path = str(tmp_path / "plan.json")
     a = write_trace(tmp_path, "a.json", [1, 1, 0, 1] * 10)
     b = write_trace(tmp_path, "b.json", [0, 1, 1, 1] * 10)
-    code, out, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
-                         f"{gpu}@z2={b}", "--policy", "deadline", "--deadline-hours", str(hours),
-                         "--starts", "4", "--format", "json")
+    code, out, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@us-east-1a={a}",
+                             "--pool", f"{gpu}@us-east-1b={b}", "--policy", "deadline",
+                             "--deadline-hours", str(hours), "--starts", "4", "--format", "json")
     assert code == 0, err
     result = json.loads(out)["result"]
     # D - 0 < rem + R + g: on demand at time 0, done at R + rem > D
@@ -102,27 +102,27 @@ def test_backtest_deadline_and_errors(tmp_path, capsys, plan):
     assert result["deadline_met"] == 0.0
     assert result["makespan_hours"]["mean"] == pytest.approx(0.1 + hours)
     short = write_trace(tmp_path, "short.json", [1, 1, 0])
-    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
-                       f"{gpu}@z2={short}")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@us-east-1a={a}", "--pool",
+                       f"{gpu}@us-east-1b={short}")
     assert code == 2
     assert "same length" in err
-    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--policy",
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@us-east-1a={a}", "--policy",
                        "deadline")
     assert code == 2
     assert "--deadline-hours" in err
     counts = write_trace(tmp_path, "counts.json", [1, 0, 0, 0] * 10)
     big = write_trace(tmp_path, "big.json", [2, 1] * 20)
     spot = plan["chosen"]["gpu"]["spot"]
-    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={big}")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@us-east-1a={big}")
     assert (code == 2 and "largest count" in err) if spot > 2 else code == 0
-    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"nope.xlarge@z1={counts}")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"nope.xlarge@us-east-1a={counts}")
     assert code == 2
     assert "no GPU type 'nope.xlarge'" in err
     code, _, err = run_cli(capsys, "backtest", path, "--pool", "g4dn.xlarge=x")
     assert code == 2
     assert "TYPE@ZONE" in err
-    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@z1={a}", "--pool",
-                       f"{gpu}@z1={b}")
+    code, _, err = run_cli(capsys, "backtest", path, "--pool", f"{gpu}@us-east-1a={a}", "--pool",
+                       f"{gpu}@us-east-1a={b}")
     assert code == 2
     assert "given twice" in err
 
@@ -225,11 +225,11 @@ def test_plan_with_pools_backtests_that_type_only(tmp_path, capsys):
             assert e["pools"] == []
             assert e["recovery"] is None
     assert seen == {"backtest"}
-    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@z={up}", "--recovery",
-                       "deadline")
+    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"g4dn.xlarge@us-east-1a={up}",
+                           "--recovery", "deadline")
     assert code == 2
     assert "--deadline-hours" in err
-    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@z={up}")
+    code, _, err = run_cli(capsys, "plan", *JOB, "--pool", f"p3.2xlarge@us-east-1a={up}")
     assert code == 2
     assert "no GPU type 'p3.2xlarge'" in err
 
@@ -257,7 +257,7 @@ def test_backtest_never_up_pool_falls_back_on_the_exact_tick(tmp_path, capsys, p
     def run(*policy: str) -> dict:
         """The backtest's result on the never-up pool, R = 12 min, one start, by ``policy``."""
         code, out, err = run_cli(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
-                                 f"{gpu}@z1={never}", "--restart-min", "12", *policy,
+                                 f"{gpu}@us-east-1a={never}", "--restart-min", "12", *policy,
                                  "--deadline-hours", repr(deadline), "--starts", "1",
                                  "--format", "json")
         assert code == 0, err
@@ -276,6 +276,6 @@ def test_backtest_never_up_pool_falls_back_on_the_exact_tick(tmp_path, capsys, p
     result = run("--recovery", "slack-reserve")
     assert result["makespan_hours"]["mean"] == pytest.approx(0.2 + hours, abs=1e-9)
     code, _, err = run_cli(capsys, "backtest", str(tmp_path / "plan.json"), "--pool",
-                       f"{gpu}@z1={never}", "--recovery", "uniform-progress")
+                       f"{gpu}@us-east-1a={never}", "--recovery", "uniform-progress")
     assert code == 2
     assert "--policy uniform-progress needs --deadline-hours" in err

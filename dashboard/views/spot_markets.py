@@ -40,7 +40,7 @@ from deepvm_core.job.backtest import RECOVERY_POLICIES
 from deepvm_core.market.synthetic import SYNTHETIC_LABEL
 from deepvm_core.market.trace import TraceError
 from deepvm_core.market.trace_fetch import spot_traces_url
-from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
+from deepvm_core.pipeline.backtest_plan import PlannedCluster
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 from deepvm_core.text import duration, usd
 
@@ -231,6 +231,8 @@ def main() -> None:
         result = job_view.plan(catalog, state.scenario(), inputs)
     else:
         pools, result = synthetic
+    for warning in result.warnings:  # as Plan a job's card says them (a deadline policy
+        st.warning(warning, icon=":material/warning:")  # without a deadline, a cut replay)
     est = spot_compute.backtested(result)
     spot_vms = est.configuration.gpu_spot if est is not None else 1
     st.subheader(words("When the markets were up" + (" (synthetic)" if label else "")))
@@ -256,6 +258,10 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
                      pools: spot_compute.PoolSet, label: str | None = None) -> None:
     """The planned configuration under each policy (``label``: the synthetic market's)."""
     st.subheader(words("Your job on these markets" + (" (synthetic)" if label else "")))
+    if est is None and result.replay is None and pools.pools:
+        st.warning(words("Nothing to replay: the plan's backtest on these pools did not run "
+                         "(the warning above says why)."), icon=":material/warning:")
+        return
     if est is None:
         st.warning(words("No configuration of the mapped types fits the job of Plan a job (PW, "
                          "quotas, node cap): nothing to replay."), icon=":material/warning:")
@@ -273,10 +279,14 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
     restart = result.assumptions.restart_hours
     try:
         cluster = PlannedCluster.of_estimate(est)
-        runs = policy_backtests(catalog, cluster, ordered, restart, deadline,
-                                int(keys.SPOT_STARTS.get()))
     except DeepVMError as exc:
         st.error(words(f"Cannot replay {est.configuration.describe()}: {exc}"),
+                 icon=":material/error:")
+        return
+    runs = spot_compute.policy_runs(catalog, cluster, pools, ordered, restart, deadline,
+                                    int(keys.SPOT_STARTS.get()))
+    if isinstance(runs, str):  # a bad input or the time budget spent: said (and cached)
+        st.error(f"Cannot replay {est.configuration.describe()}: {runs}.",
                  icon=":material/error:")
         return
     frame = spot_compute.policy_frame(runs)

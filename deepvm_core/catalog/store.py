@@ -157,6 +157,26 @@ def list_catalogs() -> list[CatalogEntry]:
     return entries
 
 
+def load_catalog_named(name: object, field: str) -> Catalog:
+    """The catalog called ``name`` among the bundled, user and fetched catalogs
+    (:func:`list_catalogs`), never read as a path: a document's ``field`` (``catalog.name`` of
+    a plan JSON) names a catalog, it does not point at a file.
+
+    Raises:
+        DeepVMError: ``name`` is not one of them (the message names ``field`` and the value).
+        CatalogError: the catalog file is invalid.
+    """
+    entries = {e.name: e.path for e in reversed(list_catalogs())}  # bundled names win
+    if not isinstance(name, str) or name not in entries:
+        known = sorted(entries)
+        close = difflib.get_close_matches(str(name), known, n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise DeepVMError(f"{field} = {str(name)[:200]!r} is not the name of a bundled or saved "
+                          f"catalog (a catalog is named, not given as a path; --catalog NAME "
+                          f"or PATH chooses one).{hint}")
+    return load_catalog(entries[name])
+
+
 def check_name(name: str) -> str:
     """A valid file name for a saved catalog (letters, digits, ``.``, ``_``, ``-``).
 

@@ -27,16 +27,23 @@ from typing import Any, Final, TextIO
 import numpy as np
 
 from deepvm_core.catalog import Catalog
-from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.store import load_catalog, load_catalog_named
 from deepvm_core.cli.common import number
 from deepvm_core.errors import EXIT_USAGE, DeepVMError
 from deepvm_core.home import SPOT_TRACES_VARIABLE, spot_traces_dir
 from deepvm_core.io.backtest_doc import runs_to_dict
-from deepvm_core.io.plan_reader import plan_field, planned_cluster, read_plan
+from deepvm_core.io.plan_reader import (
+    check_plan_price,
+    plan_field,
+    plan_restart_hours,
+    planned_cluster,
+    read_plan,
+)
 from deepvm_core.job.backtest import (
     DEFAULT_STARTS,
     MAX_STARTS,
     RECOVERY_POLICIES,
+    starts_note,
 )
 from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.forecast import DEFAULT_TRACE_MODEL, FORECAST_MODELS
@@ -45,7 +52,7 @@ from deepvm_core.job.odds import window_words
 from deepvm_core.job.recovery import DEADLINE_POLICIES
 from deepvm_core.job.result import JobPlanResult
 from deepvm_core.market.pool_prices import make_regional_pool
-from deepvm_core.market.pools import Pool, check_pools, split_pool_name
+from deepvm_core.market.pools import Pool, check_pools, user_pool_name
 from deepvm_core.market.reclaims import estimate_per_vm_share
 from deepvm_core.market.trace import TraceError, load_trace
 from deepvm_core.market.trace_fetch import fetch_traces
@@ -60,6 +67,7 @@ from deepvm_core.pipeline.backtest_plan import replay
 from deepvm_core.pipeline.pool_types import unused_pool_types
 from deepvm_core.pipeline.replay_hook import replay_hook
 from deepvm_core.units import MINUTES_PER_HOUR
+from deepvm_core.workload.workload import MAX_RESTART_HOURS
 
 TRACES_COMMANDS: Final = ("traces", "backtest")
 def _pool_arg(text: str) -> tuple[str, str]:
@@ -67,7 +75,7 @@ def _pool_arg(text: str) -> tuple[str, str]:
     if not sep or not path:
         raise argparse.ArgumentTypeError(f"{text!r} is not TYPE@ZONE=FILE")
     try:
-        split_pool_name(name)
+        user_pool_name(name)
     except TraceError as exc:
         raise argparse.ArgumentTypeError(exc.reason) from None
     return name.strip(), path
@@ -124,8 +132,12 @@ def add_traces_parsers(subparsers: Any) -> None:
     bt.add_argument("--deadline-hours", type=number(float, 0.0, strict=True), metavar="H")
     bt.add_argument("--starts", type=number(int, 1, maximum=MAX_STARTS), default=DEFAULT_STARTS,
                     help=f"start times (default {DEFAULT_STARTS})")
-    bt.add_argument("--restart-min", type=number(float, 0.0), metavar="R",
-                    help="restart R, minutes (default: the plan's)")
+    bt.add_argument("--restart-min", type=number(float, 0.0,
+                                                 maximum=MAX_RESTART_HOURS * MINUTES_PER_HOUR,
+                                                 bound=" minutes, the R a plan accepts"),
+                    metavar="R", help="restart R, minutes, at most "
+                    f"{MAX_RESTART_HOURS * MINUTES_PER_HOUR:,.0f} as a plan accepts (default: "
+                    "the plan's)")
     bt.add_argument("--catalog", help="catalog for prices (default: the plan's, by name)")
     add_window_arg(bt)
     bt.add_argument("--format", choices=("table", "json"), default="table")
@@ -239,17 +251,19 @@ def _cmd_stats(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
+def _cmd_backtest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.policy in DEADLINE_POLICIES and args.deadline_hours is None:
         raise DeepVMError(f"--policy {args.policy} needs --deadline-hours H")
     plan = read_plan(args.plan)
-    catalog = load_catalog(args.catalog or plan_field(plan, args.plan, "catalog", "name"))
+    catalog = (load_catalog(args.catalog) if args.catalog else load_catalog_named(
+        plan_field(plan, args.plan, "catalog", "name"), f"{args.plan}: catalog.name"))
     pools = [make_regional_pool(catalog, name, recent_window(load_trace(path), args.window_days))
              for name, path in args.pool]
     check_pools(pools)
-    restart = (float(plan_field(plan, args.plan, "assumptions", "restart_hours"))
+    restart = (plan_restart_hours(plan, args.plan)
                if args.restart_min is None else args.restart_min / MINUTES_PER_HOUR)
     cluster = planned_cluster(plan, args.plan)
+    check_plan_price(cluster, catalog, args.plan)
     inputs, runs = replay(catalog, cluster, pools, restart, args.policy,
                           deadline_hours=args.deadline_hours, starts=args.starts)
     used = pools[:1] if args.policy == "wait" else pools
@@ -259,6 +273,9 @@ def _cmd_backtest(args: argparse.Namespace, out: TextIO) -> int:
                    "pools": [{"name": p.name, "file": path, "gap_seconds": p.trace.gap_seconds,
                               "spot_usd_per_hour": p.spot_usd_per_hour}
                              for p, (_, path) in zip(pools, args.pool, strict=True)]})
+    capped = starts_note(args.starts, int(runs.start_ticks.size))
+    if capped is not None:  # the start times asked, capped by the traces: said
+        err.write(f"deepvm backtest: warning: --starts {args.starts}: {capped}.\n")
     result = runs_to_dict(runs)
     if args.format == "json":
         out.write(json.dumps({"inputs": inputs, "result": result}, indent=2) + "\n")
@@ -288,7 +305,7 @@ def run_traces_command(args: argparse.Namespace, *, stdout: TextIO | None = None
     err = stderr or sys.stderr
     try:
         if args.command == "backtest":
-            return _cmd_backtest(args, out)
+            return _cmd_backtest(args, out, err)
         if args.traces_command == "fetch":
             for path in fetch_traces(args.out or spot_traces_dir()):
                 out.write(f"wrote {path}\n")

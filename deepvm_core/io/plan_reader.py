@@ -8,11 +8,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.json_input import JsonInputError, read_json_file
 from deepvm_core.catalog.schema import MAX_CATALOG_BYTES
 from deepvm_core.errors import DeepVMError
+from deepvm_core.model import MAX_NODES
 from deepvm_core.pipeline.backtest_plan import PlannedCluster
 from deepvm_core.units import SECONDS_PER_HOUR
+from deepvm_core.workload.workload import MAX_RESTART_HOURS
 
 
 def read_plan(path: str) -> dict[str, Any]:
@@ -57,6 +60,36 @@ def _whole(path: str, name: str, value: Any) -> int:
     return value
 
 
+def plan_restart_hours(doc: dict[str, Any], path: str) -> float:
+    """The plan's restart R (``assumptions.restart_hours``), hours, in [0,
+    :data:`~deepvm_core.workload.workload.MAX_RESTART_HOURS`] as a plan accepts it.
+
+    Raises:
+        DeepVMError: missing, not a number, or out of range (named with ``path``).
+    """
+    value = plan_field(doc, path, "assumptions", "restart_hours")
+    hours = _positive(path, "assumptions.restart_hours", value, allow_zero=True)
+    if hours > MAX_RESTART_HOURS:
+        raise DeepVMError(f"{path}: assumptions.restart_hours = {value!r}: must be at most "
+                          f"{MAX_RESTART_HOURS:g} h, as a plan accepts")
+    return hours
+
+
+def check_plan_price(cluster: PlannedCluster, catalog: Catalog, path: str) -> None:
+    """The chosen cluster's hourly price is one a cluster of the catalog can have: at most
+    :data:`~deepvm_core.model.MAX_NODES` VMs of its dearest type on demand.
+
+    Raises:
+        DeepVMError: ``chosen.hourly_price`` above that (named with ``path``).
+    """
+    dearest = max((t.on_demand_usd_per_hour for t in (*catalog.gpu_types, *catalog.cpu_types)),
+                  default=0.0)
+    if cluster.hourly_price_usd > MAX_NODES * dearest:
+        raise DeepVMError(f"{path}: chosen.hourly_price = {cluster.hourly_price_usd!r}: more "
+                          f"than {MAX_NODES:,} VMs of catalog {catalog.name}'s dearest type "
+                          f"cost ({MAX_NODES * dearest:,.2f} USD/h)")
+
+
 def planned_cluster(doc: dict[str, Any], path: str) -> PlannedCluster:
     """The plan's chosen configuration, checked field by field.
 
@@ -69,6 +102,9 @@ def planned_cluster(doc: dict[str, Any], path: str) -> PlannedCluster:
     spot = _whole(path, "chosen.gpu.spot", plan_field(doc, path, "chosen", "gpu", "spot"))
     if spot == 0:
         raise DeepVMError(f"{path}: the chosen configuration has no spot VMs: nothing to replay")
+    if spot > MAX_NODES:
+        raise DeepVMError(f"{path}: chosen.gpu.spot = {spot!r}: must be at most {MAX_NODES:,} "
+                          "VMs")
     price = _positive(path, "chosen.hourly_price", chosen.get("hourly_price"))
     compute = _positive(path, "chosen.estimate.compute_hours", est.get("compute_hours"))
     stall = _positive(path, "chosen.estimate.checkpoint_stall_seconds",

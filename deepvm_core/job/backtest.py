@@ -15,19 +15,66 @@ summary per configuration, is :mod:`deepvm_core.job.backtest_runs`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import time
+from dataclasses import dataclass, field, fields
 from typing import Final
 
 import numpy as np
 
 from deepvm_core.arrays import FloatArray, IntArray
+from deepvm_core.errors import DeepVMError
 from deepvm_core.job.recovery import RECOVERY_POLICIES, RecoveryPolicy
 from deepvm_core.market.trace import TraceError
 
-__all__ = ["DEFAULT_STARTS", "MAX_STARTS", "RECOVERY_POLICIES", "BacktestJob", "RecoveryPolicy"]
+__all__ = ["BACKTEST_BUDGET_SECONDS", "DEFAULT_STARTS", "MAX_STARTS", "RECOVERY_POLICIES",
+           "BacktestBudgetError", "BacktestJob", "RecoveryPolicy", "TimeBudget", "starts_note"]
 #: Start times per backtest by default, and the most accepted.
 DEFAULT_STARTS: Final = 200
 MAX_STARTS: Final = 100_000
+#: The time budget of each stage of backtests in one request of the dashboard, seconds: the
+#: plan's backtests of the candidates (past it the plan uses the closed form, and says so), and
+#: the Spot markets page's replay of every policy (past it the page says what was stopped), so
+#: a page run spends at most twice this in backtests. A backtest still going when it is spent
+#: stops with :class:`BacktestBudgetError`; the pages cache that answer like any other (issue
+#: 27). The CLI has none (its user waits for their own command).
+BACKTEST_BUDGET_SECONDS: Final = 4.0
+
+
+def starts_note(asked: int, done: int) -> str | None:
+    """The sentence when fewer runs were replayed (``done``) than start times ``asked``: a
+    trace has fewer ticks than that, and each tick starts one run at most; ``None`` otherwise
+    (the CLI's warning and the Spot markets page's caption)."""
+    if done >= asked:
+        return None
+    return (f"{asked:,} start times were asked; the traces have {done:,} ticks, and each tick "
+            f"starts one run at most: {done:,} runs")
+
+
+@dataclass(frozen=True)
+class TimeBudget:
+    """A time budget started at ``started`` (``time.monotonic()``), ``seconds`` long."""
+
+    seconds: float
+    started: float = field(default_factory=time.monotonic)
+
+    def spent(self) -> bool:
+        """True once the budget is used up."""
+        return time.monotonic() - self.started > self.seconds
+
+
+class BacktestBudgetError(DeepVMError):
+    """A backtest stopped because its request's :class:`TimeBudget` was spent; the message
+    says what was cut.
+
+    Attributes:
+        seconds: the budget, seconds. what: the backtest that was stopped, in words.
+    """
+
+    def __init__(self, seconds: float, what: str) -> None:
+        self.seconds = seconds
+        self.what = what
+        super().__init__(f"{what} was stopped after {seconds:g} s, the time budget of the "
+                         "backtests of one request")
 
 
 @dataclass(frozen=True)

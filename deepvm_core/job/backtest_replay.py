@@ -51,12 +51,23 @@ exactly those of a loop asking at every boundary (``_EVERY_BOUNDARY``, which the
 
 **Bounds.** A run whose segments never fit (no segment done for ``2 (pools + 1) L + 2`` ticks,
 plus ``D / g`` with a deadline) is refused with an error, so every loop here ends within the
-trace length times the job.
+trace length times the job. Under ``wait`` and ``failover`` (which never go on demand) a run is
+refused as soon as it needs an attempt after a restart (R plus its segment) longer than any pool
+it may use ever stays up (exact: such an attempt starts at a boundary), so a trace that flips
+every tick costs rounds in proportion to the job, not to the trace's length.
+
+**Work shared** (issue 27): configurations whose segments, R and spot VMs are equal have the same
+runs whatever their prices, so they are replayed once, their hours kept per kind of placement
+and home pool and priced per configuration; and :func:`backtest_markets` replays several markets
+(the scenarios of a band) in one loop. A :class:`~deepvm_core.job.backtest.TimeBudget` stops a
+replay that runs too long.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -64,10 +75,12 @@ from deepvm_core.arrays import BoolArray, FloatArray, IntArray
 from deepvm_core.job.backtest import (
     DEFAULT_STARTS,
     MAX_STARTS,
+    BacktestBudgetError,
     BacktestJob,
+    TimeBudget,
 )
 from deepvm_core.job.backtest_runs import BacktestRuns
-from deepvm_core.job.backtest_state import RunState, boundary_hours
+from deepvm_core.job.backtest_state import KINDS, RunState, boundary_hours
 from deepvm_core.job.recovery import (
     DEADLINE_POLICIES,
     NOTHING,
@@ -80,7 +93,7 @@ from deepvm_core.job.recovery import (
     RecoveryState,
 )
 from deepvm_core.market.trace import SpotTrace, TraceError
-from deepvm_core.market.trace_stats import up_threshold
+from deepvm_core.market.trace_stats import up_run_lengths, up_threshold
 
 _TOL = TIME_TOLERANCE_HOURS
 #: Tests set this to call the policy at every boundary of every run (the plain definition),
@@ -130,7 +143,7 @@ def _check_inputs(traces: list[SpotTrace], job: BacktestJob, policy: str,
 
 def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolicy = "failover",
              deadline_hours: float | None = None,
-             starts: int = DEFAULT_STARTS) -> BacktestRuns:
+             starts: int = DEFAULT_STARTS, budget: TimeBudget | None = None) -> BacktestRuns:
     """Replay ``job`` on the pools whose traces are ``traces`` (failover order) from ``starts``
     start times (rules in the module docstring). Deterministic.
 
@@ -138,57 +151,157 @@ def backtest(traces: list[SpotTrace], job: BacktestJob, *, policy: RecoveryPolic
         TraceError: a bad policy, deadline or start count; traces of different lengths or
             tick lengths; a cluster larger than a count trace's largest count; a policy that
             can never run (``wait`` on a pool that is never up, ``failover`` with no pool
-            ever up).
+            ever up) or a job that never finishes on these pools.
+        BacktestBudgetError: ``budget`` spent before the replay ended.
     """
-    _check_inputs(traces, job, policy, deadline_hours, starts)
-    ticks = traces[0].ticks
+    return backtest_markets([traces], job, policy=policy, deadline_hours=deadline_hours,
+                            starts=starts, budget=budget)
+
+
+def backtest_markets(markets: Sequence[Sequence[SpotTrace]], job: BacktestJob, *,
+                     policy: RecoveryPolicy = "failover", deadline_hours: float | None = None,
+                     starts: int = DEFAULT_STARTS, never_finishing: bool = False,
+                     budget: TimeBudget | None = None) -> BacktestRuns:
+    """:func:`backtest` of ``job`` on several markets at once (each a list of traces, one per
+    pool, all of one length and tick): one replay whose runs are (configurations, markets x
+    S), market by market, so that the rounds are those of the longest market, not their sum.
+    With ``never_finishing``, a run that never finishes (no pool it may use is ever up, or an
+    attempt after an interruption never fits in the time its pools stay up) gets an infinite
+    makespan and cost instead of an error.
+
+    **Configurations whose runs are the same are replayed once**: the runs depend on the
+    segments, R and spot VMs, never on the prices; each run's hours are kept per kind of
+    placement and home pool, and every configuration's cost is those hours at its own prices.
+
+    Raises:
+        as :func:`backtest`.
+    """
+    if not markets:
+        raise TraceError("pools", "a backtest needs at least one market")
+    for traces in markets:
+        _check_inputs(list(traces), job, policy, deadline_hours, starts)
+    if any(t.ticks != markets[0][0].ticks or t.gap_seconds != markets[0][0].gap_seconds
+           for traces in markets for t in traces):
+        raise TraceError("pools", "markets replayed together need traces of one length and tick")
+    ticks = markets[0][0].ticks
     first = start_ticks(ticks, starts)
-    shape = (job.configurations, first.size)
-    out = {name: np.zeros(shape) for name in ("makespan", "cost", "spot", "wait", "od")}
-    inter = np.zeros(shape, dtype=np.int64)
-    fell = np.zeros(shape, dtype=bool)
-    thresholds = np.ones(job.spot_vms.shape, dtype=np.int64)
-    for col, trace in enumerate(traces):
-        if trace.max_count > 1:
-            need = job.spot_vms[:, col]
-            if np.any(need > trace.max_count):
-                up_threshold(trace, int(need.max()))  # raises, naming the trace
-            thresholds[:, col] = need
-    groups, which = np.unique(thresholds, axis=0, return_inverse=True)
+    width = len(markets) * first.size
+    key = np.column_stack((job.full_segments, job.full_segment_hours, job.last_segment_hours,
+                           job.restart_hours, job.spot_vms))
+    _, reps, same = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    same = same.ravel()
+    unique = job.rows(reps)
+    levels = np.ones((unique.configurations, len(markets), job.pools), dtype=np.int64)
+    for m, traces in enumerate(markets):
+        for col, trace in enumerate(traces):
+            if trace.max_count > 1:
+                need = unique.spot_vms[:, col]
+                if np.any(need > trace.max_count):
+                    up_threshold(trace, int(need.max()))  # raises, naming the trace
+                levels[:, m, col] = need
+    flat_levels = levels.reshape(unique.configurations, -1)
+    groups, which = np.unique(flat_levels, axis=0, return_inverse=True)
+    outs = np.zeros((4, unique.configurations, width))  # makespan, spot, wait, on demand
+    by = np.zeros((KINDS * job.pools, unique.configurations, width))
+    inter = np.zeros((unique.configurations, width), dtype=np.int64)
+    fell = np.zeros((unique.configurations, width), dtype=bool)
+    never = np.zeros((unique.configurations, width), dtype=bool)
     for gi, level in enumerate(groups):
         rows = np.flatnonzero(which.ravel() == gi)
-        up = np.stack([t.counts >= lv for t, lv in zip(traces, level, strict=True)])
-        part = _replay(up, traces[0].gap_hours, job.rows(rows), policy, deadline_hours, first,
-                       [t.source for t in traces])
-        for name, value in zip(("makespan", "cost", "spot", "wait", "od"), part[:5],
-                               strict=True):
-            out[name][rows] = value
-        inter[rows], fell[rows] = part[5], part[6]
+        level = level.reshape(len(markets), job.pools)
+        up = np.stack([np.stack([t.counts >= lv for t, lv in zip(traces, lvs, strict=True)])
+                       for traces, lvs in zip(markets, level, strict=True)])
+        part = _replay(up, markets[0][0].gap_hours, unique.rows(rows), policy, deadline_hours,
+                       first, [t.source for t in markets[0]], never_finishing, budget)
+        outs[:, rows], by[:, rows] = part.outs, part.by
+        inter[rows], fell[rows], never[rows] = part.inter, part.fell, part.never
+    prices = np.concatenate((job.price_usd_per_hour, job.fallback_usd_per_hour,
+                             job.on_demand_usd_per_hour), axis=1)  # kind-major, as ``by``
+    cost = np.einsum("rj,jrs->rs", prices, by[:, same])
+    lost = never[same]
+    cost[lost] = np.inf
     return BacktestRuns(policy=policy, deadline_hours=None if deadline_hours is None
-                        else float(deadline_hours), start_ticks=first,
-                        makespan_hours=out["makespan"], cost_usd=out["cost"],
-                        spot_hours=out["spot"], wait_hours=out["wait"],
-                        on_demand_hours=out["od"], interruptions=inter,
-                        fell_back=fell)
+                        else float(deadline_hours), start_ticks=np.tile(first, len(markets)),
+                        makespan_hours=outs[0][same], cost_usd=cost,
+                        spot_hours=outs[1][same], wait_hours=outs[2][same],
+                        on_demand_hours=outs[3][same], interruptions=inter[same],
+                        fell_back=fell[same])
+
+
+@dataclass(frozen=True)
+class _Part:
+    """The runs of one replay (configurations, markets x starts): ``outs`` makespan, spot,
+    wait and on-demand hours; ``by`` hours per (kind, home pool) first; interruptions, fell
+    back, never finished."""
+
+    outs: FloatArray
+    by: FloatArray
+    inter: IntArray
+    fell: BoolArray
+    never: BoolArray
+
+
+def _longest_up_ticks(up: BoolArray) -> float:
+    """The longest run of up ticks, the trace read in a loop; inf when always up."""
+    if up.all():
+        return math.inf
+    if not up.any():
+        return 0.0
+    return float(up_run_lengths(np.concatenate((up, up))).max())
+
+
+def _never_fits(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
+                ) -> tuple[BoolArray, BoolArray]:
+    """Per configuration and market, whether an attempt after an interruption (R plus a full
+    segment; R plus the last segment) never fits in the time any pool the policy may use
+    stays up: a run that needs one then never finishes (exact: an attempt after a restart
+    starts at a boundary and needs that much up time in one pool). All False for the
+    policies that go on demand."""
+    markets, pools, _ = up.shape
+    shape = (job.configurations, markets)
+    if policy in DEADLINE_POLICIES:
+        return np.zeros(shape, dtype=bool), np.zeros(shape, dtype=bool)
+    used = 1 if policy == "wait" else pools
+    longest = np.array([[_longest_up_ticks(up[m, p]) * g for p in range(used)]
+                        for m in range(markets)])  # (markets, used)
+    reach = longest[None, :, :] + _TOL
+    full = (job.restart_hours + job.full_segment_hours)[:, None, :used]
+    last = (job.restart_hours + job.last_segment_hours)[:, None, :used]
+    return (np.asarray(~(full <= reach).any(axis=2), dtype=bool),
+            np.asarray(~(last <= reach).any(axis=2), dtype=bool))
 
 
 def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
             deadline: float | None, first: IntArray, sources: list[str],
-            ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, IntArray,
-                       BoolArray]:
-    """The runs of ``job`` (configurations x starts) on pools ``up`` (pools x ticks)."""
-    pools, ticks = up.shape
+            never_finishing: bool = False, budget: TimeBudget | None = None) -> _Part:
+    """The runs of ``job`` (configurations x markets x starts) on pools ``up`` (markets x
+    pools x ticks)."""
+    markets, pools, ticks = up.shape
     decide = POLICIES[policy]
-    if policy == "wait" and not up[0].any():
-        raise TraceError(sources[0], "the pool is never up for this cluster: with the wait "
-                                     "policy the job never runs")
-    if policy == "failover" and not up.any():
-        raise TraceError("pools", "no pool is ever up for this cluster: the job never runs")
-    # per pool and trace tick k: ticks from k to the next tick where the pool's state differs
-    flip_next = np.stack([_ticks_to_next(np.asarray(u != np.roll(u, -1), dtype=bool)) + 1
-                          for u in up])
-    runs = RunState(job, first)
+    never_up: BoolArray = np.zeros(markets, dtype=bool)
+    if policy == "wait":
+        never_up = np.asarray(~up[:, 0].any(axis=1), dtype=bool)
+        if never_up.any() and not never_finishing:
+            raise TraceError(sources[0], "the pool is never up for this cluster: with the wait "
+                                         "policy the job never runs")
+    if policy == "failover":
+        never_up = np.asarray(~up.any(axis=(1, 2)), dtype=bool)
+        if never_up.any() and not never_finishing:
+            raise TraceError("pools", "no pool is ever up for this cluster: the job never runs")
+    never_text = (f"under the {policy} policy the job never finishes on these pools: a segment "
+                  "plus its restart never fits in the time the pools stay up")
+    # per pool and market x ticks + trace tick k: ticks from k to the next tick where the
+    # pool's state differs
+    flip_next = np.stack([np.concatenate([
+        _ticks_to_next(np.asarray(u != np.roll(u, -1), dtype=bool)) + 1 for u in up[:, p]])
+        for p in range(pools)])
+    up_at = up.transpose(0, 2, 1).reshape(markets * ticks, pools)
+    never_full, never_last = _never_fits(up, g, job, policy)
+    runs = RunState(job, first, markets)
     deadlines = np.full(runs.size, math.inf if deadline is None else float(deadline))
+    if never_up.any():
+        gone = never_up[runs.market]
+        runs.finish(gone, np.zeros(runs.size), never=True)
     stuck_after = 2 * (pools + 1) * ticks + 2 + (
         0 if deadline is None else math.ceil(deadline / g) + 1)
     longest = float(np.max(job.full_segments[:, None] * job.full_segment_hours
@@ -199,11 +312,16 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         rounds += 1
         if rounds > bound:  # unreachable: every round moves every run on by a boundary
             raise RuntimeError(f"backtest: more than {bound} rounds")
+        if budget is not None and budget.spent():
+            raise BacktestBudgetError(budget.seconds, (
+                f"The backtest of {job.configurations:,} configuration(s) x "
+                f"{markets * first.size:,} start(s) on {pools} pool(s) of {ticks:,} ticks "
+                f"({policy}), at round {rounds:,} with {runs.size - runs.ended:,} runs to go,"))
         n = runs.size
         rows = np.arange(n)
         k = runs.k.copy()
-        tick = (runs.start + k) % ticks
-        up_now = up[:, tick].T
+        at = runs.market * ticks + (runs.start + k) % ticks
+        up_now = up_at[at]
         t = boundary_hours(k, g)
         home = runs.home.copy()
         seglen = runs.seglen(runs.seg)
@@ -219,20 +337,24 @@ def _replay(up: BoolArray, g: float, job: BacktestJob, policy: RecoveryPolicy,
         if _EVERY_BOUNDARY:
             stop = np.ones(n, dtype=np.int64)
         else:
-            stop = _stop(runs, k, tick, home, dec, flip_next, g, ticks)
-        done, at = advance_runs(runs, k, stop, g)
+            stop = _stop(runs, k, at, home, dec, flip_next, g, ticks)
+        done, end = advance_runs(runs, k, stop, g)
         if runs.ended:
             done &= runs.live
         if done.any():
-            runs.finish(done, at)
-        if (((runs.k - runs.since) > stuck_after) & runs.live).any():
-            raise TraceError("pools", f"under the {policy} policy the job never finishes on "
-                                      "these pools: a segment plus its restart never fits in "
-                                      "the time the pools stay up")
-    shape = (job.configurations, first.size)
-    mk, cost, spot, wait, odh = (x.reshape(shape) for x in runs.out_floats)
-    return (mk, cost, spot, wait, odh, runs.out_inter.reshape(shape),
-            runs.out_fell.reshape(shape))
+            runs.finish(done, end)
+        stuck = (((runs.k - runs.since) > stuck_after) | (runs.restart & np.where(
+            runs.seg < runs.kfull, never_full[runs.conf, runs.market],
+            never_last[runs.conf, runs.market]))) & runs.live
+        if stuck.any():
+            if not never_finishing:
+                raise TraceError("pools", never_text)
+            runs.finish(stuck, boundary_hours(runs.k, g), never=True)
+    shape = (job.configurations, markets * first.size)
+    return _Part(runs.out_floats.reshape((4, *shape)),
+                 runs.out_by.reshape((KINDS * pools, *shape)),
+                 runs.out_inter.reshape(shape), runs.out_fell.reshape(shape),
+                 runs.out_never.reshape(shape))
 
 
 def policy_state(runs: RunState, t: FloatArray, up_now: BoolArray, deadlines: FloatArray,
@@ -286,7 +408,7 @@ def apply_actions(runs: RunState, rows: IntArray, act: IntArray, up_now: BoolArr
     runs.fell |= act == ON_DEMAND
 
 
-def _stop(runs: RunState, k: IntArray, tick: IntArray, home: IntArray, dec: Decision,
+def _stop(runs: RunState, k: IntArray, where: IntArray, home: IntArray, dec: Decision,
           flip_next: FloatArray, g: float, ticks: int) -> IntArray:
     """Boundaries each run moves on from ``k`` (>= 1) before the policy is asked again: to the
     first boundary ``t >= until_hours`` of its decision, where a pool it watches (or its own
@@ -301,7 +423,7 @@ def _stop(runs: RunState, k: IntArray, tick: IntArray, home: IntArray, dec: Deci
             at = np.where((c - 1) * g >= until, c - 1, np.where(c * g >= until, c, c + 1))
         stop = np.fmax(at - k, 1)  # NaN: the next boundary
     act = dec.action
-    flips = flip_next[:, tick]
+    flips = flip_next[:, where]  # ``where``: market x ticks + the trace tick
     for pool in range(runs.pools):  # (a loop: numpy's min over a short last axis is slow)
         watched = dec.watch[:, pool] | (act == pool)
         stop = np.minimum(stop, np.where(watched, flips[pool], np.inf))

@@ -26,19 +26,24 @@ def boundary_hours(k: IntArray, g: float) -> FloatArray:
 #: Runs that ended stay, idle, until a quarter of the rows have (dropping rows costs as much as
 #: some thirty operations on them).
 _INTS = ("k", "seg", "place", "last_run", "home", "since", "inter", "start", "kfull", "conf",
-         "id", "chain_seg")
+         "id", "chain_seg", "market")
 _BOOLS = ("in_att", "restart", "fell", "live")
 _HOME = ("s", "sl", "rr", "total", "price", "fb", "od")
 _FLOATS = ("att_start", "att_len", "chain_start", "chain_len", "placed_at", "spot", "odh",
-           "wait", "cost")
-#: Rows of the floats: the hours billed and the price of a placement (spot, on demand, waiting;
-#: in that order, after these rows), and where placements began.
+           "wait")
+#: Rows of the floats: the hours billed per kind of placement (spot, on demand, waiting; in
+#: that order) and where placements began. After the home figures come the hours billed per
+#: (kind, home pool), row ``_BY + kind * pools + pool``: the cost is those hours times the
+#: configuration's prices (:meth:`RunState.cost`), so that configurations whose runs are the
+#: same and whose prices differ are replayed once.
 _HOURS = _FLOATS.index("spot")
-_PRICE = len(_FLOATS) + _HOME.index("price")
-_COST = _FLOATS.index("cost")
 _PLACED = _FLOATS.index("placed_at")
-#: Rows of the floats that are outputs, after the makespan (cost, spot, wait, on demand).
-_OUT = np.array([[_FLOATS.index(name)] for name in ("cost", "spot", "wait", "odh")])
+_BY = len(_FLOATS) + len(_HOME)
+#: Kinds of placement, as billed: spot (the pool's price), on demand (the home cluster's
+#: fallback price), waiting (its on-demand part).
+KINDS = 3
+#: Rows of the floats that are outputs, after the makespan (spot, wait, on demand).
+_OUT = np.array([[_FLOATS.index(name)] for name in ("spot", "wait", "odh")])
 
 
 class RunState:
@@ -66,6 +71,7 @@ class RunState:
     conf: IntArray
     id: IntArray
     chain_seg: IntArray
+    market: IntArray  # the market (scenario) the run replays
     in_att: BoolArray
     restart: BoolArray
     fell: BoolArray
@@ -87,20 +93,21 @@ class RunState:
     fb: FloatArray
     od: FloatArray
 
-    def __init__(self, job: BacktestJob, first: IntArray) -> None:
+    def __init__(self, job: BacktestJob, first: IntArray, markets: int = 1) -> None:
         nconf, nstart = job.configurations, first.size
-        ci = np.repeat(np.arange(nconf), nstart)
+        ci = np.repeat(np.arange(nconf), markets * nstart)
         n = ci.size
         self.pools = job.pools
         self.ints = np.zeros((len(_INTS), n), dtype=np.int64)
         self.bools = np.zeros((len(_BOOLS), n), dtype=bool)
-        self.floats = np.zeros((len(_FLOATS) + len(_HOME), n))
+        self.floats = np.zeros((_BY + KINDS * job.pools, n))
         self._views()
         self.place[:] = NOTHING
         self.last_run[:] = NOTHING
         self.live[:] = True
         self.ended = 0  # rows of runs that ended, still in the arrays
-        self.start[:] = np.tile(first, nconf)
+        self.start[:] = np.tile(first, nconf * markets)
+        self.market[:] = np.tile(np.repeat(np.arange(markets), nstart), nconf)
         self.kfull[:] = job.full_segments[ci]
         self.conf[:] = ci
         self.id[:] = np.arange(n)
@@ -119,9 +126,11 @@ class RunState:
              & (job.last_segment_hours == job.last_segment_hours[:, :1])
              & (job.restart_hours == job.restart_hours[:, :1])).all(axis=1), dtype=bool)
         self.all_same = bool(self.same_pools.all())
-        self.out_floats = np.zeros((5, n))  # makespan, cost, spot, wait, odh
+        self.out_floats = np.zeros((4, n))  # makespan, spot, wait, odh
+        self.out_by = np.zeros((KINDS * job.pools, n))  # hours per (kind, home pool)
         self.out_inter = np.zeros(n, dtype=np.int64)
         self.out_fell = np.zeros(n, dtype=bool)
+        self.out_never = np.zeros(n, dtype=bool)
 
     def _views(self) -> None:
         for i, name in enumerate(_INTS):
@@ -139,7 +148,7 @@ class RunState:
     def set_home(self, rows: IntArray, pool: IntArray) -> None:
         """Runs ``rows`` now run in (and are billed as) the cluster of ``pool``."""
         self.home[rows] = pool
-        self.floats[len(_FLOATS):, rows] = self.figures[self.conf[rows] * self.pools + pool].T
+        self.floats[len(_FLOATS):_BY, rows] = self.figures[self.conf[rows] * self.pools + pool].T
 
     def seglen(self, seg: IntArray) -> FloatArray:
         """Hours of segment ``seg`` in each run's home cluster."""
@@ -149,17 +158,20 @@ class RunState:
         """``rem``: every segment from the current one on, in the home cluster."""
         return np.asarray((self.kfull - self.seg) * self.s + self.sl, dtype=np.float64)
 
-    def finish(self, done: BoolArray, at: FloatArray) -> None:
-        """Runs ``done`` ended at ``at``: their outputs written; they idle from now on (no
-        attempt, nothing placed, at segment 0) and are dropped once a quarter of the rows
-        have ended."""
+    def finish(self, done: BoolArray, at: FloatArray, never: bool = False) -> None:
+        """Runs ``done`` ended at ``at`` (``never``: they never finish; their makespan and
+        cost are infinite): their outputs written; they idle from now on (no attempt,
+        nothing placed, at segment 0) and are dropped once a quarter of the rows have
+        ended."""
         ended = np.flatnonzero(done)
         self.bill(ended, at[ended])
         rows = self.id[ended]
-        self.out_floats[0, rows] = at[ended]
+        self.out_floats[0, rows] = np.inf if never else at[ended]
         self.out_floats[1:, rows] = self.floats[_OUT, ended]
+        self.out_by[:, rows] = self.floats[_BY:, ended]
         self.out_inter[rows] = self.inter[done]
         self.out_fell[rows] = self.fell[done]
+        self.out_never[rows] = never
         self.live &= ~done
         self.in_att &= ~done
         self.place[done] = NOTHING
@@ -182,7 +194,7 @@ class RunState:
         n = self.size
         flat = self.floats.reshape(-1)  # a view: (row, run) is row * n + run
         hours = at - flat[_PLACED * n + rows]
-        flat[_COST * n + rows] += flat[(_PRICE + kind) * n + rows] * hours
+        flat[(_BY + kind * self.pools + self.home[rows]) * n + rows] += hours
         flat[(_HOURS + kind) * n + rows] += hours
         flat[_PLACED * n + rows] = at
 

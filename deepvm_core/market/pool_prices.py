@@ -14,22 +14,12 @@ pool's spot price is its region's type price (:mod:`deepvm_core.market.pools`), 
 from __future__ import annotations
 
 import functools
-import re
 
 from deepvm_core.bundled import bundled_catalog_names
 from deepvm_core.catalog import Catalog
 from deepvm_core.catalog.store import load_catalog
-from deepvm_core.market.pools import Pool, make_pool, split_pool_name
+from deepvm_core.market.pools import Pool, make_pool, region_of_zone, split_pool_name
 from deepvm_core.market.trace import SpotTrace, TraceError
-
-#: An AWS availability zone name and its region (``us-west-2a`` -> ``us-west-2``).
-_ZONE_NAME = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$")
-
-
-def region_of_zone(zone: str) -> str | None:
-    """The AWS region of zone name ``zone`` (``us-west-2a`` -> ``us-west-2``), or ``None``."""
-    match = _ZONE_NAME.match(zone.strip())
-    return match.group(1) if match else None
 
 
 @functools.cache

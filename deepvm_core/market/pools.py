@@ -8,6 +8,7 @@ A pool is named ``TYPE@ZONE`` (``g5.xlarge@us-east-1a``). Its spot price is the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,32 @@ class Pool:
     def name(self) -> str:
         """``TYPE@ZONE``."""
         return f"{self.gpu}@{self.zone}"
+
+
+#: An AWS availability zone name and its region (``us-west-2a`` -> ``us-west-2``).
+ZONE_NAME = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$")
+#: An AWS availability zone ID (``use1-az1``): the same zone in every account.
+ZONE_ID = re.compile(r"^[a-z]{3,4}\d+-az\d+$")
+
+
+def region_of_zone(zone: str) -> str | None:
+    """The AWS region of zone name ``zone`` (``us-west-2a`` -> ``us-west-2``), or ``None``."""
+    match = ZONE_NAME.match(zone.strip())
+    return match.group(1) if match else None
+
+
+def user_pool_name(name: str) -> tuple[str, str]:
+    """A pool name a user gave (``--pool``, the Spot markets page): ``TYPE@ZONE`` whose zone
+    is an AWS zone name (``us-east-1a``) or zone ID (``use1-az1``) -> (TYPE, ZONE).
+
+    Raises:
+        TraceError: not ``TYPE@ZONE``, or a zone that is neither (naming it).
+    """
+    gpu, zone = split_pool_name(name)
+    if not (ZONE_NAME.match(zone) or ZONE_ID.match(zone)):
+        raise TraceError("pool", f"{name!r}: zone {zone!r} is not an availability zone name "
+                                 "(us-east-1a) or zone ID (use1-az1)")
+    return gpu, zone
 
 
 def split_pool_name(name: str) -> tuple[str, str]:
@@ -88,8 +115,9 @@ def make_pool(catalog: Catalog, name: str, trace: SpotTrace) -> Pool:
 
 
 def check_pools(pools: Sequence[Pool]) -> None:
-    """Pools for one backtest: at least one, no name twice, and traces with the same tick
-    length and number of ticks (ticks must line up).
+    """Pools for one backtest: at least one, no name twice, every zone name in one region (a
+    failover list is launched as one fleet, which lives in one region), and traces with the
+    same tick length and number of ticks (ticks must line up).
 
     Raises:
         TraceError: what is wrong, naming the pools.
@@ -102,6 +130,13 @@ def check_pools(pools: Sequence[Pool]) -> None:
             raise TraceError("pool", f"{p.name!r} is given twice")
         seen.add(p.name)
     first = pools[0]
+    named = [(p, r) for p in pools if (r := region_of_zone(p.zone)) is not None]
+    for p, region in named[1:]:
+        if region != named[0][1]:
+            raise TraceError("pools", f"{p.name} is in {region} and {named[0][0].name} in "
+                                      f"{named[0][1]}: pools replayed together fail over "
+                                      "within one region (one fleet launches them); map one "
+                                      "region's pools per GPU type")
     for p in pools[1:]:
         if p.trace.ticks != first.trace.ticks:
             raise TraceError("pools", f"{p.name} has {p.trace.ticks:,} ticks and {first.name} "

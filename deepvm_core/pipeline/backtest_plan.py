@@ -20,7 +20,12 @@ import numpy as np
 
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
-from deepvm_core.job.backtest import RECOVERY_POLICIES, BacktestJob, RecoveryPolicy
+from deepvm_core.job.backtest import (
+    RECOVERY_POLICIES,
+    BacktestJob,
+    RecoveryPolicy,
+    TimeBudget,
+)
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.job.estimate import PlanEstimate
@@ -121,20 +126,22 @@ def backtest_job(catalog: Catalog, cluster: PlannedCluster, pools: Sequence[Pool
 
 def replay(catalog: Catalog, cluster: PlannedCluster, pools: Sequence[Pool],
            restart_hours: float, policy: RecoveryPolicy, *, deadline_hours: float | None = None,
-           starts: int) -> tuple[dict[str, Any], BacktestRuns]:
+           starts: int, budget: TimeBudget | None = None) -> tuple[dict[str, Any], BacktestRuns]:
     """``cluster`` replayed on ``pools`` under ``policy`` (``wait`` uses the first pool): the
-    inputs and the runs."""
+    inputs and the runs (``budget``: as :func:`~deepvm_core.job.backtest_replay.backtest`)."""
     inputs, job = backtest_job(catalog, cluster, pools, restart_hours)
     used = 1 if policy == "wait" else len(pools)
     runs = backtest([p.trace for p in pools[:used]], job.first_pools(used), policy=policy,
-                    deadline_hours=deadline_hours, starts=starts)
+                    deadline_hours=deadline_hours, starts=starts, budget=budget)
     return inputs, runs
 
 
 def policy_backtests(catalog: Catalog, cluster: PlannedCluster, pools: Sequence[Pool],
-                     restart_hours: float, deadline_hours: float,
-                     starts: int) -> dict[RecoveryPolicy, BacktestRuns]:
-    """``cluster`` replayed on ``pools`` (failover order) under every recovery policy."""
+                     restart_hours: float, deadline_hours: float, starts: int, *,
+                     budget: TimeBudget | None = None) -> dict[RecoveryPolicy, BacktestRuns]:
+    """``cluster`` replayed on ``pools`` (failover order) under every recovery policy, all
+    within ``budget`` (raises :class:`~deepvm_core.job.backtest.BacktestBudgetError` past
+    it)."""
     return {policy: replay(catalog, cluster, pools, restart_hours, policy,
-                           deadline_hours=deadline_hours, starts=starts)[1]
+                           deadline_hours=deadline_hours, starts=starts, budget=budget)[1]
             for policy in RECOVERY_POLICIES}

@@ -57,6 +57,7 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.hardware.measurements import implausible_speedup_warnings
 from deepvm_core.hardware.unused import unused_measurements_warnings
+from deepvm_core.job.backtest import BacktestBudgetError
 from deepvm_core.job.closed_form import expected_jobs
 from deepvm_core.job.estimate import (
     EstimateParts,
@@ -170,6 +171,14 @@ def _plan_candidates(domain: CandidateDomain) -> tuple[CandidateTable, tuple[str
         f"configurations; to stay interactive the plan keeps the {keep} cheapest memory-node "
         f"type(s) per GPU type and node count ({len(table):,} configurations). A pricier "
         "memory node with more bandwidth, which could shorten checkpoint stalls, is left out.",)
+
+
+def budget_cut_warning(exc: BacktestBudgetError) -> str:
+    """The plan's warning when its backtests on spot traces were stopped by their time
+    budget: what was cut, and what the plan uses instead."""
+    return (f"{exc}: the traces were not used, and every configuration is planned by the "
+            "closed form instead (fewer pools, fewer start times or a shorter window fit in "
+            "the budget).")
 
 
 def _limit(name: str, value: float | None) -> float | None:
@@ -308,7 +317,9 @@ def plan_job(
         replay: backtests on spot traces (:func:`deepvm_core.pipeline.replay_hook.replay_hook`):
             the candidates it evaluates take the backtest's mean makespan, cost and events
             (goal, limits and frontier then use them) and its percentiles instead of Monte
-            Carlo; the others keep the closed form.
+            Carlo; the others keep the closed form. A replay stopped by its time budget
+            (:class:`~deepvm_core.job.backtest.BacktestBudgetError`) leaves every candidate
+            to the closed form, and the first warning says so (:func:`budget_cut_warning`).
         top_k: how many best configurations, and DeepVM's top-k (:data:`TOP_K_RANGE`).
         fastest_tolerance: with ``goal="fastest"``, clusters within this share of the least
             expected makespan count as equally fast and the cheapest of them wins
@@ -340,7 +351,12 @@ def plan_job(
     clusters = cluster_arrays(catalog, table)
     plan = job_inputs(workload, catalog, clusters, basis=basis)
     estimates = expected_jobs(plan)
-    replayed = None if replay is None else replay(clusters, plan)
+    replayed: ReplayEstimates | None = None
+    cut: tuple[str, ...] = ()
+    try:
+        replayed = None if replay is None else replay(clusters, plan)
+    except BacktestBudgetError as exc:  # the closed form for every type, and why said
+        cut = (budget_cut_warning(exc),)
     if replayed is not None:  # backtested candidates: the backtest's means (traces.md)
         hit = replayed.evaluated
         estimates = replace(
@@ -418,7 +434,7 @@ def plan_job(
         assumptions=assumptions,
         notes=_notes(catalog, assumptions, solvable, pw, basis) + shortlist_note,
         explanation=explanation,
-        warnings=unused_measurements_warnings(catalog, speedup.measurements)
+        warnings=cut + unused_measurements_warnings(catalog, speedup.measurements)
         + (implausible_speedup_warnings(speedup.measurements,
                                         (g.name for g in catalog.gpu_types))
            if speedup.name == "measured" else ()),

@@ -38,12 +38,13 @@ import numpy as np
 
 from deepvm_core.arrays import FloatArray, IntArray
 from deepvm_core.catalog import Catalog
-from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy
-from deepvm_core.job.backtest_replay import backtest
+from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy, TimeBudget
+from deepvm_core.job.backtest_replay import backtest, backtest_markets
+from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.job.estimate import ReplayEstimates
 from deepvm_core.job.forecast import Forecast, forecast, scenario_markets, trace_model
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
-from deepvm_core.job.recovery import DEADLINE_POLICIES
+from deepvm_core.job.recovery import DEADLINE_POLICIES, RECOVERY_POLICIES
 from deepvm_core.market.pools import Pool, check_pools
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import longest_up_hours
@@ -98,12 +99,14 @@ def _too_long(gpu: str, need_hours: float, group: Sequence[Pool],
 def _spread_runs(job: BacktestJob, group: Sequence[Pool], used: list[int],
                  levels: tuple[int, ...], recovery: RecoveryPolicy,
                  deadline_hours: float | None, starts: int,
-                 markets: dict[tuple[int, int], list[SpotTrace]]) -> tuple[FloatArray, FloatArray]:
+                 markets: dict[tuple[int, int], list[SpotTrace]],
+                 budget: TimeBudget | None = None) -> tuple[FloatArray, FloatArray]:
     """The band's runs (makespan, cost; rows x runs) of ``job`` replayed over the pools
     ``used`` (failover order) under every scenario of their windows
     (:func:`~deepvm_core.job.forecast.scenario_markets`, each pool's own factors, the same
-    sub-window for every pool); ``levels``: the count each used pool needs (cached in
-    ``markets``)."""
+    sub-window for every pool), in one replay of every scenario at once; a run that never
+    finishes (no pool of its scenario is ever up, or its attempts never fit) is infinite;
+    ``levels``: the count each used pool needs (cached in ``markets``)."""
     for i, level in zip(used, levels, strict=True):
         if (i, level) not in markets:
             markets[(i, level)] = scenario_markets(group[i].trace, level)
@@ -112,18 +115,19 @@ def _spread_runs(job: BacktestJob, group: Sequence[Pool], used: list[int],
     sub = _columns(flat, np.array(used))
     count = len(markets[(used[0], levels[0])])
     per = min(math.ceil(starts / count), group[used[0]].trace.ticks)  # about ``starts`` in all
-    makespan = np.full((job.configurations, count * per), np.inf)
-    cost = np.full((job.configurations, count * per), np.inf)
-    for j in range(count):
-        try:
-            runs = backtest([markets[(i, level)][j] for i, level in zip(used, levels,
-                                                                         strict=True)],
-                            sub, policy=recovery, deadline_hours=deadline_hours, starts=per)
-        except TraceError:  # no pool of this scenario is ever up: never finishes
-            continue
-        makespan[:, j * per:(j + 1) * per] = runs.makespan_hours
-        cost[:, j * per:(j + 1) * per] = runs.cost_usd
-    return makespan, cost
+    runs = backtest_markets([[markets[(i, level)][j] for i, level in zip(used, levels,
+                                                                         strict=True)]
+                             for j in range(count)], sub, policy=recovery,
+                            deadline_hours=deadline_hours, starts=per, never_finishing=True,
+                            budget=budget)
+    return runs.makespan_hours, runs.cost_usd
+
+
+def _rows_of(runs: BacktestRuns, rows: IntArray) -> BacktestRuns:
+    """The runs of configurations ``rows`` only."""
+    return replace(runs, **{name: getattr(runs, name)[rows] for name in (
+        "makespan_hours", "cost_usd", "spot_hours", "wait_hours", "on_demand_hours",
+        "interruptions", "fell_back")})
 
 
 def _percentiles(x: FloatArray) -> FloatArray:
@@ -140,7 +144,7 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
                         model: str | None = None,
                         window_days: float | None = DEFAULT_WINDOW_DAYS,
                         per_vm_share: float = 0.0, spread: bool = True,
-                        seed: int = 0) -> ReplayEstimates:
+                        seed: int = 0, budget: TimeBudget | None = None) -> ReplayEstimates:
     """Evaluate the configurations of every GPU type that has pools (module docstring) on the
     last ``window_days`` days of each trace (``None``: whole traces) with ``model``
     (:func:`~deepvm_core.job.forecast.trace_model`: ``None`` is the evaluation's best, or the
@@ -255,20 +259,30 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
                 runs_per = f.runs
             continue
         markets: dict[tuple[int, int], list[SpotTrace]] = {}
+        # each pool alone (wait) orders the pools; with one pool there is nothing to order.
+        # A replay under wait, or under failover on one pool (the same runs), is taken from
+        # these instead of being replayed again.
+        alone_runs: dict[int, tuple[IntArray, BacktestRuns]] = {}
         alone = np.full(usable.shape, np.inf)
         for i, p in enumerate(group):
             fit = np.flatnonzero(usable[:, i])
-            if fit.size:
-                alone[fit, i] = backtest([p.trace], _columns(job.rows(fit), np.array([i])),
-                                         policy="wait", starts=starts).makespan_hours.mean(axis=1)
+            if fit.size and (len(group) > 1 or recovery == "wait"):
+                alone_runs[i] = (fit, backtest([p.trace], _columns(job.rows(fit), np.array([i])),
+                                               policy="wait", starts=starts, budget=budget))
+                alone[fit, i] = alone_runs[i][1].makespan_hours.mean(axis=1)
         order = np.lexsort((np.broadcast_to(zone_rank, alone.shape), alone), axis=1)
         lists = [tuple(int(i) for i in perm if usable[r, i]) for r, perm in enumerate(order)]
         for used_tuple in sorted(set(lists)):
             sub = np.array([r for r, u in enumerate(lists) if u == used_tuple])
             used = list(used_tuple[:1] if recovery == "wait" else used_tuple)
             part = job.rows(sub)
-            runs = backtest([group[i].trace for i in used], _columns(part, np.array(used)),
-                            policy=recovery, deadline_hours=deadline_hours, starts=starts)
+            if len(used) == 1 and recovery in ("wait", "failover") and used[0] in alone_runs:
+                fit, done = alone_runs[used[0]]
+                runs = _rows_of(done, np.searchsorted(fit, sub))
+            else:
+                runs = backtest([group[i].trace for i in used], _columns(part, np.array(used)),
+                                policy=recovery, deadline_hours=deadline_hours, starts=starts,
+                                budget=budget)
             label = [tuple(group[i].name for i in used_tuple)] * sub.size
             mk_runs, cost_runs = runs.makespan_hours.copy(), runs.cost_usd.copy()
             if spread:
@@ -278,7 +292,7 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
                     same = np.array([r for r, v in enumerate(need) if v == levels])
                     wide_mk, wide_cost = _spread_runs(part.rows(same), group, used, levels,
                                                       recovery, deadline_hours, starts,
-                                                      markets)
+                                                      markets, budget)
                     if mk_runs.shape[1] != wide_mk.shape[1]:
                         mk_runs = np.zeros((sub.size, wide_mk.shape[1]))
                         cost_runs = np.zeros((sub.size, wide_mk.shape[1]))
@@ -297,16 +311,40 @@ def backtest_candidates(catalog: Catalog, clusters: ClusterArrays, inputs: JobIn
         window_days=window_days, refusals=tuple(refusals) if any(refusals) else ())
 
 
+def planner_recovery(recovery: str, deadline_hours: float | None,
+                     ) -> tuple[RecoveryPolicy, str | None]:
+    """The one rule for a deadline policy without a deadline on the dashboard's pages (issue
+    27): the plan replays ``failover`` instead, and the sentence that says so (``None`` when
+    ``recovery`` is replayed as asked). ``deepvm plan`` refuses instead (it has no page to say
+    it on).
+
+    Raises:
+        TraceError: ``recovery`` is not a recovery policy.
+    """
+    if recovery not in RECOVERY_POLICIES:
+        raise TraceError("recovery", f"{recovery!r}: must be one of {', '.join(RECOVERY_POLICIES)}")
+    if recovery in DEADLINE_POLICIES and deadline_hours is None:
+        return "failover", (f"recovery={recovery} needs a deadline: Plan a job has none, so the "
+                            f"plan replays failover instead; set a deadline there to replay "
+                            f"{recovery}.")
+    return recovery, None
+
+
 def replay_hook(catalog: Catalog, pools: Sequence[Pool], *, recovery: RecoveryPolicy = "failover",
                 deadline_hours: float | None = None, starts: int = DEFAULT_STARTS,
                 model: str | None = None,
                 window_days: float | None = DEFAULT_WINDOW_DAYS, per_vm_share: float = 0.0,
-                spread: bool = True, seed: int = 0,
+                spread: bool = True, seed: int = 0, budget_seconds: float | None = None,
                 ) -> Callable[[ClusterArrays, JobInputs], ReplayEstimates]:
-    """The ``replay`` argument of :func:`~deepvm_core.pipeline.plan.plan_job` for ``pools``."""
+    """The ``replay`` argument of :func:`~deepvm_core.pipeline.plan.plan_job` for ``pools``;
+    with ``budget_seconds``, its backtests stop with
+    :class:`~deepvm_core.job.backtest.BacktestBudgetError` once that many seconds have passed
+    since the hook was called (the dashboard: :data:`~deepvm_core.job.backtest.
+    BACKTEST_BUDGET_SECONDS`)."""
     def hook(clusters: ClusterArrays, inputs: JobInputs) -> ReplayEstimates:
+        budget = None if budget_seconds is None else TimeBudget(budget_seconds)
         return backtest_candidates(catalog, clusters, inputs, pools, recovery=recovery,
                                    deadline_hours=deadline_hours, starts=starts, model=model,
                                    window_days=window_days, per_vm_share=per_vm_share,
-                                   spread=spread, seed=seed)
+                                   spread=spread, seed=seed, budget=budget)
     return hook
