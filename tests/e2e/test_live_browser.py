@@ -149,8 +149,9 @@ def test_fetch_two_regions_use_the_catalog_and_compare(page: Page, live_server: 
     best = page.locator(".st-key-rg_best")
     expect(best).to_contain_text("us-east-1", timeout=UPDATE_TIMEOUT_MS)
     # The paper's Table IV first choice, 2.8526 USD/h (17 x 0.1578 + 0.17), in the card's money
-    # format (2 decimals, issue 20).
-    expect(best).to_contain_text("2.85 USD/h")
+    # format (2 decimals, issue 20), its unit in the metric's label (issue 27: never cut).
+    expect(best.get_by_test_id("stMetric").filter(has_text="Hourly price (USD/h)")).to_contain_text(
+        "2.85")
     expect(page.locator(".st-key-rg_catalogs")).to_contain_text("eu-west-1")
     expect(page.locator(".js-plotly-plot")).to_have_count(1, timeout=UPDATE_TIMEOUT_MS)
     # Issue 24: the best region's (green) bar is the longest, drawn on top (the last row).
