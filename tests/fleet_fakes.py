@@ -46,6 +46,8 @@ import aws_fakes
 import pytest
 from loopback import LoopbackFake, LoopbackServer, forward, guard_loopback_only, send
 
+from deepvm_core.cloud.fleet import ec2 as ec2_module
+
 EC2_NS = "http://ec2.amazonaws.com/doc/2016-11-15"
 REGION = "us-east-1"
 
@@ -381,4 +383,7 @@ def fleet_env(moto_url: str, ec2_front: Ec2Front, monkeypatch: pytest.MonkeyPatc
     subnets = setup_account(moto_url)
     set_fake_aws_env(monkeypatch, tmp_path, ec2_front.url)
     guard_loopback_only(monkeypatch)
+    # the launch code's throttling back-off (2 s, doubled) passes at once: the tests count
+    # the retries, not the seconds (botocore's own back-off is bounded by --max-attempts)
+    monkeypatch.setattr(ec2_module, "back_off_wait", lambda _seconds: None)
     return FleetEnv(ec2_front, moto_url, subnets, monkeypatch, tmp_path)

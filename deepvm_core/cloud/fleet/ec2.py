@@ -84,6 +84,11 @@ def _snake(operation: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", operation).lower()
 
 
+def back_off_wait(seconds: float) -> None:
+    """Wait ``seconds`` between two throttled calls (``time.sleep``)."""
+    time.sleep(seconds)
+
+
 class Ec2:
     """An EC2 client of one region with retries and one-line, redacted errors.
 
@@ -92,16 +97,18 @@ class Ec2:
 
     def __init__(self, client: Any, region: str, *, settings: AwsSettings = AwsSettings(),
                  secrets: Sequence[str] = (),
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] | None = None) -> None:
         self.client = client
         self.region = region
         self.settings = settings
         self._secrets = tuple(secrets)
-        self.sleep = sleep
+        #: How a back-off waits (seconds): :func:`back_off_wait` unless given, looked up when
+        #: the client is made (the tests replace it).
+        self.sleep = sleep if sleep is not None else back_off_wait
 
     @classmethod
     def open(cls, settings: AwsSettings, *, default_region: str | None = None,
-             sleep: Callable[[float], None] = time.sleep) -> Ec2:
+             sleep: Callable[[float], None] | None = None) -> Ec2:
         """A client for ``settings.region`` (else ``default_region``, else the profile's).
 
         Raises :class:`FleetInputError` when boto3 is missing, the profile is unknown, no
