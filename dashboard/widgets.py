@@ -160,8 +160,8 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
     multiple of one A10G or of the named reference type), and (unless ``presentation``, which
     keeps the card short enough for the answer to stay above the fold) the job's epochs per
     hour and per USD and K(n); the paper's proxy (performance, Z, cluster FLOPP) only under the
-    paper's objective (issue 24); ``below`` draws the rest of the card (the job's cost and
-    time)."""
+    paper's objective (issue 24); ``below`` draws the job's answer (its cost and time), before
+    the figures."""
     with st.container(border=True, key="rec_card"):
         st.caption(words(heading))
         st.markdown(words(f"### {headline(config)}"))
@@ -176,9 +176,9 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
         if speed is not None and config.speed_epochs_per_hour is not None:
             right.markdown(words(f"Training speed: **{speed}** ({config.speed_epochs_per_hour:.2f} "
                                  "epochs of the job per hour)"), help=GLOSSARY["Training speed"])
-        if presentation:  # the price is in the line above; the answer stays above the fold
-            if below is not None:
-                below()
+        if below is not None:  # the job's answer before the figures (above the fold, issue 27)
+            below()
+        if presentation:  # the price is in the line above; no research figures
             return
         z = objective == "paper"
         per_hour = config.speed_epochs_per_hour
@@ -200,8 +200,6 @@ def configuration_card(config: Configuration, pw: float, objective: Objective,
                      help="The job's epochs per USD of cluster time, without interruptions")
         d.metric(words("Scaling factor K(n)"), f"{config.scaling_factor:.3f}",
                  help=GLOSSARY["Scaling factor K(n)"])
-        if below is not None:
-            below()
 
 
 def table_height(rows: int, limit: int = 25) -> int:
