@@ -37,7 +37,7 @@ from deepvm_core.market.synthetic import SYNTHETIC_SEED, synthetic_market
 from deepvm_core.market.trace import SpotTrace, TraceError, load_trace, parse_trace
 from deepvm_core.market.trace_stats import pool_statistics, up_ticks
 from deepvm_core.model import flopp_ranking
-from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
+from deepvm_core.pipeline.backtest_plan import PlannedCluster, PolicyBacktests, policy_backtests
 from deepvm_core.pipeline.plan import JobPlanResult, PlanEstimate
 
 #: Where the page keeps uploaded traces, under :func:`spot_traces_dir`.
@@ -271,7 +271,7 @@ def backtest_json(cluster: PlannedCluster, config_doc: Mapping[str, Any], pools:
 def _policy_runs(catalog_sha256: str, _catalog: Catalog, cluster: PlannedCluster,
                  pools_key: tuple[object, ...], _pools: tuple[Pool, ...], restart_hours: float,
                  deadline_hours: float, starts: int,
-                 ) -> dict[RecoveryPolicy, BacktestRuns] | str:
+                 ) -> PolicyBacktests | str:
     del catalog_sha256, pools_key  # the cache key only
     try:
         return policy_backtests(_catalog, cluster, _pools, restart_hours, deadline_hours,
@@ -282,7 +282,7 @@ def _policy_runs(catalog_sha256: str, _catalog: Catalog, cluster: PlannedCluster
 
 def policy_runs(catalog: Catalog, cluster: PlannedCluster, pools: PoolSet,
                 ordered: Sequence[Pool], restart_hours: float, deadline_hours: float,
-                starts: int) -> dict[RecoveryPolicy, BacktestRuns] | str:
+                starts: int) -> PolicyBacktests | str:
     """:func:`~deepvm_core.pipeline.backtest_plan.policy_backtests` of ``cluster`` on
     ``ordered`` (pools of ``pools``, failover order) within the time budget of a request
     (:data:`~deepvm_core.job.backtest.BACKTEST_BUDGET_SECONDS`), or the message of the error

@@ -285,3 +285,31 @@ def test_the_page_refuses_a_zone_that_is_not_one_and_pools_of_several_regions(tr
     assert any("p3.2xlarge@us-east-1a is in us-east-1" in e for e in errors), errors
     pools_line = next(m.value for m in at.main.markdown if "failover order" in m.value)
     assert pools_line.endswith("`p3.2xlarge@us-west-2a`")  # one region kept
+
+
+def test_a_policy_that_cannot_replay_is_said_for_itself_and_the_others_answer() -> None:
+    """Finding 8: "under the wait policy the job never finishes" stood for the whole table of
+    policies when the user had chosen failover. A 2 h job (no checkpoint, restart 6 min) on a
+    first pool up one 10-minute tick in two never fits there, so ``wait`` (which keeps to the
+    first pool) cannot replay; the second pool is always up, so failover and the deadline
+    policies finish."""
+    import numpy as np
+
+    from deepvm_core.catalog.store import load_catalog
+    from deepvm_core.market.pools import Pool
+    from deepvm_core.market.trace import SpotTrace
+    from deepvm_core.pipeline.backtest_plan import PlannedCluster, policy_backtests
+
+    cluster = PlannedCluster(gpu="g4dn.xlarge", spot_vms=1, hourly_price_usd=0.5,
+                             compute_hours=2.0, checkpoint_stall_hours=0.0, checkpoints=0,
+                             checkpoint_interval_hours=2.0)
+    flapping = SpotTrace("flapping", 600.0, np.tile(np.array([1, 0], dtype=np.int64), 300))
+    steady = SpotTrace("steady", 600.0, np.ones(600, dtype=np.int64))
+    pools = [Pool("g4dn.xlarge", "us-east-1a", flapping, 0.2, 0.526),
+             Pool("g4dn.xlarge", "us-east-1b", steady, 0.2, 0.526)]
+    found = policy_backtests(load_catalog("aws-us-east-1-2023-10"), cluster, pools, 0.1, 10.0,
+                             20)
+    assert list(found.cannot) == ["wait"]
+    assert "under the wait policy the job never finishes" in found.cannot["wait"]
+    assert list(found.runs) == ["failover", "deadline", "uniform-progress", "slack-reserve"]
+    assert float(np.max(found.runs["failover"].makespan_hours)) < 10.0

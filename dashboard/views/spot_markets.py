@@ -283,12 +283,15 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
         st.error(words(f"Cannot replay {est.configuration.describe()}: {exc}"),
                  icon=":material/error:")
         return
-    runs = spot_compute.policy_runs(catalog, cluster, pools, ordered, restart, deadline,
-                                    int(keys.SPOT_STARTS.get()))
-    if isinstance(runs, str):  # a bad input or the time budget spent: said (and cached)
-        st.error(f"Cannot replay {est.configuration.describe()}: {runs}.",
+    replayed = spot_compute.policy_runs(catalog, cluster, pools, ordered, restart, deadline,
+                                        int(keys.SPOT_STARTS.get()))
+    if isinstance(replayed, str) or not replayed.runs:  # a bad input, the budget spent, or
+        why = (replayed if isinstance(replayed, str)  # no policy could replay: said (cached)
+               else "; ".join(replayed.cannot.values()))
+        st.error(words(f"Cannot replay {est.configuration.describe()}: {why}."),
                  icon=":material/error:")
         return
+    runs = replayed.runs
     frame = spot_compute.policy_frame(runs)
     with st.container(border=True, key="spot_card"):
         if label:
@@ -311,6 +314,8 @@ def backtest_section(result: JobPlanResult, est: PlanEstimate | None,
         capped = spot_compute.starts_note(int(keys.SPOT_STARTS.get()), runs)
         if capped is not None:  # the start times asked, capped by the traces: said
             st.caption(words(capped))
+        for policy, why in replayed.cannot.items():  # said for that policy alone
+            st.caption(words(f"Not in the table, {policy}: {why}."))
     plain_view.chart(spot_charts.makespan_cdf(runs, deadline, label), key="spot_cdf")
     plain_view.dataframe(frame, hide_index=True, key="spot_policies", column_config={
         **{c: st.column_config.NumberColumn(format="%.2f") for c in frame.columns

@@ -136,12 +136,35 @@ def replay(catalog: Catalog, cluster: PlannedCluster, pools: Sequence[Pool],
     return inputs, runs
 
 
+@dataclass(frozen=True)
+class PolicyBacktests:
+    """A cluster replayed under every recovery policy.
+
+    Attributes:
+        runs: the runs of each policy that could replay, in :data:`RECOVERY_POLICIES` order.
+        cannot: why each other policy could not (``wait`` on a pool whose up spells are all
+            shorter than a segment plus its restart, say), in the same order.
+    """
+
+    runs: dict[RecoveryPolicy, BacktestRuns]
+    cannot: dict[RecoveryPolicy, str]
+
+
 def policy_backtests(catalog: Catalog, cluster: PlannedCluster, pools: Sequence[Pool],
                      restart_hours: float, deadline_hours: float, starts: int, *,
-                     budget: TimeBudget | None = None) -> dict[RecoveryPolicy, BacktestRuns]:
+                     budget: TimeBudget | None = None) -> PolicyBacktests:
     """``cluster`` replayed on ``pools`` (failover order) under every recovery policy, all
     within ``budget`` (raises :class:`~deepvm_core.job.backtest.BacktestBudgetError` past
-    it)."""
-    return {policy: replay(catalog, cluster, pools, restart_hours, policy,
-                           deadline_hours=deadline_hours, starts=starts, budget=budget)[1]
-            for policy in RECOVERY_POLICIES}
+    it). A policy that cannot replay on these pools is said for that policy alone: the others
+    still answer (issue 27: "under the wait policy the job never finishes" stood for the whole
+    table when the user had chosen failover)."""
+    runs: dict[RecoveryPolicy, BacktestRuns] = {}
+    cannot: dict[RecoveryPolicy, str] = {}
+    for policy in RECOVERY_POLICIES:
+        try:
+            runs[policy] = replay(catalog, cluster, pools, restart_hours, policy,
+                                  deadline_hours=deadline_hours, starts=starts,
+                                  budget=budget)[1]
+        except TraceError as exc:  # (not the budget's error: that stops them all)
+            cannot[policy] = str(exc)
+    return PolicyBacktests(runs, cannot)
