@@ -18,6 +18,7 @@ POLICY_COLORS = {
     "cost_first": "#E69F00",
     "performance_first": "#D55E00",
     "deepvm_performance": "#009E73",
+    "deepvm_speed": "#CC79A7",
 }
 _POLICY_BY_LABEL = {label: key for key, label in POLICY_LABELS.items()}
 SPOT_COLOR, ON_DEMAND_COLOR = "#0072B2", "#E69F00"

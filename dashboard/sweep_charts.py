@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.charts import POLICY_COLORS, _layout
-from deepvm_core.recommend.policies import PAPER_POLICIES, POLICY_LABELS
+from deepvm_core.recommend.policies import POLICY_LABELS, SWEEP_POLICIES
 
 #: Panels per row, and the height of a row of panels (px).
 PANEL_COLUMNS = 2
@@ -30,7 +30,7 @@ QUOTA_MARKER = {"symbol": "x-thin", "size": 6, "opacity": 0.55,
 
 def _panels(frame: pd.DataFrame, column: str, title: str, axis_title: str, value_format: str,
             pw: float | None, binds: pd.Series | None, *, price_line: bool = False) -> go.Figure:
-    policies = [p for p in PAPER_POLICIES if p in set(frame["policy"])]
+    policies = [p for p in SWEEP_POLICIES if p in set(frame["policy"])]
     cols = min(PANEL_COLUMNS, len(policies)) or 1
     rows = max(1, -(-len(policies) // cols))
     fig = make_subplots(rows=rows, cols=cols, shared_xaxes="all", shared_yaxes="all",

@@ -13,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 from tests import app_expectations as answers
 from tests.app_expectations import pinned
 
+#: The paper's five policies and (issue 27) the tools' default, the speed objective.
 POLICY_NAMES = {"DeepVM", "DeepVM-NoScale", "Cost-First", "Performance-First",
-                "DeepVM (performance objective)"}
+                "DeepVM (performance objective)", "DeepVM (speed objective, the default)"}
 #: Fig. 3's PWs where Performance-First beats DeepVM (Z): 0.8-1.3 and 9.5-10 USD/h.
 FIG3_BEATS = [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 9.5, 9.6, 9.7, 9.8, 9.9, 10.0]
 
@@ -101,9 +102,9 @@ def test_simulate_chart_marks_pw_and_tells_every_policy_apart(app: AppTest) -> N
         assert lines[0]["x1"] == 4.2, index
         panels = [(t.get("xaxis", "x"), t.get("yaxis", "y")) for t in spec["data"]
                   if t["name"] in POLICY_NAMES]  # issue 20 item 14: one panel per policy
-        assert len(panels) == 5, panels
-        assert len(set(panels)) == 5, panels
-        assert len(lines) == 5  # the PW line in every panel
+        assert len(panels) == 6, panels
+        assert len(set(panels)) == 6, panels
+        assert len(lines) == 6  # the PW line in every panel
     app.number_input(key="sb_pw").set_value(40.0).run()  # outside the sweep: no line
     assert not [s for s in chart_spec(app, 0)["layout"].get("shapes", []) if s.get("x0") == 40]
 

@@ -30,6 +30,8 @@ from deepvm_core.search.tables import CandidateTable
 __all__ = [
     "PAPER_POLICIES",
     "POLICY_LABELS",
+    "SPEED_POLICY",
+    "SWEEP_POLICIES",
     "policy_indices",
     "single_anchor_baseline_indices",
     "single_anchor_baselines",
@@ -41,6 +43,11 @@ __all__ = [
 #: the CLI list them so.
 PAPER_POLICIES: Final = ("deepvm", "deepvm_performance", "deepvm_noscale", "cost_first",
                          "performance_first")
+#: The tools' default: DeepVM ranked by the job's training speed (``model.DEFAULT_OBJECTIVE``),
+#: which the PW sweep draws beside the paper's policies (issue 27: Simulate omitted it).
+SPEED_POLICY: Final = "deepvm_speed"
+#: The PW sweep's policies: the paper's, then the tools' default.
+SWEEP_POLICIES: Final = (*PAPER_POLICIES, SPEED_POLICY)
 #: Each policy's name for people.
 POLICY_LABELS: Final = {
     "deepvm": "DeepVM",
@@ -48,6 +55,7 @@ POLICY_LABELS: Final = {
     "deepvm_noscale": "DeepVM-NoScale",
     "cost_first": "Cost-First",
     "performance_first": "Performance-First",
+    SPEED_POLICY: "DeepVM (speed objective, the default)",
 }
 
 

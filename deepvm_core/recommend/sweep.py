@@ -24,8 +24,9 @@ from deepvm_core.catalog import Catalog
 from deepvm_core.errors import InputError
 from deepvm_core.model import Configuration, Objective, Scenario
 from deepvm_core.recommend.policies import (
-    PAPER_POLICIES,
     POLICY_LABELS,
+    SPEED_POLICY,
+    SWEEP_POLICIES,
     single_anchor_baselines,
 )
 from deepvm_core.search.candidates import build_candidates
@@ -33,10 +34,11 @@ from deepvm_core.search.solvers.enumeration import best_by_pw
 
 #: The order of a sweep's rows (:meth:`SweepResult.rows`: its JSON and CSV, a published format
 #: pinned by ``tests/golden/sweep-*.json``): the paper's Fig. 3 policies, then DeepVM with the
-#: performance objective. Everything else, :attr:`SweepResult.configurations` included, lists
-#: the policies in the one order of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES`.
+#: performance objective, then with the speed objective (the tools' default, issue 27).
+#: Everything else, :attr:`SweepResult.configurations` included, lists the policies in the one
+#: order of :data:`~deepvm_core.recommend.policies.SWEEP_POLICIES`.
 ROW_ORDER = ("deepvm", "deepvm_noscale", "cost_first", "performance_first",
-             "deepvm_performance")
+             "deepvm_performance", SPEED_POLICY)
 MAX_SWEEP_POINTS = 100_000
 #: The paper's Fig. 3 PW grid, USD per hour: (start, stop, step), the sweep's default.
 FIG3_PW_GRID = (0.0, 10.0, 0.1)
@@ -72,7 +74,7 @@ class SweepResult:
 
     Attributes:
         pws: the PW values, USD per hour, ascending.
-        configurations: per policy of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES`
+        configurations: per policy of :data:`~deepvm_core.recommend.policies.SWEEP_POLICIES`
             (in that order), one configuration (or ``None``) per PW.
         normaliser: DeepVM's performance at the largest PW (0 when it has none).
     """
@@ -196,8 +198,8 @@ def pw_grid(start: float, stop: float, step: float) -> np.ndarray:
 
 
 def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
-    """Every policy of :data:`~deepvm_core.recommend.policies.PAPER_POLICIES` at every PW of
-    ``pws``.
+    """Every policy of :data:`~deepvm_core.recommend.policies.SWEEP_POLICIES` at every PW of
+    ``pws`` (the speed objective with the example job's speed basis).
 
     ``scenario.pw_usd_per_hour`` and ``scenario.objective`` are ignored (the sweep sets PW and
     runs both objectives); f, s, quotas and the node cap apply.
@@ -219,8 +221,9 @@ def sweep(catalog: Catalog, scenario: Scenario, pws: np.ndarray) -> SweepResult:
         "deepvm_noscale": by("paper", noscale=True),
         "cost_first": tuple(cost_first),
         "performance_first": tuple(performance_first),
+        SPEED_POLICY: by("speed"),
     }
-    configurations = {name: found[name] for name in PAPER_POLICIES}
+    configurations = {name: found[name] for name in SWEEP_POLICIES}
     last = configurations["deepvm"][-1] if pws.size else None
     return SweepResult(
         pws=tuple(float(p) for p in pws),
