@@ -80,7 +80,7 @@ def test_sweep_csv(capsys):
                        "--pw-start", "0", "--pw-stop", "10", "--pw-step", "0.1")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0
-    assert len(rows) == 101 * 5
+    assert len(rows) == 101 * 6  # the paper's five policies and the speed objective
     last = next(r for r in rows if r["policy"] == "deepvm" and r["pw_usd_per_hour"] == "10.0")
     assert float(last["normalised_performance"]) == pytest.approx(1.0)
 
@@ -90,7 +90,7 @@ def test_sweep_json(capsys):
                        "--pw-stop", "1", "--pw-step", "0.5", "--format", "json")
     doc = json.loads(out)
     assert code == 0
-    assert len(doc["rows"]) == 3 * 5
+    assert len(doc["rows"]) == 3 * 6  # five policies of the paper's and the default's
     assert doc["catalog"]["name"] == "paper-simulated"
 
 

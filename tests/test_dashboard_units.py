@@ -146,7 +146,7 @@ def test_charts_are_built_from_frames() -> None:
     result = sweep(catalog, Scenario(0.0, use_quotas=False), pw_grid(0.0, 2.0, 0.5))
     frame = result_frames.sweep_frame(result)
     fig = sweep_charts.sweep_chart(frame, normalised=True)
-    assert len(fig.data) == 9
+    assert len(fig.data) == 11  # six policies' lines, DeepVM's grey behind the other five
     assert all(t.line.shape == "hv" for t in fig.data)
     assert sweep_charts.sweep_price_chart(frame).data[1].line.shape == "hv"
     curves = result_frames.scaling_frame(catalog, 32)
