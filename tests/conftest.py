@@ -66,26 +66,39 @@ BROWSER_TESTS = "tests/e2e/"
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile`` (``make test``), the browser test files first.
+    """``--dist loadfile`` (``make test``), the browser test files early but on at most half
+    the workers at a time (rounded up).
 
     Each test file goes to one worker as a whole (its module fixtures run once). The browser
-    test files, the longest (a few seconds per test), go out first, so that every worker is
-    through them while the other files (mostly short ones) are left to even out the end; each
-    worker that runs browser tests starts one dashboard and one Chromium (session fixtures)
-    for all of them. Any other ``--dist`` is xdist's own.
+    test files are the longest (a few seconds per test) but spend much of it waiting on a
+    dashboard and a browser, while the other files (AppTest pages, solvers, property tests)
+    keep a core busy: so a worker asking for work gets a browser file first only while fewer
+    than half the workers run one, else the largest file left of the others. The browser
+    files still go out early, and the cores are not all waiting at once. Each worker that runs
+    browser tests starts one dashboard and one Chromium (session fixtures) for all of them.
+    Any other ``--dist`` is xdist's own.
     """
     if config.getoption("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
 
-    class BrowserTestsFirst(LoadFileScheduling):
+    def browser_left(work: dict[str, dict[str, bool]]) -> bool:
+        return any(scope.startswith(BROWSER_TESTS) and not all(done.values())
+                   for scope, done in work.items())
+
+    class BrowserTestsSpread(LoadFileScheduling):
         def _assign_work_unit(self, node: Any) -> None:
-            browser = next((s for s in self.workqueue if s.startswith(BROWSER_TESTS)), None)
-            if browser is not None:
-                self.workqueue.move_to_end(browser, last=False)
+            others = sum(browser_left(work) for n, work in self.assigned_work.items()
+                         if n is not node)
+            browser = others < (len(self.nodes) + 1) // 2 or browser_left(
+                self.assigned_work.get(node, {}))
+            first = next((s for s in self.workqueue
+                          if s.startswith(BROWSER_TESTS) == browser), None)
+            if first is not None:
+                self.workqueue.move_to_end(first, last=False)
             super()._assign_work_unit(node)
 
-    return BrowserTestsFirst(config, log)
+    return BrowserTestsSpread(config, log)
 
 
 def read_json(path: Path) -> object:

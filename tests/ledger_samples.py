@@ -24,21 +24,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deepvm_core.cloud.fleet.ledger import (
-    SPOT_RECLAIM_REASON,
-    Action,
-    Done,
-    Observation,
-    Seen,
-    WatchSetup,
-    append_record,
-)
+from deepvm_core.cloud.fleet import ledger as lg
 
 PLAN_ID = "0123456789ab"
 T0 = 1_700_000_000.0
 H = 3600.0
 
-SETUP = WatchSetup(
+SETUP = lg.WatchSetup(
     plan_id=PLAN_ID, region="us-east-1", plan_file="plan.json", policy="failover",
     deadline_hours=4.0, interval_seconds=1800.0, started_at=T0, instance_type="g5.xlarge",
     spot_vms=1, pools=("us-east-1a", "us-east-1b"), full_segments=2, segment_hours=1.0,
@@ -48,11 +40,11 @@ SETUP = WatchSetup(
     plan_makespan_p90_hours=4.1, plan_cost_p10_usd=2.8, plan_cost_p90_usd=4.4,
     summary="TR: 1 x g5.xlarge spot + 1 x t3.xlarge")
 
-MEM = Seen("i-mem", "memory-node", "t3.xlarge", "us-east-1a", "on-demand", "running", 0.2)
-A = Seen("i-a", "spot-worker", "g5.xlarge", "us-east-1a", "spot", "running", 0.8)
-A_GONE = Seen("i-a", "spot-worker", "g5.xlarge", "us-east-1a", "spot", "terminated", 0.8,
-              SPOT_RECLAIM_REASON)
-B = Seen("i-b", "spot-worker", "g5.xlarge", "us-east-1b", "spot", "running", 1.0)
+MEM = lg.Seen("i-mem", "memory-node", "t3.xlarge", "us-east-1a", "on-demand", "running", 0.2)
+A = lg.Seen("i-a", "spot-worker", "g5.xlarge", "us-east-1a", "spot", "running", 0.8)
+A_GONE = lg.Seen("i-a", "spot-worker", "g5.xlarge", "us-east-1a", "spot", "terminated", 0.8,
+                 lg.SPOT_RECLAIM_REASON)
+B = lg.Seen("i-b", "spot-worker", "g5.xlarge", "us-east-1b", "spot", "running", 1.0)
 
 
 def records() -> list:
@@ -60,18 +52,18 @@ def records() -> list:
         return T0 + hours * H
 
     out: list = [SETUP,
-                 Observation(at(0), (MEM,), (None, None)),
-                 Action(at(0), 0, "launched", "us-east-1a", "g5.xlarge", "spot", 1, 0.8,
-                        ("i-a",)),
-                 Observation(at(0), (MEM, A), (True, None))]
+                 lg.Observation(at(0), (MEM,), (None, None)),
+                 lg.Action(at(0), 0, "launched", "us-east-1a", "g5.xlarge", "spot", 1, 0.8,
+                           ("i-a",)),
+                 lg.Observation(at(0), (MEM, A), (True, None))]
     for h in (0.5, 1.0):
-        out += [Observation(at(h), (MEM, A), (True, None)), Action(at(h), 0, "kept")]
-    out += [Observation(at(1.5), (MEM, A_GONE), (False, None)),
-            Action(at(1.5), 1, "launched", "us-east-1b", "g5.xlarge", "spot", 1, 1.0, ("i-b",)),
-            Observation(at(1.5), (MEM, A_GONE, B), (False, True))]
+        out += [lg.Observation(at(h), (MEM, A), (True, None)), lg.Action(at(h), 0, "kept")]
+    out += [lg.Observation(at(1.5), (MEM, A_GONE), (False, None)),
+            lg.Action(at(1.5), 1, "launched", "us-east-1b", "g5.xlarge", "spot", 1, 1.0, ("i-b",)),
+            lg.Observation(at(1.5), (MEM, A_GONE, B), (False, True))]
     for h in (2.0, 2.5, 3.0):
-        out += [Observation(at(h), (MEM, A_GONE, B), (None, True)), Action(at(h), 1, "kept")]
-    out += [Observation(at(3.5), (MEM, A_GONE, B), (None, True)), Done(at(3.25), "estimate")]
+        out += [lg.Observation(at(h), (MEM, A_GONE, B), (None, True)), lg.Action(at(h), 1, "kept")]
+    out += [lg.Observation(at(3.5), (MEM, A_GONE, B), (None, True)), lg.Done(at(3.25), "estimate")]
     return out
 
 
@@ -79,5 +71,5 @@ def write_sample(folder: Path) -> Path:
     """The sample ledger at ``folder/ledgers/PLAN_ID.jsonl``."""
     path = folder / "ledgers" / f"{PLAN_ID}.jsonl"
     for r in records():
-        append_record(path, r)
+        lg.append_record(path, r)
     return path
