@@ -23,8 +23,8 @@ PYTEST_ARGS ?=
 # in minutes: the browser tests wait on a dashboard and a browser much of the time, so a
 # third process fills the cores (measured: 338 s against 371 s with 2; with 4 they crowd
 # the cores, 364 s). PYTEST_WORKERS=auto uses one per core, 0 runs in this process.
-# --dist loadfile sends each test file to one worker, the browser tests' files first
-# (tests/conftest.py); each worker starts its own dashboard and browser for them.
+# --dist loadfile sends each test file to one worker, the browser tests' files early on at
+# most half the workers (tests/conftest.py); each such worker starts one dashboard and browser.
 PYTEST_WORKERS ?= 3
 
 RUNTIME_STAMP := $(VENV)/.installed-runtime
