@@ -43,6 +43,9 @@ One catalog per region (:func:`build_catalog`), every choice returned as a note:
   :data:`~deepvm_core.catalog.rules.MAX_GPUS_PER_VM` GPUs), and a type with a value that looks
   like a typo (:func:`deepvm_core.hardware.typos.typo_warnings`: a spot price above on-demand
   or below AWS's 90 % floor, ...) is left out, each named in a note with its field and value.
+
+**Why one module (over 400 lines).** One file format read into one catalog: the column
+checks, the price choices and the notes each depend on the same rows, in the order above.
 """
 
 from __future__ import annotations

@@ -61,6 +61,12 @@ runs whatever their prices, so they are replayed once, their hours kept per kind
 and home pool and priced per configuration; and :func:`backtest_markets` replays several markets
 (the scenarios of a band) in one loop. A :class:`~deepvm_core.job.backtest.TimeBudget` stops a
 replay that runs too long.
+
+**Why one module (over 400 lines).** The replay loop and its steps (the policy's state, its
+actions, the advance to the next boundary, where each run stops) are one algorithm over one
+set of working arrays, read top to bottom with the rules above; the stepper
+(:mod:`deepvm_core.job.backtest_step`) and the state (:mod:`deepvm_core.job.backtest_state`)
+already live apart.
 """
 
 from __future__ import annotations

@@ -27,6 +27,10 @@ plan's id or returned by a fleet, waits until they are shutting-down or terminat
 
 Each ``CreateFleet`` carries a ``ClientToken`` (one per part and launch), so a retried call
 cannot launch twice.
+
+**Why one module (over 400 lines).** Preparing, launching, checking the counts and rolling
+back are one transaction: each step's failure decides what the next one undoes, and reading
+them apart would hide that.
 """
 
 from __future__ import annotations
