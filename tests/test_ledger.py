@@ -40,9 +40,9 @@ def test_the_sample_ledger_by_hand() -> None:
     assert worker_hours(ledger, "spot") == pytest.approx(3.25)
     assert worker_hours(ledger, "on-demand") == 0.0
     assert reclaims(ledger) == 1
-    tracker = fold(ledger)
-    assert tracker.done_at == pytest.approx(3.25)
-    assert tracker.interruptions == 1
+    run = fold(ledger).stepper
+    assert run.done_at == pytest.approx(3.25)
+    assert run.interruptions == 1
     assert observed_up(ledger) == [[True, True, True, False, False, False, False, False],
                                    [False, False, False, True, True, True, True, True]]
 

@@ -243,7 +243,7 @@ def test_killed_and_restarted_resumes_without_a_duplicate_launch(
     launches_before = fleet_env.front.count("CreateFleet")
     clock.sleep(INTERVAL_S / 2)  # the restart comes half an interval later
     second = controller(fleet_env, plan_file, clock, "failover", None)
-    assert second.tracker.place == first.tracker.place
+    assert second.tracker.stepper.placement == first.tracker.stepper.placement
     second.run()
     ledger = read_ledger(ledger_path(second.plan.plan_id))
     outcomes = Counter(getattr(r, "outcome", "") for r in ledger.records)
@@ -330,10 +330,10 @@ def test_progress_file_moves_the_job_model() -> None:
 
     tracker = JobTracker(SETUP)
     tracker.set_progress(1.0, 1.2)
-    assert tracker.seg == 1
-    assert tracker.work_done_hours == pytest.approx(1.0)
+    assert tracker.stepper.segment == 1
+    assert tracker.stepper.work_done_hours == pytest.approx(1.0)
     tracker.set_progress(3.0, 2.5)
-    assert tracker.done_at == 3.0
+    assert tracker.stepper.done_at == 3.0
 
 
 def test_cli_watch_needs_a_deadline_for_deadline_policies(

@@ -68,7 +68,7 @@ class LedgerSummary:
 def summarize(ledger: Ledger) -> LedgerSummary:
     """Every figure of ``ledger`` (module docstring)."""
     setup = ledger.setup
-    tracker = fold(ledger)
+    run = fold(ledger).stepper
     obs = observations(ledger)
     last = obs[-1].time if obs else setup.started_at
     done = ledger.done
@@ -79,10 +79,10 @@ def summarize(ledger: Ledger) -> LedgerSummary:
         elapsed_hours=elapsed, cost_usd=cost_usd(ledger),
         spot_hours=worker_hours(ledger, "spot"),
         on_demand_hours=worker_hours(ledger, "on-demand"), reclaims=reclaims(ledger),
-        interruptions=tracker.interruptions, work_done_hours=tracker.work_done_hours,
+        interruptions=run.interruptions, work_done_hours=run.work_done_hours,
         job_hours=setup.job_hours, progress_source="file" if from_file else "estimate",
-        done=tracker.done_at is not None, makespan_hours=tracker.done_at,
-        deadline_hours=setup.deadline_hours, fell_back=tracker.fell_back,
+        done=run.done_at is not None, makespan_hours=run.done_at,
+        deadline_hours=setup.deadline_hours, fell_back=run.fell_back,
         plan_makespan_hours=(setup.plan_makespan_p10_hours, setup.plan_makespan_p90_hours),
         plan_cost_usd=(setup.plan_cost_p10_usd, setup.plan_cost_p90_usd),
         counterfactuals=(on_demand_counterfactual(setup), *policy_counterfactuals(ledger)))

@@ -215,7 +215,7 @@ class Controller:
                        ("pending", "running") and i.availability_zone == zone]
             if len(running) >= self.setup.spot_vms:
                 up[p] = True
-            elif self.tracker.place == p or any(  # reclaimed under the job, or just now
+            elif self.tracker.stepper.placement == p or any(  # reclaimed under the job, or just now
                     i.reclaimed and i.zone == zone and i.instance_id not in self.reclaims_seen
                     for i in seen):
                 up[p] = False
@@ -263,7 +263,7 @@ class Controller:
     def _od_zone(self, found: list[InstanceInfo]) -> str:
         part = [i.availability_zone for i in found
                 if i.role in ("anchor", "memory-node") and i.live]
-        home = self.tracker.last_run
+        home = self.tracker.stepper.last_run
         return part[0] if part else self.setup.pools[max(home, 0)]
 
     def _launch(self, part: FleetPart, zone: str, at: float, act: int) -> Action:
@@ -285,28 +285,28 @@ class Controller:
         tr.advance(t)
         if obs.progress_hours is not None:
             tr.set_progress(t, obs.progress_hours)
-        if tr.done_at is not None:
+        if tr.stepper.done_at is not None:
             source = "file" if obs.progress_hours is not None else "estimate"
-            self._write(Done(s.started_at + tr.done_at * SECONDS_PER_HOUR, source))
+            self._write(Done(s.started_at + tr.stepper.done_at * SECONDS_PER_HOUR, source))
             return StepReport(k, t, NOTHING, f"the job is done ({source}) at "
-                                             f"{tr.done_at:.2f} h", done=True)
+                                             f"{tr.stepper.done_at:.2f} h", done=True)
         up = list(obs.pools_up)
         # workers running in a pool the ledger does not know: a launch the controller was
         # stopped during (adopted, not launched again)
         running = [p for p, u in enumerate(up) if u]
-        if running and tr.place not in running and self.settings.yes:
+        if running and tr.stepper.placement not in running and self.settings.yes:
             adopt = Action(at, running[0], "adopted", s.pools[running[0]], s.instance_type,
                            "spot", s.spot_vms, s.spot_vm_usd_per_hour(running[0]))
             self._write(adopt)
             tr.apply(t, running[0], True)
-        current_up = tr.place < 0 or up[tr.place] is not False
+        current_up = tr.stepper.placement < 0 or up[tr.stepper.placement] is not False
         known = [u is not False for u in up]
         decide = POLICIES[s.policy]  # type: ignore[index]
         action: Action | None = None
         act = NOTHING
         for _ in range(len(s.pools) + 1):
             act = int(decide(tr.state(t, known)).action[0])
-            if act == tr.place:
+            if act == tr.stepper.placement:
                 action = Action(at, act, "kept")
                 break
             if act == NOTHING:
@@ -334,13 +334,13 @@ class Controller:
             part = FleetPart("fallback-worker", s.instance_type, s.spot_vms)
             action = self._launch(part, zone, at, act)  # LaunchFailed: the caller stops
             break
-        text = _words(act, s, tr.place)
+        text = _words(act, s, tr.stepper.placement)
         if not self.settings.yes:
             return StepReport(k, t, act, f"would {text}")
         if action is None:  # every pool refused and the policy kept asking: wait
             act = NOTHING
             action = Action(at, act, "waiting")
-            text = _words(act, s, tr.place)
+            text = _words(act, s, tr.stepper.placement)
         self._write(action)
         tr.apply(t, act, current_up)
         if action.outcome == "launched":

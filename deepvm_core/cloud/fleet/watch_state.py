@@ -35,10 +35,10 @@ class JobTracker:
     backtest's :class:`~deepvm_core.job.backtest_step.RunStepper` of ``setup``'s job, stepped at
     times ``t`` (hours, multiples of the interval).
 
-    Attributes (read only, the stepper's): seg: the current segment (0 .. K). place: the
-    current placement (a pool, ``ON_DEMAND`` or ``NOTHING``). last_run: the last placement an
-    attempt started in. interruptions: counted as the backtest counts them. fell_back: the job
-    went on demand. done_at: when the job ended (hours), or ``None``.
+    Attributes:
+        setup: the job and its pools.
+        stepper: the run; its figures (segment, placement, last run, interruptions, fell back,
+            done at, work done) are read from it, the one home of the stepping.
     """
 
     def __init__(self, setup: WatchSetup) -> None:
@@ -47,40 +47,6 @@ class JobTracker:
 
     def _boundary(self, t: float) -> int:
         return round(t / self.setup.tick_hours)
-
-    @property
-    def seg(self) -> int:
-        return self.stepper.segment
-
-    @property
-    def place(self) -> int:
-        return self.stepper.placement
-
-    @property
-    def last_run(self) -> int:
-        return self.stepper.last_run
-
-    @property
-    def interruptions(self) -> int:
-        return self.stepper.interruptions
-
-    @property
-    def fell_back(self) -> bool:
-        return self.stepper.fell_back
-
-    @property
-    def done_at(self) -> float | None:
-        return self.stepper.done_at
-
-    @property
-    def remaining_hours(self) -> float:
-        """``rem``: every segment from the current one on, in full."""
-        return self.stepper.remaining_hours
-
-    @property
-    def work_done_hours(self) -> float:
-        """The segments done (checkpointed), hours."""
-        return self.stepper.work_done_hours
 
     def advance(self, t: float) -> None:
         """Run the attempt in progress on to ``t`` (step 1 of the module docstring)."""
@@ -135,15 +101,15 @@ def fold(ledger: Ledger) -> JobTracker:
         tracker.advance(t)
         if obs is not None and obs.progress_hours is not None:
             tracker.set_progress(t, obs.progress_hours)
-        if tracker.done_at is not None:
+        if tracker.stepper.done_at is not None:
             break
         if act is not None:
-            cur = tracker.place
+            cur = tracker.stepper.placement
             up = True
             if cur >= 0 and obs is not None and cur < len(obs.pools_up):
                 up = obs.pools_up[cur] is not False
             tracker.apply(t, act.action, up)
     done = ledger.done
-    if done is not None and tracker.done_at is None:
+    if done is not None and tracker.stepper.done_at is None:
         tracker.end(ledger.hours(done.time))
     return tracker
