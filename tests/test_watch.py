@@ -147,6 +147,16 @@ def start_market(env: FleetEnv, clock: FakeClock, up: dict[str, list[int]]) -> S
     return market
 
 
+def launched_on(env: FleetEnv, plan_file: Path, capsys: pytest.CaptureFixture[str],
+                up: dict[str, list[int]]) -> tuple[FakeClock, SpotMarket]:
+    """The plan launched (``deepvm launch``) on a market replaying ``up`` from T0: the clock
+    and the market."""
+    clock = FakeClock(T0)
+    market = start_market(env, clock, up)
+    launch(env, plan_file, capsys)
+    return clock, market
+
+
 CASES = [("wait", None, 3), ("failover", None, 3), ("failover", None, 11),
          ("deadline", 4.0, 3), ("uniform-progress", 4.5, 5), ("uniform-progress", 3.6, 11),
          ("slack-reserve", 4.5, 7)]
@@ -156,10 +166,8 @@ CASES = [("wait", None, 3), ("failover", None, 3), ("failover", None, 11),
 def test_controller_equals_the_backtest(fleet_env: FleetEnv, plan_file: Path,
                                         capsys: pytest.CaptureFixture[str], policy: str,
                                         deadline: float | None, seed: int) -> None:
-    clock = FakeClock(T0)
     up = traces(seed)
-    market = start_market(fleet_env, clock, up)
-    launch(fleet_env, plan_file, capsys)
+    clock, market = launched_on(fleet_env, plan_file, capsys, up)
     ctl = controller(fleet_env, plan_file, clock, policy, deadline)
     reports = ctl.run()
     assert reports[-1].done
@@ -188,10 +196,8 @@ def test_controller_equals_the_backtest(fleet_env: FleetEnv, plan_file: Path,
 
 def test_counterfactuals_equal_a_backtest_of_the_observed_availability(
         fleet_env: FleetEnv, plan_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    clock = FakeClock(T0)
     up = traces(3)
-    start_market(fleet_env, clock, up)
-    launch(fleet_env, plan_file, capsys)
+    clock, _ = launched_on(fleet_env, plan_file, capsys, up)
     ctl = controller(fleet_env, plan_file, clock, "failover", 4.0)
     ctl.run()
     ledger = read_ledger(ledger_path(ctl.plan.plan_id))
@@ -234,10 +240,8 @@ def test_counterfactuals_equal_a_backtest_of_the_observed_availability(
 
 def test_killed_and_restarted_resumes_without_a_duplicate_launch(
         fleet_env: FleetEnv, plan_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    clock = FakeClock(T0)
     up = traces(11)
-    start_market(fleet_env, clock, up)
-    launch(fleet_env, plan_file, capsys)
+    clock, _ = launched_on(fleet_env, plan_file, capsys, up)
     first = controller(fleet_env, plan_file, clock, "failover", None, max_steps=6)
     first.run()  # "killed" after 6 steps
     launches_before = fleet_env.front.count("CreateFleet")
@@ -261,10 +265,8 @@ def test_killed_and_restarted_resumes_without_a_duplicate_launch(
 def test_watch_without_yes_changes_nothing(fleet_env: FleetEnv, plan_file: Path,
                                            capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = FakeClock(T0)
     up = {ZONES[0]: [1, 0, 0], ZONES[1]: [1, 1, 1]}
-    start_market(fleet_env, clock, up)
-    launch(fleet_env, plan_file, capsys)
+    clock, _ = launched_on(fleet_env, plan_file, capsys, up)
     clock.sleep(INTERVAL_S)  # us-east-1a is down now: its worker is reclaimed
     before = len(fleet_env.front.calls)
     monkeypatch.setenv("DEEPVM_HOME", str(fleet_env.tmp_path / "home"))
@@ -297,10 +299,8 @@ def test_killed_between_a_launch_and_its_record_adopts_the_workers(
     """A controller killed after CreateFleet but before writing the action: the restarted one
     finds the workers running in a pool its ledger does not know, adopts them (an ``adopted``
     record) and launches nothing more there."""
-    clock = FakeClock(T0)
     up = {ZONES[0]: [1, 0, 0, 0, 0, 0] * 20, ZONES[1]: [1] * 120}
-    start_market(fleet_env, clock, up)
-    launch(fleet_env, plan_file, capsys)
+    clock, _ = launched_on(fleet_env, plan_file, capsys, up)
     first = controller(fleet_env, plan_file, clock, "failover", None, max_steps=2)
     first.run()  # step 0 keeps us-east-1a, step 1 (a reclaimed) launches in us-east-1b
     path = ledger_path(first.plan.plan_id)
@@ -391,9 +391,8 @@ def test_cli_watch_yes_relaunches_after_a_reclaim_and_writes_the_ledger(
     us-east-1a from 0 to 1/3 h, the attempt is lost, the job starts again in us-east-1b at 1/3 h
     with a restart: the end at 1/3 + 0.1 + 2.75 = 3.1833 h; the cluster billed at us-east-1a's
     spot price to 1/3 h, then at us-east-1b's."""
-    clock = FakeClock(T0)
-    start_market(fleet_env, clock, {ZONES[0]: [1, 1] + [0] * 118, ZONES[1]: [1] * 120})
-    launch(fleet_env, plan_file, capsys)
+    clock, _ = launched_on(fleet_env, plan_file, capsys,
+                           {ZONES[0]: [1, 1] + [0] * 118, ZONES[1]: [1] * 120})
     on_the_fake_clock(monkeypatch, clock)
     code, out, err = watch_cli(capsys, fleet_env, plan_file)
     assert code == 0, err
