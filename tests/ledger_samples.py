@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deepvm_core.cloud.fleet import ledger as lg
+from deepvm_core.cloud.fleet.ledger_file import append_record
 
 PLAN_ID = "0123456789ab"
 T0 = 1_700_000_000.0
@@ -71,5 +72,5 @@ def write_sample(folder: Path) -> Path:
     """The sample ledger at ``folder/ledgers/PLAN_ID.jsonl``."""
     path = folder / "ledgers" / f"{PLAN_ID}.jsonl"
     for r in records():
-        lg.append_record(path, r)
+        append_record(path, r)
     return path

@@ -12,7 +12,8 @@ import pytest
 
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
-from deepvm_core.job.forecast import FORECAST_MODELS, forecast, scenario_markets
+from deepvm_core.job.forecast import FORECAST_MODELS, forecast
+from deepvm_core.job.forecast_scenarios import scenario_markets
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.window import (
     DEFAULT_WINDOW_DAYS,

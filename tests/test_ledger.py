@@ -11,15 +11,8 @@ import pytest
 from cli_helpers import run_cli
 from ledger_samples import PLAN_ID, SETUP, T0, write_sample
 
-from deepvm_core.cloud.fleet.ledger import (
-    append_record,
-    cost_usd,
-    ledger_path,
-    observed_up,
-    read_ledger,
-    reclaims,
-    worker_hours,
-)
+from deepvm_core.cloud.fleet.ledger_figures import cost_usd, observed_up, reclaims, worker_hours
+from deepvm_core.cloud.fleet.ledger_file import append_record, ledger_path, read_ledger
 from deepvm_core.cloud.fleet.ledger_report import summarize
 from deepvm_core.cloud.fleet.watch_state import fold
 from deepvm_core.errors import DeepVMError

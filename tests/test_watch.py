@@ -23,7 +23,7 @@ from synthetic_traces import alternating_runs
 
 from deepvm_core.cli import main
 from deepvm_core.cloud.fleet import AwsSettings, Ec2, RequestOptions, TemplateRef, read_export
-from deepvm_core.cloud.fleet.ledger import ledger_path, read_ledger
+from deepvm_core.cloud.fleet.ledger_file import ledger_path, read_ledger
 from deepvm_core.cloud.fleet.ledger_report import summarize
 from deepvm_core.cloud.fleet.target import plan_from_export
 from deepvm_core.cloud.fleet.watch import (

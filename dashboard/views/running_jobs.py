@@ -13,7 +13,7 @@ import streamlit as st
 
 from dashboard import plain_view
 from dashboard.plain_view import words
-from deepvm_core.cloud.fleet.ledger import ledger_paths, read_ledger
+from deepvm_core.cloud.fleet.ledger_file import ledger_paths, read_ledger
 from deepvm_core.cloud.fleet.ledger_report import LedgerSummary, summarize
 from deepvm_core.errors import DeepVMError
 from deepvm_core.text import duration, usd

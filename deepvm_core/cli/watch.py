@@ -20,7 +20,7 @@ from deepvm_core.cli.launch_args import (
 )
 from deepvm_core.cloud.fleet.ec2 import Ec2, redact
 from deepvm_core.cloud.fleet.errors import LaunchFailed
-from deepvm_core.cloud.fleet.ledger import ledger_path, read_ledger
+from deepvm_core.cloud.fleet.ledger_file import ledger_path, read_ledger
 from deepvm_core.cloud.fleet.ledger_report import (
     ledger_table,
     ledger_to_dict,

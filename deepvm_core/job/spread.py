@@ -12,7 +12,7 @@ are drawn ``ceil(trials / S)`` per scenario (the reported trials are that times 
   development traces) on the types whose MTBI or W comes from a bucket; a value the user gave
   keeps factor 1 (it is theirs to know).
 * **From a trace**, the trace models build their own scenarios from sub-windows of the recent
-  window (:mod:`deepvm_core.job.forecast`).
+  window (:mod:`deepvm_core.job.forecast_scenarios`).
 
 The closed form (the expected values of a plan) keeps the central λ and W; the mixture changes
 the percentiles (and the Monte Carlo mean, which is the mixture's).

@@ -32,7 +32,7 @@ from deepvm_core.arrays import FloatArray
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest
 from deepvm_core.job.closed_form import segment_expectations, startup_wait_hours
-from deepvm_core.job.forecast import renewal_makespans_of
+from deepvm_core.job.forecast_renewal import renewal_makespans_of
 from deepvm_core.market.trace import SpotTrace, TraceError
 from deepvm_core.market.trace_stats import (
     down_run_lengths,
@@ -94,8 +94,8 @@ def renewal_makespans(job: ReferenceJob, ups: FloatArray, downs: FloatArray,
                       availability: float, rng: np.random.Generator,
                       trials: int = 4000) -> FloatArray:
     """Makespans (hours) of ``trials`` runs of the empirical renewal model (module doc), by
-    :func:`~deepvm_core.job.forecast.renewal_makespans_of` (a run still going after its round
-    limit never finishes: infinite)."""
+    :func:`~deepvm_core.job.forecast_renewal.renewal_makespans_of` (a run still going after its
+    round limit never finishes: infinite)."""
     if ups.size == 0:
         raise TraceError("trace", "no up period in the first half: nothing to resample")
     one = BacktestJob(np.array([job.full_segments]), np.array([[job.segment_hours]]),

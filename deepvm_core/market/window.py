@@ -10,7 +10,7 @@ trace.
 * :func:`recent_window`: the last ``days`` days of a trace (all of it when shorter).
 * :func:`sub_windows`: the overlapping one-day sub-windows of a window, and :func:`warp`, a
   market with its up and down periods scaled, for bands that include how much the market's
-  MTBI and W move (:mod:`deepvm_core.job.forecast`).
+  MTBI and W move (:mod:`deepvm_core.job.forecast_scenarios`).
 * :func:`parse_window_days`: ``all`` or a number of days > 0, with the error naming the value.
 """
 

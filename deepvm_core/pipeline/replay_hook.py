@@ -42,7 +42,8 @@ from deepvm_core.job.backtest import DEFAULT_STARTS, BacktestJob, RecoveryPolicy
 from deepvm_core.job.backtest_replay import backtest, backtest_markets
 from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.job.estimate import ReplayEstimates
-from deepvm_core.job.forecast import Forecast, forecast, scenario_markets, trace_model
+from deepvm_core.job.forecast import Forecast, forecast, trace_model
+from deepvm_core.job.forecast_scenarios import scenario_markets
 from deepvm_core.job.inputs import ClusterArrays, JobInputs
 from deepvm_core.job.recovery import DEADLINE_POLICIES, RECOVERY_POLICIES
 from deepvm_core.market.pools import Pool, check_pools
@@ -103,7 +104,7 @@ def _spread_runs(job: BacktestJob, group: Sequence[Pool], used: list[int],
                  budget: TimeBudget | None = None) -> tuple[FloatArray, FloatArray]:
     """The band's runs (makespan, cost; rows x runs) of ``job`` replayed over the pools
     ``used`` (failover order) under every scenario of their windows
-    (:func:`~deepvm_core.job.forecast.scenario_markets`, each pool's own factors, the same
+    (:func:`~deepvm_core.job.forecast_scenarios.scenario_markets`, each pool's own factors, the same
     sub-window for every pool), in one replay of every scenario at once; a run that never
     finishes (no pool of its scenario is ever up, or its attempts never fit) is infinite;
     ``levels``: the count each used pool needs (cached in ``markets``)."""

@@ -8,17 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from deepvm_core.cloud.fleet.ledger import (
+from deepvm_core.cloud.fleet.ledger import Ledger
+from deepvm_core.cloud.fleet.ledger_figures import (
     Counterfactual,
-    Ledger,
     cost_usd,
     observations,
     on_demand_counterfactual,
     policy_counterfactuals,
     reclaims,
-    record_to_dict,
     worker_hours,
 )
+from deepvm_core.cloud.fleet.ledger_file import record_to_dict
 from deepvm_core.cloud.fleet.watch_state import fold
 
 

@@ -7,7 +7,7 @@ interval) the controller:
    ``terminated`` or ``stopped`` with the reason ``Server.SpotInstanceTermination`` was
    reclaimed, and its pool is down; the pool where all n workers run is up; it reads the
    progress file when there is one (:func:`read_progress`); it writes the observation to the
-   ledger (:mod:`~deepvm_core.cloud.fleet.ledger`);
+   ledger (:mod:`~deepvm_core.cloud.fleet.ledger_file`);
 2. moves the job model on to the step (:class:`~deepvm_core.cloud.fleet.watch_state.JobTracker`,
    the backtest's stepper for one run) and builds the policy's state;
 3. calls the policy of :mod:`deepvm_core.job.recovery` (the same function the backtest replays)
@@ -51,16 +51,8 @@ from pathlib import Path
 from deepvm_core.cloud.fleet.ec2 import Ec2
 from deepvm_core.cloud.fleet.errors import LaunchFailed
 from deepvm_core.cloud.fleet.launch import launch_part, resolve_subnets
-from deepvm_core.cloud.fleet.ledger import (
-    Action,
-    Done,
-    Observation,
-    Seen,
-    WatchSetup,
-    append_record,
-    ledger_path,
-    read_ledger,
-)
+from deepvm_core.cloud.fleet.ledger import Action, Done, Observation, Seen, WatchSetup
+from deepvm_core.cloud.fleet.ledger_file import append_record, ledger_path, read_ledger
 from deepvm_core.cloud.fleet.manage import (
     InstanceInfo,
     PollSettings,
