@@ -26,13 +26,8 @@ from deepvm_core.cloud.fleet import AwsSettings, Ec2, RequestOptions, TemplateRe
 from deepvm_core.cloud.fleet.ledger_file import ledger_path, read_ledger
 from deepvm_core.cloud.fleet.ledger_report import summarize
 from deepvm_core.cloud.fleet.target import plan_from_export
-from deepvm_core.cloud.fleet.watch import (
-    WatchSettings,
-    acquire_lock,
-    lock_path,
-    open_controller,
-    release_lock,
-)
+from deepvm_core.cloud.fleet.watch import WatchSettings, open_controller
+from deepvm_core.cloud.fleet.watch_lock import acquire_lock, lock_path, release_lock
 from deepvm_core.cloud.fleet.watch_setup import watch_setup
 from deepvm_core.errors import DeepVMError
 from deepvm_core.job.backtest import BacktestJob

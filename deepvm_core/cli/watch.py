@@ -33,10 +33,9 @@ from deepvm_core.cloud.fleet.watch import (
     DEFAULT_INTERVAL_SECONDS,
     DEFAULT_POLICY,
     WatchSettings,
-    acquire_lock,
     open_controller,
-    release_lock,
 )
+from deepvm_core.cloud.fleet.watch_lock import acquire_lock, release_lock
 from deepvm_core.cloud.fleet.watch_progress import check_progress_path, open_progress
 from deepvm_core.cloud.fleet.watch_setup import watch_setup
 from deepvm_core.errors import EXIT_USAGE, DeepVMError

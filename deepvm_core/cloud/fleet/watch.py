@@ -27,8 +27,9 @@ workers; the anchor or memory nodes stay where ``deepvm launch`` put them. When 
 
 Without ``yes`` it makes one observation and prints what it would do: no mutating EC2 call,
 nothing written. With ``yes`` it holds a lock file (``<home>/ledgers/PLAN_ID.lock``, the
-holder's process id), so a second ``watch`` of the plan refuses to run; a restarted controller
-rebuilds its state from the ledger (:func:`~deepvm_core.cloud.fleet.watch_state.fold`), and
+holder's process id: :mod:`~deepvm_core.cloud.fleet.watch_lock`), so a second ``watch`` of the
+plan refuses to run; a restarted controller rebuilds its state from the ledger
+(:func:`~deepvm_core.cloud.fleet.watch_state.fold`), and
 adopts workers that run in a pool the ledger does not know (a launch it was killed during).
 
 **Progress file** (``--progress FILE``, a local path or ``s3://BUCKET/KEY``,
@@ -42,11 +43,9 @@ work done is the job model's estimate from the time the workers ran (and the led
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from deepvm_core.cloud.fleet.ec2 import Ec2
 from deepvm_core.cloud.fleet.errors import LaunchFailed
@@ -74,57 +73,6 @@ from deepvm_core.units import SECONDS_PER_HOUR
 DEFAULT_INTERVAL_SECONDS = 60.0
 #: The policy when neither ``--policy`` nor the plan (``chosen.estimate.recovery``) names one.
 DEFAULT_POLICY = "failover"
-
-
-# ----------------------------------------------------------------------------- lock
-
-
-def lock_path(plan_id: str) -> Path:
-    """The lock of a watched plan, beside its ledger."""
-    return ledger_path(plan_id).with_suffix(".lock")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def acquire_lock(plan_id: str) -> Path:
-    """Take the plan's lock (its file holds this process id); a lock held by a live process is
-    refused, one left by a dead process is taken over."""
-    path = lock_path(plan_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            try:
-                pid = int(path.read_text(encoding="utf-8").strip() or "0")
-            except (OSError, ValueError):
-                pid = 0
-            if pid > 0 and _alive(pid):
-                raise DeepVMError(f"plan {plan_id} is already watched by process {pid} (lock "
-                                  f"{path}); stop it first") from None
-            path.unlink(missing_ok=True)
-            continue
-        with os.fdopen(fd, "w") as f:
-            f.write(f"{os.getpid()}\n")
-        return path
-    raise DeepVMError(f"the lock {path} could not be taken")
-
-
-def release_lock(path: Path) -> None:
-    """Remove the lock if this process holds it."""
-    try:
-        if int(path.read_text(encoding="utf-8").strip()) == os.getpid():
-            path.unlink()
-    except (OSError, ValueError):
-        pass
 
 
 # ----------------------------------------------------------------------------- controller
