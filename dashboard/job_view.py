@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import streamlit as st
 
-from dashboard import compute, formatting, keys, plain_view, url_plan
+from dashboard import compute, formatting, keys, plain_view, plan_compute, url_plan
 from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
@@ -60,16 +60,16 @@ class JobInputs:
 def speedup_model(name: SpeedupModelName) -> SpeedupModel:
     """The session's speedup model, with the one measurements table in use: the upload's rows
     of the types it measures well (with a trusted fit, or one the user confirmed), else the
-    bundled file (:func:`dashboard.compute.measurements_in_use`)."""
+    bundled file (:func:`dashboard.plan_compute.measurements_in_use`)."""
     return SpeedupModel(name, measurements_in_use()[0])
 
 
 def measurements_in_use() -> tuple[MeasurementTable, tuple[TypeTable, ...]]:
-    """:func:`dashboard.compute.measurements_in_use` of the session's upload and whether the
+    """:func:`dashboard.plan_compute.measurements_in_use` of the session's upload and whether the
     user confirmed its untrusted fits."""
     upload = keys.PLAN_MEASUREMENTS.get()
     confirmed = upload is not None and keys.PLAN_MEASUREMENTS_CONFIRMED.get() == upload
-    return compute.measurements_in_use(upload, confirmed)
+    return plan_compute.measurements_in_use(upload, confirmed)
 
 
 def transformer_job() -> TransformerJob | None:
@@ -170,11 +170,11 @@ def reference_type(catalog: Catalog) -> str | None:
 def plan(catalog: Catalog, scenario: Scenario, inputs: JobInputs) -> JobPlanResult:
     """The cached plan of ``inputs``; the configurations of types with pools (Spot markets
     page) are evaluated by a backtest."""
-    return compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
-                            speedup=inputs.speedup, goal=inputs.goal, deadline=inputs.deadline,
-                            budget=inputs.budget, trials=inputs.trials, seed=inputs.seed,
-                            top_k=inputs.top_k, pools=session_pools(catalog),
-                            recovery=keys.SPOT_RECOVERY.get())
+    return plan_compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
+                                 speedup=inputs.speedup, goal=inputs.goal, deadline=inputs.deadline,
+                                 budget=inputs.budget, trials=inputs.trials, seed=inputs.seed,
+                                 top_k=inputs.top_k, pools=session_pools(catalog),
+                                 recovery=keys.SPOT_RECOVERY.get())
 
 
 def trace_note(result: JobPlanResult, catalog: Catalog) -> str | None:
@@ -351,7 +351,7 @@ def epoch_time_offer(catalog: Catalog, name: str, text: str) -> EpochTimeOffer |
     reference = reference_type(catalog)
     if reference is None:
         return None
-    seconds = reference_epoch_seconds_from_table(compute.measurements_table(name, text),
+    seconds = reference_epoch_seconds_from_table(plan_compute.measurements_table(name, text),
                                                  reference)
     p = url_plan.PLAN_PARAM_BY_NAME["epoch_s"]
     if seconds is not None and not p.low <= seconds <= p.high:

@@ -9,7 +9,15 @@ import hashlib
 
 import streamlit as st
 
-from dashboard import catalog_state, compute, job_frames, job_view, keys, plain_view, uploads
+from dashboard import (
+    catalog_state,
+    job_frames,
+    job_view,
+    keys,
+    plain_view,
+    plan_compute,
+    uploads,
+)
 from dashboard.plain_view import words
 from deepvm_core.catalog import Catalog
 from deepvm_core.errors import DeepVMError
@@ -76,14 +84,14 @@ def calibrate(active: catalog_state.ActiveCatalog) -> None:
         if upload is not None:
             text = upload.getvalue().decode("utf-8", errors="replace")
             try:
-                compute.measurements_table(upload.name, text)
+                plan_compute.measurements_table(upload.name, text)
             except DeepVMError as exc:
                 st.error(words(f"{upload.name} was not loaded: {exc}"), icon=":material/error:")
             else:
                 if keys.PLAN_MEASUREMENTS.get() != (upload.name, text):  # the plan above reads
                     keys.PLAN_MEASUREMENTS.set((upload.name, text))  # them: plan again
                     st.rerun()
-        name, text = keys.PLAN_MEASUREMENTS.get() or compute.bundled_measurements()
+        name, text = keys.PLAN_MEASUREMENTS.get() or plan_compute.bundled_measurements()
         measurements_in_use(active.catalog)
         ref = job_view.reference_type(active.catalog)  # the plan's reference type
         if keys.PLAN_MEASUREMENTS.get() is not None:
@@ -93,11 +101,11 @@ def calibrate(active: catalog_state.ActiveCatalog) -> None:
                            help=f"Relative to the plan's reference type ({ref})." if ref else
                            None)
         try:
-            cal = compute.calibration(active.catalog, name, text, ref if eflops else None)
+            cal = plan_compute.calibration(active.catalog, name, text, ref if eflops else None)
         except DeepVMError as exc:
             st.error(words(f"Cannot calibrate from {name}: {exc}"), icon=":material/error:")
             return
-        for warning in compute.unused_measurements(active.catalog, name, text):
+        for warning in plan_compute.unused_measurements(active.catalog, name, text):
             st.warning(words(warning), icon=":material/warning:")
         if not cal.fits:
             st.info("Nothing to calibrate: no measured type is a GPU type of this catalog.",

@@ -1,5 +1,5 @@
 """What the Plan a job page draws, computed outside the page: the MTBI table
-(``job_frames``) and the frontier's points and marks (``compute.frontier_points``)."""
+(``job_frames``) and the frontier's points and marks (``plan_compute.frontier_points``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import compute, job_frames
+from dashboard import job_frames, plan_compute
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.model import Scenario
 from deepvm_core.pipeline.plan import plan_job
@@ -73,7 +73,7 @@ def plan(catalog):
 
 
 def test_frontier_points_mark_the_chosen_and_the_policies(plan) -> None:
-    points = compute.frontier_points(plan, limit=10)
+    points = plan_compute.frontier_points(plan, limit=10)
     assert points.marks[plan.best[0].index] == "best"
     deepvm = plan.policies.deepvm[0].index
     if deepvm != plan.best[0].index:
@@ -84,6 +84,6 @@ def test_frontier_points_mark_the_chosen_and_the_policies(plan) -> None:
     assert set(points.frontier) | set(points.marks) <= set(points.shown.tolist())
     assert list(points.shown) == sorted(set(points.shown.tolist()))
     # The same sample on every call (the chart must not flicker between reruns).
-    assert np.array_equal(compute.frontier_points(plan, limit=10).shown, points.shown)
+    assert np.array_equal(plan_compute.frontier_points(plan, limit=10).shown, points.shown)
     assert points.finishing == int(np.count_nonzero(plan.finishes))
 

@@ -10,7 +10,7 @@ import pytest
 from app_pages import APP, headline, new_app, no_errors, opened
 from streamlit.testing.v1 import AppTest
 
-from dashboard import compute, url_plan
+from dashboard import plan_compute, url_plan
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.hardware.measurements import bundled_measurements_paths, load_measurements
 from deepvm_core.model import Scenario
@@ -174,7 +174,7 @@ def test_use_these_fits_puts_them_in_the_working_catalog(plan_page: AppTest) -> 
 
 def test_plan_json_has_the_cli_schema() -> None:
     result = reference_plan()
-    doc = json.loads(compute.plan_text(result, load_catalog("aws-us-east-1-2023-10"), None))
+    doc = json.loads(plan_compute.plan_text(result, load_catalog("aws-us-east-1-2023-10"), None))
     assert {"inputs", "catalog", "assumptions", "best", "policies", "frontier",
             "chosen"} <= set(doc)
     assert set(doc["policies"]) == {"deepvm", "deepvm_performance", "deepvm_noscale",

@@ -159,7 +159,8 @@ def test_the_recommend_card_does_not_wait_for_heavy_imports() -> None:
     """Issue 9, first load under 2 s: what the app imports before the Recommend card draws
     (app.py's imports, the card's modules, the core's recommend) loads no pandas, scipy or
     pulp; pandas loads with the first table, scipy with a calibration, pulp with the ILP."""
-    code = ("import sys; import state, widgets, alternatives, compute, launch_panel, url; "
+    code = ("import sys; import state, widgets, alternatives, compute, plan_compute, launch_panel, "
+            "url; "
             "import deepvm_core.recommend.recommendation, deepvm_core.recommend.narrative, "
             "deepvm_core.job; "
             "print(sorted(m for m in ('pandas', 'scipy', 'pulp') if m in sys.modules))")

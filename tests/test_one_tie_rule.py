@@ -11,7 +11,7 @@ import json
 
 from cli_helpers import cli_json
 
-from dashboard import compute
+from dashboard import plan_compute
 from deepvm_core.bundled import bundled_catalog_names
 from deepvm_core.catalog.store import load_catalog
 from deepvm_core.pipeline.recommend_job import PlanVsRecommend
@@ -37,7 +37,7 @@ def test_the_dashboards_plan_json_carries_the_comparison() -> None:
 
     result = reference_plan()
     versus = PlanVsRecommend(True, "The plan and Recommend agree.", None)
-    doc = json.loads(compute.plan_text(result, catalog, None, versus))
+    doc = json.loads(plan_compute.plan_text(result, catalog, None, versus))
     assert doc["recommend_comparison"] == {"same_cluster": True,
                                            "sentence": "The plan and Recommend agree."}
-    assert "recommend_comparison" not in json.loads(compute.plan_text(result, catalog, None))
+    assert "recommend_comparison" not in json.loads(plan_compute.plan_text(result, catalog, None))

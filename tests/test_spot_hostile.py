@@ -221,7 +221,7 @@ def test_the_alternating_trace_maps_on_spot_markets_with_work_shared(traces, mon
 
 def test_the_time_budget_says_what_was_cut_and_its_failures_are_cached(traces,
                                                                        monkeypatch) -> None:
-    from dashboard import compute, spot_compute
+    from dashboard import plan_compute, spot_compute
 
     count = Counter(monkeypatch)
     # the page's replay of every policy past its budget (the plan's backtests within theirs)
@@ -238,7 +238,7 @@ def test_the_time_budget_says_what_was_cut_and_its_failures_are_cached(traces,
     assert len(count.loops) == loops  # session and link), nothing replayed again
     assert [e.value for e in at.error] == errors
     # the plan's backtests past their budget: the closed form, and the cut said
-    monkeypatch.setattr(compute, "BACKTEST_BUDGET_SECONDS", 0.0)
+    monkeypatch.setattr(plan_compute, "BACKTEST_BUDGET_SECONDS", 0.0)
     at = spot_page(traces, "budget-plan.json", data)
     at.run()
     assert not at.exception

@@ -1,11 +1,11 @@
 """Plan a job: what a training job costs in total and when it is done, with spot reclaims.
 
 Inputs (the job, its assumptions: :mod:`dashboard.plan_inputs`) ->
-:func:`deepvm_core.pipeline.plan.plan_job` (cached in :mod:`compute`) -> the budget-holder card,
-the cost-vs-time frontier, the comparison table, the Monte Carlo distribution, the speedup
-models, the plan's JSON and the estimate to keep (line items as CSV, a printable summary).
-Calibration of the scaling fits from a measurements CSV is at the bottom
-(:mod:`dashboard.plan_calibration`).
+:func:`deepvm_core.pipeline.plan.plan_job` (cached in :mod:`dashboard.plan_compute`) -> the
+budget-holder card, the cost-vs-time frontier, the comparison table, the Monte Carlo
+distribution, the speedup models, the plan's JSON and the estimate to keep (line items as
+CSV, a printable summary). Calibration of the scaling fits from a measurements CSV is at the
+bottom (:mod:`dashboard.plan_calibration`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dashboard import (
     answer_view,
     catalog_state,
     charts,
-    compute,
     formatting,
     job_frames,
     job_view,
@@ -27,6 +26,7 @@ from dashboard import (
     nearest,
     plain_view,
     plan_calibration,
+    plan_compute,
     plan_inputs,
     price_notes,
     provenance,
@@ -255,7 +255,7 @@ def comparison(result: JobPlanResult) -> None:
 
 
 def frontier(result: JobPlanResult) -> None:
-    points = compute.frontier_points(result, charts.MAX_CLOUD_POINTS)
+    points = plan_compute.frontier_points(result, charts.MAX_CLOUD_POINTS)
     if points.finishing == 0:
         st.warning(words(f"None of the {result.size:,} feasible clusters is expected to finish "
                          "this job: there is no cost-vs-time frontier to draw."),
@@ -276,8 +276,8 @@ def distribution(result: JobPlanResult, catalog: Catalog, speedup: SpeedupModel)
     chosen = result.chosen
     if chosen is None or result.trials == 0:
         return
-    samples = compute.job_samples(catalog, result, speedup, chosen.index, result.trials,
-                                  result.seed)
+    samples = plan_compute.job_samples(catalog, result, speedup, chosen.index, result.trials,
+                                       result.seed)
     left, right = st.columns([0.6, 0.4])
     plain_view.chart(charts.distribution_chart(pd.Series(samples.makespan_hours[0]),
                                                 result.deadline_hours), key="plan_cdf", to=left)
@@ -334,7 +334,8 @@ def main() -> None:
         plan_calibration.calibrate(active)
         return
     versus = job_view.recommend_comparison(active.catalog, scenario, inputs, result)
-    offer = compute.deadline_offer(active.catalog, result, job_view.session_pools(active.catalog))
+    offer = plan_compute.deadline_offer(active.catalog, result,
+                                        job_view.session_pools(active.catalog))
     with answer_slot:
         card(result, versus, job_view.trace_note(result, active.catalog),
              job_view.unused_pool_notes(result, active.catalog), offer)
@@ -349,7 +350,7 @@ def main() -> None:
         st.caption("The plan's download appears once a cluster fits the job.")
     else:
         text = price_notes.zoned_export(
-            compute.plan_text(result, active.catalog, datetime.now(UTC), versus, offer),
+            plan_compute.plan_text(result, active.catalog, datetime.now(UTC), versus, offer),
             active.catalog, result.chosen.configuration, inputs.pw)
         st.download_button("Download plan (JSON)", text,
                            file_name=f"deepvm-plan-{active.catalog.name}.json",

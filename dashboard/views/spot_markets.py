@@ -21,10 +21,10 @@ import streamlit as st
 
 from dashboard import (
     catalog_state,
-    compute,
     job_view,
     keys,
     plain_view,
+    plan_compute,
     spot_charts,
     spot_compute,
     state,
@@ -183,11 +183,11 @@ def synthetic_plan(catalog: Catalog) -> tuple[spot_compute.PoolSet, JobPlanResul
     if gpu is None:
         return None
     pools = spot_compute.synthetic_pools(catalog, gpu)
-    result = compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
-                              speedup=inputs.speedup, goal=inputs.goal,
-                              deadline=inputs.deadline, budget=inputs.budget,
-                              trials=inputs.trials, seed=inputs.seed, top_k=inputs.top_k,
-                              pools=pools, recovery=keys.SPOT_RECOVERY.get())
+    result = plan_compute.job_plan(catalog, scenario, inputs.workload, pw=inputs.pw,
+                                   speedup=inputs.speedup, goal=inputs.goal,
+                                   deadline=inputs.deadline, budget=inputs.budget,
+                                   trials=inputs.trials, seed=inputs.seed, top_k=inputs.top_k,
+                                   pools=pools, recovery=keys.SPOT_RECOVERY.get())
     return pools, result
 
 

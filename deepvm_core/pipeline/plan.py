@@ -40,8 +40,9 @@ export); its ``chosen`` lets ``deepvm export --to ec2-fleet`` and ``deepvm launc
 
 **Why one file.** ``plan_job`` is the six steps above in order, each handing its arrays to the
 next (candidates, the closed form, the goal, the frontier, the policies, the Monte Carlo of a
-few); the steps' own computations live in ``job/``, ``search/`` and ``recommend/``, and what
-is left here is their sequence and the few helpers that read the same locals.
+few); the steps' own computations live in ``job/``, ``search/`` and ``recommend/``, what the
+plan assumes and its notes in :mod:`deepvm_core.pipeline.plan_assumptions`, and what is left
+here is their sequence and the few helpers that read the same locals.
 """
 
 from __future__ import annotations
@@ -86,14 +87,7 @@ from deepvm_core.job.objectives import (
     pareto_frontier,
     within_limits,
 )
-from deepvm_core.job.odds import bucket_odds
 from deepvm_core.job.result import GpuAssumption, JobPlanResult, PlanAssumptions, PolicyEstimates
-from deepvm_core.market.mtbi import (
-    ADVISOR_BUCKET_MTBI_HOURS,
-    DEFAULT_MTBI_HOURS,
-    DEFAULT_WAIT_HOURS,
-    mtbi_estimates,
-)
 from deepvm_core.model import Arch, Scenario
 from deepvm_core.pipeline.job_arrays import (
     cluster_arrays,
@@ -101,12 +95,12 @@ from deepvm_core.pipeline.job_arrays import (
     simulate_band,
     sub_inputs,
 )
+from deepvm_core.pipeline.plan_assumptions import odds_by_gpu, plan_assumptions, plan_notes
 from deepvm_core.pipeline.plan_explain import limits_explanation
 from deepvm_core.recommend.distinct import first_of_each_cluster
 from deepvm_core.recommend.explain import (
     Explanation,
     any_price_table,
-    catalog_notes,
     explain_infeasible,
 )
 from deepvm_core.recommend.policies import PAPER_POLICIES, policy_indices
@@ -115,8 +109,7 @@ from deepvm_core.search.candidates import build_domain
 from deepvm_core.search.pairing import candidate_table
 from deepvm_core.search.ranking import rank_positions
 from deepvm_core.search.tables import CandidateDomain, CandidateTable
-from deepvm_core.workload.memory import fit_note
-from deepvm_core.workload.speed import SpeedBasis, speed_basis
+from deepvm_core.workload.speed import speed_basis
 from deepvm_core.workload.speedup import SpeedupModel
 from deepvm_core.workload.workload import Workload
 
@@ -127,9 +120,6 @@ MAX_TRIALS: Final = 1_000_000
 #: Most configurations a plan evaluates with every memory-node type per (v, n); a larger
 #: search space keeps the cheapest memory-node types only (:func:`plan_job`'s notes say so).
 MAX_PLAN_CONFIGURATIONS: Final = 500_000
-NO_PW_NOTE: Final = ("PW is off: the paper's policies (DeepVM, NoScale, Cost-First, "
-                     "Performance-First) choose within a price per hour, so they are not "
-                     "computed; give a PW to compare them")
 
 
 # ----------------------------------------------------------------------------- building blocks
@@ -209,78 +199,6 @@ def _check_inputs(scenario: Scenario, workload: Workload, pw: float | None, goal
                          "the checkpoint stall")
 
 
-def _assumptions(catalog: Catalog, workload: Workload, basis: SpeedBasis) -> PlanAssumptions:
-    """What the plan assumes, from the job's speed basis (its one-VM times, derived once)."""
-    speedup = basis.speedup
-    fit = {v.instance_type: v.reason for v in basis.memory}
-    gpus = tuple(
-        GpuAssumption(
-            gpu=m.gpu, mtbi_hours=m.mtbi_hours, mtbi_source=m.mtbi_source,
-            interruption_bucket=m.interruption_bucket, speedup_source=speedup.source(g),
-            one_vm_epoch_seconds=t.epoch_seconds, one_vm_source=t.source,
-            relative_one_vm_time=t.relative_time, one_vm_table=t.table,
-            memory_fit=fit.get(g.name), wait_hours=m.wait_hours, wait_source=m.wait_source)
-        for g, m, t in zip(catalog.gpu_types, mtbi_estimates(workload, catalog), basis.one_vm,
-                           strict=True))
-    return PlanAssumptions(
-        speedup=speedup.name,
-        measurements_source=None if speedup.measurements is None
-        else speedup.measurements.source,
-        reference_gpu=basis.reference_gpu,
-        checkpoint_every_epochs=workload.checkpoint_every_epochs,
-        restart_hours=float(workload.restart_hours),
-        wait_hours=None if workload.wait_hours is None else float(workload.wait_hours),
-        disk_gb_per_s=float(workload.disk_gb_per_second),
-        checkpoint_fixed_seconds=float(workload.checkpoint_fixed_seconds),
-        mtbi_scale=float(workload.mtbi_scale),
-        gpu_types=gpus,
-        per_vm_share=float(workload.per_vm_share),
-    )
-
-
-def odds_by_gpu(assumptions: PlanAssumptions) -> dict[str, str]:
-    """GPU type -> where its closed-form odds come from (:func:`bucket_odds`)."""
-    return {g.gpu: bucket_odds(g.interruption_bucket, user_mtbi=g.mtbi_source == "user",
-                               user_wait=g.wait_source == "user")
-            for g in assumptions.gpu_types}
-
-
-def _notes(catalog: Catalog, assumptions: PlanAssumptions, solvable: set[str],
-           pw: float | None, basis: SpeedBasis) -> tuple[str, ...]:
-    notes = list(catalog_notes(catalog))
-    gpus = [g for g in assumptions.gpu_types if g.gpu in solvable]
-    linear = [g.gpu for g in gpus if g.speedup_source == "linear"]
-    if linear:
-        notes.append("no scaling fit, speedup S(n) = n assumed for: " + ", ".join(linear))
-    if assumptions.speedup == "measured":
-        fallback = [g.gpu for g in gpus if g.speedup_source != "measured"]
-        if fallback:
-            notes.append("no measurements, the fitted speedup used for: " + ", ".join(fallback))
-    default = [g.gpu for g in gpus if g.mtbi_source == "default"]
-    if default:
-        notes.append(f"no Spot Advisor bucket, the default MTBI ({DEFAULT_MTBI_HOURS:g} h "
-                     f"before the scale, the 10-15 % bucket) assumed for: " + ", ".join(default))
-    if any(g.mtbi_source == "advisor" for g in gpus):
-        hours = "/".join(f"{h:g}" for h in ADVISOR_BUCKET_MTBI_HOURS)
-        notes.append(f"MTBI from Spot Advisor buckets ({hours} h, one spot VM) is an "
-                     "assumption, not a measurement: set it per type or scale it to test the "
-                     "sensitivity")
-    if any(g.wait_source != "user" for g in gpus):
-        notes.append(f"capacity wait W from the Spot Advisor bucket ({DEFAULT_WAIT_HOURS:g} h "
-                     "in every bucket, measured on >20 % traces), also before the first "
-                     "attempt of a job that starts inside an outage; P10-P90 ranges from a "
-                     "bucket spread over the markets the bucket holds")
-    if assumptions.per_vm_share > 0:
-        notes.append(f"interruptions grow with the cluster: n spot VMs are interrupted "
-                     f"1 + {assumptions.per_vm_share:g} (n - 1) times as often as one "
-                     "(per-VM share ρ, an assumption)")
-    if pw is None:
-        notes.append(NO_PW_NOTE)
-    if basis.transformer is not None:
-        notes.append(fit_note(basis.memory, basis.transformer))
-    return tuple(notes)
-
-
 # ----------------------------------------------------------------------------- plan_job
 
 
@@ -345,7 +263,7 @@ def plan_job(
         pw_usd_per_hour)
 
     basis = speed_basis(catalog, workload, speedup)  # the one-VM times, derived once
-    assumptions = _assumptions(catalog, workload, basis)
+    assumptions = plan_assumptions(catalog, workload, basis)
     domain = build_domain(catalog, scenario, pw_usd_per_hour=pw, speed=basis)
     table, shortlist_note = _plan_candidates(domain)
     clusters = cluster_arrays(catalog, table)
@@ -432,7 +350,7 @@ def plan_job(
         within_limits=within, best=tuple(estimate(i) for i in best_idx), policies=policies,
         monte_carlo=mc,
         assumptions=assumptions,
-        notes=_notes(catalog, assumptions, solvable, pw, basis) + shortlist_note,
+        notes=plan_notes(catalog, assumptions, solvable, pw, basis) + shortlist_note,
         explanation=explanation,
         warnings=cut + unused_measurements_warnings(catalog, speedup.measurements)
         + (implausible_speedup_warnings(speedup.measurements,
