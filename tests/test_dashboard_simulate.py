@@ -35,7 +35,7 @@ def test_simulate_offers_the_papers_fig3_setup(app: AppTest) -> None:
     assert app.session_state["sb_quotas"] is False
     assert any("Fig. 3 setup" in s.value for s in app.success)
     metrics = {m.label: m.value for m in app.main.metric}
-    assert metrics["Performance-First beats DeepVM (Z) at PW"] == "0.8–1.3 and 9.5–10 USD/h"
+    assert metrics["Performance-First beats DeepVM (Z)"] == "0.8–1.3 and 9.5–10 USD/h"
     assert metrics["DeepVM-NoScale below Cost-First at PW"] == "never"
     assert answers.fig3_findings() == (FIG3_BEATS, [])  # the oracle's sweep
     assert app.download_button(key="sim_csv").label == "Download sweep (CSV)"
