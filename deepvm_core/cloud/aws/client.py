@@ -206,6 +206,7 @@ _IAM_ACTIONS = {
     "DescribeInstanceTypes": "ec2:DescribeInstanceTypes",
     "DescribeSpotPriceHistory": "ec2:DescribeSpotPriceHistory",
     "GetProducts": "pricing:GetProducts",
+    "GetObject": "s3:GetObject on the object",
 }
 
 
@@ -305,16 +306,12 @@ def read_aws_failure(exc: BaseException, secrets: Sequence[str] = ()) -> AwsFail
     return AwsFailure("other", type(exc).__name__, "", detail)
 
 
-def _translate(exc: BaseException, operation: str, region: str, max_attempts: int,
-               secrets: Sequence[str], *, label: str | None = None) -> FetchError:
-    """A :class:`FetchError` (one line, credentials redacted) for a failed boto3 call.
-
-    ``operation`` is the AWS operation name (``GetProducts``); ``label`` how the message names
-    it (``Pricing GetProducts (pricing endpoint us-east-1)``), by default ``operation``.
-    """
-    f = read_aws_failure(exc, secrets)
+def failure_reason(f: AwsFailure, operation: str, max_attempts: int) -> tuple[str, str]:
+    """Why a call of ``operation`` failed, in words, and the kind of failure
+    (:attr:`FetchError.kind`): the one wording of AWS's failures for the fetches and the
+    progress file of ``deepvm watch``."""
     detail, said, attempts = f.detail, f.said, f.attempts
-    kind, reason = {
+    return {
         "no_credentials": (
             "credentials", "no AWS credentials found (looked in the environment, the shared "
             "config and credentials files, SSO and instance metadata): set AWS_ACCESS_KEY_ID "
@@ -343,6 +340,16 @@ def _translate(exc: BaseException, operation: str, region: str, max_attempts: in
         "malformed": ("malformed", f"malformed answer: {detail}"),
         "botocore": ("other", detail),
     }.get(f.cause, ("other", f"{f.code}: {detail}"))
+
+
+def _translate(exc: BaseException, operation: str, region: str, max_attempts: int,
+               secrets: Sequence[str], *, label: str | None = None) -> FetchError:
+    """A :class:`FetchError` (one line, credentials redacted) for a failed boto3 call.
+
+    ``operation`` is the AWS operation name (``GetProducts``); ``label`` how the message names
+    it (``Pricing GetProducts (pricing endpoint us-east-1)``), by default ``operation``.
+    """
+    kind, reason = failure_reason(read_aws_failure(exc, secrets), operation, max_attempts)
     message = sanitize_message(f"{label or operation} for region {region} failed: {reason}. "
                                "Nothing was written.", secrets)
     return FetchError(message, operation=operation, region=region, kind=kind)

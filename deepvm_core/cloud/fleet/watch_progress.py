@@ -28,6 +28,7 @@ from deepvm_core.cloud.aws.client import (
     DETAIL_CHARS,
     aws_errors,
     connect,
+    failure_reason,
     read_aws_failure,
     sanitize_message,
 )
@@ -200,19 +201,8 @@ class S3ProgressFile(ProgressFile):
             text = f"{where}: no such object (not written yet){f.said}"
         elif f.code == "NoSuchBucket":
             text = f"{where}: no such bucket{f.said}"
-        elif f.cause == "access_denied":
-            text = (f"{where}: access denied{f.said}; the credentials need the IAM permission "
-                    "s3:GetObject on the object")
-        elif f.cause == "no_credentials":
-            text = f"{where}: no AWS credentials found"
-        elif f.cause == "credentials_rejected":
-            text = f"{where}: AWS rejected the credentials{f.said}"
-        elif f.cause == "credentials_unloadable":
-            text = f"{where}: AWS credentials could not be loaded: {f.detail}"
-        elif f.cause in ("unreachable", "timeout"):
-            text = f"{where}: the S3 endpoint did not answer: {f.detail}"
-        else:
-            text = f"{where} failed{f.said}"
+        else:  # AWS's other failures, in the fetches' words
+            text = f"{where}: {failure_reason(f, 'GetObject', self.aws.max_attempts)[1]}"
         return sanitize_message(" ".join(text.split()), self._secrets)[:DETAIL_CHARS * 2]
 
 
