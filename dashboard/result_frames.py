@@ -48,13 +48,6 @@ def configuration_row(config: Configuration, pw: float,
     }
 
 
-def top_k_frame(configs: Sequence[Configuration], pw: float, objective: Objective) -> pd.DataFrame:
-    """The DeepVM ranking, best first."""
-    rows = [{Col.RANK: i, **configuration_row(c, pw, objective)}
-            for i, c in enumerate(configs, 1)]
-    return pd.DataFrame(rows, columns=[Col.RANK, *CONFIG_COLUMNS])
-
-
 def policy_frame(configs: dict[str, Configuration | None], pw: float) -> pd.DataFrame:
     """One row per policy (a policy with nothing feasible keeps its row, empty)."""
     rows = []

@@ -60,10 +60,6 @@ def append_record(path: Path, record: Record) -> None:
         os.fsync(f.fileno())
 
 
-def _tuple(value: Any) -> tuple[Any, ...]:
-    return tuple(tuple(v) if isinstance(v, list) else v for v in value)
-
-
 def record_from_dict(obj: Mapping[str, Any]) -> Record:
     """The record of one JSON object (raises ``KeyError``/``TypeError``/``ValueError`` when it
     is not one)."""
