@@ -18,15 +18,15 @@ if TYPE_CHECKING:  # pandas and plotly load with the first table or chart, after
     import plotly.graph_objects as go
 
 
-def _on() -> bool:
-    """Whether the sidebar's presentation mode is on (:func:`dashboard.state.presentation`,
-    read from its key: the drawing modules below ``state`` use this one too)."""
+def presentation() -> bool:
+    """Whether the sidebar's presentation mode hides the research details (its key; off for a
+    part drawn alone, without the sidebar). The one reader: ``state.presentation`` is this."""
     return bool(st.session_state.get(keys.PRESENTATION.name, False))  # a part drawn alone: off
 
 
 def words(text: str) -> str:
     """``text`` as the page shows it: plain words in presentation mode."""
-    return plain(text) if _on() else text
+    return plain(text) if presentation() else text
 
 
 def plain_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -91,12 +91,12 @@ def plain_figure(figure: go.Figure) -> go.Figure:
 def frame(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` as the page shows it: its columns and text cells in plain words in
     presentation mode."""
-    return plain_frame(table) if _on() else table
+    return plain_frame(table) if presentation() else table
 
 
 def figure(chart: go.Figure) -> go.Figure:
     """``chart`` as the page shows it: its words plain in presentation mode."""
-    return plain_figure(chart) if _on() else chart
+    return plain_figure(chart) if presentation() else chart
 
 
 def dataframe(table: pd.DataFrame | Sequence[Mapping[str, Any]], *,
@@ -106,7 +106,7 @@ def dataframe(table: pd.DataFrame | Sequence[Mapping[str, Any]], *,
     """``st.dataframe`` of ``table`` (a frame or its rows; in ``to``, else the page), its
     words plain in presentation mode, the column settings following the renamed columns."""
     where = to if to is not None else st
-    if _on():
+    if presentation():
         import pandas as pd
 
         table = plain_frame(table if isinstance(table, pd.DataFrame) else pd.DataFrame(table))
@@ -135,7 +135,7 @@ def chart(figure_: go.Figure, *, to: DeltaGenerator | None = None, **kwargs: Any
 def formula(latex: str) -> None:
     """``st.latex(latex)``; in presentation mode folded into a "Research details" expander
     (a formula names the research terms in symbols)."""
-    if _on():
+    if presentation():
         with st.expander("Research details: the formula"):
             st.latex(latex)
     else:

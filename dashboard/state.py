@@ -24,6 +24,7 @@ from dashboard import (
     url_spot,
     url_warnings,
 )
+from dashboard.plain_view import presentation as presentation  # the one reader, re-exported
 from deepvm_core.catalog.gpu_filter import GpuFilter
 from deepvm_core.errors import DeepVMError
 from deepvm_core.model import Scenario
@@ -217,11 +218,6 @@ def on_slider(name: str) -> None:
 def on_input(name: str) -> None:
     """A number was typed: the slider follows (stretched to show it)."""
     set_number(name, keys.NUMBERS[name].get())
-
-
-def presentation() -> bool:
-    """Whether the sidebar's presentation mode hides the research details."""
-    return keys.PRESENTATION.get()
 
 
 def gpu_filter() -> GpuFilter:
