@@ -12,7 +12,10 @@ from deepvm_core.job.backtest import RecoveryPolicy
 from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.text import duration
 
-POLICY_COLORS = {"wait": "#999999", "failover": "#0072B2", "deadline": "#009E73"}
+#: One colour per recovery policy (Okabe-Ito), none the deadline line's: without their own,
+#: the two later policies took plotly's defaults and slack-reserve's looked like deadline's.
+POLICY_COLORS = {"wait": "#999999", "failover": "#0072B2", "deadline": "#009E73",
+                 "uniform-progress": "#CC79A7", "slack-reserve": "#E69F00"}
 DEADLINE_COLOR = "#D55E00"
 
 

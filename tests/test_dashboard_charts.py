@@ -209,3 +209,12 @@ def test_the_speedup_chart_shows_the_chosen_type_first_even_unmeasured() -> None
     assert "p3.16xlarge" not in set(points["type"])
     fig = charts.speedup_chart(curves, points, "p3.16xlarge")
     assert fig.layout.annotations[0].text == "p3.16xlarge (the chosen cluster's)"
+
+
+def test_every_recovery_policy_has_its_own_colour_on_the_backtest_chart() -> None:
+    from dashboard import spot_charts
+    from deepvm_core.job.recovery import RECOVERY_POLICIES
+
+    colours = [spot_charts.POLICY_COLORS[p] for p in RECOVERY_POLICIES]
+    assert len(set(colours)) == len(RECOVERY_POLICIES)
+    assert spot_charts.DEADLINE_COLOR not in colours
