@@ -360,6 +360,31 @@ def test_profile_from_a_config_file(aws_env: AwsEnv, tmp_path):
     _assert_no_secret(result.path.read_text())
 
 
+def test_sessions_share_the_api_models_but_not_credentials_or_profile(aws_env: AwsEnv,
+                                                                        tmp_path):
+    """Every session reads AWS's API models through one loader (parsed once a process), while
+    each keeps its own profile, credentials and region; boto3's model folder is on the
+    loader's search path once however many sessions are made."""
+    from deepvm_core.cloud.aws.client import boto3_session
+
+    credentials = tmp_path / "credentials"
+    credentials.write_text("[research]\naws_access_key_id = AKIARESEARCHPROFILE0\n"
+                           "aws_secret_access_key = research-secret\n")
+    aws_env.monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(credentials))
+    first = boto3_session(region="eu-west-1")
+    second = boto3_session("research", "us-east-1")
+    loader = first._session.get_component("data_loader")
+    assert second._session.get_component("data_loader") is loader
+    assert len(loader.search_paths) == len(set(loader.search_paths))
+    assert first.region_name == "eu-west-1"
+    assert second.region_name == "us-east-1"
+    assert first.get_credentials().access_key == FAKE_ACCESS_KEY_ID
+    assert second.get_credentials().access_key == "AKIARESEARCHPROFILE0"
+    ec2 = first.client("ec2")
+    assert ec2.meta.service_model is not None
+    assert second.client("ec2").meta.service_model.service_name == "ec2"
+
+
 @pytest.mark.parametrize("operation", ["DescribeInstanceTypes", "DescribeSpotPriceHistory",
                                        "GetProducts"])
 def test_credentials_echoed_by_a_service_are_redacted(aws_env: AwsEnv, operation, capsys):

@@ -26,6 +26,7 @@ from typing import Any
 from deepvm_core.cloud.aws.client import (
     THROTTLING_CODES,
     aws_errors,
+    boto3_session,
     read_aws_failure,
     sanitize_message,
 )
@@ -115,7 +116,7 @@ class Ec2:
         region is set or no credentials are found. Nothing is sent to AWS.
         """
         try:
-            import boto3
+            import boto3  # noqa: F401 - only to say "not installed" before anything else
             from botocore import exceptions as bx
             from botocore.config import Config
         except ImportError:
@@ -128,7 +129,7 @@ class Ec2:
             raise FleetInputError(f"max attempts = {settings.max_attempts} must be >= 1")
         region = settings.region or default_region
         try:
-            session = boto3.session.Session(profile_name=settings.profile, region_name=region)
+            session = boto3_session(settings.profile, region)
         except bx.ProfileNotFound:
             raise FleetInputError(f"the AWS profile {settings.profile!r} is not in the shared "
                                   "config or credentials file") from None
