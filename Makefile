@@ -16,6 +16,14 @@ PIP_INSTALL := $(PIP) install --no-compile
 # The interpreter that creates the venv: python3.11 if on PATH, else python3.
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
 
+# Compiled modules go to .venv/pycache, never into the source tree, and are kept between
+# runs. Installs skip byte-compiling (above), and an environment with PYTHONDONTWRITEBYTECODE
+# set (as some images do) would have every process compile every module it imports again:
+# each test worker, dashboard server and CLI run (collecting the tests took 15 s, 3.8 s with
+# the cache).
+export PYTHONDONTWRITEBYTECODE :=
+export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
+
 HOST ?= 127.0.0.1
 PORT ?= 8501
 PYTEST_ARGS ?=
