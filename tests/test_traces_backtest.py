@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from deepvm_core.job import backtest_replay
 from deepvm_core.job.backtest import BacktestJob
 from deepvm_core.job.backtest_replay import backtest, start_ticks
+from deepvm_core.job.backtest_runs import BacktestRuns
 from deepvm_core.market.trace import SpotTrace, TraceError
 from tests.synthetic_traces import alternating_runs
 from tests.traces_oracle import NeverEnds, PoolJob, oracle_percentile, oracle_run
@@ -66,15 +67,26 @@ def oracle_all(traces: list[SpotTrace], j: BacktestJob, policy: str, deadline: f
             for i in range(s)]
 
 
-def assert_matches(traces: list[SpotTrace], j: BacktestJob, policy: str,
-                   deadline: float | None = None, starts: int = 40) -> None:
+def oracle_and_backtest(traces: list[SpotTrace], j: BacktestJob, policy: str,
+                        deadline: float | None = None, starts: int = 40
+                        ) -> tuple[list, BacktestRuns] | None:
+    """The oracle's runs and the backtest's, or ``None`` where the oracle's job never
+    finishes, after checking that the backtest refuses it too."""
     try:
         want = oracle_all(traces, j, policy, deadline, starts)
-    except NeverEnds:  # the oracle's job never finishes: the backtest must refuse it too
+    except NeverEnds:
         with pytest.raises(TraceError, match="never"):
             backtest(traces, j, policy=policy, deadline_hours=deadline, starts=starts)
+        return None
+    return want, backtest(traces, j, policy=policy, deadline_hours=deadline, starts=starts)
+
+
+def assert_matches(traces: list[SpotTrace], j: BacktestJob, policy: str,
+                   deadline: float | None = None, starts: int = 40) -> None:
+    both = oracle_and_backtest(traces, j, policy, deadline, starts)
+    if both is None:
         return
-    got = backtest(traces, j, policy=policy, deadline_hours=deadline, starts=starts)
+    want, got = both
     assert got.makespan_hours[0].tolist() == [r.makespan for r in want]
     assert got.interruptions[0].tolist() == [r.interruptions for r in want]
     assert got.fell_back[0].tolist() == [r.fell_back for r in want]
@@ -262,15 +274,21 @@ def test_random_jobs_match_the_oracle(seed, k, full, last, restart, policy, slac
 
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), k=st.integers(0, 8), full=st.integers(1, 16))
+@example(seed=199, k=0, full=15)  # the wait policy's run never fits: refused
 def test_invariants(seed, k, full):
     data = synthetic(seed, 60, 5.0, 3.0)
     data[0] = 1
     traces = [trace(data, name="a"), trace(synthetic(seed + 1, 60, 5.0, 3.0), name="b")]
     j = job(k, full / 16, full / 16, pools=2)
     compute = (k + 1) * full / 16
-    wait_runs = backtest(traces[:1], job(k, full / 16, full / 16), policy="wait", starts=30)
-    fail_runs = backtest(traces, j, policy="failover", starts=30)
-    for runs in (wait_runs, fail_runs):
+    # a run that never fits its segment (and restart) in an up run is refused, as the oracle
+    # says (seed 199, k 0, full 15: no up run of pool a is over 1 h)
+    checked = [oracle_and_backtest(traces[:1], job(k, full / 16, full / 16), "wait", starts=30),
+               oracle_and_backtest(traces, j, "failover", starts=30)]
+    for both in checked:
+        if both is None:
+            continue
+        runs = both[1]
         # makespan = spot + wait; never shorter than the compute; cost = P spot + P_od wait
         np.testing.assert_allclose(runs.makespan_hours, runs.spot_hours + runs.wait_hours)
         assert np.all(runs.makespan_hours >= compute - 1e-12)
