@@ -414,6 +414,32 @@ def test_when_an_infeasible_answer_is_trusted(monkeypatch: pytest.MonkeyPatch,
         assert solve(aws_catalog, Scenario(3.0), 3) == []
 
 
+def test_a_cbc_that_ignores_its_time_limit_is_killed_after_the_grace(
+        monkeypatch: pytest.MonkeyPatch, tmp_path, aws_catalog: Catalog) -> None:
+    """CBC checks its limit only between phases: a run past limit + CBC_KILL_GRACE_S is
+    killed, and the program is "not solved" (no values), said as stopped on time."""
+    stuck = tmp_path / "cbc"
+    stuck.write_text("#!/bin/sh\nexec sleep 30\n")
+    stuck.chmod(0o755)
+    real = ilp_program._cbc
+    monkeypatch.setattr(ilp_program, "_cbc", lambda limit: _with_path(real(limit), stuck))
+    scenario = Scenario(3.0, use_quotas=False)
+    domain = build_domain(aws_catalog, scenario, pw_usd_per_hour=3.0)
+    built = ilp_program.build_problem(domain, domain.objective_values("paper"), "objective",
+                                      range(len(domain)))
+    start = time.perf_counter()
+    result = ilp_program.solve_problem(built, 0.2)
+    assert time.perf_counter() - start < 10.0  # killed, not waited out (30 s)
+    assert result.stopped_on_time
+    assert not result.optimal
+    assert built.problem.status == pulp.LpStatusNotSolved
+
+
+def _with_path(solver: Any, path: Any) -> Any:
+    solver.path = str(path)
+    return solver
+
+
 def test_a_real_solve_that_stops_on_time_says_so(aws_catalog: Catalog) -> None:
     scenario = Scenario(1000.0, use_quotas=False, max_nodes=4500)
     domain = build_domain(aws_catalog, scenario, pw_usd_per_hour=1000.0)
