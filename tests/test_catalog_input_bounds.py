@@ -6,6 +6,7 @@ parser can raise is caught."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from dataclasses import replace
 from typing import Any
@@ -158,17 +159,23 @@ def test_fuzz_any_bytes(data: bytes) -> None:
     only_catalog_errors(data)
 
 
-@st.composite
-def mutated_catalogs(draw: st.DrawFn) -> dict[str, Any]:
-    """A valid catalog (ours or the artifact's) with fields replaced by arbitrary JSON."""
-    doc: Any = draw(st.sampled_from([
+@functools.cache
+def valid_catalog_texts() -> tuple[str, ...]:
+    """Valid catalogs as JSON text (ours, a bundled one, the artifact's format), built once:
+    each example starts from a fresh copy."""
+    return tuple(json.dumps(doc) for doc in (
         catalog_dict(), catalog_to_dict(load_catalog("aws-us-east-1-2023-10")),
         {"instances": [{"name": "g", "type": "G", "ondemand_price": 1, "spot_price": 0.3,
                         "vCPU": 4, "network_bandwidth": 10, "flops": 100},
                        {"name": "c", "type": "C", "ondemand_price": 0.2, "spot_price": 0.1,
                         "vCPU": 4, "memory": 8, "network_bandwidth": 10}],
-         "available_vcpus": {"G": {"ondemand": 32, "spot": 128}}}]))
-    doc = json.loads(json.dumps(doc))
+         "available_vcpus": {"G": {"ondemand": 32, "spot": 128}}}))
+
+
+@st.composite
+def mutated_catalogs(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid catalog (ours or the artifact's) with fields replaced by arbitrary JSON."""
+    doc: Any = json.loads(draw(st.sampled_from(valid_catalog_texts())))
     for _ in range(draw(st.integers(1, 6))):
         targets: list[Any] = [doc]
         for key in ("gpu_types", "cpu_types", "instances", "quotas", "network_saturation"):
