@@ -80,16 +80,6 @@ class RunStepper:
         return int(self.runs.last_run[0])
 
     @property
-    def in_attempt(self) -> bool:
-        """An attempt is in progress."""
-        return bool(self.runs.in_att[0])
-
-    @property
-    def restart_pending(self) -> bool:
-        """The current attempt began, or the next will begin, with a restart R."""
-        return bool(self.runs.restart[0])
-
-    @property
     def interruptions(self) -> int:
         """Attempts lost to a reclaim, counted as the backtest counts them."""
         return int(self.runs.inter[0])
