@@ -86,11 +86,18 @@ def unknown_path_note(path: str | None) -> None:
                icon=":material/link_off:")
 
 
+def catalog_named(active: catalog_state.ActiveCatalog) -> str:
+    """Markdown naming the active catalog as the pages' captions do: its name in bold (as
+    typed: a user's catalog name may hold markdown), its region and how old its prices are."""
+    return (f"**{escape_md(active.label)}** ({active.catalog.region}, "
+            f"{prices_age(active.catalog)})")
+
+
 def catalog_summary(active: catalog_state.ActiveCatalog) -> str:
     """Markdown naming the active catalog: name (edited), kind, region, price date."""
     c = active.catalog
     kind = catalog_state.KIND_NOTES[active.choice.kind]
-    return (f"**{active.label}**  \n"
+    return (f"**{escape_md(active.label)}**  \n"
             f":gray[{kind} · {c.provider} · region **{c.region}** · {prices_age(c)} · "
             f"{len(c.gpu_types)} GPU / {len(c.cpu_types)} CPU types]")
 
@@ -114,8 +121,7 @@ def scenario_caption(active: catalog_state.ActiveCatalog, scenario: Scenario) ->
     objective = ("" if state.presentation() else
                  f" · objective {state.OBJECTIVE_LABELS[s.objective]}")
     st.caption(
-        words(f"Catalog **{active.label}** ({active.catalog.region}, "
-              f"{prices_age(active.catalog)}) · "
+        words(f"Catalog {catalog_named(active)} · "
               f"{'hourly spending cap' if state.presentation() else 'PW'} "
               f"**{s.pw_usd_per_hour:g} USD/h** · checkpoint "
               f"{s.checkpoint_gb:g} GB × buffer {s.buffer_checkpoints:g}{objective} · quotas "

@@ -13,7 +13,7 @@ import pytest
 from app_pages import headline, new_app, no_errors, opened
 from streamlit.testing.v1 import AppTest
 
-from deepvm_core.catalog.store import load_catalog
+from deepvm_core.catalog.store import load_catalog, save_user_catalog
 from deepvm_core.model import Scenario
 from tests import app_expectations as expect
 from tests import oracle
@@ -227,3 +227,20 @@ def test_instances_best_cluster_per_model(app: AppTest) -> None:
     table = next(d.value for d in app.dataframe if "Best cluster" in d.value.columns)
     assert list(table["GPU model"]) == ["A100"]
     assert table.iloc[0]["Best cluster"].startswith("none within PW 3 USD/h")
+
+
+@pytest.mark.parametrize("slug", ["recommend", "instances", "simulate", "live-prices",
+                                  "catalog-editor"])
+def test_a_catalog_name_is_shown_as_typed_in_every_caption(slug: str, tmp_path, monkeypatch,
+                                                           sim_catalog) -> None:
+    """A user catalog named with markdown characters (``_`` is allowed) reads as typed in the
+    caption that names the catalog, on every page that has one (one wording: widgets)."""
+    app = new_app(tmp_path, monkeypatch)
+    monkeypatch.setenv("DEEPVM_USER_CATALOG_DIR", str(tmp_path / "user"))
+    save_user_catalog(sim_catalog, "lab_v2_final")
+    app.query_params["catalog"] = "user:lab_v2_final"
+    app.query_params["page"] = slug
+    app.run()
+    no_errors(app)
+    captions = [c.value for c in app.caption]
+    assert any("**lab\\_v2\\_final** (-, prices of " in c for c in captions), captions

@@ -16,7 +16,6 @@ from streamlit.elements.lib.column_types import ColumnConfig
 from dashboard import catalog_state, editor_frames, keys, plain_view, uploads, widgets
 from dashboard.editor_frames import COLUMN_LABELS, TABLES, TableSpec
 from dashboard.plain_view import words
-from dashboard.provenance import prices_age
 from dashboard.server_paths import hide_paths
 from deepvm_core.catalog import Catalog, store
 from deepvm_core.catalog.artifact import catalog_to_artifact_dict
@@ -208,8 +207,8 @@ def toolbar(active: catalog_state.ActiveCatalog, problems: tuple[Problem, ...]) 
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Catalog editor")
-    st.caption(words(f"Editing **{active.label}** ({active.catalog.region}, "
-                     f"{prices_age(active.catalog)}). Valid edits apply on every page at once."))
+    st.caption(words(f"Editing {widgets.catalog_named(active)}. Valid edits apply on every "
+                     "page at once."))
     # Fixed containers: the toolbar keeps its place whether or not a notice shows, so a file
     # being uploaded is not re-mounted (and lost) by the rerun its first half triggers.
     with st.container():

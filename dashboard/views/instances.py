@@ -184,8 +184,7 @@ def quotas(active: catalog_state.ActiveCatalog) -> None:
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Instances")
-    st.caption(words(f"Catalog **{active.label}** ({active.catalog.region}, "
-                     f"{provenance.prices_age(active.catalog)})"))
+    st.caption(words(f"Catalog {widgets.catalog_named(active)}"))
     for note in catalog_notes(active.catalog):
         st.info(words(note), icon=":material/info:")
     frame = compute.flopp_table(active.catalog)

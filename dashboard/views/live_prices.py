@@ -17,7 +17,6 @@ from streamlit.elements.lib.column_types import ColumnConfig
 from dashboard import catalog_state, charts, keys, plain_view, result_frames, skypilot_view, widgets
 from dashboard.columns import Col
 from dashboard.plain_view import words
-from dashboard.provenance import prices_age
 from dashboard.widgets import escape_md as md
 from deepvm_core.catalog.diff import PriceDiffSummary, price_diff, summarize_price_diff
 from deepvm_core.cloud import aws
@@ -254,10 +253,10 @@ def results(last: catalog_state.LastFetch, active: catalog_state.ActiveCatalog) 
 def main() -> None:
     active = catalog_state.active_catalog()
     st.title("Live prices")
-    st.caption(words(f"Fetch today's spot and on-demand prices from AWS (EC2 and the Price List "
-                     f"API) and compare them with the active catalog, **{md(active.label)}** "
-                     f"({active.catalog.region}, {prices_age(active.catalog)}). Each region's "
-                     "catalog is saved in the fetched folder and listed in the sidebar."))
+    st.caption(words("Fetch today's spot and on-demand prices from AWS (EC2 and the Price List "
+                     "API) and compare them with the active catalog, "
+                     f"{widgets.catalog_named(active)}. Each region's catalog is saved in the "
+                     "fetched folder and listed in the sidebar."))
     skypilot_view.refresh_section(active, COMMON_REGIONS)
     if form(active):
         fetch(active)

@@ -84,9 +84,9 @@ def main() -> None:
     active = catalog_state.active_catalog()
     scenario = state.scenario()
     st.title("Simulate")
-    st.caption(words(f"Catalog **{active.label}** · checkpoint {scenario.checkpoint_gb:g} GB × "
-                     f"buffer {scenario.buffer_checkpoints:g} · quotas "
-                     f"{'on' if scenario.use_quotas else 'off'} · each policy's choice at "
+    st.caption(words(f"Catalog {widgets.catalog_named(active)} · checkpoint "
+                     f"{scenario.checkpoint_gb:g} GB × buffer {scenario.buffer_checkpoints:g} · "
+                     f"quotas {'on' if scenario.use_quotas else 'off'} · each policy's choice at "
                      "every PW"))
     setup_note(active)
 
