@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.url_pages import DEFAULT_PAGE, PAGE_SLUGS
-from dashboard.url_warnings import UrlWarning, echo
+from dashboard.url_warnings import UrlWarning, echo, read_number, read_switch
 from deepvm_core.catalog import store
 from deepvm_core.catalog.gpu_filter import (
     ANY_GPU,
@@ -144,12 +144,10 @@ _BOUNDS: dict[str, tuple[float, float]] = {
     "sweep_from": SWEEP_SPAN, "sweep_to": SWEEP_SPAN, "sweep_step": SWEEP_STEP_RANGE,
     "min_gpu_gb": (0.0, MAX_GPU_MEMORY_GB),
 }
+_WHOLE_BOUNDS: dict[str, tuple[int, int]] = {
+    "top": TOP_K_RANGE, "nodes": NODE_CAP_RANGE, "gpus_per_vm": GPUS_PER_VM_RANGE}
 _CHOICES: dict[str, tuple[str, ...]] = {
     "objective": OBJECTIVES, "solver": SOLVERS, "page": PAGE_SLUGS}
-#: What a switch parameter (``quotas``, ``presentation``, the Plan page's ``pw_off``) reads as
-#: on, and as off.
-SWITCH_ON = frozenset({"1", "true", "on", "yes"})
-SWITCH_OFF = frozenset({"0", "false", "off", "no"})
 #: The key of the active catalog's edit (kept on the server by sha256, like an upload); in the
 #: URL whenever the active catalog is edited.
 EDITED_PARAM = "edited"
@@ -173,43 +171,25 @@ def parse_query_params(
     for key, raw in params.items():
         text = (raw[-1] if isinstance(raw, list) and raw else raw) if raw is not None else ""
         text = str(text).strip()
-        if key in _BOUNDS:
-            low, high = _BOUNDS[key]
-            try:
-                number = float(text)
-            except ValueError:
-                reject(key, text, "is not a number")
-                continue
-            if not math.isfinite(number):
-                reject(key, text, "is not a finite number")
-                continue
-            if not low <= number <= high:
-                reject(key, text, f"is outside {low:g}..{high:g}")
-                continue
-            values[key] = number
+        if key in _BOUNDS or key in _WHOLE_BOUNDS:
+            number, why = read_number(text, key in _WHOLE_BOUNDS,
+                                      *(_BOUNDS.get(key) or _WHOLE_BOUNDS[key]))
+            if number is None:
+                reject(key, text, why)
+            else:
+                values[key] = int(number) if key in _WHOLE_BOUNDS else number
         elif key == "gpus":
             models, problems = parse_gpu_models(text)
             values[key] = models
             warnings.extend(UrlWarning(key, f"URL parameter gpus={echo(text)}: {why}; using "
                                             f"{format_param(key, models) or 'any model'}.")
                             for why in problems)
-        elif key in ("top", "nodes", "gpus_per_vm"):
-            low, high = {"top": TOP_K_RANGE, "nodes": NODE_CAP_RANGE,
-                         "gpus_per_vm": GPUS_PER_VM_RANGE}[key]
-            try:
-                number = int(text)
-            except ValueError:
-                reject(key, text, "is not a whole number")
-                continue
-            if not low <= number <= high:
-                reject(key, text, f"is outside {low}..{high}")
-                continue
-            values[key] = number
         elif key in ("quotas", "presentation"):
-            if text.lower() in SWITCH_ON | SWITCH_OFF:
-                values[key] = text.lower() in SWITCH_ON
-            else:
+            switch = read_switch(text)
+            if switch is None:
                 reject(key, text, "is not on or off")
+            else:
+                values[key] = switch
         elif key in _CHOICES:
             if text in _CHOICES[key]:
                 values[key] = text

@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.url import SWITCH_OFF, SWITCH_ON
-from dashboard.url_warnings import UrlWarning, echo
+from dashboard.url_warnings import UrlWarning, echo, read_number, read_switch
 from deepvm_core.catalog import Catalog
 from deepvm_core.defaults import field_default
 from deepvm_core.errors import WorkloadError
@@ -200,26 +199,20 @@ def parse_plan_params(params: Mapping[str, str | list[str]]
         if p.kind == "text":
             values[p.name] = text
         elif p.kind == "bool":
-            if text.lower() in SWITCH_ON | SWITCH_OFF:
-                values[p.name] = text.lower() in SWITCH_ON
-            else:
+            switch = read_switch(text)
+            if switch is None:
                 reject("is not on or off")
+            else:
+                values[p.name] = switch
         elif p.kind == "choice":
             if text in p.choices:
                 values[p.name] = text
             else:
                 reject(f"is not one of {', '.join(p.choices)}")
         else:
-            try:
-                number: float = int(text) if p.kind == "int" else float(text)
-            except ValueError:
-                reject("is not a whole number" if p.kind == "int" else "is not a number")
-                continue
-            if not math.isfinite(number):
-                reject("is not a finite number")
-            elif not p.low <= number <= p.high:
-                reject(f"is outside {int(p.low)}..{int(p.high)}" if p.kind == "int" else
-                       f"is outside {p.low:g}..{p.high:g}")
+            number, why = read_number(text, p.kind == "int", p.low, p.high)
+            if number is None:
+                reject(why)
             else:
                 values[p.name] = number
     return values, warnings
