@@ -17,15 +17,19 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_helpers import VIEWPORT, edit_grid_cell, grid_widths, screenshot
+from browser_helpers import (
+    LOAD_TIMEOUT_MS,
+    UPDATE_TIMEOUT_MS,
+    VIEWPORT,
+    edit_grid_cell,
+    grid_widths,
+    screenshot,
+)
 from playwright.sync_api import Page, expect
 
 from deepvm_core.workload.workload import EXAMPLE_EPOCHS
 
 pytestmark = pytest.mark.e2e
-
-LOAD_TIMEOUT_MS = 45_000
-UPDATE_TIMEOUT_MS = 15_000
 
 # Speedups 2, 1, 2, 1, 2: every logistic fit has R² <= 0.167 (derivation in
 # tests/test_hardening_cli.py, NO_SIGNAL).
