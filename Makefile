@@ -29,8 +29,9 @@ PORT ?= 8501
 PYTEST_ARGS ?=
 # Test processes (pytest-xdist): 3 by default on the 2-core machines the suite must finish on
 # in minutes: the browser tests wait on a dashboard and a browser much of the time, so a
-# third process fills the cores (measured: 338 s against 371 s with 2; with 4 they crowd
-# the cores, 364 s). PYTEST_WORKERS=auto uses one per core, 0 runs in this process.
+# third process fills the cores (measured: 338 s against 371 s with 2; from a fresh clone
+# `make test` took 5 min 1 s with 3 and 5 min 16 s with 4, which crowd the cores).
+# PYTEST_WORKERS=auto uses one per core, 0 runs in this process.
 # --dist loadfile sends each test file to one worker, the browser tests' files early on at
 # most half the workers (tests/conftest.py); each such worker starts one dashboard and browser.
 PYTEST_WORKERS ?= 3
