@@ -182,3 +182,29 @@ def test_a_zone_id_the_region_lacks_is_refused(
                        "--cpu-template", CPU_TEMPLATE)
     assert code == 2
     assert "chosen.spot_zone.launch_zone_id" in err
+
+
+@pytest.mark.parametrize(("zone_id", "valid"), [
+    ("use1-az5", True), ("apne1-az4", True), ("usw2-lax1-az1", True),  # a Local Zone
+    ("nowhere", False), ("use1-az", False), ("USE1-AZ1", False),
+    ("-az1", False), ("use1-lax-az1", False),
+])
+def test_the_plan_and_the_pools_read_zone_ids_alike(zoned_export: Path, zone_id: str,
+                                                     valid: bool) -> None:
+    """A zone ID is the same thing to a spot pool (market) and to a launch plan (fleet): what
+    one takes the other takes (one pattern, deepvm_core.market.pools)."""
+    from deepvm_core.cloud.fleet.errors import FleetInputError
+    from deepvm_core.market.pools import user_pool_name
+    from deepvm_core.market.trace import TraceError
+
+    doc = json.loads(zoned_export.read_text())
+    doc["chosen"]["spot_zone"]["zones_by_price"] = [zone_id]
+    doc["chosen"]["spot_zone"]["launch_zone_id"] = zone_id
+    if valid:
+        assert plan_from_export(doc).planned_zone_id == zone_id
+        assert user_pool_name(f"g5.xlarge@{zone_id}") == ("g5.xlarge", zone_id)
+    else:
+        with pytest.raises(FleetInputError, match="zone"):
+            plan_from_export(doc)
+        with pytest.raises(TraceError, match="zone"):
+            user_pool_name(f"g5.xlarge@{zone_id}")

@@ -45,8 +45,9 @@ class Pool:
 
 #: An AWS availability zone name and its region (``us-west-2a`` -> ``us-west-2``).
 ZONE_NAME = re.compile(r"^([a-z]{2}(?:-[a-z]+)+-\d+)[a-z]$")
-#: An AWS availability zone ID (``use1-az1``): the same zone in every account.
-ZONE_ID = re.compile(r"^[a-z]{3,4}\d+-az\d+$")
+#: An AWS availability zone ID (``use1-az1``; a Local Zone's ``usw2-lax1-az1``): the same zone
+#: in every account.
+ZONE_ID = re.compile(r"^[a-z]{3,4}\d+(?:-[a-z]+\d+)?-az\d+$")
 
 
 def region_of_zone(zone: str) -> str | None:

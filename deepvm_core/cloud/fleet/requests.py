@@ -51,11 +51,11 @@ from deepvm_core.cloud.fleet.target import (
     TAG_CATALOG,
     TAG_PLAN,
     TAG_ROLE,
-    ZONE_RE,
     FleetPart,
     FleetPlan,
 )
 from deepvm_core.cloud.fleet.zones import DEFAULT_SPOT_ZONES, TAG_ZONE_ID, SpotZones
+from deepvm_core.market.pools import ZONE_NAME
 
 SPOT_ALLOCATION_STRATEGY = "price-capacity-optimized"
 #: The spot strategy of a plan with pools: the failover order as override priorities.
@@ -134,7 +134,7 @@ def _subnet_items(values: Sequence[str] | None) -> list[tuple[str, str | None]]:
             if not _SUBNET_ID.match(subnet):
                 raise FleetInputError(f"--subnet {subnet!r} is not a subnet id (subnet- and 8 "
                                       "to 17 hex digits)")
-            if sep and not ZONE_RE.match(zone):
+            if sep and not ZONE_NAME.match(zone):
                 raise FleetInputError(f"--subnet {text!r}: {zone!r} is not an availability "
                                       "zone (SUBNET@us-east-1a)")
             items.append((subnet, zone if sep else None))

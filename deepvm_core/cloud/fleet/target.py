@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from deepvm_core.cloud.fleet.errors import FleetInputError
 from deepvm_core.cloud.fleet.zones import spot_cap, spot_zone_ids
+from deepvm_core.market.pools import ZONE_NAME
 
 PLAN_ID_LENGTH = 12
 PLAN_ID_PATTERN = re.compile(r"^[0-9a-f]{8,64}$")
@@ -44,8 +45,6 @@ Role = Literal["spot-worker", "fallback-worker", "anchor", "memory-node"]
 ROLES: tuple[Role, ...] = ("spot-worker", "fallback-worker", "anchor", "memory-node")
 
 _INSTANCE_TYPE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
-#: An AWS availability zone name (``us-east-1a``).
-ZONE_RE = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+[a-z]$")
 
 
 @dataclass(frozen=True)
@@ -212,7 +211,7 @@ def pool_zones_of(config: Mapping[str, Any], gpu_type: str, where: str) -> tuple
     zones: list[str] = []
     for i, pool in enumerate(pools):
         name, sep, zone = str(pool).partition("@")
-        if not isinstance(pool, str) or not sep or not ZONE_RE.match(zone):
+        if not isinstance(pool, str) or not sep or not ZONE_NAME.match(zone):
             raise FleetInputError(f"the export's {where}.estimate.pools[{i}] = {pool!r} is not "
                                   "TYPE@ZONE (g4dn.xlarge@us-east-1a)")
         if name != gpu_type:

@@ -28,11 +28,11 @@ This module reads exports; :mod:`~deepvm_core.cloud.fleet.placement` asks AWS.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from deepvm_core.cloud.fleet.errors import FleetInputError
+from deepvm_core.market.pools import ZONE_ID
 
 SpotZones = Literal["planned", "by-price", "any"]
 #: ``--spot-zones``: how the spot workers' zones follow the plan (module docstring).
@@ -40,8 +40,6 @@ SPOT_ZONE_MODES: tuple[SpotZones, ...] = ("planned", "by-price", "any")
 DEFAULT_SPOT_ZONES: SpotZones = "planned"
 #: The tag that records the planned zone ID on every fleet and instance.
 TAG_ZONE_ID = "deepvm:zone-id"
-#: An AWS zone ID (``use1-az5``, ``usw2-lax1-az1``).
-_ZONE_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*-az\d+$")
 
 
 def _rows(export: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -57,7 +55,7 @@ def _rows(export: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def _zone_id(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not _ZONE_ID.match(value):
+    if not isinstance(value, str) or not ZONE_ID.match(value):
         raise FleetInputError(f"the export's {where} = {value!r} is not an availability zone "
                               "ID (use1-az5)")
     return value
