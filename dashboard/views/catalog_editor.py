@@ -242,12 +242,13 @@ def main() -> None:
     with status:
         if problems:
             st.error(words(f"{len(problems)} problem(s) in the tables. The last valid catalog "
-                           f"({active.label}) stays in use on every page until they are fixed."),
+                           f"({widgets.escape_md(active.label)}) stays in use on every page "
+                           "until they are fixed."),
                      icon=":material/error:")
             show_problems(problems, frames, "")
         else:
-            st.success(words(f"Valid: **{active.label}** is in use on every page "
-                             f"(sha256 `{active.catalog.sha256[:12]}…`)."),
+            st.success(words(f"Valid: **{widgets.escape_md(active.label)}** is in use on every "
+                             f"page (sha256 `{active.catalog.sha256[:12]}…`)."),
                        icon=":material/check_circle:")
             plausible = typo_warnings(active.catalog, active.source)
             if plausible:  # valid, but it looks like a typo: said, never blocking

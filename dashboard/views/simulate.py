@@ -42,7 +42,8 @@ def setup_note(active: catalog_state.ActiveCatalog) -> None:
     with st.container(border=True):
         left, right = st.columns([0.72, 0.28], vertical_alignment="center")
         left.markdown(
-            words(f"Quotas are **{'on' if quotas else 'off'}** on catalog **{active.label}**. "
+            words(f"Quotas are **{'on' if quotas else 'off'}** on catalog "
+                  f"**{widgets.escape_md(active.label)}**. "
                   "The paper's simulation (Fig. 3) used its simulated catalog with quotas "
                   "**off**."))
         right.button("Use the paper's Fig. 3 setup", key="sim_paper_setup",
