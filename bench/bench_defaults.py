@@ -60,13 +60,29 @@ class Window:
 
 @dataclass(frozen=True)
 class Derivation:
+    """Steps 2-4 of the module docstring: the windows, their medians, and the window at each
+    decile's middle; the defaults and the spread follow from them (properties)."""
+
     windows: tuple[Window, ...]
     median_mtbi_hours: float
     median_wait_hours: float
-    mtbi_hours: float
-    wait_hours: float
     scenarios: tuple[Window, ...]
-    spread: tuple[tuple[float, float], ...]
+
+    @property
+    def mtbi_hours(self) -> float:
+        """The ">20 %" bucket's default MTBI: the median, rounded to 0.1 h."""
+        return round(self.median_mtbi_hours, 1)
+
+    @property
+    def wait_hours(self) -> float:
+        """Every bucket's default W: the median, rounded to 0.1 h."""
+        return round(self.median_wait_hours, 1)
+
+    @property
+    def spread(self) -> tuple[tuple[float, float], ...]:
+        """Each scenario's MTBI and W over the medians, two decimals."""
+        return tuple((round(w.mtbi_hours / self.median_mtbi_hours, 2),
+                      round(w.wait_hours / self.median_wait_hours, 2)) for w in self.scenarios)
 
 
 def bucket_traces(root: Path) -> list[Path]:
@@ -101,10 +117,7 @@ def derive(root: Path) -> Derivation:
     n = len(found)
     picks = [found[int(order[round((k + 0.5) / DECILES * n - 0.5)])]
              for k in range(DECILES)]
-    spread = tuple((round(w.mtbi_hours / med_m, 2), round(w.wait_hours / med_w, 2))
-                   for w in picks)
-    return Derivation(tuple(found), med_m, med_w, round(med_m, 1), round(med_w, 1),
-                      tuple(picks), spread)
+    return Derivation(tuple(found), med_m, med_w, tuple(picks))
 
 
 def main() -> int:
