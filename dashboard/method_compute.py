@@ -40,8 +40,7 @@ def prior_curves() -> pd.DataFrame:
     curves = artifact_curves()
     rows: list[dict[str, object]] = []
     for curve, error in zip(curves, prior_errors(curves), strict=True):
-        prior = step_speedup(error.model, curve.eflops, curve.gpus, curve.network_gbps,
-                             curve.nodes)
+        prior = step_speedup(error.model, curve.vm, curve.nodes)
         for series, values in (("measured", curve.speedups), ("prior (held out)", prior),
                                ("S(n) = n", curve.nodes)):
             rows += [{"curve": curve.instance, "n": n, "speedup": float(v), "series": series}

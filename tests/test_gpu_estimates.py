@@ -31,6 +31,7 @@ from deepvm_core.hardware.measurements import bundled_measurements_paths, load_m
 from deepvm_core.hardware.scaling_prior import (
     DEFAULT_STEP_MODEL,
     NO_GAIN_SCALING,
+    StepHardware,
     fit_step_model,
     measured_curves,
     prior_errors,
@@ -161,7 +162,7 @@ def test_step_speedup_by_hand():
     # g4dn.xlarge: E 377, 25 Gbps, 2 VMs: t_c = 295.5 x 0.1 / 377 = 0.0783820 s;
     # t_ar = 2 x 1 x 0.004993 + 2 x 1/2 x 8 x 0.1 / 25 = 0.009986 + 0.032 = 0.041986 s;
     # S = 2 x 0.078382 / 0.120368 = 1.302373
-    s = step_speedup(DEFAULT_STEP_MODEL, 377.0, 1, 25.0, [1, 2])
+    s = step_speedup(DEFAULT_STEP_MODEL, StepHardware(377.0, 1, 25.0), [1, 2])
     assert s[0] == 1.0
     assert s[1] == pytest.approx(1.302373, rel=1e-5)
 
@@ -188,13 +189,14 @@ def test_prior_beats_linear_scaling_on_every_held_out_curve():
 
 def test_prior_scaling_keeps_k1_and_flags_no_gain():
     # A chip so fast that t_c < 2 alpha: a second VM never pays.
-    assert prior_scaling(DEFAULT_STEP_MODEL, 50_000.0, 1, 100.0) == NO_GAIN_SCALING
-    s = prior_scaling(DEFAULT_STEP_MODEL, 377.0, 1, 25.0)
+    assert prior_scaling(DEFAULT_STEP_MODEL, StepHardware(50_000.0, 1, 100.0)) == NO_GAIN_SCALING
+    g4dn = StepHardware(377.0, 1, 25.0)
+    s = prior_scaling(DEFAULT_STEP_MODEL, g4dn)
     assert s.b >= 1.0
     assert 1.0 < s.c < 20.0
     n = np.array([2, 8, 32])
     logistic = s.c / (1 + np.exp(-s.a * (n - s.b)))
-    assert np.all(np.abs(logistic - step_speedup(DEFAULT_STEP_MODEL, 377.0, 1, 25.0, n)) < 0.6)
+    assert np.all(np.abs(logistic - step_speedup(DEFAULT_STEP_MODEL, g4dn, n)) < 0.6)
 
 
 def test_sources_are_written_only_when_not_measured():

@@ -101,13 +101,27 @@ class StepModel:
 DEFAULT_STEP_MODEL = StepModel(tau=295.5, alpha=0.004993)
 
 
-def step_speedup(model: StepModel, eflops: float, gpus: int, network_gbps: float,
-                 nodes: npt.ArrayLike) -> FloatArray:
-    """``S(n) = n t_step(1) / t_step(n)`` of the step model (module docstring), per node count."""
+@dataclass(frozen=True)
+class StepHardware:
+    """What the step model reads of one VM type (module docstring: ``E_g``, ``m_g``,
+    ``BW_g``).
+
+    Attributes:
+        eflops: its eFLOPS (per VM); gpus: its GPUs; network_gbps: its bandwidth, Gbit/s.
+    """
+
+    eflops: float
+    gpus: int
+    network_gbps: float
+
+
+def step_speedup(model: StepModel, vm: StepHardware, nodes: npt.ArrayLike) -> FloatArray:
+    """``S(n) = n t_step(1) / t_step(n)`` of the step model (module docstring) on VMs ``vm``,
+    per node count."""
     n = np.asarray(nodes, dtype=np.float64)
-    t_c = model.tau * model.gradient_gb * gpus / eflops
+    t_c = model.tau * model.gradient_gb * vm.gpus / vm.eflops
     t_ar = np.where(n > 1, 2.0 * (n - 1.0) * model.alpha
-                    + 2.0 * (n - 1.0) / n * 8.0 * model.gradient_gb / network_gbps, 0.0)
+                    + 2.0 * (n - 1.0) / n * 8.0 * model.gradient_gb / vm.network_gbps, 0.0)
     return np.asarray(n * t_c / (t_c + t_ar), dtype=np.float64)
 
 
@@ -116,15 +130,12 @@ class Curve:
     """One measured speedup curve.
 
     Attributes:
-        instance: the instance type.
-        eflops: its eFLOPS (per VM); gpus: its GPUs; network_gbps: its bandwidth, Gbit/s.
+        instance: the instance type; vm: what the step model reads of it.
         nodes: node counts n >= 2; speedups: measured t(1)/t(n) at them.
     """
 
     instance: str
-    eflops: float
-    gpus: int
-    network_gbps: float
+    vm: StepHardware
     nodes: tuple[int, ...]
     speedups: tuple[float, ...]
 
@@ -137,17 +148,16 @@ def fit_step_model(curves: Sequence[Curve],
     def residuals(p: FloatArray) -> FloatArray:
         model = StepModel(float(np.exp(p[0])), float(np.exp(p[1])), gradient_gb)
         return np.concatenate([
-            step_speedup(model, c.eflops, c.gpus, c.network_gbps, c.nodes)
-            - np.asarray(c.speedups) for c in curves])
+            step_speedup(model, c.vm, c.nodes) - np.asarray(c.speedups) for c in curves])
 
     fit = least_squares(residuals, np.log([300.0, 0.05 * gradient_gb]))
     return StepModel(float(np.exp(fit.x[0])), float(np.exp(fit.x[1])), gradient_gb)
 
 
-def prior_scaling(model: StepModel, eflops: float, gpus: int,
-                  network_gbps: float) -> ScalingParams:
-    """(a, b, c) of the logistic fitted to the prior's S(n) at :data:`PRIOR_NODES`."""
-    speedup = np.maximum(step_speedup(model, eflops, gpus, network_gbps, PRIOR_NODES), 1.0)
+def prior_scaling(model: StepModel, vm: StepHardware) -> ScalingParams:
+    """(a, b, c) of the logistic fitted to the prior's S(n) on VMs ``vm`` at
+    :data:`PRIOR_NODES`."""
+    speedup = np.maximum(step_speedup(model, vm, PRIOR_NODES), 1.0)
     if float(speedup.max()) <= 1.0:
         return NO_GAIN_SCALING
     rows = InstanceMeasurements(instance="prior", nodes=PRIOR_NODES,
@@ -180,7 +190,7 @@ def prior_errors(curves: Sequence[Curve],
     for i, c in enumerate(curves):
         model = fit_step_model([o for j, o in enumerate(curves) if j != i], gradient_gb)
         measured = np.asarray(c.speedups)
-        prior = step_speedup(model, c.eflops, c.gpus, c.network_gbps, c.nodes)
+        prior = step_speedup(model, c.vm, c.nodes)
         linear = np.asarray(c.nodes, dtype=np.float64)
         out.append(PriorError(c.instance, float(np.sqrt(np.mean((prior - measured) ** 2))),
                               float(np.sqrt(np.mean((linear - measured) ** 2))), model))
@@ -198,7 +208,7 @@ def measured_curves(table: MeasurementTable, eflops: Mapping[str, float], gpus: 
             continue
         n = m.nodes_array()
         use = n >= 2
-        out.append(Curve(m.instance, eflops[m.instance], gpus.get(m.instance, 1),
-                         network_gbps[m.instance], tuple(int(x) for x in n[use]),
+        vm = StepHardware(eflops[m.instance], gpus.get(m.instance, 1), network_gbps[m.instance])
+        out.append(Curve(m.instance, vm, tuple(int(x) for x in n[use]),
                          tuple(float(x) for x in t1 / m.epoch_seconds_array()[use])))
     return tuple(out)

@@ -28,6 +28,7 @@ from deepvm_core.hardware.eflops_estimate import ESTIMATE_LABEL, vm_eflops
 from deepvm_core.hardware.scaling_prior import (
     DEFAULT_STEP_MODEL,
     PRIOR_LABEL,
+    StepHardware,
     StepModel,
     prior_scaling,
 )
@@ -83,7 +84,7 @@ def gpu_throughput_fields(acc: Accelerator | None, gpus: int, base_row: GpuType 
         if base_row.scaling_source != MEASURED:
             row["scaling_source"] = base_row.scaling_source
     elif row["eflops"] is not None:
-        s = prior_scaling(step, row["eflops"], gpus, network_gbps)
+        s = prior_scaling(step, StepHardware(row["eflops"], gpus, network_gbps))
         row["scaling"] = {"a": round(s.a, 6), "b": round(s.b, 6), "c": round(s.c, 6)}
         row["scaling_source"] = f"{PRIOR_LABEL}, G {step.gradient_gb:g} GB"
     else:
