@@ -365,7 +365,7 @@ def test_sessions_share_the_api_models_but_not_credentials_or_profile(aws_env: A
     """Every session reads AWS's API models through one loader (parsed once a process), while
     each keeps its own profile, credentials and region; boto3's model folder is on the
     loader's search path once however many sessions are made."""
-    from deepvm_core.cloud.aws.client import boto3_session
+    from deepvm_core.cloud.aws.session import boto3_session
 
     credentials = tmp_path / "credentials"
     credentials.write_text("[research]\naws_access_key_id = AKIARESEARCHPROFILE0\n"

@@ -16,12 +16,12 @@ pages in :func:`chunks` of names and returns plain dicts; it raises botocore's e
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn, TypedDict, Unpack
 
+from deepvm_core.cloud.aws.session import boto3_session
 from deepvm_core.errors import FetchError
 
 #: Attempts per request in all (the first one included), adaptive retry mode.
@@ -89,44 +89,9 @@ def _session_secrets(session: Any) -> tuple[str, ...]:
 # ----------------------------------------------------------------------------- sessions
 
 
-@functools.cache
-def _shared_loader(data_path: str | None) -> Any:
-    """One botocore data loader per data path for the whole process.
-
-    A new boto3 session gets a new loader, which parses each service's API model again: the
-    EC2 model is 0.14 s of JSON per session on these machines, and ``deepvm watch`` makes a
-    session per check. The models are read-only, so sessions share the loader (and its
-    cache); credentials, profile and region stay per session."""
-    from botocore.loaders import create_loader
-
-    return create_loader(data_path)
-
-
-def boto3_session(profile: str | None = None, region: str | None = None) -> Any:
-    """A boto3 session on the standard credential chain (``profile``: a named profile;
-    ``region``: its default region, else the profile's or the environment's) whose API models
-    come from the process's shared loader.
-
-    Raises:
-        botocore.exceptions.ProfileNotFound, botocore.exceptions.BotoCoreError: as
-            ``boto3.session.Session`` (callers word them: :func:`create_session`).
-    """
-    import boto3
-    import botocore.session
-
-    core = botocore.session.Session(profile=profile)  # an unknown profile raises here
-    loader = _shared_loader(core.get_config_variable("data_path"))
-    core.register_component("data_loader", loader)
-    session = boto3.session.Session(botocore_session=core, profile_name=profile,
-                                    region_name=region)
-    # boto3 adds its own model folder to the loader's search path for each session: keep one.
-    loader.search_paths[:] = list(dict.fromkeys(loader.search_paths))
-    return session
-
-
 def create_session(profile: str | None = None) -> Any:
     """A boto3 session on the standard credential chain (``profile``: a named profile), as
-    :func:`boto3_session`.
+    :func:`~deepvm_core.cloud.aws.session.boto3_session`.
 
     Raises:
         FetchError: the profile does not exist or the session cannot be created (kind

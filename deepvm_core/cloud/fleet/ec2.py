@@ -26,10 +26,10 @@ from typing import Any
 from deepvm_core.cloud.aws.client import (
     THROTTLING_CODES,
     aws_errors,
-    boto3_session,
     read_aws_failure,
     sanitize_message,
 )
+from deepvm_core.cloud.aws.session import boto3_session
 from deepvm_core.cloud.fleet.errors import AwsCallError, FleetInputError
 
 RETRY_MODES = ("standard", "adaptive")
